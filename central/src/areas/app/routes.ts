@@ -1,0 +1,39 @@
+import type { Response } from 'express';
+import { noInput, publicGate, route } from '@lms/shared';
+import type { CentralRoute } from '../../http/types';
+import { buildInfo } from '../../version';
+import { teacherUploadCsv, userUploadCsv } from './csv-templates';
+import { templateTypes } from './templatetypes';
+
+const build = buildInfo();
+
+function sendTemplate(res: Response, name: string, body: string): void {
+  // The original labelled these application/json; the admin UI saves the body as a blob either way.
+  res.setHeader('Content-Type', 'text/csv; charset=utf-8');
+  res.setHeader('Content-Disposition', `attachment;filename=${name}`);
+  res.send(body);
+}
+
+export const appRoutes: CentralRoute[] = [
+  route('GET', '/', publicGate(), noInput, ({ res }) => {
+    res.type('text/plain').send('FORTYK API ***');
+  }, { summary: 'Liveness banner (plain text)' }),
+  route('GET', '/version', publicGate(), noInput, ({ req, res }) => {
+    res.setHeader('X-Build', build.build);
+    // Plain text for existing scripts; JSON with the build for a client that asks for it.
+    if (!req.accepts('text/plain') && req.accepts('json')) {
+      res.json({ error: false, data: build });
+    } else {
+      res.type('text/plain').send(build.version);
+    }
+  }, { summary: 'Running version (plain text; JSON with the build when only JSON is accepted)' }),
+  route('GET', '/assets/user-upload.csv', publicGate(), noInput, ({ res }) => sendTemplate(res, 'user-upload.csv', userUploadCsv), {
+    summary: 'Learner bulk-upload CSV template',
+  }),
+  route('GET', '/assets/teacher-upload.csv', publicGate(), noInput, ({ res }) => sendTemplate(res, 'teacher-upload.csv', teacherUploadCsv), {
+    summary: 'Teacher bulk-upload CSV template',
+  }),
+  route('GET', '/common/templatetype', publicGate(), noInput, () => templateTypes, { summary: 'Question template types' }),
+  // The admin UI calls this path; the same static list.
+  route('GET', '/dropdown/templatetype', publicGate(), noInput, () => templateTypes, { summary: 'Question template types (admin UI path)' }),
+];

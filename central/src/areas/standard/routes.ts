@@ -1,0 +1,15 @@
+import { noInput, perms, roles, route } from '@lms/shared';
+import { pending } from '../../http/pending';
+import type { CentralRoute } from '../../http/types';
+
+export const standardRoutes: CentralRoute[] = [
+  route('GET', '/standard/all', roles('apikey', 'superadmin', 'admin', 'teacher'), noInput, pending, { summary: 'unpaged class list (report filter feed; query standardname, schoolname)' }),
+  route('POST', '/standard/create', perms('create_standard'), noInput, pending, { summary: 'create class (standard)' }),
+  route('DELETE', '/standard/:standardid', perms('delete_standard'), noInput, pending, { summary: 'soft-delete class (standard) (isdeleted flag)' }),
+  route('GET', '/standard/:standardid', perms('view_standard'), noInput, pending, { summary: 'get one class (standard) by id' }),
+  route('PUT', '/standard/:standardid', perms('update_standard'), noInput, pending, { summary: 'update class (standard)' }),
+  route('POST', '/standard', perms('view_standard'), noInput, pending, { summary: 'paged list of class (standard) (pageindex/pagesize/filter)' }),
+  route('POST', '/standard/migrate-standardid', roles('superadmin'), noInput, pending, { summary: 'data migration: class ids' }),
+  route('POST', '/standard/remove-standardid', roles('superadmin'), noInput, pending, { summary: 'data migration: remove obsolete class rows' }),
+  route('GET', '/standard/school/:schoolid', perms('view_standard'), noInput, pending, { summary: 'classes of a school' }),
+];

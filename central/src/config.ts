@@ -1,0 +1,84 @@
+import { z } from 'zod';
+import {
+  PLACEHOLDER_SECRET, checkSecrets, commaList, deepFreeze, flag, nodeEnvSchema, optionalString, parseEnv, port, positiveInt,
+  type Env,
+} from '@lms/shared';
+
+const schema = z.object({
+  NODE_ENV: nodeEnvSchema,
+  PORT: port(3000),
+  DATABASE_URL: z.string().default('sqlite:data/central.sqlite'),
+  JWT_SECRET: z.string().default(PLACEHOLDER_SECRET),
+  APPLICATION_API_KEY: z.string().default(PLACEHOLDER_SECRET),
+  SERVER_SYNC_KEY: z.string().default(PLACEHOLDER_SECRET),
+  RPI_SECRET: z.string().default(PLACEHOLDER_SECRET),
+  RPI_CLOUD: z.string().url().default('http://127.0.0.1:3001'),
+  SUPERADMIN_USERNAME: optionalString,
+  LOG_IMPORT_ENABLED: flag,
+  TRUST_PROXY: flag,
+  S3_ENDPOINT: optionalString,
+  S3_ACCESS_KEY: optionalString,
+  S3_SECRET_KEY: optionalString,
+  S3_BUCKET: z.string().default('lms'),
+  S3_REGION: z.string().default('us-east-1'),
+  OBJECT_DIR: z.string().default('data/objects'),
+  REDIS_URL: optionalString,
+  SMTP_URL: optionalString,
+  MAIL_FROM: z.string().default('no-reply@lms.local'),
+  UI_URL: z.string().default('http://localhost:4200'),
+  CORS_ORIGINS: commaList,
+  LOG_LEVEL: z.string().default('info'),
+  ACCESS_EXPIRATION_MINUTES: positiveInt(60),
+  REFRESH_EXPIRATION_MINUTES: positiveInt(1440),
+  CHANGE_PASSWORD_EXPIRATION_MINUTES: positiveInt(30),
+  VERIFY_EMAIL_EXPIRATION_MINUTES: positiveInt(60),
+  RATE_LIMIT_MAX: positiveInt(600),
+  LOGIN_RATE_LIMIT_MAX: positiveInt(20),
+  MAX_UPLOAD_MB: positiveInt(200),
+});
+
+export const CENTRAL_SECRETS = ['JWT_SECRET', 'APPLICATION_API_KEY', 'SERVER_SYNC_KEY', 'RPI_SECRET'] as const;
+
+export function loadConfig(env: Env = process.env) {
+  const e = parseEnv(schema, env);
+  checkSecrets(e.NODE_ENV, env, CENTRAL_SECRETS);
+  return deepFreeze({
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    databaseUrl: e.DATABASE_URL,
+    jwtSecret: e.JWT_SECRET,
+    apiKey: e.APPLICATION_API_KEY,
+    serverSyncKey: e.SERVER_SYNC_KEY,
+    rpiSecret: e.RPI_SECRET,
+    rpiCloud: e.RPI_CLOUD.replace(/\/+$/, ''),
+    // The username shortcut exists for local work only; production never honours it.
+    superadminUsername: ['development', 'test', 'local'].includes(e.NODE_ENV) ? e.SUPERADMIN_USERNAME : undefined,
+    logImportEnabled: e.LOG_IMPORT_ENABLED,
+    trustProxy: e.TRUST_PROXY,
+    objectStore: e.S3_ENDPOINT
+      ? { kind: 's3' as const, endpoint: e.S3_ENDPOINT, accessKey: e.S3_ACCESS_KEY ?? '', secretKey: e.S3_SECRET_KEY ?? '', bucket: e.S3_BUCKET, region: e.S3_REGION }
+      : { kind: 'folder' as const, dir: e.OBJECT_DIR },
+    redisUrl: e.REDIS_URL,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    uiUrl: e.UI_URL.replace(/\/+$/, ''),
+    corsOrigins: [...e.CORS_ORIGINS, e.UI_URL.replace(/\/+$/, '')],
+    logLevel: e.LOG_LEVEL,
+    tokenMinutes: {
+      access: e.ACCESS_EXPIRATION_MINUTES,
+      refresh: e.REFRESH_EXPIRATION_MINUTES,
+      changePassword: e.CHANGE_PASSWORD_EXPIRATION_MINUTES,
+      verifyEmail: e.VERIFY_EMAIL_EXPIRATION_MINUTES,
+    },
+    rateLimit: { perMinute: e.RATE_LIMIT_MAX, loginPer15Minutes: e.LOGIN_RATE_LIMIT_MAX },
+    maxUploadBytes: e.MAX_UPLOAD_MB * 1024 * 1024,
+  });
+}
+
+export type Config = ReturnType<typeof loadConfig>;
+
+/** Only what migrations and seeds need: they must run without the service's secrets. */
+export function loadDatabaseConfig(env: Env = process.env) {
+  const e = parseEnv(z.object({ NODE_ENV: nodeEnvSchema, DATABASE_URL: schema.shape.DATABASE_URL }), env);
+  return { nodeEnv: e.NODE_ENV, databaseUrl: e.DATABASE_URL };
+}

@@ -1,0 +1,9 @@
+import * as central from './central';
+import * as classroom from './classroom';
+
+export { central, classroom };
+export * from './knex';
+export * from './migrator';
+export * from './tables';
+export type { Knex } from 'knex';
+export * from './testing';

@@ -1,0 +1,120 @@
+import path from 'node:path';
+import fs from 'node:fs';
+import knexFactory, { type Knex } from 'knex';
+import pg from 'pg';
+import type { ColumnKinds } from './tables';
+
+// COUNT(*) and SUM() come back from PostgreSQL as int8/numeric strings; every count here fits a double.
+pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
+pg.types.setTypeParser(1700, (v) => Number.parseFloat(v));
+
+/** The repository root: relative paths in DATABASE_URL and OBJECT_DIR resolve against it. */
+export const repoRoot = path.resolve(__dirname, '..', '..');
+
+export type Dialect = 'sqlite' | 'pg';
+
+export interface DatabaseTarget {
+  dialect: Dialect;
+  /** SQLite file path (absolute) or ':memory:'; PostgreSQL connection string. */
+  connection: string;
+  /** PostgreSQL schema to work in (tests use one fresh schema per file). */
+  schema?: string;
+}
+
+export function parseDatabaseUrl(url: string, root = repoRoot): DatabaseTarget {
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) {
+    return { dialect: 'pg', connection: url };
+  }
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length);
+    if (file === '' ) throw new Error('DATABASE_URL sqlite: needs a file name, e.g. sqlite:data/central.sqlite');
+    if (file === ':memory:') return { dialect: 'sqlite', connection: ':memory:' };
+    return { dialect: 'sqlite', connection: path.resolve(root, file) };
+  }
+  throw new Error('DATABASE_URL must start with postgres://, postgresql:// or sqlite:');
+}
+
+// Knex hands Date bindings to better-sqlite3 as epoch milliseconds; we store ISO-8601 text so that
+// timestamps compare and sort the same way whether they were written as Date or as string.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const BetterSqliteClient = require('knex/lib/dialects/better-sqlite3') as new (config: Knex.Config) => Knex.Client;
+class SqliteClient extends BetterSqliteClient {
+  _formatBindings(bindings: unknown[] | undefined): unknown[] {
+    const mapped = (bindings ?? []).map((b) => (b instanceof Date ? b.toISOString() : b));
+    // @ts-expect-error the base class implements this internal hook
+    return super._formatBindings(mapped);
+  }
+}
+
+const SQLITE_DATETIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$/;
+
+/** Rows read back look the same on both dialects: booleans, parsed JSON, ISO-8601 UTC strings. */
+export function rowNormaliser(dialect: Dialect, kinds: ColumnKinds): (row: Record<string, unknown>) => void {
+  return (row) => {
+    for (const key in row) {
+      const v = row[key];
+      if (v === null || v === undefined) continue;
+      if (v instanceof Date) {
+        row[key] = Number.isNaN(v.getTime()) ? null : v.toISOString();
+      } else if (dialect === 'sqlite') {
+        if (kinds.boolean.has(key) && (v === 0 || v === 1)) row[key] = v === 1;
+        else if (kinds.json.has(key) && typeof v === 'string' && (v.startsWith('[') || v.startsWith('{') || v === 'null')) {
+          try { row[key] = JSON.parse(v); } catch { /* not JSON after all: leave the text */ }
+        } else if (kinds.timestamp.has(key)) {
+          if (typeof v === 'string' && SQLITE_DATETIME.test(v)) row[key] = new Date(v.replace(' ', 'T') + 'Z').toISOString();
+          else if (typeof v === 'number') row[key] = new Date(v).toISOString();
+        }
+      }
+    }
+  };
+}
+
+function normaliseResult(result: unknown, normalise: (row: Record<string, unknown>) => void): unknown {
+  if (Array.isArray(result)) {
+    for (const r of result) if (r && typeof r === 'object' && !Array.isArray(r)) normalise(r as Record<string, unknown>);
+  } else if (result && typeof result === 'object' && Object.getPrototypeOf(result) === Object.prototype) {
+    normalise(result as Record<string, unknown>);
+  }
+  return result;
+}
+
+export interface KnexOptions {
+  kinds: ColumnKinds;
+  pool?: { min?: number; max?: number };
+}
+
+export function createKnex(target: DatabaseTarget, options: KnexOptions): Knex {
+  const normalise = rowNormaliser(target.dialect, options.kinds);
+  const postProcessResponse = (result: unknown) => normaliseResult(result, normalise);
+  if (target.dialect === 'pg') {
+    return knexFactory({
+      client: 'pg',
+      connection: target.connection,
+      searchPath: target.schema ? [target.schema] : undefined,
+      pool: { min: 0, max: options.pool?.max ?? 10 },
+      postProcessResponse,
+    });
+  }
+  if (target.connection !== ':memory:') fs.mkdirSync(path.dirname(target.connection), { recursive: true });
+  return knexFactory({
+    client: SqliteClient as unknown as typeof Knex.Client,
+    connection: { filename: target.connection },
+    useNullAsDefault: true,
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(conn: { pragma(s: string): unknown }, done: (err: Error | null, conn: unknown) => void) {
+        try {
+          conn.pragma('journal_mode = WAL');
+          conn.pragma('foreign_keys = ON');
+          conn.pragma('busy_timeout = 5000');
+          conn.pragma('synchronous = NORMAL');
+          done(null, conn);
+        } catch (err) {
+          done(err as Error, conn);
+        }
+      },
+    },
+    postProcessResponse,
+  });
+}

@@ -1,0 +1,140 @@
+import crypto from 'node:crypto';
+import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Router } from 'express';
+import cors from 'cors';
+import helmet from 'helmet';
+import { pinoHttp } from 'pino-http';
+import swaggerUi from 'swagger-ui-express';
+import type { Logger } from 'pino';
+import { HttpError, errorEnvelope } from './errors';
+
+export interface HttpConfig {
+  nodeEnv: string;
+  trustProxy: boolean;
+  corsOrigins: string[];
+  jsonLimit: string;
+}
+
+export function isDevLike(nodeEnv: string): boolean {
+  return nodeEnv === 'development' || nodeEnv === 'test' || nodeEnv === 'local';
+}
+
+const SENSITIVE_QUERY = /([?&](?:refreshtoken|changepasswordtoken|verifyemailtoken|accesstoken)=)[^&]*/gi;
+function scrubUrl(url: string): string {
+  return url.replace(SENSITIVE_QUERY, '$1[redacted]');
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+export interface BaseAppOptions {
+  config: HttpConfig;
+  logger: Logger;
+  /** Mounted before the routes (rate limiters, identity). */
+  preRoutes?: RequestHandler[];
+  router: Router;
+  openapi?: () => object;
+}
+
+/**
+ * The HTTP core both services share: request ids, logging, security headers, CORS, body limits,
+ * the API docs (development and test only), the 404 envelope and one error middleware.
+ */
+export function createBaseApp(o: BaseAppOptions): Express {
+  const { config, logger } = o;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy ? 1 : false);
+  app.set('case sensitive routing', false);
+  app.set('strict routing', false);
+
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId(req, res) {
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      serializers: {
+        req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: scrubUrl(req.url),
+          remoteAddress: req.remoteAddress,
+        }),
+      },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
+    }),
+  );
+  app.use(helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } }));
+  const devLike = isDevLike(config.nodeEnv);
+  app.use(
+    cors({
+      origin(origin, cb) {
+        // Requests without Origin (native app, server-to-server, curl) are always allowed.
+        if (!origin || devLike || config.corsOrigins.includes(origin)) cb(null, true);
+        else cb(null, false);
+      },
+      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+      allowedHeaders: ['Content-Type', 'Authorization', 'Accept', 'Accept-Language', 'Cache-Control', 'TIMEOFFSET', 'X-Request-Id'],
+      exposedHeaders: ['Content-Disposition', 'X-Request-Id', 'Retry-After'],
+    }),
+  );
+  app.use(express.json({ limit: config.jsonLimit }));
+
+  if (devLike && o.openapi) {
+    const doc = o.openapi();
+    app.get('/docs/openapi.json', (_req, res) => { res.json(doc); });
+    app.use('/docs', swaggerUi.serve, swaggerUi.setup(doc));
+  } else {
+    app.all(['/docs', '/docs/*rest'], (req, res) => {
+      res.status(404).json(errorEnvelope(`Cannot ${req.method} ${req.path}`));
+    });
+  }
+
+  for (const mw of o.preRoutes ?? []) app.use(mw);
+  app.use(o.router);
+
+  app.use((req, res) => {
+    res.status(404).json(errorEnvelope(`Cannot ${req.method} ${req.path}`));
+  });
+  app.use(errorMiddleware(config, logger));
+  return app;
+}
+
+interface BodyParserError extends Error {
+  type?: string;
+  status?: number;
+  expose?: boolean;
+}
+
+export function errorMiddleware(config: HttpConfig, logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req: Request, res, next) => {
+    if (res.headersSent) {
+      next(err);
+      return;
+    }
+    const logid = String(req.id ?? '');
+    if (err instanceof HttpError) {
+      for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
+      res.status(err.status).json(errorEnvelope(err.message, err.status >= 500 ? logid : undefined));
+      return;
+    }
+    const e = err as BodyParserError;
+    if (e && e.type === 'entity.too.large') {
+      res.status(413).json(errorEnvelope('Request body is too large'));
+      return;
+    }
+    if (e && e.type === 'entity.parse.failed') {
+      res.status(400).json(errorEnvelope('Request body is not valid JSON'));
+      return;
+    }
+    if (e && e.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+      res.status(e.status).json(errorEnvelope(e.message));
+      return;
+    }
+    (req.log ?? logger).error({ err, logid }, 'unhandled error');
+    const message = isDevLike(config.nodeEnv) && e instanceof Error ? e.message : 'Internal server error';
+    res.status(500).json(errorEnvelope(message, logid));
+  };
+}

@@ -1,0 +1,35 @@
+/** An error whose status and message are meant for the client, rendered as the contract's error envelope. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+export function httpError(status: number, message: string, headers?: Record<string, string>): HttpError {
+  return new HttpError(status, message, headers);
+}
+
+export interface ErrorEnvelope {
+  error: true;
+  errormessage: string;
+  data: false;
+  logid?: string;
+}
+
+export interface SuccessEnvelope<T> {
+  error: false;
+  data: T;
+}
+
+export function ok<T>(data: T): SuccessEnvelope<T> {
+  return { error: false, data };
+}
+
+export function errorEnvelope(message: string, logid?: string): ErrorEnvelope {
+  return logid ? { error: true, errormessage: message, data: false, logid } : { error: true, errormessage: message, data: false };
+}

@@ -1,0 +1,57 @@
+import type { RequestHandler } from 'express';
+import { rateLimit, type Store } from 'express-rate-limit';
+import { RedisStore } from 'rate-limit-redis';
+import { createClient } from 'redis';
+import type { Logger } from 'pino';
+import { errorEnvelope } from './errors';
+
+export type RedisClient = ReturnType<typeof createClient>;
+
+export async function connectRedis(url: string, logger: Logger): Promise<RedisClient> {
+  const client = createClient({ url });
+  client.on('error', (err) => logger.error({ err }, 'redis error'));
+  await client.connect();
+  return client;
+}
+
+export interface LimiterOptions {
+  name: string;
+  windowMs: number;
+  limit: number;
+  redis?: RedisClient;
+  /** Count only requests that end in an error status (sign-in: failed attempts). */
+  failuresOnly?: boolean;
+  logger: Logger;
+}
+
+/**
+ * Counters live in Redis when a client is given (shared by every instance), in memory otherwise.
+ * The client address is req.ip, which honours X-Forwarded-For only when the app trusts a proxy.
+ */
+export function createLimiter(o: LimiterOptions): RequestHandler {
+  let store: Store | undefined;
+  if (o.redis) {
+    const client = o.redis;
+    store = new RedisStore({
+      prefix: `rl:${o.name}:`,
+      sendCommand: (...args: string[]) => client.sendCommand(args),
+    });
+  }
+  return rateLimit({
+    windowMs: o.windowMs,
+    limit: o.limit,
+    store,
+    standardHeaders: 'draft-7',
+    legacyHeaders: false,
+    skipFailedRequests: false,
+    requestWasSuccessful: (_req, res) => res.statusCode < 400,
+    skipSuccessfulRequests: o.failuresOnly ?? false,
+    // A store outage must not take the API down with it: let the request through and log it.
+    passOnStoreError: true,
+    validate: { xForwardedForHeader: false, trustProxy: false },
+    handler: (req, res) => {
+      o.logger.warn({ ip: req.ip, limiter: o.name }, 'rate limit reached');
+      res.status(429).json(errorEnvelope('Too many requests, please try again later.'));
+    },
+  });
+}

@@ -1,0 +1,158 @@
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import { z, type ZodType } from 'zod';
+import { httpError } from './errors';
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call a route. The vocabulary is shared; each service turns a gate into guard middleware
+ * and refuses to start when a route carries a gate it does not know (fail closed).
+ *  - public: no guard
+ *  - any: a valid access token, no role or permission list
+ *  - roles: the caller holds one of the listed roles ('apikey' admits the API-key branch)
+ *  - perms: the caller holds one of the listed permissions (OR), or the superadmin wildcard
+ *  - staff: a classroom token of a staff role (superadmin, admin, teacher)
+ *  - synckey: the raw SERVER_SYNC_KEY only
+ *  - synckeyOrStaff: SERVER_SYNC_KEY, or a staff token
+ *  - synckeyOrOfflineStaff: SERVER_SYNC_KEY always, a staff token only while the server is offline
+ *  - anyOrSynckey: any classroom token, or SERVER_SYNC_KEY
+ *  - token: a token of the named type from the query string
+ */
+export type Gate =
+  | { kind: 'public' }
+  | { kind: 'any' }
+  | { kind: 'roles'; roles: readonly string[] }
+  | { kind: 'perms'; perms: readonly string[] }
+  | { kind: 'staff' }
+  | { kind: 'synckey' }
+  | { kind: 'synckeyOrStaff' }
+  | { kind: 'synckeyOrOfflineStaff' }
+  | { kind: 'anyOrSynckey' }
+  | { kind: 'token'; token: 'refresh' | 'changepassword' | 'verifyemail' };
+
+export const publicGate = (): Gate => ({ kind: 'public' });
+export const anyUser = (): Gate => ({ kind: 'any' });
+export const roles = (...list: string[]): Gate => ({ kind: 'roles', roles: list });
+export const perms = (...list: string[]): Gate => ({ kind: 'perms', perms: list });
+export const staff = (): Gate => ({ kind: 'staff' });
+export const syncKey = (): Gate => ({ kind: 'synckey' });
+export const syncKeyOrStaff = (): Gate => ({ kind: 'synckeyOrStaff' });
+export const syncKeyOrOfflineStaff = (): Gate => ({ kind: 'synckeyOrOfflineStaff' });
+export const anyOrSyncKey = (): Gate => ({ kind: 'anyOrSynckey' });
+/** A token of another type than ACCESS, read from the query string (refresh, password change, email verification). */
+export const tokenOf = (token: 'refresh' | 'changepassword' | 'verifyemail'): Gate => ({ kind: 'token', token });
+
+export interface RouteInput {
+  params?: ZodType;
+  query?: ZodType;
+  body?: ZodType;
+}
+
+export interface HandlerContext<TCaller> {
+  req: Request;
+  res: Response;
+  caller: TCaller;
+  params: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- validated by the route's schema
+  query: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+}
+
+/**
+ * A handler returns the payload that the success envelope wraps. A handler that wrote the
+ * response itself (a file, a stream, a bare body) returns nothing.
+ */
+export type Handler<TCaller> = (ctx: HandlerContext<TCaller>) => unknown;
+
+export interface RouteDef<TCaller = unknown> {
+  method: Method;
+  path: string;
+  gate: Gate;
+  /** A controller-wide gate checked before the route's own (both must pass). */
+  classGuard?: Gate;
+  input: RouteInput;
+  handler: Handler<TCaller>;
+  summary?: string;
+  tags?: string[];
+  /** Middleware run before the gate (for example a feature switch that must answer first). */
+  before?: RequestHandler[];
+  /** Success status when not 200. */
+  status?: number;
+}
+
+export function route<TCaller = unknown>(
+  method: Method,
+  path: string,
+  gate: Gate,
+  input: RouteInput,
+  handler: Handler<TCaller>,
+  extra: Partial<Pick<RouteDef<TCaller>, 'classGuard' | 'summary' | 'tags' | 'before' | 'status'>> = {},
+): RouteDef<TCaller> {
+  return { method, path, gate, input, handler, ...extra };
+}
+
+export const noInput: RouteInput = {};
+
+/** Turns a gate into guard middleware; undefined for a gate the service does not support. */
+export type GateResolver = (gate: Gate) => RequestHandler[] | undefined;
+
+function zodMessage(error: z.ZodError): string {
+  return error.issues
+    .map((i) => {
+      const field = i.path.length ? `"${i.path.join('.')}" ` : '';
+      return `${field}${i.message}`.trim();
+    })
+    .join(', ');
+}
+
+/** Parses one part of the request with its schema; a failure is a 400 with the schema's words. */
+export function parseInput<T>(schema: ZodType<T> | undefined, value: unknown): T {
+  if (!schema) return value as T;
+  const result = schema.safeParse(value);
+  if (!result.success) throw httpError(400, zodMessage(result.error));
+  return result.data;
+}
+
+function validator(input: RouteInput): RequestHandler {
+  return (req, res, next) => {
+    res.locals.params = parseInput(input.params, req.params);
+    res.locals.query = parseInput(input.query, req.query);
+    res.locals.body = parseInput(input.body, req.body ?? {});
+    next();
+  };
+}
+
+function runner<TCaller>(def: RouteDef<TCaller>): RequestHandler {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      const data = await def.handler({
+        req,
+        res,
+        caller: res.locals.caller as TCaller,
+        params: res.locals.params,
+        query: res.locals.query,
+        body: res.locals.body,
+      });
+      if (res.headersSent || res.writableEnded) return;
+      res.status(def.status ?? 200).json({ error: false, data: data === undefined ? null : data });
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+function lower(method: Method): 'get' | 'post' | 'put' | 'patch' | 'delete' {
+  return method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+}
+
+/** Mounts route tables on a router, in table order (static segments are declared before parameters). */
+export function mount<TCaller>(router: Router, routes: ReadonlyArray<RouteDef<TCaller>>, resolve: GateResolver): void {
+  for (const def of routes) {
+    const guards: RequestHandler[] = [];
+    for (const gate of def.classGuard ? [def.classGuard, def.gate] : [def.gate]) {
+      const g = resolve(gate);
+      if (!g) throw new Error(`Route ${def.method} ${def.path}: no guard for gate '${gate.kind}'`);
+      guards.push(...g);
+    }
+    router[lower(def.method)](def.path, ...(def.before ?? []), ...guards, validator(def.input), runner(def));
+  }
+}
