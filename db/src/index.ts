@@ -7,3 +7,5 @@ export * from './migrator';
 export * from './tables';
 export type { Knex } from 'knex';
 export * from './testing';
+export * from './demo';
+export * from './commands';

@@ -5,3 +5,4 @@ export * from './http/app';
 export * from './http/ratelimit';
 export * from './http/openapi';
 export * from './logger';
+export * from './http/serve';

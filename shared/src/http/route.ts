@@ -77,6 +77,8 @@ export interface RouteDef<TCaller = unknown> {
   before?: RequestHandler[];
   /** Success status when not 200. */
   status?: number;
+  /** A second path for a route already in the catalogue (left out of the gating counts). */
+  alias?: boolean;
 }
 
 export function route<TCaller = unknown>(
@@ -85,7 +87,7 @@ export function route<TCaller = unknown>(
   gate: Gate,
   input: RouteInput,
   handler: Handler<TCaller>,
-  extra: Partial<Pick<RouteDef<TCaller>, 'classGuard' | 'summary' | 'tags' | 'before' | 'status'>> = {},
+  extra: Partial<Pick<RouteDef<TCaller>, 'classGuard' | 'summary' | 'tags' | 'before' | 'status' | 'alias'>> = {},
 ): RouteDef<TCaller> {
   return { method, path, gate, input, handler, ...extra };
 }

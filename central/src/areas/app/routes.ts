@@ -35,5 +35,5 @@ export const appRoutes: CentralRoute[] = [
   }),
   route('GET', '/common/templatetype', publicGate(), noInput, () => templateTypes, { summary: 'Question template types' }),
   // The admin UI calls this path; the same static list.
-  route('GET', '/dropdown/templatetype', publicGate(), noInput, () => templateTypes, { summary: 'Question template types (admin UI path)' }),
+  route('GET', '/dropdown/templatetype', publicGate(), noInput, () => templateTypes, { summary: 'Question template types (admin UI path)', alias: true }),
 ];

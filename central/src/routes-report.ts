@@ -1,0 +1,46 @@
+import { centralRoutes } from './areas';
+import { isPending } from './http/pending';
+import type { CentralRoute } from './http/types';
+
+export type GateShape = 'perms' | 'roles' | 'any' | 'public';
+
+/**
+ * The spec's counting rule: a student route counts as role-gated because of its class guard;
+ * otherwise the route's own gate decides (token-type gates count as any logged-in user).
+ */
+export function gateShape(r: CentralRoute): GateShape {
+  if (r.classGuard) return 'roles';
+  switch (r.gate.kind) {
+    case 'perms': return 'perms';
+    case 'roles': return 'roles';
+    case 'public': return 'public';
+    default: return 'any';
+  }
+}
+
+export function routeCounts(routes: CentralRoute[] = centralRoutes) {
+  const catalogue = routes.filter((r) => !r.alias);
+  const counts: Record<GateShape, number> = { perms: 0, roles: 0, any: 0, public: 0 };
+  const pending: Record<GateShape, number> = { perms: 0, roles: 0, any: 0, public: 0 };
+  for (const r of catalogue) {
+    counts[gateShape(r)] += 1;
+    if (isPending(r.handler)) pending[gateShape(r)] += 1;
+  }
+  return { total: catalogue.length, aliases: routes.length - catalogue.length, counts, pending };
+}
+
+export function printRouteCounts(out: (line: string) => void): void {
+  const { total, aliases, counts, pending } = routeCounts();
+  const label: Record<GateShape, string> = {
+    perms: 'permission-gated, no role list',
+    roles: 'role-gated (incl. student class guard)',
+    any: 'any logged-in user',
+    public: 'unguarded',
+  };
+  out('| Shape | Routes | Not built yet (501) |');
+  out('|---|---|---|');
+  for (const k of ['perms', 'roles', 'any', 'public'] as GateShape[]) out(`| ${label[k]} | ${counts[k]} | ${pending[k]} |`);
+  const p = Object.values(pending).reduce((a, b) => a + b, 0);
+  out(`| total | ${total} | ${p} |`);
+  out(`(plus ${aliases} alias path${aliases === 1 ? '' : 's'}; ${total - p} of ${total} routes built)`);
+}

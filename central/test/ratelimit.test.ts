@@ -1,0 +1,68 @@
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectRedis, type RedisClient } from '@lms/shared';
+import { createApp } from '../src/app';
+import { loadConfig } from '../src/config';
+import { makeApp, silentLogger, testDatabase } from './helpers';
+import type { TestDatabase } from '@lms/db';
+
+let tdb: TestDatabase;
+beforeAll(async () => { tdb = await testDatabase(); });
+afterAll(async () => { await tdb.dispose(); });
+
+describe('rate limiting', () => {
+  it('answers 429 with the envelope and Retry-After once the limit is reached', async () => {
+    const { app } = await makeApp({ RATE_LIMIT_MAX: '3' }, tdb);
+    for (let i = 0; i < 3; i++) expect((await request(app).get('/')).status).toBe(200);
+    const res = await request(app).get('/');
+    expect(res.status).toBe(429);
+    expect(res.body).toEqual({ error: true, errormessage: expect.stringMatching(/too many requests/i), data: false });
+    expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('cannot be dodged with a forged X-Forwarded-For unless TRUST_PROXY=1', async () => {
+    const { app } = await makeApp({ RATE_LIMIT_MAX: '2' }, tdb);
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await request(app).get('/').set('X-Forwarded-For', `203.0.113.${i}`)).status);
+    expect(statuses).toEqual([200, 200, 429, 429]);
+  });
+
+  it('takes the client address from X-Forwarded-For behind a trusted proxy', async () => {
+    const { app } = await makeApp({ RATE_LIMIT_MAX: '2', TRUST_PROXY: '1' }, tdb);
+    const statuses = [];
+    for (let i = 0; i < 4; i++) statuses.push((await request(app).get('/').set('X-Forwarded-For', `203.0.113.${i}`)).status);
+    expect(statuses).toEqual([200, 200, 200, 200]);
+    const same = [];
+    for (let i = 0; i < 3; i++) same.push((await request(app).get('/').set('X-Forwarded-For', '198.51.100.7')).status);
+    expect(same).toEqual([200, 200, 429]);
+  });
+
+  it('counts failed sign-in attempts with a stricter limit', async () => {
+    const { app } = await makeApp({ LOGIN_RATE_LIMIT_MAX: '2' }, tdb);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await request(app).post('/auth/login').send({ lmsusername: 'x@y.org', lmsuserpassword: 'Wrong1234' })).status);
+    expect(statuses[2]).toBe(429);
+    expect(statuses.slice(0, 2)).not.toContain(429);
+  });
+
+  const redisUrl = process.env.TEST_REDIS_URL;
+  it.runIf(!!redisUrl)('shares counters between instances through Redis', async () => {
+    const clients: RedisClient[] = [await connectRedis(redisUrl!, silentLogger), await connectRedis(redisUrl!, silentLogger)];
+    try {
+      const limit = '6';
+      const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: tdb.url, RATE_LIMIT_MAX: limit });
+      // A fresh address per run so that earlier runs' counters do not interfere.
+      const ip = `10.${Date.now() % 250}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
+      const a = createApp({ ...config, trustProxy: true }, { db: tdb.db, logger: silentLogger, redis: clients[0] });
+      const b = createApp({ ...config, trustProxy: true }, { db: tdb.db, logger: silentLogger, redis: clients[1] });
+      const n = Number(limit);
+      const half = Math.floor(n / 2);
+      for (let i = 0; i < half; i++) await request(a).get('/').set('X-Forwarded-For', ip);
+      for (let i = half; i < n; i++) await request(b).get('/').set('X-Forwarded-For', ip);
+      expect((await request(a).get('/').set('X-Forwarded-For', ip)).status).toBe(429);
+      expect((await request(b).get('/').set('X-Forwarded-For', ip)).status).toBe(429);
+    } finally {
+      await Promise.all(clients.map((c) => c.quit()));
+    }
+  });
+});

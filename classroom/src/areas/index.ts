@@ -1,0 +1,6 @@
+import type { ClassroomRoute } from '../http/types';
+import { appRoutes } from './app/routes';
+import { schoolRoutes } from './school/routes';
+
+/** Every classroom route, in the order they are matched. */
+export const classroomRoutes: ClassroomRoute[] = [...appRoutes, ...schoolRoutes];

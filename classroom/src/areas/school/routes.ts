@@ -1,0 +1,12 @@
+import { z } from 'zod';
+import { publicGate, route } from '@lms/shared';
+import type { ClassroomRoute } from '../../http/types';
+import { brandingOf } from './store';
+import { depsOf } from '../../http/context';
+
+const brandingQuery = z.object({ schoolname: z.string().max(300).optional().default('') });
+
+export const schoolRoutes: ClassroomRoute[] = [
+  route('GET', '/school/branding', publicGate(), { query: brandingQuery }, ({ req, query }) =>
+    brandingOf(depsOf(req).db, query.schoolname), { summary: "A school's UI theme and branding (defaults when unknown)" }),
+];

@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import {
+  ConfigError, PLACEHOLDER_SECRET, checkSecrets, commaList, deepFreeze, flag, nodeEnvSchema, optionalString, parseEnv, port,
+  positiveInt, readJsonFile, type Env,
+} from '@lms/shared';
+
+const schema = z.object({
+  NODE_ENV: nodeEnvSchema,
+  RPI_PORT: port(3000),
+  DATABASE_URL: z.string().default('sqlite:data/classroom.sqlite'),
+  JWT_SECRET: z.string().default(PLACEHOLDER_SECRET),
+  SERVER_SYNC_KEY: z.string().default(PLACEHOLDER_SECRET),
+  RPI_OFFLINE: flag,
+  RPI_CONFIG: optionalString,
+  TRUST_PROXY: flag,
+  REDIS_URL: optionalString,
+  CORS_ORIGINS: commaList,
+  LOG_LEVEL: z.string().default('info'),
+  LOG_DIR: z.string().default('data/logs'),
+  ACCESS_EXPIRATION_MINUTES: positiveInt(1440),
+  RATE_LIMIT_MAX: positiveInt(1200),
+  LOGIN_RATE_LIMIT_MAX: positiveInt(30),
+  MAX_UPLOAD_MB: positiveInt(200),
+});
+
+export const CLASSROOM_SECRETS = ['JWT_SECRET', 'SERVER_SYNC_KEY'] as const;
+
+const rpiConfigSchema = z.object({ offline: z.boolean().optional() }).passthrough();
+
+function readRpiConfig(path: string | undefined): z.infer<typeof rpiConfigSchema> {
+  if (!path) return {};
+  const parsed = rpiConfigSchema.safeParse(readJsonFile(path, 'RPI_CONFIG'));
+  if (!parsed.success) throw new ConfigError(`RPI_CONFIG (${path}): "offline" must be true or false`);
+  return parsed.data;
+}
+
+export function loadConfig(env: Env = process.env) {
+  const e = parseEnv(schema, env);
+  checkSecrets(e.NODE_ENV, env, CLASSROOM_SECRETS);
+  const file = readRpiConfig(e.RPI_CONFIG);
+  return deepFreeze({
+    nodeEnv: e.NODE_ENV,
+    port: e.RPI_PORT,
+    databaseUrl: e.DATABASE_URL,
+    jwtSecret: e.JWT_SECRET,
+    serverSyncKey: e.SERVER_SYNC_KEY,
+    // Offline mode lets a staff token upload curriculum; the JSON configuration's offline:true is the same switch.
+    offline: e.RPI_OFFLINE || file.offline === true,
+    trustProxy: e.TRUST_PROXY,
+    redisUrl: e.REDIS_URL,
+    corsOrigins: e.CORS_ORIGINS,
+    logLevel: e.LOG_LEVEL,
+    logDir: e.LOG_DIR,
+    accessTokenMinutes: e.ACCESS_EXPIRATION_MINUTES,
+    rateLimit: { perMinute: e.RATE_LIMIT_MAX, loginPer15Minutes: e.LOGIN_RATE_LIMIT_MAX },
+    maxUploadBytes: e.MAX_UPLOAD_MB * 1024 * 1024,
+  });
+}
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export function loadDatabaseConfig(env: Env = process.env) {
+  const e = parseEnv(z.object({ NODE_ENV: nodeEnvSchema, DATABASE_URL: schema.shape.DATABASE_URL }), env);
+  return { nodeEnv: e.NODE_ENV, databaseUrl: e.DATABASE_URL };
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Starts the central API and the classroom server in the foreground; Ctrl-C stops both.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+CENTRAL_PORT=${CENTRAL_PORT:-3000}
+CLASSROOM_PORT=${CLASSROOM_PORT:-3001}
+export NODE_ENV=${NODE_ENV:-development}
+
+pids=()
+stop() { trap - INT TERM EXIT; kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; }
+trap stop INT TERM EXIT
+
+PORT=$CENTRAL_PORT RPI_CLOUD=${RPI_CLOUD:-http://127.0.0.1:$CLASSROOM_PORT} node central/dist/server.js &
+pids+=($!)
+RPI_PORT=$CLASSROOM_PORT node classroom/dist/server.js &
+pids+=($!)
+
+cat <<MSG
+
+  Central API       http://127.0.0.1:$CENTRAL_PORT   (API docs: http://127.0.0.1:$CENTRAL_PORT/docs)
+  Classroom server  http://127.0.0.1:$CLASSROOM_PORT   (API docs: http://127.0.0.1:$CLASSROOM_PORT/docs)
+  Demo sign-ins are listed above (make seed-demo). Ctrl-C stops both.
+
+MSG
+wait -n "${pids[@]}"

@@ -1,0 +1,18 @@
+/** Runs every benchmark in turn and prints its table; each one measures its own baseline in the same run. */
+const benches: Array<{ name: string; run: () => Promise<void> }> = [];
+
+async function main(): Promise<void> {
+  if (!benches.length) {
+    process.stdout.write('no benchmarks registered\n');
+    return;
+  }
+  for (const b of benches) {
+    process.stdout.write(`\n== ${b.name}\n`);
+    await b.run();
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

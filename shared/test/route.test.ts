@@ -1,0 +1,70 @@
+import express from 'express';
+import request from 'supertest';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { anyUser, createBaseApp, createLogger, mount, publicGate, route, type Gate } from '../src';
+
+const logger = createLogger({ name: 'test', level: 'silent' });
+
+function appWith(routes: Parameters<typeof mount>[1], resolve: (g: Gate) => express.RequestHandler[] | undefined, nodeEnv = 'test') {
+  const router = express.Router();
+  mount(router, routes, resolve);
+  return createBaseApp({ config: { nodeEnv, trustProxy: false, corsOrigins: ['https://ui.example.org'], jsonLimit: '1kb' }, logger, router });
+}
+
+describe('route tables', () => {
+  it('refuses to mount a route whose gate the service does not know (fail closed)', () => {
+    const router = express.Router();
+    expect(() => mount(router, [route('GET', '/x', { kind: 'staff' }, {}, () => 1)], (g) => (g.kind === 'public' ? [] : undefined))).toThrow(/no guard for gate 'staff'/);
+  });
+
+  it('runs the guard before validation, so an unauthorized caller never sees a 400', async () => {
+    const deny: express.RequestHandler = (_req, res) => { res.status(401).json({ error: true, errormessage: 'Unauthorized', data: false }); };
+    const app = appWith([route('POST', '/thing', anyUser(), { body: z.object({ name: z.string() }) }, () => true)], (g) => (g.kind === 'any' ? [deny] : []));
+    const res = await request(app).post('/thing').send({});
+    expect(res.status).toBe(401);
+  });
+
+  it('answers invalid input with a 400 envelope naming the field, and wraps results in the success envelope', async () => {
+    const app = appWith([route('POST', '/thing', publicGate(), { body: z.object({ name: z.string() }).strict() }, ({ body }) => ({ hello: body.name }))], () => []);
+    const bad = await request(app).post('/thing').send({ name: 3 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe(true);
+    expect(bad.body.errormessage).toContain('"name"');
+    const extra = await request(app).post('/thing').send({ name: 'a', search: 'x' });
+    expect(extra.status).toBe(400);
+    const ok = await request(app).post('/thing').send({ name: 'Amina' });
+    expect(ok.body).toEqual({ error: false, data: { hello: 'Amina' } });
+  });
+
+  it('answers an unexpected error with a generic 500 and the request id, never a stack, in production', async () => {
+    const app = appWith([route('GET', '/boom', publicGate(), {}, () => { throw new Error('SELECT secret FROM x'); })], () => [], 'production');
+    const res = await request(app).get('/boom');
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ error: true, errormessage: 'Internal server error', data: false, logid: res.headers['x-request-id'] });
+    expect(JSON.stringify(res.body)).not.toContain('SELECT');
+  });
+
+  it('refuses a JSON body over the limit with 413', async () => {
+    const app = appWith([route('POST', '/thing', publicGate(), {}, () => true)], () => []);
+    const res = await request(app).post('/thing').send({ big: 'x'.repeat(5000) });
+    expect(res.status).toBe(413);
+    expect(res.body.error).toBe(true);
+  });
+
+  it('allows only listed origins outside development', async () => {
+    const app = appWith([route('GET', '/x', publicGate(), {}, () => 1)], () => [], 'production');
+    const allowed = await request(app).get('/x').set('Origin', 'https://ui.example.org');
+    expect(allowed.headers['access-control-allow-origin']).toBe('https://ui.example.org');
+    const other = await request(app).get('/x').set('Origin', 'https://evil.example.com');
+    expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    const dev = appWith([route('GET', '/x', publicGate(), {}, () => 1)], () => [], 'development');
+    expect((await request(dev).get('/x').set('Origin', 'http://localhost:4200')).headers['access-control-allow-origin']).toBe('http://localhost:4200');
+  });
+
+  it('keeps a caller-supplied request id when it is safe, and replaces one that is not', async () => {
+    const app = appWith([route('GET', '/x', publicGate(), {}, () => 1)], () => []);
+    expect((await request(app).get('/x').set('X-Request-Id', 'abc-123')).headers['x-request-id']).toBe('abc-123');
+    expect((await request(app).get('/x').set('X-Request-Id', 'bad id; drop')).headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
