@@ -16,7 +16,7 @@ help:
 	@echo "make bench      run the benchmarks"
 
 node_modules/.package-lock.json: package.json package-lock.json $(wildcard */package.json)
-	npm ci --no-audit --no-fund
+	npm install --no-audit --no-fund
 	@touch $@
 
 install: node_modules/.package-lock.json
