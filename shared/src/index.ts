@@ -6,3 +6,4 @@ export * from './http/ratelimit';
 export * from './http/openapi';
 export * from './logger';
 export * from './http/serve';
+export * from './permissions';
