@@ -7,3 +7,4 @@ export * from './http/openapi';
 export * from './logger';
 export * from './http/serve';
 export * from './permissions';
+export * from './zip';

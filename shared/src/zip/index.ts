@@ -1,0 +1,5 @@
+export * from './errors';
+export * from './columns';
+export * from './reader';
+export * from './log';
+export * from './package';

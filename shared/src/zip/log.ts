@@ -1,0 +1,511 @@
+import { PassThrough, Readable, Transform, pipeline } from 'node:stream';
+import { parser as jsonTokens, type Token } from 'stream-json/Parser';
+import yazl from 'yazl';
+import { emitRow, normaliseRow, type RowOf } from './columns';
+import { ZipError } from './errors';
+import { withZip, type ZipLimits, type ZipSource } from './reader';
+
+// The activity-log ZIP (contract sync-formats A and F): classroom GET /export/log writes it, central
+// PUT /log/import reads it. Both sides use these definitions so that the two cannot drift apart.
+
+export const LOG_INI = 'log.ini';
+
+/** Log files of the classroom server that travel in the ZIP (and only those: no debug or exception files). */
+export const isExportedLogFile = (name: string): boolean => name.includes('RPI-API-error') || name.includes('RPI-API-info');
+/** What the central import accepts besides log.ini. */
+export const isLogFileEntry = (name: string): boolean => name.includes('RPI-API');
+
+export const LOG_COLUMNS = {
+  studentprogress: {
+    studentprogressid: 'id', studentid: 'string', ispass: 'bool', studentprogressreferenceid: 'string', starttime: 'datetime',
+    endtime: 'datetime', progresstype: 'int', resultpercentage: 'number', marks: 'int', points: 'int', scores: 'int', fullpoints: 'int',
+  },
+  studentprogressquestions: {
+    studentprogressquestionid: 'id', studentprogressid: 'string', tries: 'int', iscorrect: 'bool', referencequestionid: 'string',
+  },
+  rpiuseraccess: {
+    rpiuseraccessid: 'id', userid: 'string', logintime: 'datetime', logouttime: 'datetime', timespent: 'decimal', status: 'int', ipaddress: 'string',
+  },
+  studentactives: { studentactiveid: 'id', studentid: 'string', referenceid: 'string', referencetype: 'int', created_at: 'datetime' },
+  studentlearningsprogress: {
+    studentlearningprogressid: 'id', studentid: 'string', userid: 'string', lessonlearningid: 'string', points: 'int', progress: 'int',
+    progress_percentage: 'number', content_length: 'int', viewed: 'int', lastupdated: 'datetime',
+  },
+  studentgradesprogress: {
+    studentgradeprogressid: 'id', studentid: 'string', curriculumid: 'string', gradeid: 'string', progress: 'number', points: 'int',
+    scores: 'int', lastupdated: 'datetime', completed: 'bool',
+  },
+  studentlevelsprogress: {
+    studentlevelprogressid: 'id', studentid: 'string', levelid: 'string', gradeid: 'string', curid: 'string', progress: 'number',
+    points: 'int', scores: 'int', lastupdated: 'datetime', completed: 'bool', added_default_score: 'bool',
+  },
+  studentlessonsprogress: {
+    studentlessonprogressid: 'id', studentid: 'string', lessonid: 'string', levelid: 'string', gradeid: 'string', curid: 'string',
+    progress: 'number', points: 'int', scores: 'int', lastupdated: 'datetime', completed: 'bool', added_completed_scores: 'bool',
+  },
+  studentpoints: {
+    studentpointid: 'id', studentid: 'string', levelid: 'string', lessonid: 'string', gradepoints: 'number', totalgradepoints: 'int',
+    levelpoints: 'number', totallevelpoints: 'int', levelquizscores: 'int', lessonpoints: 'number', learningpoints: 'number',
+    practicepoints: 'number', quizpoints: 'number', totallearningpoints: 'int', totalpracticepoints: 'int', totalquizpoints: 'int',
+    scores: 'int', created_at: 'datetime',
+  },
+  studentappusages: { studentappusageid: 'id', schooluserid: 'string', time_spent: 'number', last_updated: 'datetime', created_at: 'datetime' },
+} as const;
+
+export type LogTable = keyof typeof LOG_COLUMNS;
+export type StudentProgressRow = RowOf<typeof LOG_COLUMNS.studentprogress>;
+export type StudentProgressQuestionRow = RowOf<typeof LOG_COLUMNS.studentprogressquestions>;
+export type RpiUserAccessRow = RowOf<typeof LOG_COLUMNS.rpiuseraccess>;
+export type StudentActiveRow = RowOf<typeof LOG_COLUMNS.studentactives>;
+export type StudentLearningProgressRow = RowOf<typeof LOG_COLUMNS.studentlearningsprogress>;
+export type StudentGradeProgressRow = RowOf<typeof LOG_COLUMNS.studentgradesprogress>;
+export type StudentLevelProgressRow = RowOf<typeof LOG_COLUMNS.studentlevelsprogress>;
+export type StudentLessonProgressRow = RowOf<typeof LOG_COLUMNS.studentlessonsprogress>;
+export type StudentPointRow = RowOf<typeof LOG_COLUMNS.studentpoints>;
+export type StudentAppUsageRow = RowOf<typeof LOG_COLUMNS.studentappusages>;
+export type LogResultRow = StudentProgressRow & { studentprogressquestions?: StudentProgressQuestionRow[] };
+
+/** The seven progress collections in the order the import writes them; key → table (note the plural trap). */
+export const PROGRESS_COLLECTIONS = {
+  studentactives: 'studentactives',
+  studentlearningprogress: 'studentlearningsprogress',
+  studentgradesprogress: 'studentgradesprogress',
+  studentlevelsprogress: 'studentlevelsprogress',
+  studentlessonsprogress: 'studentlessonsprogress',
+  studentpoints: 'studentpoints',
+  studentappusages: 'studentappusages',
+} as const satisfies Record<string, LogTable>;
+
+export type ProgressKey = keyof typeof PROGRESS_COLLECTIONS;
+export const PROGRESS_KEYS = Object.keys(PROGRESS_COLLECTIONS) as ProgressKey[];
+
+export interface ProgressRows {
+  studentactives: StudentActiveRow[];
+  studentlearningprogress: StudentLearningProgressRow[];
+  studentgradesprogress: StudentGradeProgressRow[];
+  studentlevelsprogress: StudentLevelProgressRow[];
+  studentlessonsprogress: StudentLessonProgressRow[];
+  studentpoints: StudentPointRow[];
+  studentappusages: StudentAppUsageRow[];
+}
+
+/** `log.ini` as the spec shapes it; `[]` when the export yields nothing. */
+export type LogDocument = { log: { result: LogResultRow[]; progress: ProgressRows; access: RpiUserAccessRow[] } } | [];
+
+/** Primary key of each table (the first column of its spec). */
+export const LOG_PRIMARY_KEYS: Record<LogTable, string> = Object.fromEntries(
+  Object.entries(LOG_COLUMNS).map(([table, spec]) => [table, Object.keys(spec)[0]]),
+) as Record<LogTable, string>;
+
+/** Columns an import overwrites when the primary key already exists (contract A.4): never the key itself. */
+export const LOG_MERGE_COLUMNS: Record<LogTable, readonly string[]> = {
+  rpiuseraccess: ['userid', 'logintime', 'ipaddress', 'logouttime', 'timespent', 'status'],
+  studentprogress: ['studentid', 'ispass', 'studentprogressreferenceid', 'starttime', 'endtime', 'progresstype', 'marks', 'points', 'resultpercentage', 'fullpoints', 'scores'],
+  studentprogressquestions: ['studentprogressid', 'tries', 'iscorrect', 'referencequestionid'],
+  studentactives: ['studentid', 'referenceid', 'referencetype', 'created_at'],
+  studentlearningsprogress: ['studentid', 'content_length', 'lastupdated', 'lessonlearningid', 'points', 'progress', 'progress_percentage', 'userid', 'viewed'],
+  studentgradesprogress: ['studentid', 'completed', 'curriculumid', 'gradeid', 'lastupdated', 'points', 'progress', 'scores'],
+  studentlevelsprogress: ['studentid', 'completed', 'curid', 'gradeid', 'lastupdated', 'levelid', 'points', 'progress', 'scores'],
+  studentlessonsprogress: ['studentid', 'completed', 'curid', 'gradeid', 'lastupdated', 'levelid', 'points', 'progress', 'lessonid', 'scores'],
+  studentpoints: [
+    'studentid', 'levelid', 'lessonid', 'totalgradepoints', 'gradepoints', 'totallevelpoints', 'levelpoints', 'lessonpoints', 'levelquizscores',
+    'learningpoints', 'practicepoints', 'quizpoints', 'totallearningpoints', 'totalpracticepoints', 'totalquizpoints', 'scores', 'created_at',
+  ],
+  studentappusages: ['schooluserid', 'time_spent', 'last_updated', 'created_at'],
+};
+
+/** The column each collection's six-month export window filters on (spec "Export time window"). */
+export const LOG_WINDOW_COLUMNS: Record<'studentprogress' | 'rpiuseraccess' | ProgressKey, string> = {
+  studentprogress: 'starttime',
+  rpiuseraccess: 'logintime',
+  studentactives: 'created_at',
+  studentpoints: 'created_at',
+  studentappusages: 'created_at',
+  studentlearningprogress: 'lastupdated',
+  studentgradesprogress: 'lastupdated',
+  studentlevelsprogress: 'lastupdated',
+  studentlessonsprogress: 'lastupdated',
+};
+
+/** "Now minus six calendar months": rows strictly later than this are exported. */
+export function logWindowStart(now: Date = new Date()): Date {
+  const d = new Date(now.getTime());
+  const day = d.getUTCDate();
+  d.setUTCDate(1);
+  d.setUTCMonth(d.getUTCMonth() - 6);
+  const lastDay = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 0)).getUTCDate();
+  d.setUTCDate(Math.min(day, lastDay));
+  return d;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing
+
+type Rows<T> = Iterable<T> | AsyncIterable<T>;
+
+/** Where the export's rows come from; each collection is pulled lazily, so a large log never sits in memory. */
+export interface LogSource {
+  result: Rows<LogResultRow | Record<string, unknown>>;
+  progress: { [K in ProgressKey]: Rows<Record<string, unknown>> };
+  access: Rows<Record<string, unknown>>;
+}
+
+function iteratorOf<T>(rows: Rows<T>): AsyncIterator<T> {
+  if (Symbol.asyncIterator in rows) return (rows as AsyncIterable<T>)[Symbol.asyncIterator]();
+  const it = (rows as Iterable<T>)[Symbol.iterator]();
+  return { next: async () => it.next() };
+}
+
+function encodeResult(raw: Record<string, unknown>): string {
+  const row = emitRow('studentprogress', LOG_COLUMNS.studentprogress, raw) as Record<string, unknown>;
+  const questions = Array.isArray(raw.studentprogressquestions) ? raw.studentprogressquestions : [];
+  // The spec: every result row carries its question rows, [] included (the original left the key out).
+  row.studentprogressquestions = questions.map((q) => emitRow('studentprogressquestions', LOG_COLUMNS.studentprogressquestions, q as Record<string, unknown>));
+  return JSON.stringify(row);
+}
+
+/**
+ * `log.ini` as text chunks. Every collection is peeked first: when all are empty the document is `[]`
+ * (decision 13); otherwise `{"log":{"result":[…],"progress":{…},"access":[…]}}` with rows normalised
+ * to the wire's types.
+ */
+export async function* encodeLogIni(source: LogSource): AsyncGenerator<string> {
+  const named: Array<[string, LogTable | 'result', AsyncIterator<Record<string, unknown>>]> = [
+    ['result', 'result', iteratorOf(source.result as Rows<Record<string, unknown>>)],
+    ...PROGRESS_KEYS.map((k) => [k, PROGRESS_COLLECTIONS[k], iteratorOf(source.progress[k])] as [string, LogTable, AsyncIterator<Record<string, unknown>>]),
+    ['access', 'rpiuseraccess', iteratorOf(source.access)],
+  ];
+  const firsts = await Promise.all(named.map(([, , it]) => it.next()));
+  if (firsts.every((f) => f.done)) {
+    yield '[]';
+    return;
+  }
+  let buffer = '';
+  const FLUSH = 64 * 1024;
+  const out = function* (s: string): Generator<string> {
+    buffer += s;
+    if (buffer.length >= FLUSH) {
+      yield buffer;
+      buffer = '';
+    }
+  };
+  for (let i = 0; i < named.length; i += 1) {
+    const [key, table, it] = named[i];
+    const prefix = i === 0 ? '{"log":{"result":[' : key === 'access' ? '},"access":[' : i === 1 ? `,"progress":{"${key}":[` : `,"${key}":[`;
+    yield* out(prefix);
+    let next = firsts[i];
+    let first = true;
+    while (!next.done) {
+      const text = table === 'result' ? encodeResult(next.value) : JSON.stringify(emitRow(table, LOG_COLUMNS[table], next.value));
+      yield* out(first ? text : `,${text}`);
+      first = false;
+      next = await it.next();
+    }
+    yield* out(']');
+  }
+  yield* out('}}');
+  if (buffer) yield buffer;
+}
+
+export interface LogZipFile {
+  /** Name at the ZIP root (the log file's bare name). */
+  name: string;
+  /** Its content; open the file before the response starts so that an unreadable file can still become a 500. */
+  stream: Readable;
+}
+
+/** The export ZIP, streamed: `log.ini` first, then the log files (deflate, no directories, no encryption). */
+export function writeLogZip(source: LogSource, files: LogZipFile[] = []): Readable {
+  const zip = new yazl.ZipFile();
+  const out = new PassThrough();
+  const ini = Readable.from(encodeLogIni(source), { objectMode: false });
+  ini.on('error', (err) => out.destroy(err));
+  zip.addReadStream(ini, LOG_INI);
+  for (const f of files) {
+    f.stream.on('error', (err) => out.destroy(err));
+    zip.addReadStream(f.stream, f.name);
+  }
+  zip.end();
+  zip.outputStream.pipe(out);
+  return out;
+}
+
+/** A whole log document as a ZIP in memory (tests, tools). */
+export function writeLogZipFromDocument(doc: LogDocument, files: Array<{ name: string; content: string | Buffer }> = []): Readable {
+  const source: LogSource = Array.isArray(doc)
+    ? { result: [], access: [], progress: Object.fromEntries(PROGRESS_KEYS.map((k) => [k, []])) as unknown as LogSource['progress'] }
+    : { result: doc.log.result, access: doc.log.access, progress: doc.log.progress as unknown as LogSource['progress'] };
+  return writeLogZip(source, files.map((f) => ({ name: f.name, stream: Readable.from([Buffer.from(f.content)]) })));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading
+
+/** One batch of normalised rows, in an order that respects foreign keys (a result batch precedes its questions). */
+export type LogBatch =
+  | { kind: 'result'; table: 'studentprogress'; rows: Array<Partial<StudentProgressRow>> }
+  | { kind: 'questions'; table: 'studentprogressquestions'; rows: Array<Partial<StudentProgressQuestionRow>> }
+  | { kind: 'access'; table: 'rpiuseraccess'; rows: Array<Partial<RpiUserAccessRow>> }
+  | { kind: 'progress'; key: ProgressKey; table: (typeof PROGRESS_COLLECTIONS)[ProgressKey]; rows: Array<Record<string, unknown>> };
+
+export interface LogIniSummary {
+  /** What the document's top level was: the full shape, `[]`/`{}`/anything without `log`. */
+  shape: 'log' | 'empty';
+  /** Which of log.result, log.progress and log.access were present; the original imports only when all three are. */
+  present: { result: boolean; progress: boolean; access: boolean };
+  counts: Record<LogBatch['table'], number>;
+}
+
+export const logIniComplete = (s: LogIniSummary): boolean => s.present.result && s.present.progress && s.present.access;
+
+type Target = { kind: 'result' } | { kind: 'access' } | { kind: 'progress'; key: ProgressKey };
+
+/** Builds one JSON value from tokens (a row of a target array). */
+class Assembler {
+  private stack: unknown[] = [];
+  private keys: Array<string | null> = [];
+  done = false;
+  value: unknown;
+  feed(t: Token): void {
+    switch (t.name) {
+      case 'startObject':
+        this.stack.push({});
+        this.keys.push(null);
+        return;
+      case 'startArray':
+        this.stack.push([]);
+        this.keys.push(null);
+        return;
+      case 'endObject':
+      case 'endArray':
+        this.keys.pop();
+        this.add(this.stack.pop());
+        return;
+      case 'keyValue':
+        this.keys[this.keys.length - 1] = String(t.value);
+        return;
+      case 'stringValue':
+        this.add(t.value);
+        return;
+      case 'numberValue':
+        this.add(Number(t.value));
+        return;
+      case 'nullValue':
+        this.add(null);
+        return;
+      case 'trueValue':
+        this.add(true);
+        return;
+      case 'falseValue':
+        this.add(false);
+        return;
+      default:
+    }
+  }
+  private add(v: unknown): void {
+    if (this.stack.length === 0) {
+      this.done = true;
+      this.value = v;
+      return;
+    }
+    const top = this.stack[this.stack.length - 1];
+    if (Array.isArray(top)) top.push(v);
+    else (top as Record<string, unknown>)[this.keys[this.keys.length - 1] ?? ''] = v;
+  }
+}
+
+const STARTS = new Set(['startObject', 'startArray', 'stringValue', 'numberValue', 'nullValue', 'trueValue', 'falseValue']);
+
+function targetOf(path: string[]): Target | null {
+  if (path.length === 2 && path[0] === 'log' && (path[1] === 'result' || path[1] === 'access')) return { kind: path[1] };
+  if (path.length === 3 && path[0] === 'log' && path[1] === 'progress' && path[2] in PROGRESS_COLLECTIONS) return { kind: 'progress', key: path[2] as ProgressKey };
+  return null;
+}
+
+function stripBom(): Transform {
+  let first = true;
+  return new Transform({
+    transform(chunk: Buffer, _enc, done) {
+      const out = first && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf ? chunk.subarray(3) : chunk;
+      first = false;
+      done(null, out);
+    },
+  });
+}
+
+/**
+ * Reads `log.ini` as a stream of tokens and yields normalised rows in batches of `batchSize`, so that a
+ * log of tens of megabytes is imported with bounded memory. Tolerates what classroom servers really write
+ * (decision 14): 0/1 booleans, DECIMAL strings, a missing `studentprogressquestions`, `[]` or `{}` as the
+ * whole document. Returns a summary telling whether the three parts were present (the caller decides,
+ * inside its transaction, whether to keep what it wrote).
+ */
+export async function* readLogIni(input: Readable, options: { batchSize?: number } = {}): AsyncGenerator<LogBatch, LogIniSummary> {
+  const batchSize = options.batchSize ?? 500;
+  const summary: LogIniSummary = {
+    shape: 'empty',
+    present: { result: false, progress: false, access: false },
+    counts: {
+      studentprogress: 0, studentprogressquestions: 0, rpiuseraccess: 0, studentactives: 0, studentlearningsprogress: 0,
+      studentgradesprogress: 0, studentlevelsprogress: 0, studentlessonsprogress: 0, studentpoints: 0, studentappusages: 0,
+    },
+  };
+  const tokens = jsonTokens({ packValues: true, streamValues: false });
+  // pipeline: backpressure from the token consumer back to the ZIP entry, and one error path for all three.
+  pipeline(input, stripBom(), tokens, () => undefined);
+
+  // Containers above the current position: their kind and the path of their members.
+  const containers: Array<{ type: 'object' | 'array'; path: string[]; key: string | null }> = [];
+  let asm: Assembler | null = null;
+  let target: Target | null = null;
+  let results: Array<Partial<StudentProgressRow>> = [];
+  let questions: Array<Partial<StudentProgressQuestionRow>> = [];
+  let rows: Array<Record<string, unknown>> = [];
+
+  const flush = function* (t: Target): Generator<LogBatch> {
+    if (t.kind === 'result') {
+      if (results.length) yield { kind: 'result', table: 'studentprogress', rows: results };
+      if (questions.length) yield { kind: 'questions', table: 'studentprogressquestions', rows: questions };
+      summary.counts.studentprogress += results.length;
+      summary.counts.studentprogressquestions += questions.length;
+      results = [];
+      questions = [];
+      return;
+    }
+    if (rows.length) {
+      if (t.kind === 'access') {
+        yield { kind: 'access', table: 'rpiuseraccess', rows: rows as Array<Partial<RpiUserAccessRow>> };
+        summary.counts.rpiuseraccess += rows.length;
+      } else {
+        const table = PROGRESS_COLLECTIONS[t.key];
+        yield { kind: 'progress', key: t.key, table, rows };
+        summary.counts[table] += rows.length;
+      }
+    }
+    rows = [];
+  };
+
+  const take = (t: Target, value: unknown): number => {
+    if (t.kind === 'result') {
+      const row = normaliseRow('studentprogress', LOG_COLUMNS.studentprogress, value);
+      const qs = (value as Record<string, unknown>).studentprogressquestions;
+      if (qs !== undefined && qs !== null && !Array.isArray(qs)) throw new ZipError('bad_document', 'studentprogress.studentprogressquestions must be an array');
+      for (const q of qs ?? []) {
+        const qrow = normaliseRow('studentprogressquestions', LOG_COLUMNS.studentprogressquestions, q);
+        // A question row belongs to the result it is nested in, whatever its own field says.
+        qrow.studentprogressid = row.studentprogressid;
+        questions.push(qrow);
+      }
+      results.push(row);
+      return results.length;
+    }
+    const table = t.kind === 'access' ? 'rpiuseraccess' : PROGRESS_COLLECTIONS[t.key];
+    rows.push(normaliseRow(table, LOG_COLUMNS[table], value));
+    return rows.length;
+  };
+
+  try {
+    for await (const token of tokens as AsyncIterable<Token>) {
+      if (asm) {
+        asm.feed(token);
+        if (asm.done) {
+          const n = take(target!, asm.value);
+          asm = null;
+          if (n >= batchSize) yield* flush(target!);
+        }
+        continue;
+      }
+      const parent = containers[containers.length - 1];
+      if (token.name === 'keyValue') {
+        parent.key = String(token.value);
+        continue;
+      }
+      if (token.name === 'endObject' || token.name === 'endArray') {
+        const closed = containers.pop()!;
+        const t = targetOf(closed.path);
+        if (t) yield* flush(t);
+        continue;
+      }
+      if (!STARTS.has(token.name)) continue;
+      const path = parent ? (parent.type === 'object' ? [...parent.path, parent.key ?? ''] : [...parent.path, '*']) : [];
+      if (parent?.type === 'array' && (target = targetOf(parent.path))) {
+        asm = new Assembler();
+        asm.feed(token);
+        if (asm.done) throw new ZipError('bad_document', `${parent.path.join('.')}: a row must be an object`);
+        continue;
+      }
+      const isObject = token.name === 'startObject';
+      const isArray = token.name === 'startArray';
+      if (path.length === 0 && isObject) summary.shape = 'log';
+      if (path.length === 1 && path[0] === 'log') {
+        if (!isObject) throw new ZipError('bad_document', 'log.ini: "log" must be an object');
+      } else if (path.length === 2 && path[0] === 'log' && (path[1] === 'result' || path[1] === 'access')) {
+        if (!isArray) throw new ZipError('bad_document', `log.ini: "log.${path[1]}" must be an array`);
+        summary.present[path[1]] = true;
+      } else if (path.length === 2 && path[0] === 'log' && path[1] === 'progress') {
+        if (!isObject) throw new ZipError('bad_document', 'log.ini: "log.progress" must be an object');
+        summary.present.progress = true;
+      } else if (targetOf(path) && !isArray) {
+        throw new ZipError('bad_document', `log.ini: "${path.join('.')}" must be an array`);
+      }
+      if (isObject || isArray) containers.push({ type: isObject ? 'object' : 'array', path, key: null });
+    }
+  } catch (err) {
+    if (err instanceof ZipError) throw err;
+    throw new ZipError('bad_document', `log.ini is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+  } finally {
+    if (!tokens.destroyed) tokens.destroy();
+  }
+  if (summary.shape === 'log' && !summary.present.result && !summary.present.progress && !summary.present.access) summary.shape = 'empty';
+  return summary;
+}
+
+export interface LogZipSummary {
+  entries: number;
+  /** null when the ZIP had no log.ini. */
+  logIni: LogIniSummary | null;
+  /** The RPI-API entries (names as in the ZIP, sizes uncompressed). */
+  logFiles: Array<{ name: string; size: number }>;
+}
+
+export interface LogZipHandlers {
+  /** Called for every batch, awaited before the next is parsed (backpressure for the database). */
+  onBatch?: (batch: LogBatch) => Promise<void> | void;
+  /** Called for every RPI-API entry; the content is not read. */
+  onLogFile?: (entry: { name: string; size: number }) => Promise<void> | void;
+  batchSize?: number;
+  limits?: Partial<ZipLimits>;
+}
+
+/**
+ * Reads an activity-log ZIP the way central PUT /log/import needs it: `log.ini` streamed in batches,
+ * RPI-API entries reported by name, anything else refused (`There is invalid file inside zip-file`),
+ * an empty ZIP refused (`Invalid file (Zip-file is empty)`).
+ */
+export async function readLogZip(source: ZipSource, handlers: LogZipHandlers = {}): Promise<LogZipSummary> {
+  return withZip(source, handlers.limits ?? {}, async (zip) => {
+    const summary: LogZipSummary = { entries: 0, logIni: null, logFiles: [] };
+    for await (const entry of zip.entries()) {
+      summary.entries += 1;
+      if (entry.name === LOG_INI) {
+        const batches = readLogIni(await entry.open(), { batchSize: handlers.batchSize });
+        for (;;) {
+          const next = await batches.next();
+          if (next.done) {
+            summary.logIni = next.value;
+            break;
+          }
+          await handlers.onBatch?.(next.value);
+        }
+      } else if (isLogFileEntry(entry.name) && !entry.isDirectory) {
+        const file = { name: entry.name, size: entry.size };
+        summary.logFiles.push(file);
+        await handlers.onLogFile?.(file);
+      } else {
+        throw new ZipError('bad_document', 'There is invalid file inside zip-file');
+      }
+    }
+    if (summary.entries === 0) throw new ZipError('empty', 'Invalid file (Zip-file is empty)');
+    return summary;
+  });
+}
