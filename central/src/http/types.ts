@@ -1,6 +1,7 @@
 import type { Knex } from '@lms/db';
 import type { Logger, RedisClient, RouteDef } from '@lms/shared';
 import type { Config } from '../config';
+import type { ObjectStore } from '../objects';
 
 /** The one identity resolved from a request's Authorization header; every guard reads only this. */
 export type Caller =
@@ -32,6 +33,8 @@ export interface Deps {
   db: Knex;
   logger: Logger;
   redis?: RedisClient;
+  /** Archive for uploaded log ZIPs and media; `createObjectStore(config.objectStore)`. */
+  objects?: ObjectStore;
 }
 
 export interface AppContext {
