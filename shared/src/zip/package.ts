@@ -62,7 +62,8 @@ export const CONTENT_COLUMNS = {
   documents: {
     documentid: 'id', documenttypeid: 'int', documentname: 'string', documents3meta: 'json', isdeleted: 'bool', documenttags: 'json', lastupdated: 'datetime',
   },
-  standards: { standardid: 'id', standardname: 'string', schoolname: 'string', schoolid: 'string', isdeleted: 'bool', created_at: 'datetime' },
+  // Audit columns the classroom schema also has are mirrored, so that re-importing the same package changes nothing.
+  standards: { standardid: 'id', standardname: 'string', schoolname: 'string', schoolid: 'string', isdeleted: 'bool', created_at: 'datetime', updated_at: 'datetime' },
   schools: {
     schoolid: 'id', schoolname: 'string', expectedcontribution: 'number', expectedusage: 'number', countryid: 'string', curriculums: 'json',
     isdeleted: 'bool', uitheme: 'string', brandingconfig: 'json',
@@ -72,7 +73,10 @@ export const CONTENT_COLUMNS = {
     lessonplanid: 'id', lessonplanname: 'string', lessonplandescription: 'string', lessonplanstatus: 'bool', lessonid: 'string', documentid: 'string',
     lessonplanorder: 'int', points: 'int',
   },
-  subjects: { subjectid: 'id', subjectname: 'string', subjectstatus: 'bool', subjectdescription: 'string', isdeleted: 'bool' },
+  subjects: {
+    subjectid: 'id', subjectname: 'string', subjectstatus: 'bool', subjectdescription: 'string', isdeleted: 'bool', created_at: 'datetime',
+    created_by: 'string', updated_at: 'datetime', updated_by: 'string', deleted_at: 'datetime', deleted_by: 'string',
+  },
 } as const;
 
 export type ContentTable = keyof typeof CONTENT_COLUMNS;
@@ -241,14 +245,21 @@ export async function readPackageJson(source: ZipSource, limits: Partial<ZipLimi
 // ---------------------------------------------------------------------------------------------
 // Writing
 
+/** Rows of one key: an array, or an async iterable so that a writer can page rows out of a database. */
+export type RowSource = unknown[] | AsyncIterable<unknown>;
+
+const isRowSource = (v: unknown): v is RowSource =>
+  Array.isArray(v) || (!!v && typeof (v as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function');
+
 /** JSON of a document whose top-level values are arrays, one row at a time (a package of many questions never becomes one string). */
-async function* encodeArrays(doc: Record<string, unknown[]>, keys: readonly string[]): AsyncGenerator<string> {
+async function* encodeArrays(doc: Record<string, RowSource>, keys: readonly string[]): AsyncGenerator<string> {
   let buffer = '';
   for (let k = 0; k < keys.length; k += 1) {
     buffer += `${k === 0 ? '{' : ','}${JSON.stringify(keys[k])}:[`;
-    const rows = doc[keys[k]];
-    for (let i = 0; i < rows.length; i += 1) {
-      buffer += (i ? ',' : '') + JSON.stringify(rows[i]);
+    let i = 0;
+    for await (const row of doc[keys[k]]) {
+      buffer += (i ? ',' : '') + JSON.stringify(row);
+      i += 1;
       if (buffer.length >= 64 * 1024) {
         yield buffer;
         buffer = '';
@@ -259,9 +270,13 @@ async function* encodeArrays(doc: Record<string, unknown[]>, keys: readonly stri
   yield `${buffer}}`;
 }
 
-function singleEntryZip(name: string, content: Readable): Readable {
+// A fixed entry time (the DOS epoch cannot go lower than 1980) keeps a package byte-identical for the same data.
+const ENTRY_MTIME = new Date(Date.UTC(2000, 0, 1));
+
+/** A ZIP with one entry whose content is streamed in. */
+export function singleEntryZip(name: string, content: Readable): Readable {
   const zip = new yazl.ZipFile();
-  zip.addReadStream(content, name);
+  zip.addReadStream(content, name, { mtime: ENTRY_MTIME });
   zip.end();
   return zip.outputStream as Readable;
 }
@@ -270,9 +285,9 @@ function singleEntryZip(name: string, content: Readable): Readable {
  * The curriculum package (`syncfile.ini`) with the 19 keys in central's order. Rows are written as given
  * (central sends its full rows, audit columns included; the classroom keeps the columns it knows).
  */
-export function writeContentZip(content: Record<ContentKey, unknown[]>): Readable {
+export function writeContentZip(content: Record<ContentKey, RowSource>): Readable {
   for (const key of CONTENT_KEY_LIST) {
-    if (!Array.isArray(content[key])) throw new Error(`writeContentZip: "${key}" must be an array`);
+    if (!isRowSource(content[key])) throw new Error(`writeContentZip: "${key}" must be an array or an async iterable`);
   }
   return singleEntryZip(SYNCFILE_INI, Readable.from(encodeArrays(content, CONTENT_KEY_LIST)));
 }

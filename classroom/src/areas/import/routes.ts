@@ -1,0 +1,63 @@
+import type { Request } from 'express';
+import { HttpError, ZipError, httpError, noInput, parseContentPackage, parseStudentsPackage, parseTeachersPackage, readPackageJson, route, syncKey, syncKeyOrOfflineStaff, type ZipLimits } from '@lms/shared';
+import type { Caller, ClassroomRoute } from '../../http/types';
+import { configOf, depsOf } from '../../http/context';
+import { applyContent, applyStudents, applyTeachers } from './store';
+import { receiveUpload } from './upload';
+
+/** Access-log kinds of the original (contract A.1), kept so that existing log readers still classify lines. */
+const LOG_ACCESS = { students: 13, teachers: 14, content: 15 } as const;
+
+const INVALID = 'Invalid file';
+
+/** A package is one JSON entry parsed in memory, so its size is capped well below a classroom box's RAM. */
+const PACKAGE_LIMITS: Partial<ZipLimits> = { maxEntries: 50, maxEntryBytes: 256 * 1024 * 1024, maxTotalBytes: 256 * 1024 * 1024 };
+
+/**
+ * Receives the upload, reads the package's first entry and applies it. A bad ZIP or document is the
+ * uploader's fault (400, or 413 past a size limit) and a failed write rolls back and answers 400
+ * "Invalid file", as the original did; the temporary file is always removed.
+ */
+async function importPackage<T>(req: Request, caller: Caller, kind: keyof typeof LOG_ACCESS, parse: (json: unknown) => T, apply: (pkg: T) => Promise<unknown>): Promise<true> {
+  const config = configOf(req);
+  const { logger } = depsOf(req);
+  const upload = await receiveUpload(req, config.maxUploadBytes);
+  try {
+    let pkg: T;
+    try {
+      const { json } = await readPackageJson({ path: upload.path }, PACKAGE_LIMITS);
+      pkg = parse(json);
+    } catch (err) {
+      if (err instanceof ZipError) throw httpError(err.status, `${INVALID} (${err.message})`);
+      throw err;
+    }
+    try {
+      await apply(pkg);
+    } catch (err) {
+      if (err instanceof HttpError) throw err;
+      // A constraint the payload breaks (an unknown curriculum, a learner left pointing at removed content):
+      // the uploader's problem, but the database's words stay in our log.
+      logger.warn({ err }, `import ${kind} refused`);
+      throw httpError(400, INVALID);
+    }
+    const who = caller.kind === 'user' ? caller.schoolusername : 'server';
+    logger.info({ logaccesstype: LOG_ACCESS[kind], userid: caller.kind === 'user' ? caller.schooluserid : 'server' }, `${who} import ${kind}`);
+    return true;
+  } finally {
+    upload.dispose();
+  }
+}
+
+export const importRoutes: ClassroomRoute[] = [
+  route('PUT', '/import/students', syncKey(), noInput, ({ req, caller }) =>
+    importPackage(req, caller, 'students', parseStudentsPackage, (pkg) => applyStudents(depsOf(req).db, pkg)),
+  { summary: 'Learner roster from the central API (multipart importfile: ZIP with students.ini)' }),
+
+  route('PUT', '/import/teachers', syncKey(), noInput, ({ req, caller }) =>
+    importPackage(req, caller, 'teachers', parseTeachersPackage, (rows) => applyTeachers(depsOf(req).db, rows)),
+  { summary: 'Teacher roster from the central API (multipart importfile: ZIP with teachers.ini)' }),
+
+  route('PUT', '/import/master', syncKeyOrOfflineStaff(), noInput, ({ req, caller }) =>
+    importPackage(req, caller, 'content', parseContentPackage, (pkg) => applyContent(depsOf(req).db, pkg)),
+  { summary: 'Curriculum package (multipart importfile: ZIP with syncfile.ini), applied all-or-nothing; staff tokens only while offline' }),
+];

@@ -1,0 +1,141 @@
+import type { Knex } from '@lms/db';
+import {
+  CONTENT_COLUMNS, CONTENT_KEYS, LOG_COLUMNS, ROSTER_COLUMNS, ROSTER_MERGE_COLUMNS, ROSTER_PROGRESS_KEYS, normaliseRow,
+  type ColumnSpec, type ContentKey, type ContentPackage, type ContentTable, type RosterProgressKey, type SchoolUserRow, type StudentsPackage,
+} from '@lms/shared';
+
+// Big enough to keep round trips few, small enough for SQLite's bound-parameter limit (32766) at ~20 columns.
+const MAX_PARAMS = 15_000;
+
+type Row = Record<string, unknown>;
+
+/** JSON columns are written as text on both dialects (the knex layer parses them back on read). */
+function forWrite(spec: ColumnSpec, row: Row): Row {
+  const out: Row = {};
+  for (const [column, value] of Object.entries(row)) {
+    out[column] = spec[column] === 'json' && value !== null && value !== undefined ? JSON.stringify(value) : value;
+  }
+  return out;
+}
+
+/**
+ * Insert-or-update by primary key, in batches. Rows are grouped by their set of columns (a multi-row
+ * INSERT on SQLite would turn a missing column into NULL instead of its default) and de-duplicated by key
+ * (PostgreSQL refuses to touch one row twice in a statement; the last occurrence wins, as sequential
+ * upserts would). `merge` limits what an existing row gets overwritten with.
+ */
+export async function upsertRows(trx: Knex, table: string, pk: string, spec: ColumnSpec, rows: Row[], merge?: readonly string[]): Promise<void> {
+  if (rows.length === 0) return;
+  const byKey = new Map<unknown, Row>();
+  for (const r of rows) byKey.set(r[pk], forWrite(spec, r));
+  const groups = new Map<string, Row[]>();
+  for (const r of byKey.values()) {
+    const signature = Object.keys(r).sort().join(',');
+    const g = groups.get(signature);
+    if (g) g.push(r);
+    else groups.set(signature, [r]);
+  }
+  for (const group of groups.values()) {
+    const columns = Object.keys(group[0]);
+    const update = columns.filter((c) => c !== pk && (!merge || merge.includes(c)));
+    const size = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
+    for (let i = 0; i < group.length; i += size) {
+      const q = trx(table).insert(group.slice(i, i + size)).onConflict(pk);
+      await (update.length ? q.merge(update) : q.ignore());
+    }
+  }
+}
+
+const pkOf = (table: ContentTable): string => Object.keys(CONTENT_COLUMNS[table])[0];
+
+/** Content tables that no learner row points at: emptied and refilled, children first. */
+const REFILLED: ContentTable[] = [
+  'lessonquizquestions', 'lessonpracticequestions', 'levelquizquestions', 'baselinequestion', 'lessonquizzes', 'lessonpractices',
+  'lessonlearnings', 'lessonplans', 'curriculumbaseline', 'questions', 'documents', 'standards', 'schools', 'countries', 'subjects',
+];
+
+/** Learners point at these (students.gradeid, startinglevelid, studentcurrentlevelid, studentcurrentlessonid): upserted, then pruned. */
+const PRUNED: ContentTable[] = ['lessons', 'levels', 'grades'];
+
+/** Parents before children (contract B.3, with the foreign-key order fixed as the newest original does). */
+const UPSERT_ORDER: ContentKey[] = [
+  'documents', 'questions', 'curriculums', 'curriculumbaselines', 'grades', 'levels', 'lessons', 'countries', 'schools', 'standards',
+  'lessonlearnings', 'lessonquizzes', 'lessonpractices', 'lessonpracticequestions', 'lessonquizquestions', 'levelquizquestions',
+  'baselinequestion', 'lessonplans', 'subjects',
+];
+
+/**
+ * Applies a curriculum package in one transaction so that the content tables end equal to the payload
+ * (curriculums are only ever upserted) and learner rows are untouched. Instead of switching foreign-key
+ * checks off as the original does, rows are ordered so that every check holds at every step: a package
+ * that would leave a learner pointing at a grade, level or lesson it no longer contains fails as a whole.
+ */
+export async function applyContent(db: Knex, pkg: ContentPackage): Promise<Record<ContentKey, number>> {
+  return db.transaction(async (trx) => {
+    for (const table of REFILLED) await trx(table).del();
+    for (const key of UPSERT_ORDER) {
+      const table = CONTENT_KEYS[key];
+      await upsertRows(trx, table, pkOf(table), CONTENT_COLUMNS[table], pkg[key] as Row[]);
+    }
+    const keyOf: Record<string, ContentKey> = { lessons: 'lessons', levels: 'levels', grades: 'grades' };
+    for (const table of PRUNED) {
+      const pk = pkOf(table);
+      const keep = new Set((pkg[keyOf[table]] as Row[]).map((r) => r[pk]));
+      const existing: string[] = (await trx(table).select(pk)).map((r: Row) => r[pk] as string);
+      const gone = existing.filter((id) => !keep.has(id));
+      for (let i = 0; i < gone.length; i += 500) await trx(table).whereIn(pk, gone.slice(i, i + 500)).del();
+    }
+    return Object.fromEntries(Object.entries(pkg).map(([k, rows]) => [k, (rows as Row[]).length])) as Record<ContentKey, number>;
+  });
+}
+
+const STUDENT_ROLE = 4;
+const TEACHER_ROLE = 3;
+
+function schoolUserForWrite(u: SchoolUserRow, role: number | undefined): Row {
+  const row: Row = { ...u };
+  if (role !== undefined) row.schooluserrole = role;
+  else if (row.schooluserrole === undefined || row.schooluserrole === null) row.schooluserrole = STUDENT_ROLE;
+  // The hash travels verbatim; an account without one can exist but cannot sign in.
+  if (row.schooluserpasswordhash === undefined || row.schooluserpasswordhash === null) row.schooluserpasswordhash = '';
+  return row;
+}
+
+/** Not-null text columns of students that central may leave empty. */
+const STUDENT_TEXT_DEFAULTS = ['city', 'country', 'state'] as const;
+
+/** Roster of learners (contract C): school users, their students rows and optional progress, in one transaction. */
+export async function applyStudents(db: Knex, pkg: StudentsPackage): Promise<{ schoolusers: number; students: number }> {
+  return db.transaction(async (trx) => {
+    await upsertRows(
+      trx, 'schoolusers', 'schooluserid', ROSTER_COLUMNS.schoolusers, pkg.studentusers.map((s) => schoolUserForWrite(s.schooluser, undefined)),
+      ROSTER_MERGE_COLUMNS.schoolusers,
+    );
+    const students = pkg.studentusers.map(({ student }) => {
+      const row: Row = { ...student };
+      for (const c of STUDENT_TEXT_DEFAULTS) if (row[c] === null || row[c] === undefined) row[c] = '';
+      if (row.genderid === null || row.genderid === undefined) row.genderid = 0;
+      return row;
+    });
+    await upsertRows(trx, 'students', 'studentid', ROSTER_COLUMNS.students, students, ROSTER_MERGE_COLUMNS.students);
+    for (const key of Object.keys(ROSTER_PROGRESS_KEYS) as RosterProgressKey[]) {
+      const raw = pkg.studentprogresses?.[key];
+      if (!raw?.length) continue;
+      const table = ROSTER_PROGRESS_KEYS[key];
+      const spec: ColumnSpec = LOG_COLUMNS[table];
+      const pk = Object.keys(spec)[0];
+      // Like the log merge, but a roster never overwrites the learner's earned scores.
+      const merge = Object.keys(spec).filter((c) => c !== pk && c !== 'scores');
+      await upsertRows(trx, table, pk, spec, raw.map((r) => normaliseRow(table, spec, r) as Row), merge);
+    }
+    return { schoolusers: pkg.studentusers.length, students: students.length };
+  });
+}
+
+/** Roster of teachers (contract C): every row becomes a teacher account (role 3), whatever it says. */
+export async function applyTeachers(db: Knex, rows: SchoolUserRow[]): Promise<number> {
+  await db.transaction(async (trx) => {
+    await upsertRows(trx, 'schoolusers', 'schooluserid', ROSTER_COLUMNS.schoolusers, rows.map((r) => schoolUserForWrite(r, TEACHER_ROLE)), ROSTER_MERGE_COLUMNS.schoolusers);
+  });
+  return rows.length;
+}
