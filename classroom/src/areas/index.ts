@@ -1,7 +1,31 @@
 import type { ClassroomRoute } from '../http/types';
+import { accessRoutes } from './access/routes';
 import { appRoutes } from './app/routes';
+import { authRoutes } from './auth/routes';
+import { curriculumRoutes } from './curriculum/routes';
+import { gradeRoutes } from './grade/routes';
+import { lessonRoutes } from './lesson/routes';
+import { levelRoutes } from './level/routes';
+import { questionRoutes } from './question/routes';
+import { resultRoutes } from './result/routes';
 import { schoolRoutes } from './school/routes';
 import { importRoutes } from './import/routes';
+import { exportRoutes } from './export/routes';
+import { studentRoutes } from './student/routes';
 
 /** Every classroom route, in the order they are matched. */
-export const classroomRoutes: ClassroomRoute[] = [...appRoutes, ...schoolRoutes, ...importRoutes];
+export const classroomRoutes: ClassroomRoute[] = [
+  ...appRoutes,
+  ...authRoutes,
+  ...accessRoutes,
+  ...curriculumRoutes,
+  ...gradeRoutes,
+  ...lessonRoutes,
+  ...levelRoutes,
+  ...questionRoutes,
+  ...resultRoutes,
+  ...schoolRoutes,
+  ...studentRoutes,
+  ...exportRoutes,
+  ...importRoutes,
+];

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { httpError, publicGate, route } from '@lms/shared';
+import type { ClassroomRoute } from '../../http/types';
+import { configOf, depsOf } from '../../http/context';
+import { bearerOf } from '../../auth/guards';
+import { profileClaims } from '../../auth/claims';
+import { hashPassword, verifyPassword } from '../../auth/passwords';
+import { issueAccessToken, revokeToken, verifyAccessToken } from '../../auth/tokens';
+import { closeAccess, findSchoolUser, openAccess, replaceHash } from './store';
+
+const epochMs = z.coerce.number().finite().nonnegative();
+
+const loginBody = z.object({
+  studentusername: z.string().trim().min(1).max(45),
+  studentpassword: z.string().min(1).max(200),
+  logintime: epochMs.optional(),
+}).strict();
+
+const logoutBody = z.object({
+  logouttime: epochMs.optional(),
+  timespent: z.coerce.number().finite().nonnegative().optional(),
+}).passthrough();
+
+const NOT_MATCHING = 'User/Password not matching';
+
+export const authRoutes: ClassroomRoute[] = [
+  route('POST', '/auth/login', publicGate(), { body: loginBody }, async ({ req, body }) => {
+    const { db } = depsOf(req);
+    const config = configOf(req);
+    const user = await findSchoolUser(db, body.studentusername);
+    const check = await verifyPassword(user?.schooluserpasswordhash, body.studentpassword);
+    if (!user || !check.ok || user.isdisabled || user.isdeleted || user.schooluserstatus === false) throw httpError(400, NOT_MATCHING);
+    const student = await db('students').where('schooluserid', user.schooluserid).first('isactive');
+    if (student && student.isactive === false) throw httpError(400, 'Student is removed!');
+    if (check.legacy) await replaceHash(db, user.schooluserid, await hashPassword(body.studentpassword));
+    await openAccess(db, user.schooluserid, body.logintime !== undefined ? new Date(body.logintime) : new Date(), req.ip ?? '');
+    const claims = await profileClaims(db, user);
+    const { token } = await issueAccessToken(db, { secret: config.jwtSecret, minutes: config.accessTokenMinutes }, user.schooluserid, claims);
+    depsOf(req).logger.info({ schooluserid: user.schooluserid, logaccesstype: 1 }, 'classroom sign-in');
+    return { accessToken: token };
+  }, { summary: 'Sign-in for every school user; answers {accessToken}' }),
+
+  route('POST', '/auth/logout', publicGate(), { body: logoutBody }, async ({ req, res, body }) => {
+    const { db } = depsOf(req);
+    const raw = bearerOf(req);
+    const verified = raw ? verifyAccessToken(raw, configOf(req).jwtSecret) : undefined;
+    // Revokes only this session's token: a learner signed in on two tablets stays signed in on the other.
+    const revoked = verified ? await revokeToken(db, verified.jti) : 0;
+    if (!verified || revoked === 0) {
+      res.status(200).json({ error: true, errormessage: 'Unauthorized', data: false });
+      return;
+    }
+    await closeAccess(db, verified.schooluserid, body.logouttime !== undefined ? new Date(body.logouttime) : new Date(), body.timespent ?? 0);
+    return true;
+  }, { summary: 'Ends the session of the bearer token (no guard; answers data:false when the token is not live)' }),
+];

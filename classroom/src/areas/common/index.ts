@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import type { Knex } from '@lms/db';
+import { httpError } from '@lms/shared';
+import type { Caller } from '../../http/types';
+import { userOf } from '../../auth/guards';
+
+export const uuid = z.string().uuid();
+export const idParams = <K extends string>(key: K, message = `Invalid ${key}`) =>
+  z.object({ [key]: z.string().uuid({ message }) } as Record<K, z.ZodString>);
+
+/** Optional query strings: an array or object given by a client counts as absent. */
+export const queryText = z.preprocess((v) => (typeof v === 'string' ? v : undefined), z.string().max(300).optional());
+
+/** A point in time sent as epoch milliseconds (number or digits) or an ISO string. */
+export const instant = z.union([z.number(), z.string().max(40)]).transform((v, ctx) => {
+  const d = typeof v === 'number' || /^\d+$/.test(v) ? new Date(Number(v)) : new Date(v);
+  if (Number.isNaN(d.getTime())) {
+    ctx.addIssue({ code: 'custom', message: 'is not a valid date' });
+    return z.NEVER;
+  }
+  return d;
+});
+
+export const round2 = (n: number): number => Math.round(n * 100) / 100;
+
+export interface Learner {
+  studentid: string;
+  schooluserid: string;
+  curriculumid: string;
+  curriculumids: string[];
+  schoolname: string | null;
+  standard: string | null;
+}
+
+/** The caller's students row (learners, and teacher accounts that have one), looked up fresh rather than trusted from claims. */
+export async function learnerOf(db: Knex, caller: Caller): Promise<Learner | undefined> {
+  const user = userOf(caller);
+  const row = await db('students').where('schooluserid', user.schooluserid).first();
+  if (!row) return undefined;
+  return {
+    studentid: row.studentid,
+    schooluserid: row.schooluserid,
+    curriculumid: row.curriculumid,
+    curriculumids: Array.isArray(row.curriculumids) ? row.curriculumids : row.curriculumid ? [row.curriculumid] : [],
+    schoolname: row.schoolname,
+    standard: row.standard,
+  };
+}
+
+export async function requireLearner(db: Knex, caller: Caller): Promise<Learner> {
+  const l = await learnerOf(db, caller);
+  if (!l) throw httpError(400, 'Invalid student id');
+  return l;
+}
+
+/** The school the caller belongs to: the students row's school first, then the account's. */
+export async function schoolnameOf(db: Knex, caller: Caller): Promise<string> {
+  const user = userOf(caller);
+  const l = await learnerOf(db, caller);
+  if (l?.schoolname) return l.schoolname;
+  const u = await db('schoolusers').where('schooluserid', user.schooluserid).first('schoolname');
+  return (u?.schoolname as string | null) ?? '';
+}
+
+/** A LIKE pattern matching `text` literally anywhere, case-insensitively on both dialects (used with lower()). */
+export function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+export function whereContains(q: Knex.QueryBuilder, column: string, text: string | undefined): Knex.QueryBuilder {
+  if (!text) return q;
+  return q.whereRaw(`lower(${column}) like ? escape '\\'`, [containsPattern(text)]);
+}
+
+export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { anyUser, httpError, route, syncKeyOrStaff } from '@lms/shared';
+import type { ClassroomRoute } from '../../http/types';
+import { depsOf } from '../../http/context';
+import { idParams, instant, learnerOf, queryText } from '../common';
+import { allCurriculums, baselineFor, baselineResults, curriculumById, curriculumMap, searchCurriculums, subjectsOf } from './store';
+
+const allQuery = z.object({ cur: queryText, studentid: queryText, standardid: queryText, schoolname: queryText });
+const curriculumParams = idParams('curriculumid', 'Invalid Curriculum id');
+const baselineParams = z.object({
+  curriculumid: z.string().uuid({ message: 'Invalid Curriculum id' }),
+  schoolname: z.string().min(1).max(300),
+  studentid: z.string().uuid({ message: 'Invalid student id' }),
+});
+// The app sends {baselineDateTime}; only `date` is read, other keys are ignored as in the original.
+const baselineBody = z.object({ date: instant.optional() }).passthrough();
+
+export const curriculumRoutes: ClassroomRoute[] = [
+  route('GET', '/curriculum', anyUser(), {}, ({ req }) => allCurriculums(depsOf(req).db), { summary: 'All curriculums' }),
+  route('GET', '/curriculum/all', anyUser(), { query: allQuery }, ({ req, query }) => searchCurriculums(depsOf(req).db, query),
+    { summary: 'Active curriculums by name, optionally those of one learner or class' }),
+  route('GET', '/curriculum/subjects', anyUser(), {}, async ({ req, caller }) => {
+    const { db } = depsOf(req);
+    const learner = await learnerOf(db, caller);
+    return subjectsOf(db, learner?.studentid, learner?.curriculumids ?? []);
+  }, { summary: "The caller's curriculums with their progress" }),
+  route('GET', '/curriculum/:curriculumid', anyUser(), { params: curriculumParams }, async ({ req, params }) => {
+    const row = await curriculumById(depsOf(req).db, params.curriculumid);
+    if (!row) throw httpError(400, 'Invalid Curriculum id');
+    return row;
+  }, { summary: 'One curriculum' }),
+  route('GET', '/curriculum/:curriculumid/map', anyUser(), { params: curriculumParams }, async ({ req, caller, params }) => {
+    const { db } = depsOf(req);
+    const row = await curriculumById(db, params.curriculumid);
+    if (!row) throw httpError(400, 'Invalid Curriculum id');
+    return curriculumMap(db, row, (await learnerOf(db, caller))?.studentid);
+  }, { summary: "Curriculum tree with the caller's points" }),
+  route('POST', '/curriculum/baseline/:curriculumid/:schoolname/:studentid', anyUser(), { params: baselineParams, body: baselineBody }, async ({ req, params, body }) => {
+    const { db } = depsOf(req);
+    const school = await db('schools').whereRaw('lower(schoolname) = ?', [params.schoolname.toLowerCase()]).andWhere('isdeleted', false).first('schoolid');
+    if (!school || !(await curriculumById(db, params.curriculumid))) throw httpError(400, 'Invalid Curriculum id');
+    // The app sends the schooluserid where the route names a studentid; both identify the learner.
+    const student = await db('students').where('studentid', params.studentid).orWhere('schooluserid', params.studentid).first('studentid');
+    return baselineFor(db, params.curriculumid, school.schoolid, student?.studentid, body.date ?? new Date());
+  }, { summary: 'The baseline/endline in force and whether the learner took it' }),
+  route('GET', '/curriculum/:curriculumbaselineid/getstudentresult', syncKeyOrStaff(), { params: idParams('curriculumbaselineid', 'Invalid curriculum baseline id') },
+    async ({ req, res, params }) => {
+      // A bare array without the envelope: the central baseline download reads it as such.
+      res.json(await baselineResults(depsOf(req).db, params.curriculumbaselineid));
+    }, { summary: 'Baseline results of every learner (bare array; staff or the sync key)' }),
+];

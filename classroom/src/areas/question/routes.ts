@@ -1,0 +1,35 @@
+import { anyUser, httpError, route } from '@lms/shared';
+import type { ClassroomRoute } from '../../http/types';
+import { depsOf } from '../../http/context';
+import { idParams, learnerOf } from '../common';
+import { LINKS, baselineWithQuestions, lessonWithQuestions, levelAnswers, levelWithQuestions, linkedQuestions } from './store';
+
+const levelParams = idParams('levelid', 'Invalid level id');
+
+export const questionRoutes: ClassroomRoute[] = [
+  route('GET', '/question/lesson/:lessonid', anyUser(), { params: idParams('lessonid', 'Invalid lesson id') }, async ({ req, params }) => {
+    const out = await lessonWithQuestions(depsOf(req).db, params.lessonid);
+    if (!out) throw httpError(404, `lesson ${params.lessonid} not found`);
+    return out;
+  }, { summary: 'A lesson with every practice and quiz question' }),
+  route('GET', '/question/level/:levelid', anyUser(), { params: levelParams }, async ({ req, params }) => {
+    const out = await levelWithQuestions(depsOf(req).db, params.levelid);
+    if (!out) throw httpError(404, `level ${params.levelid} not found`);
+    return out;
+  }, { summary: 'A level with its level-quiz questions' }),
+  route('GET', '/question/practice/:lessonpracticeid', anyUser(), { params: idParams('lessonpracticeid', 'Invalid lesson practice id') },
+    ({ req, params }) => linkedQuestions(depsOf(req).db, LINKS.practice, [params.lessonpracticeid]), { summary: "A practice's questions" }),
+  route('GET', '/question/quiz/:lessonquizid', anyUser(), { params: idParams('lessonquizid', 'Invalid lesson quiz id') },
+    ({ req, params }) => linkedQuestions(depsOf(req).db, LINKS.quiz, [params.lessonquizid]), { summary: "A lesson quiz's questions" }),
+  route('GET', '/question/baseline/:curriculumbaselineid', anyUser(), { params: idParams('curriculumbaselineid', 'Invalid curriculum baseline id') }, async ({ req, params }) => {
+    const out = await baselineWithQuestions(depsOf(req).db, params.curriculumbaselineid);
+    if (!out) throw httpError(404, `baseline ${params.curriculumbaselineid} not found`);
+    return out;
+  }, { summary: 'A baseline/endline with its questions' }),
+  route('GET', '/question/level/:levelid/answers', anyUser(), { params: levelParams }, async ({ req, caller, params }) => {
+    const { db } = depsOf(req);
+    const out = await levelAnswers(db, params.levelid, (await learnerOf(db, caller))?.studentid);
+    if (!out) throw httpError(404, 'No level-quiz result is found');
+    return out;
+  }, { summary: "The level quiz with the caller's latest answers" }),
+];

@@ -1,0 +1,88 @@
+import type { Knex } from '@lms/db';
+import { PROGRESS } from '../result/progress';
+
+/** The question fields the app renders, gathered in one object inside the question. */
+export function withQuestionObject(q: Record<string, unknown>) {
+  return {
+    ...q,
+    questionobject: {
+      questionoptions: q.questionoptions ?? null,
+      questionfile: q.questionfile ?? null,
+      questiontext: q.questiontext ?? null,
+      questiondistractors: q.questiondistractors ?? null,
+      questionheading: q.questionheading ?? null,
+      questioncorrectvalue: q.questioncorrectvalue ?? null,
+      questionfeedback: q.questionfeedback ?? null,
+    },
+  };
+}
+
+interface LinkSpec { table: string; parent: string; status: string; order: string }
+
+export const LINKS = {
+  practice: { table: 'lessonpracticequestions', parent: 'lessonpracticeid', status: 'lessonpracticequestionstatus', order: 'lessonpracticequestionorder' },
+  quiz: { table: 'lessonquizquestions', parent: 'lessonquizid', status: 'lessonquizquestionstatus', order: 'lessonquizquestionorder' },
+  level: { table: 'levelquizquestions', parent: 'levelid', status: 'levelquizquestionstatus', order: 'levelquizquestionorder' },
+  baseline: { table: 'baselinequestion', parent: 'curriculumbaselineid', status: 'baselinequestionstatus', order: 'baselinequestionorder' },
+} satisfies Record<string, LinkSpec>;
+
+/** Link rows of one or more parents, each with its question nested (and the question's questionobject inside it). */
+export async function linkedQuestions(db: Knex, spec: LinkSpec, parentIds: string[]) {
+  if (!parentIds.length) return [];
+  const q = db(spec.table).whereIn(spec.parent, parentIds).orderBy(spec.order);
+  // A baseline question's status flag defaults to false in the original schema, so only deletion hides it.
+  if (spec.table === 'baselinequestion') q.andWhere('isdeleted', false);
+  else q.andWhere(spec.status, true);
+  const links = await q;
+  const ids = [...new Set(links.map((l) => l.questionid).filter(Boolean))];
+  const questions = ids.length ? await db('questions').whereIn('questionid', ids).andWhere('isdeleted', false) : [];
+  const byId = new Map(questions.map((x) => [x.questionid, withQuestionObject(x)]));
+  return links.filter((l) => byId.has(l.questionid)).map((l) => ({ ...l, question: byId.get(l.questionid) }));
+}
+
+export async function levelWithQuestions(db: Knex, levelid: string) {
+  const level = await db('levels').where({ levelid, isdeleted: false }).first();
+  if (!level) return null;
+  return { ...level, levelquizquestions: await linkedQuestions(db, LINKS.level, [levelid]) };
+}
+
+export async function lessonWithQuestions(db: Knex, lessonid: string) {
+  const lesson = await db('lessons').where({ lessonid, isdeleted: false }).first();
+  if (!lesson) return null;
+  const [lessonlearnings, practices, quizzes] = await Promise.all([
+    db('lessonlearnings').where({ lessonid, lessonlearningstatus: true }).orderBy('lessonlearningorder'),
+    db('lessonpractices').where({ lessonid, lessonpracticestatus: true }).orderBy('lessonpracticeorder'),
+    db('lessonquizzes').where({ lessonid, lessonquizstatus: true }).orderBy('lessonquizorder'),
+  ]);
+  const pq = await linkedQuestions(db, LINKS.practice, practices.map((p) => p.lessonpracticeid));
+  const qq = await linkedQuestions(db, LINKS.quiz, quizzes.map((q) => q.lessonquizid));
+  return {
+    ...lesson,
+    lessonlearnings,
+    lessonpractices: practices.map((p) => ({ ...p, lessonpracticequestions: pq.filter((x) => x.lessonpracticeid === p.lessonpracticeid) })),
+    lessonquizzes: quizzes.map((q) => ({ ...q, lessonquizquestions: qq.filter((x) => x.lessonquizid === q.lessonquizid) })),
+  };
+}
+
+export async function baselineWithQuestions(db: Knex, curriculumbaselineid: string) {
+  const baseline = await db('curriculumbaseline').where({ curriculumbaselineid, isdeleted: false }).first();
+  if (!baseline) return null;
+  return { ...baseline, baselinequestion: await linkedQuestions(db, LINKS.baseline, [curriculumbaselineid]) };
+}
+
+/** The level quiz's questions with the caller's answers from the latest attempt; null when there is none. */
+export async function levelAnswers(db: Knex, levelid: string, studentid: string | undefined) {
+  if (!studentid) return null;
+  const attempt = await db('studentprogress').where({ studentid, studentprogressreferenceid: levelid, progresstype: PROGRESS.levelquiz }).orderBy('starttime', 'desc').first();
+  if (!attempt) return null;
+  const answers = await db('studentprogressquestions').where('studentprogressid', attempt.studentprogressid);
+  const byLink = new Map(answers.map((a) => [a.referencequestionid, a]));
+  const questions = await linkedQuestions(db, LINKS.level, [levelid]);
+  return {
+    studentprogress: attempt,
+    levelquizquestions: questions.map((q) => {
+      const a = byLink.get(q.levelquizquestionid);
+      return { ...q, answer: a ? { iscorrect: a.iscorrect, tries: a.tries } : null };
+    }),
+  };
+}

@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { anyUser, route } from '@lms/shared';
+import type { ClassroomRoute } from '../../http/types';
+import { depsOf } from '../../http/context';
+import { idParams, instant, requireLearner } from '../common';
+import { KINDS, saveResult, type Answer, type ResultKind } from './store';
+
+const id = z.string().uuid();
+
+function submissionBody<T extends z.ZodRawShape>(item: T) {
+  return z.object({
+    result: z.array(z.object({ iscorrect: z.boolean(), questionid: id, ...item }).strict()).min(1).max(500),
+    starttime: instant.optional(),
+    endtime: instant.optional(),
+  }).strict();
+}
+
+const practiceBody = submissionBody({ lessonpracticeid: id, lessonpracticequestionid: id, tries: z.number().int().min(0).max(1000) });
+const quizBody = submissionBody({ lessonquizid: id, lessonquizquestionid: id });
+const levelBody = submissionBody({ levelid: id, levelquizquestionid: id });
+const baselineBody = submissionBody({ curriculumbaselineid: id, baselinequestionid: id });
+
+function handler(kind: ResultKind, param: string) {
+  return async ({ req, caller, params, body }: { req: import('express').Request; caller: import('../../http/types').Caller; params: Record<string, string>; body: { result: Array<Record<string, unknown>>; starttime?: Date; endtime?: Date } }) => {
+    const { db } = depsOf(req);
+    const learner = await requireLearner(db, caller);
+    const now = new Date();
+    const answers: Answer[] = body.result.map((r) => ({
+      iscorrect: r.iscorrect as boolean,
+      tries: typeof r.tries === 'number' ? r.tries : undefined,
+      linkid: r[kind.link.id] as string,
+      parentid: r[kind.link.parent] as string,
+    }));
+    await saveResult(db, kind, {
+      studentid: learner.studentid,
+      referenceid: params[param],
+      // Without a starttime an attempt cannot be recognised when replayed; each such request is a new attempt.
+      starttime: body.starttime ?? now,
+      endtime: body.endtime ?? now,
+      answers,
+    });
+    return true;
+  };
+}
+
+export const resultRoutes: ClassroomRoute[] = [
+  route('POST', '/result/lesson/practice/:lessonpracticeid', anyUser(), { params: idParams('lessonpracticeid', 'Invalid lesson practice id'), body: practiceBody },
+    handler(KINDS.practice, 'lessonpracticeid'), { summary: 'Saves a practice attempt (idempotent on studentid, practice and starttime)' }),
+  route('POST', '/result/lesson/quiz/:lessonquizid', anyUser(), { params: idParams('lessonquizid', 'Invalid lesson quiz id'), body: quizBody },
+    handler(KINDS.quiz, 'lessonquizid'), { summary: 'Saves a lesson-quiz attempt (idempotent on studentid, quiz and starttime)' }),
+  route('POST', '/result/level/quiz/:levelid', anyUser(), { params: idParams('levelid', 'Invalid level id'), body: levelBody },
+    handler(KINDS.levelquiz, 'levelid'), { summary: 'Saves a level-quiz attempt (idempotent on studentid, level and starttime)' }),
+  route('POST', '/result/baseline/question/:curriculumbaselineid', anyUser(), { params: idParams('curriculumbaselineid', 'Invalid curriculum baseline id'), body: baselineBody },
+    handler(KINDS.baseline, 'curriculumbaselineid'), { summary: 'Saves a baseline/endline attempt (idempotent on studentid, baseline and starttime)' }),
+];

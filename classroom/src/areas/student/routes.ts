@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { anyOrSyncKey, anyUser, route } from '@lms/shared';
+import type { ClassroomRoute } from '../../http/types';
+import { depsOf } from '../../http/context';
+import { learnerOf, queryText, requireLearner } from '../common';
+import { curriculumProgress } from '../curriculum/store';
+import { lastLogins, searchStudents, setProfileImage } from './store';
+
+// Anything but an array of ids means "no ids": the central API sends a bare JSON array.
+const idList = z.unknown().transform((v) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.length <= 45).slice(0, 5000) : []));
+
+export const studentRoutes: ClassroomRoute[] = [
+  route('GET', '/student/all', anyUser(), { query: z.object({ userid: queryText, schoolname: queryText }) }, ({ req, query }) => searchStudents(depsOf(req).db, query),
+    { summary: 'Up to 20 learners by handle and school' }),
+  route('POST', '/student/profile', anyUser(), { body: z.object({ filename: z.string().min(1).max(250) }) }, async ({ req, caller, body }) => {
+    const { db } = depsOf(req);
+    const learner = await requireLearner(db, caller);
+    await setProfileImage(db, learner.studentid, body.filename);
+    return body.filename;
+  }, { summary: "Sets the caller's profile image name" }),
+  route('GET', '/student/progress', anyUser(), {}, async ({ req, caller }) => {
+    const { db } = depsOf(req);
+    const learner = await learnerOf(db, caller);
+    return learner ? curriculumProgress(db, learner.studentid, learner.curriculumid) : 0;
+  }, { summary: "The caller's progress in their curriculum" }),
+  route('POST', '/student/logintime', anyOrSyncKey(), { body: idList }, ({ req, body }) => lastLogins(depsOf(req).db, body),
+    { summary: 'Latest sign-in of each listed user (the central API calls it with the sync key)' }),
+];

@@ -1,0 +1,25 @@
+import type { Knex } from '@lms/db';
+import { containsPattern } from '../common';
+
+export async function searchStudents(db: Knex, q: { userid?: string; schoolname?: string }) {
+  const query = db('students').join('schoolusers', 'schoolusers.schooluserid', 'students.schooluserid')
+    .where('schoolusers.isdeleted', false)
+    .select('students.*', 'schoolusers.schoolusername as _schoolusername')
+    .orderBy('schoolusers.schoolusername')
+    .limit(20);
+  if (q.userid) query.whereRaw("lower(schoolusers.schoolusername) like ? escape '\\'", [containsPattern(q.userid)]);
+  if (q.schoolname) query.whereRaw('lower(students.schoolname) = ?', [q.schoolname.toLowerCase()]);
+  const rows = await query;
+  return rows.map(({ _schoolusername, ...s }) => ({ ...s, schooluser: { schoolusername: _schoolusername } }));
+}
+
+export async function setProfileImage(db: Knex, studentid: string, filename: string): Promise<void> {
+  await db('students').where({ studentid }).update({ profileimage: filename });
+}
+
+/** The latest sign-in of each listed user (users never signed in are left out). */
+export async function lastLogins(db: Knex, userids: string[]) {
+  if (!userids.length) return [];
+  const rows: Array<Record<string, unknown>> = await db('rpiuseraccess').whereIn('userid', userids).groupBy('userid').select('userid').max({ logintime: 'logintime' });
+  return rows.map((r) => ({ logintime: r.logintime instanceof Date ? r.logintime.toISOString() : r.logintime, userid: r.userid }));
+}
