@@ -10,7 +10,6 @@ import { questionRoutes } from './question/routes';
 import { resultRoutes } from './result/routes';
 import { schoolRoutes } from './school/routes';
 import { importRoutes } from './import/routes';
-import { exportRoutes } from './export/routes';
 import { studentRoutes } from './student/routes';
 
 /** Every classroom route, in the order they are matched. */
@@ -26,6 +25,5 @@ export const classroomRoutes: ClassroomRoute[] = [
   ...resultRoutes,
   ...schoolRoutes,
   ...studentRoutes,
-  ...exportRoutes,
   ...importRoutes,
 ];
