@@ -2,10 +2,12 @@ import { connectRedis, createLogger, serve, startOrExit } from '@lms/shared';
 import { loadConfig } from './config';
 import { createApp } from './app';
 import { assertMigrated, openDatabase } from './db';
+import { dailyLogStream } from './logging';
 
 startOrExit('classroom server', async () => {
   const config = loadConfig();
-  const logger = createLogger({ name: 'classroom', level: config.logLevel });
+  // The daily files are what GET /export/log carries to the central API.
+  const logger = createLogger({ name: 'classroom', level: config.logLevel, streams: [dailyLogStream(config.logDir)] });
   const db = openDatabase(config.databaseUrl);
   await assertMigrated(db);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;

@@ -10,6 +10,7 @@ import { questionRoutes } from './question/routes';
 import { resultRoutes } from './result/routes';
 import { schoolRoutes } from './school/routes';
 import { importRoutes } from './import/routes';
+import { exportRoutes } from './export/routes';
 import { studentRoutes } from './student/routes';
 
 /** Every classroom route, in the order they are matched. */
@@ -25,5 +26,6 @@ export const classroomRoutes: ClassroomRoute[] = [
   ...resultRoutes,
   ...schoolRoutes,
   ...studentRoutes,
+  ...exportRoutes,
   ...importRoutes,
 ];

@@ -238,6 +238,72 @@ export function writeLogZipFromDocument(doc: LogDocument, files: Array<{ name: s
   return writeLogZip(source, files.map((f) => ({ name: f.name, stream: Readable.from([Buffer.from(f.content)]) })));
 }
 
+/** The server's log files alone (classroom `GET /export/system-log/files`). */
+export function writeLogFilesZip(files: LogZipFile[]): Readable {
+  const zip = new yazl.ZipFile();
+  const out = new PassThrough();
+  for (const f of files) {
+    f.stream.on('error', (err) => out.destroy(err));
+    zip.addReadStream(f.stream, f.name);
+  }
+  zip.end();
+  zip.outputStream.pipe(out);
+  return out;
+}
+
+/** What classroom `GET /export/report-data` packs into its `syncfile.ini`. */
+export interface ReportDataSource {
+  /** School user rows each carrying its `student` row (no password hashes). */
+  students: Rows<Record<string, unknown>>;
+  studentprogress: LogSource['progress'];
+  studentresult: LogSource['result'];
+  studentaccess: LogSource['access'];
+}
+
+async function* jsonArray(rows: Rows<Record<string, unknown>>, encode: (row: Record<string, unknown>) => string): AsyncGenerator<string> {
+  let first = true;
+  let buffer = '[';
+  const it = iteratorOf(rows);
+  for (let next = await it.next(); !next.done; next = await it.next()) {
+    buffer += (first ? '' : ',') + encode(next.value);
+    first = false;
+    if (buffer.length >= 64 * 1024) {
+      yield buffer;
+      buffer = '';
+    }
+  }
+  yield `${buffer}]`;
+}
+
+async function* encodeReportData(source: ReportDataSource): AsyncGenerator<string> {
+  yield '{"students":';
+  yield* jsonArray(source.students, (r) => JSON.stringify(r));
+  yield ',"studentprogress":{';
+  for (let i = 0; i < PROGRESS_KEYS.length; i += 1) {
+    const key = PROGRESS_KEYS[i];
+    const table = PROGRESS_COLLECTIONS[key];
+    yield `${i ? ',' : ''}"${key}":`;
+    yield* jsonArray(source.studentprogress[key], (r) => JSON.stringify(emitRow(table, LOG_COLUMNS[table], r)));
+  }
+  yield '},"studentresult":';
+  yield* jsonArray(source.studentresult as Rows<Record<string, unknown>>, encodeResult);
+  yield ',"studentaccess":';
+  yield* jsonArray(source.studentaccess, (r) => JSON.stringify(emitRow('rpiuseraccess', LOG_COLUMNS.rpiuseraccess, r)));
+  yield '}';
+}
+
+/** The report-data ZIP: one `syncfile.ini` entry, streamed. */
+export function writeReportDataZip(source: ReportDataSource): Readable {
+  const zip = new yazl.ZipFile();
+  const out = new PassThrough();
+  const ini = Readable.from(encodeReportData(source), { objectMode: false });
+  ini.on('error', (err) => out.destroy(err));
+  zip.addReadStream(ini, 'syncfile.ini');
+  zip.end();
+  zip.outputStream.pipe(out);
+  return out;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Reading
 

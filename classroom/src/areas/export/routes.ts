@@ -1,0 +1,65 @@
+import type { Response } from 'express';
+import type { Readable } from 'node:stream';
+import { isExportedLogFile, logWindowStart, noInput, route, staff, writeLogZip, writeLogFilesZip, writeReportDataZip } from '@lms/shared';
+import type { ClassroomRoute } from '../../http/types';
+import { configOf, depsOf } from '../../http/context';
+import { userOf } from '../../auth/guards';
+import { exportFileName, logSource, openLogFiles, reportStudents } from './store';
+
+/** Access-log kinds of the original (contract A.1). */
+const LOG_ACCESS = { exportLog: 12, exportLogFiles: 19 } as const;
+
+/**
+ * Streams a ZIP as an attachment. Once the first byte is out the status cannot change any more, so a
+ * failure half-way cuts the connection (the client sees a broken download rather than a truncated ZIP
+ * that looks whole); `done` runs only after the last byte was handed to the socket.
+ */
+function sendZip(res: Response, filename: string, zip: Readable, done: () => void): Promise<void> {
+  res.status(200);
+  res.setHeader('Content-Type', 'application/zip');
+  res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
+  return new Promise((resolve) => {
+    zip.on('error', (err) => {
+      res.destroy(err);
+      resolve();
+    });
+    zip.on('end', () => {
+      done();
+      resolve();
+    });
+    zip.pipe(res);
+  });
+}
+
+/** A school name as a piece of a file name: letters, digits, dot, dash and underscore only. */
+const safePart = (s: unknown): string => (typeof s === 'string' ? s : '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 60) || 'school';
+
+export const exportRoutes: ClassroomRoute[] = [
+  route('GET', '/export/log', staff(), noInput, async ({ req, res, caller }) => {
+    const user = userOf(caller);
+    const { db, logger } = depsOf(req);
+    const now = new Date();
+    const files = await openLogFiles(configOf(req).logDir, isExportedLogFile);
+    const zip = writeLogZip(logSource(db, logWindowStart(now)), files);
+    // Written after the ZIP is assembled, as the original did: this line travels in the next export.
+    await sendZip(res, exportFileName('log', now), zip, () =>
+      logger.info({ logaccesstype: LOG_ACCESS.exportLog, userid: user.schooluserid }, `${user.schoolusername} export log`));
+  }, { summary: 'Activity-log ZIP: log.ini (six-month window) and the RPI-API info/error log files' }),
+
+  route('GET', '/export/system-log/files', staff(), noInput, async ({ req, res, caller }) => {
+    const user = userOf(caller);
+    const now = new Date();
+    const files = await openLogFiles(configOf(req).logDir, (name) => name.includes('RPI-API'));
+    const zip = writeLogFilesZip(files);
+    await sendZip(res, exportFileName(`logfiles-${safePart(user.claims.schoolname)}`, now), zip, () =>
+      depsOf(req).logger.info({ logaccesstype: LOG_ACCESS.exportLogFiles, userid: user.schooluserid }, `${user.schoolusername} export log files`));
+  }, { summary: "ZIP of the server's RPI-API log files" }),
+
+  route('GET', '/export/report-data', staff(), noInput, async ({ req, res }) => {
+    const { db } = depsOf(req);
+    const since = logWindowStart(new Date());
+    const log = logSource(db, since);
+    const zip = writeReportDataZip({ students: reportStudents(db), studentprogress: log.progress, studentresult: log.result, studentaccess: log.access });
+    await sendZip(res, 'sync-data.zip', zip, () => undefined);
+  }, { summary: 'Learners, progress, results and access rows (six-month window) as syncfile.ini in a ZIP' }),
+];

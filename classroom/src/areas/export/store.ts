@@ -1,0 +1,113 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Knex } from '@lms/db';
+import {
+  LOG_PRIMARY_KEYS, LOG_WINDOW_COLUMNS, PROGRESS_COLLECTIONS, PROGRESS_KEYS, httpError, type LogSource, type LogTable, type LogZipFile, type ProgressKey,
+} from '@lms/shared';
+
+type Row = Record<string, unknown>;
+
+// Rows are read a page at a time so that six months of a busy classroom never sit in memory at once.
+const PAGE = 1000;
+
+/** The rows of one table newer than `since` on its window column, in primary-key pages (stable under concurrent inserts of older keys). */
+async function* windowed(db: Knex, table: LogTable, windowColumn: string, since: Date): AsyncGenerator<Row> {
+  const pk = LOG_PRIMARY_KEYS[table];
+  let after: string | null = null;
+  for (;;) {
+    const q = db(table).where(windowColumn, '>', since.toISOString()).orderBy(pk).limit(PAGE);
+    if (after !== null) q.andWhere(pk, '>', after);
+    const rows: Row[] = await q;
+    for (const r of rows) yield r;
+    if (rows.length < PAGE) return;
+    after = rows[rows.length - 1][pk] as string;
+  }
+}
+
+/** Results with their question rows attached (questions have no window of their own: they follow their result). */
+async function* resultsWithQuestions(db: Knex, since: Date): AsyncGenerator<Row> {
+  let page: Row[] = [];
+  const flush = async function* (): AsyncGenerator<Row> {
+    const ids = page.map((r) => r.studentprogressid as string);
+    const questions: Row[] = ids.length ? await db('studentprogressquestions').whereIn('studentprogressid', ids).orderBy('studentprogressquestionid') : [];
+    const byResult = new Map<string, Row[]>();
+    for (const q of questions) {
+      const list = byResult.get(q.studentprogressid as string) ?? [];
+      list.push(q);
+      byResult.set(q.studentprogressid as string, list);
+    }
+    for (const r of page) yield { ...r, studentprogressquestions: byResult.get(r.studentprogressid as string) ?? [] };
+    page = [];
+  };
+  for await (const r of windowed(db, 'studentprogress', LOG_WINDOW_COLUMNS.studentprogress, since)) {
+    page.push(r);
+    if (page.length >= 500) yield* flush();
+  }
+  yield* flush();
+}
+
+/** Every collection of the activity log, each limited to rows later than `since` by its own filter column. */
+export function logSource(db: Knex, since: Date): LogSource {
+  const progress = Object.fromEntries(
+    PROGRESS_KEYS.map((k: ProgressKey) => [k, windowed(db, PROGRESS_COLLECTIONS[k], LOG_WINDOW_COLUMNS[k], since)]),
+  ) as unknown as LogSource['progress'];
+  return {
+    result: resultsWithQuestions(db, since),
+    progress,
+    access: windowed(db, 'rpiuseraccess', LOG_WINDOW_COLUMNS.rpiuseraccess, since),
+  };
+}
+
+/**
+ * Opens every file of the log directory whose name passes `include`, before any byte of the response
+ * is sent: a file that cannot be opened as a regular file is a 500 `Error read file`, as the contract says.
+ * A missing directory just means there are no files yet.
+ */
+export async function openLogFiles(dir: string, include: (name: string) => boolean): Promise<LogZipFile[]> {
+  let names: string[];
+  try {
+    names = (await fs.promises.readdir(dir)).filter(include).sort();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw httpError(500, 'Error read file');
+  }
+  const opened: Array<{ name: string; handle: fs.promises.FileHandle }> = [];
+  try {
+    for (const name of names) {
+      const handle = await fs.promises.open(path.join(dir, name), 'r');
+      opened.push({ name, handle });
+      if (!(await handle.stat()).isFile()) throw new Error(`${name} is not a regular file`);
+    }
+  } catch {
+    await Promise.all(opened.map((o) => o.handle.close()));
+    throw httpError(500, 'Error read file');
+  }
+  return opened.map(({ name, handle }) => ({ name, stream: handle.createReadStream({ autoClose: true }) }));
+}
+
+/** `log-YYYY-MM-DD-HHmmss.zip` in UTC: date and time, and nothing a filesystem refuses (decision 15). */
+export function exportFileName(prefix: string, now: Date): string {
+  const iso = now.toISOString();
+  return `${prefix}-${iso.slice(0, 10)}-${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}.zip`;
+}
+
+/** Learners of the classroom as school user rows carrying their `student` row; password hashes never leave the server. */
+export async function* reportStudents(db: Knex): AsyncGenerator<Row> {
+  let after: string | null = null;
+  for (;;) {
+    const q = db('schoolusers')
+      .join('students', 'students.schooluserid', 'schoolusers.schooluserid')
+      .select('schoolusers.schooluserid', 'schoolusers.schoolusername', 'schoolusers.schooluserrole', 'schoolusers.schooluserstatus',
+        'schoolusers.schoolname', 'schoolusers.isdisabled', 'schoolusers.isdeleted', 'students.studentid')
+      .orderBy('students.studentid')
+      .limit(PAGE);
+    if (after !== null) q.andWhere('students.studentid', '>', after);
+    const users: Row[] = await q;
+    if (users.length === 0) return;
+    const students: Row[] = await db('students').whereIn('studentid', users.map((u) => u.studentid as string));
+    const byId = new Map(students.map((s) => [s.studentid as string, s]));
+    for (const { studentid, ...user } of users) yield { ...user, student: byId.get(studentid as string) ?? null };
+    if (users.length < PAGE) return;
+    after = users[users.length - 1].studentid as string;
+  }
+}

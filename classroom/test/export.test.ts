@@ -1,0 +1,243 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO } from '@lms/db';
+import { createLogger, logWindowStart, openZipBuffer } from '@lms/shared';
+import { createApp } from '../src/app';
+import { loadConfig } from '../src/config';
+import { DailyLogFiles, dailyLogName, dailyLogStream } from '../src/logging';
+import { testDatabase, type TestApp } from './helpers';
+import { syncKeyOf, tokenFor, type TestUser } from './auth-helpers';
+
+const uuid = () => crypto.randomUUID();
+const DAY = 86_400_000;
+
+const binary = (res: NodeJS.ReadableStream, cb: (err: Error | null, body: Buffer) => void) => {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('end', () => cb(null, Buffer.concat(chunks)));
+};
+
+async function unzip(buffer: Buffer): Promise<Record<string, string>> {
+  const zip = await openZipBuffer(buffer);
+  const out: Record<string, string> = {};
+  try {
+    for await (const e of zip.entries()) out[e.name] = await e.readText();
+  } finally {
+    zip.close();
+  }
+  return out;
+}
+
+let t: TestApp;
+let logDir: string;
+let teacher: TestUser;
+let learner: TestUser;
+
+/** The app as server.ts builds it: the logger writes the daily files of LOG_DIR. */
+async function build(): Promise<TestApp> {
+  const tdb = await testDatabase();
+  logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'classroom-logs-'));
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: tdb.url, LOG_DIR: logDir, SERVER_SYNC_KEY: 'sk_export_0123456789', JWT_SECRET: 'jwt_export_0123456789' });
+  const devnull = fs.createWriteStream('/dev/null');
+  const logger = createLogger({ name: 'classroom', level: 'info', streams: [dailyLogStream(config.logDir)] }, devnull);
+  return { app: createApp(config, { db: tdb.db, logger }), config, tdb };
+}
+
+beforeAll(async () => {
+  t = await build();
+  teacher = await tokenFor(t, 3);
+  learner = await tokenFor(t, 4);
+});
+afterAll(async () => {
+  await t.tdb.dispose();
+  fs.rmSync(logDir, { recursive: true, force: true });
+});
+
+const getLog = (auth?: string) => {
+  const r = request(t.app).get('/export/log').buffer(true).parse(binary);
+  return auth ? r.set('Authorization', auth) : r;
+};
+
+describe('GET /export/log', () => {
+  it('answers log.ini = [] when there is nothing in the window', async () => {
+    const res = await getLog(teacher.auth);
+    expect(res.status).toBe(200);
+    const files = await unzip(res.body as Buffer);
+    expect(Object.keys(files)[0]).toBe('log.ini');
+    expect(files['log.ini']).toBe('[]');
+  });
+
+  it('exports each collection limited to six months by its own filter column', async () => {
+    const db = t.tdb.db;
+    const now = Date.now();
+    const boundary = logWindowStart(new Date(now)).getTime();
+    const inside = new Date(boundary + 2 * DAY).toISOString();
+    const outside = new Date(boundary - 2 * DAY).toISOString();
+    const sid = learner.studentid!;
+    const ids: Record<string, { recent: string; old: string }> = {};
+    const seed = async (table: string, pk: string, windowColumn: string, row: Record<string, unknown>, other: Record<string, unknown> = {}) => {
+      ids[table] = { recent: uuid(), old: uuid() };
+      // The old row is recent on every other timestamp column, so only the collection's own filter can drop it.
+      await db(table).insert({ ...row, ...other, [pk]: ids[table].recent, [windowColumn]: inside });
+      const oldOther = Object.fromEntries(Object.keys(other).map((k) => [k, new Date(now).toISOString()]));
+      await db(table).insert({ ...row, ...oldOther, [pk]: ids[table].old, [windowColumn]: outside });
+    };
+    await seed('studentprogress', 'studentprogressid', 'starttime', {
+      studentid: sid, ispass: true, studentprogressreferenceid: uuid(), progresstype: 2, resultpercentage: 90, points: 10, fullpoints: 10, marks: 9, scores: 2,
+    }, { endtime: inside });
+    await db('studentprogressquestions').insert([
+      { studentprogressquestionid: uuid(), studentprogressid: ids.studentprogress.recent, tries: 0, iscorrect: true, referencequestionid: uuid() },
+      { studentprogressquestionid: uuid(), studentprogressid: ids.studentprogress.old, tries: 0, iscorrect: false, referencequestionid: uuid() },
+    ]);
+    await seed('rpiuseraccess', 'rpiuseraccessid', 'logintime', { userid: learner.schooluserid, ipaddress: '10.0.0.9', timespent: 12.5, status: 2 }, { logouttime: inside });
+    await seed('studentactives', 'studentactiveid', 'created_at', { studentid: sid, referenceid: uuid(), referencetype: 3 });
+    await seed('studentpoints', 'studentpointid', 'created_at', {
+      studentid: sid, levelid: DEMO.levelid, lessonid: DEMO.lessonid, gradepoints: 1, levelpoints: 1, levelquizscores: 0, lessonpoints: 1, learningpoints: 1,
+      practicepoints: 0, quizpoints: 0, scores: 1,
+    });
+    await seed('studentappusages', 'studentappusageid', 'created_at', { schooluserid: learner.schooluserid, time_spent: 60 }, { last_updated: inside });
+    await seed('studentlearningsprogress', 'studentlearningprogressid', 'lastupdated', { studentid: sid, lessonlearningid: uuid(), progress: 10, viewed: 1, points: 1 });
+    await seed('studentgradesprogress', 'studentgradeprogressid', 'lastupdated', { studentid: sid, curriculumid: DEMO.curriculumid, gradeid: DEMO.gradeid, progress: 10, points: 1, completed: false });
+    await seed('studentlevelsprogress', 'studentlevelprogressid', 'lastupdated', { studentid: sid, levelid: DEMO.levelid, gradeid: DEMO.gradeid, curid: DEMO.curriculumid, progress: 10, completed: false });
+    await seed('studentlessonsprogress', 'studentlessonprogressid', 'lastupdated', {
+      studentid: sid, lessonid: DEMO.lessonid, levelid: DEMO.levelid, gradeid: DEMO.gradeid, curid: DEMO.curriculumid, progress: 10, completed: true,
+    });
+
+    const res = await getLog(teacher.auth);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toBe('application/zip');
+    expect(res.headers['content-disposition']).toMatch(/^attachment; filename="log-\d{4}-\d{2}-\d{2}-\d{6}\.zip"$/);
+    const doc = JSON.parse((await unzip(res.body as Buffer))['log.ini']);
+    expect(Object.keys(doc.log)).toEqual(['result', 'progress', 'access']);
+    const idsOf = (rows: Array<Record<string, unknown>>, pk: string) => rows.map((r) => r[pk]);
+    const expectOnlyRecent = (rows: Array<Record<string, unknown>>, table: string, pk: string) => {
+      const got = idsOf(rows, pk);
+      expect(got, table).toContain(ids[table].recent);
+      expect(got, table).not.toContain(ids[table].old);
+    };
+    expectOnlyRecent(doc.log.result, 'studentprogress', 'studentprogressid');
+    expectOnlyRecent(doc.log.access, 'rpiuseraccess', 'rpiuseraccessid');
+    expectOnlyRecent(doc.log.progress.studentactives, 'studentactives', 'studentactiveid');
+    expectOnlyRecent(doc.log.progress.studentpoints, 'studentpoints', 'studentpointid');
+    expectOnlyRecent(doc.log.progress.studentappusages, 'studentappusages', 'studentappusageid');
+    expectOnlyRecent(doc.log.progress.studentlearningprogress, 'studentlearningsprogress', 'studentlearningprogressid');
+    expectOnlyRecent(doc.log.progress.studentgradesprogress, 'studentgradesprogress', 'studentgradeprogressid');
+    expectOnlyRecent(doc.log.progress.studentlevelsprogress, 'studentlevelsprogress', 'studentlevelprogressid');
+    expectOnlyRecent(doc.log.progress.studentlessonsprogress, 'studentlessonsprogress', 'studentlessonprogressid');
+
+    const result = doc.log.result.find((r: Record<string, unknown>) => r.studentprogressid === ids.studentprogress.recent);
+    expect(result).toMatchObject({ studentid: sid, ispass: true, progresstype: 2, starttime: inside, scores: 2 });
+    // Question rows travel with their result and only with it.
+    expect(result.studentprogressquestions).toHaveLength(1);
+    expect(result.studentprogressquestions[0]).toMatchObject({ studentprogressid: ids.studentprogress.recent, iscorrect: true });
+    const access = doc.log.access.find((r: Record<string, unknown>) => r.rpiuseraccessid === ids.rpiuseraccess.recent);
+    expect(access).toEqual({
+      rpiuseraccessid: ids.rpiuseraccess.recent, userid: learner.schooluserid, logintime: inside, logouttime: inside, timespent: '12.5', status: 2, ipaddress: '10.0.0.9',
+    });
+  });
+
+  it('carries the RPI-API info and error files of the log directory and nothing else', async () => {
+    fs.writeFileSync(path.join(logDir, 'RPI-API-info-2026-01-01.log'), '{"level":"info","message":"old day"}\n');
+    fs.writeFileSync(path.join(logDir, 'RPI-API-error-2026-01-01.log'), '{"level":"error","message":"boom"}\n');
+    fs.writeFileSync(path.join(logDir, 'RPI-API-debug-2026-01-01.log'), 'debug');
+    fs.writeFileSync(path.join(logDir, 'notes.txt'), 'private');
+    const res = await getLog(teacher.auth);
+    expect(res.status).toBe(200);
+    const files = await unzip(res.body as Buffer);
+    const names = Object.keys(files);
+    expect(names[0]).toBe('log.ini');
+    expect(names).toContain('RPI-API-info-2026-01-01.log');
+    expect(names).toContain('RPI-API-error-2026-01-01.log');
+    expect(names).not.toContain('RPI-API-debug-2026-01-01.log');
+    expect(names).not.toContain('notes.txt');
+    expect(files['RPI-API-error-2026-01-01.log']).toBe('{"level":"error","message":"boom"}\n');
+  });
+
+  it("writes an access-log line into today's info file after the export, which the next export carries", async () => {
+    const res = await getLog(teacher.auth);
+    expect(res.status).toBe(200);
+    const today = path.join(logDir, dailyLogName('info', new Date()));
+    const lines = fs.readFileSync(today, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const line = lines.find((l) => l.message === `${teacher.schoolusername} export log`);
+    expect(line).toMatchObject({ level: 'info', metadata: { application: 'RPI-API', logaccesstype: 12, userid: teacher.schooluserid } });
+    const next = await unzip((await getLog(teacher.auth)).body as Buffer);
+    expect(next[path.basename(today)]).toContain(`${teacher.schoolusername} export log`);
+  });
+
+  it('answers 500 "Error read file" when a log file cannot be read', async () => {
+    const broken = path.join(logDir, 'RPI-API-info-broken.log');
+    fs.symlinkSync(path.join(logDir, 'missing-target'), broken);
+    try {
+      const res = await request(t.app).get('/export/log').set('Authorization', teacher.auth);
+      expect(res.status).toBe(500);
+      expect(res.body).toMatchObject({ error: true, errormessage: 'Error read file', data: false });
+    } finally {
+      fs.rmSync(broken, { force: true });
+    }
+  });
+
+  it('is for staff: learners 403, the sync key 403, no or bad token 401', async () => {
+    expect((await getLog(learner.auth)).status).toBe(403);
+    expect((await getLog(syncKeyOf(t))).status).toBe(403);
+    expect((await getLog()).status).toBe(401);
+    expect((await getLog('Bearer nonsense')).status).toBe(401);
+    for (const role of [1, 2] as const) expect((await getLog((await tokenFor(t, role)).auth)).status).toBe(200);
+  });
+});
+
+describe('GET /export/system-log/files and /export/report-data', () => {
+  it('zips the RPI-API files of the log directory for staff', async () => {
+    const res = await request(t.app).get('/export/system-log/files').set('Authorization', teacher.auth).buffer(true).parse(binary);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-disposition']).toMatch(/^attachment; filename="logfiles-Demo_Primary_School-\d{4}-\d{2}-\d{2}-\d{6}\.zip"$/);
+    const names = Object.keys(await unzip(res.body as Buffer));
+    expect(names).toContain('RPI-API-debug-2026-01-01.log');
+    expect(names).not.toContain('notes.txt');
+    expect(names).not.toContain('log.ini');
+    expect((await request(t.app).get('/export/system-log/files').set('Authorization', learner.auth)).status).toBe(403);
+  });
+
+  it('packs learners (without password hashes) and their windowed activity into syncfile.ini', async () => {
+    const res = await request(t.app).get('/export/report-data').set('Authorization', teacher.auth).buffer(true).parse(binary);
+    expect(res.status).toBe(200);
+    expect(res.headers['content-disposition']).toBe('attachment; filename="sync-data.zip"');
+    const doc = JSON.parse((await unzip(res.body as Buffer))['syncfile.ini']);
+    expect(Object.keys(doc)).toEqual(['students', 'studentprogress', 'studentresult', 'studentaccess']);
+    const me = doc.students.find((s: Record<string, unknown>) => s.schooluserid === learner.schooluserid);
+    expect(me.student).toMatchObject({ studentid: learner.studentid });
+    expect(me).not.toHaveProperty('schooluserpasswordhash');
+    expect(doc.studentresult.length).toBeGreaterThan(0);
+    expect((await request(t.app).get('/export/report-data').set('Authorization', learner.auth)).status).toBe(403);
+  });
+});
+
+describe('daily log files', () => {
+  it('writes info and warn to the info file, error to the error file, and drops files past retention', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'daily-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'RPI-API-info-2020-01-01.log'), 'old\n');
+      fs.writeFileSync(path.join(dir, 'keep.txt'), 'x');
+      const now = new Date(2026, 10, 21, 9, 30);
+      const files = new DailyLogFiles({ dir, now: () => now, retentionDays: 7 });
+      const logger = createLogger({ name: 'x', level: 'debug', streams: [{ level: 'info', stream: files }] }, fs.createWriteStream('/dev/null'));
+      logger.debug('not kept');
+      logger.info({ schooluserid: 'u1', logaccesstype: 1 }, 'sign-in');
+      logger.warn('careful');
+      logger.error('broken');
+      const info = fs.readFileSync(path.join(dir, 'RPI-API-info-2026-11-21.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(info.map((l) => [l.level, l.message])).toEqual([['info', 'sign-in'], ['warn', 'careful']]);
+      expect(info[0].metadata).toMatchObject({ application: 'RPI-API', userid: 'u1', logaccesstype: 1 });
+      expect(info[0].metadata.timestamp).toMatch(/Z$/);
+      const errors = fs.readFileSync(path.join(dir, 'RPI-API-error-2026-11-21.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      expect(errors.map((l) => l.message)).toEqual(['broken']);
+      expect(fs.existsSync(path.join(dir, 'RPI-API-info-2020-01-01.log'))).toBe(false);
+      expect(fs.existsSync(path.join(dir, 'keep.txt'))).toBe(true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
