@@ -1,8 +1,9 @@
+import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
   CONTENT_KEY_LIST, ZipError, logWindowStart, openZipBuffer, parseContentPackage, parseStudentsPackage, parseTeachersPackage, readLogZip,
-  readPackageJson, streamToBuffer, writeContentZip, writeLogZipFromDocument, writeStudentsZip, writeTeachersZip, type LogBatch,
+  readPackageJson, streamToBuffer, writeContentZip, writeLogZip, writeLogZipFromDocument, writeStudentsZip, writeTeachersZip, type LogBatch,
 } from '../src';
 
 /** A hand-made ZIP (the writers refuse unsafe names, an attacker's tool does not). */
@@ -243,6 +244,25 @@ describe('activity-log ZIP', () => {
     expect((await refusal(readAll(rawZip([{ name: 'log.ini', data: Buffer.from('{"log":{"access":[{"rpiuseraccessid":"a","status":"open"}]}}') }])))).code).toBe(
       'bad_document',
     );
+  });
+
+  it('closes its sources when the reader goes away (a download cut short)', async () => {
+    let returned = false;
+    async function* rows() {
+      try {
+        for (let i = 0; ; i += 1) yield { ...access, rpiuseraccessid: id(1000 + i) };
+      } finally {
+        returned = true;
+      }
+    }
+    const file = Readable.from([Buffer.alloc(1024)]);
+    const none = () => [];
+    const out = writeLogZip({ result: none(), access: rows(), progress: Object.fromEntries(Object.keys(emptyProgress).map((k) => [k, none()])) as never }, [{ name: 'RPI-API-info-x.log', stream: file }]);
+    await new Promise((r) => out.once('data', r));
+    out.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(file.destroyed).toBe(true);
+    expect(returned).toBe(true);
   });
 
   it('computes the six-month window in calendar months', () => {

@@ -175,6 +175,15 @@ export async function* encodeLogIni(source: LogSource): AsyncGenerator<string> {
     ...PROGRESS_KEYS.map((k) => [k, PROGRESS_COLLECTIONS[k], iteratorOf(source.progress[k])] as [string, LogTable, AsyncIterator<Record<string, unknown>>]),
     ['access', 'rpiuseraccess', iteratorOf(source.access)],
   ];
+  try {
+    yield* encodeNamed(named);
+  } finally {
+    // An export cut short stops every source, not only the one being read.
+    await Promise.all(named.map(([, , it]) => it.return?.()));
+  }
+}
+
+async function* encodeNamed(named: Array<[string, LogTable | 'result', AsyncIterator<Record<string, unknown>>]>): AsyncGenerator<string> {
   const firsts = await Promise.all(named.map(([, , it]) => it.next()));
   if (firsts.every((f) => f.done)) {
     yield '[]';
@@ -214,6 +223,16 @@ export interface LogZipFile {
   stream: Readable;
 }
 
+/**
+ * When the consumer goes away (a download cut short), the sources are destroyed too: open log files are
+ * closed and the row generators return, instead of waiting forever for a reader.
+ */
+function releaseOnClose(out: PassThrough, sources: Readable[]): void {
+  out.on('close', () => {
+    for (const s of sources) if (!s.destroyed) s.destroy();
+  });
+}
+
 /** The export ZIP, streamed: `log.ini` first, then the log files (deflate, no directories, no encryption). */
 export function writeLogZip(source: LogSource, files: LogZipFile[] = []): Readable {
   const zip = new yazl.ZipFile();
@@ -227,6 +246,7 @@ export function writeLogZip(source: LogSource, files: LogZipFile[] = []): Readab
   }
   zip.end();
   zip.outputStream.pipe(out);
+  releaseOnClose(out, [ini, ...files.map((f) => f.stream)]);
   return out;
 }
 
@@ -248,6 +268,7 @@ export function writeLogFilesZip(files: LogZipFile[]): Readable {
   }
   zip.end();
   zip.outputStream.pipe(out);
+  releaseOnClose(out, files.map((f) => f.stream));
   return out;
 }
 
@@ -264,13 +285,17 @@ async function* jsonArray(rows: Rows<Record<string, unknown>>, encode: (row: Rec
   let first = true;
   let buffer = '[';
   const it = iteratorOf(rows);
-  for (let next = await it.next(); !next.done; next = await it.next()) {
-    buffer += (first ? '' : ',') + encode(next.value);
-    first = false;
-    if (buffer.length >= 64 * 1024) {
-      yield buffer;
-      buffer = '';
+  try {
+    for (let next = await it.next(); !next.done; next = await it.next()) {
+      buffer += (first ? '' : ',') + encode(next.value);
+      first = false;
+      if (buffer.length >= 64 * 1024) {
+        yield buffer;
+        buffer = '';
+      }
     }
+  } finally {
+    await it.return?.();
   }
   yield `${buffer}]`;
 }
@@ -301,6 +326,7 @@ export function writeReportDataZip(source: ReportDataSource): Readable {
   zip.addReadStream(ini, 'syncfile.ini');
   zip.end();
   zip.outputStream.pipe(out);
+  releaseOnClose(out, [ini]);
   return out;
 }
 

@@ -27,6 +27,10 @@ function sendZip(res: Response, filename: string, zip: Readable, done: () => voi
       done();
       resolve();
     });
+    res.on('close', () => {
+      if (!res.writableFinished) zip.destroy();
+      resolve();
+    });
     zip.pipe(res);
   });
 }

@@ -61,6 +61,10 @@ export async function receiveUpload(req: Request, maxBytes: number): Promise<Upl
         written.then((n) => (tooLarge ? reject(httpError(413, `Invalid file (larger than ${maxBytes} bytes)`)) : resolve(n)), reject);
       });
       req.on('error', reject);
+      // A client that gives up mid-upload must not leave the request (and its temporary file) pending.
+      req.on('close', () => {
+        if (!req.complete) reject(httpError(400, 'Invalid file (upload interrupted)'));
+      });
       req.pipe(parser);
     });
     return { path: file, size, dispose };
