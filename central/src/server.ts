@@ -2,6 +2,7 @@ import { connectRedis, createLogger, serve, startOrExit } from '@lms/shared';
 import { loadConfig } from './config';
 import { createApp } from './app';
 import { assertMigrated, openDatabase } from './db';
+import { createObjectStore } from './objects';
 
 startOrExit('central API', async () => {
   const config = loadConfig();
@@ -9,6 +10,7 @@ startOrExit('central API', async () => {
   const db = openDatabase(config.databaseUrl);
   await assertMigrated(db);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
-  const app = createApp(config, { db, logger, redis });
+  const objects = createObjectStore(config.objectStore);
+  const app = createApp(config, { db, logger, redis, objects });
   serve({ name: 'central API', port: config.port, logger, app, close: [() => db.destroy(), () => redis?.quit()] });
 });

@@ -1,15 +1,144 @@
-import { noInput, publicGate, route, tokenOf } from '@lms/shared';
-import { pending } from '../../http/pending';
-import type { CentralRoute } from '../../http/types';
+import { httpError, publicGate, route, tokenOf, type HandlerContext } from '@lms/shared';
+import { z } from 'zod';
+import type { Caller, CentralRoute } from '../../http/types';
+import { configOf, depsOf } from '../../http/context';
+import { findSchoolUser, findStaffById, findStaffByName, type StaffAccount } from '../../auth/identity';
+import { mailerOf } from '../../auth/mail';
+import { hashPassword, verifyPassword } from '../../auth/passwords';
+import { issueSchoolToken, issueStaffPair } from '../../auth/session';
+import { issueToken, revokeAll, revokeSession, verifyStored } from '../../auth/tokens';
+import { checkEmail, checkPassword, requiredString, strictBody } from '../../auth/validation';
+import { markVerified, recordStaffAccess, setPasswordHash } from './store';
+
+type Ctx = HandlerContext<Caller>;
+
+const NOT_MATCHING = 'User/Password not matching';
+const NOT_VERIFIED = 'User not verified, Please verify with the link sent to your email';
+const PLEASE_AUTHENTICATE = 'Please authenticate';
+
+const loginBody = strictBody({ lmsusername: requiredString, lmsuserpassword: requiredString }).superRefine((b, ctx) => {
+  checkEmail(b.lmsusername, ctx);
+  checkPassword(b.lmsuserpassword, ctx);
+});
+const schoolLoginBody = strictBody({ lmsusername: requiredString, lmsuserpassword: requiredString });
+const emailBody = strictBody({ lmsusername: requiredString }).superRefine((b, ctx) => checkEmail(b.lmsusername, ctx));
+const passwordBody = strictBody({ lmsuserpassword: requiredString }).superRefine((b, ctx) => checkPassword(b.lmsuserpassword, ctx));
+
+async function sendLink(ctx: Ctx, account: StaffAccount, type: 'CHANGEPASSWORD' | 'VERIFYEMAIL'): Promise<void> {
+  const config = configOf(ctx.req);
+  const deps = depsOf(ctx.req);
+  const { token } = await issueToken(deps.db, config, type, account.lmsuserid, {});
+  const [subject, path] = type === 'CHANGEPASSWORD' ? ['Reset your password', 'changepassword'] : ['Verify your email address', 'verify'];
+  await mailerOf(config, deps).send({ to: account.lmsusername, subject, text: `${config.uiUrl}/auth/${path}/${token}` });
+}
+
+async function login(ctx: Ctx) {
+  const { db } = depsOf(ctx.req);
+  const account = await findStaffByName(db, ctx.body.lmsusername);
+  // One argon2 verification whether or not the account exists: same answer, same time.
+  const ok = await verifyPassword(account?.lmsuserpasswordhash, ctx.body.lmsuserpassword);
+  if (!account || !ok || account.isdisabled) throw httpError(400, NOT_MATCHING);
+  if (!account.isverified) {
+    await sendLink(ctx, account, 'VERIFYEMAIL');
+    throw httpError(400, NOT_VERIFIED);
+  }
+  const pair = await issueStaffPair(db, configOf(ctx.req), account);
+  await recordStaffAccess(db, account.lmsuserid, ctx.req.ip ?? '');
+  return pair;
+}
+
+async function schoolLogin(ctx: Ctx) {
+  const { db } = depsOf(ctx.req);
+  const user = await findSchoolUser(db, ctx.body.lmsusername);
+  const ok = await verifyPassword(user?.schooluserpasswordhash, ctx.body.lmsuserpassword);
+  // Learners (role 4) sign in on the classroom server only; they are refused here like a wrong password.
+  if (!user || !ok || user.isdisabled || user.isdeleted || !user.schooluserstatus || ![1, 2, 3].includes(user.schooluserrole)) {
+    throw httpError(400, NOT_MATCHING);
+  }
+  return issueSchoolToken(db, configOf(ctx.req), user);
+}
+
+/** Public and always 200: a missing or invalid token answers `{error:true, data:false}` (contract §c). */
+async function logout(ctx: Ctx) {
+  const { db } = depsOf(ctx.req);
+  const c = ctx.caller;
+  if (typeof ctx.req.headers.authorization === 'string' && (c.kind === 'staff' || c.kind === 'school')) {
+    await revokeSession(db, c.kind === 'staff' ? c.lmsuserid : c.schooluserid, c.sessionid, c.jti);
+    return true;
+  }
+  // A learner's token is not an access caller, but signing it out must still work.
+  const header = ctx.req.headers.authorization ?? '';
+  const token = header.replace(/^bearer\s+/i, '').trim();
+  const stored = token ? await verifyStored(db, configOf(ctx.req), token, 'ACCESS') : undefined;
+  if (stored) {
+    await revokeSession(db, stored.payload.sub, stored.sessionid, stored.payload.jti);
+    return true;
+  }
+  ctx.res.status(200).json({ error: true, data: false });
+  return undefined;
+}
+
+async function refresh(ctx: Ctx) {
+  const { db } = depsOf(ctx.req);
+  const c = ctx.caller;
+  if (c.kind !== 'token') throw httpError(401, PLEASE_AUTHENTICATE);
+  const account = await findStaffById(db, c.sub);
+  if (!account || account.isdisabled || !account.isverified) throw httpError(401, PLEASE_AUTHENTICATE);
+  // The refreshed pair replaces this session's tokens; other sessions of the person are untouched.
+  await revokeSession(db, c.sub, c.sessionid, c.jti);
+  try {
+    return await issueStaffPair(db, configOf(ctx.req), account, c.sessionid ?? undefined);
+  } catch {
+    throw httpError(401, PLEASE_AUTHENTICATE);
+  }
+}
+
+async function emailLink(ctx: Ctx, type: 'CHANGEPASSWORD' | 'VERIFYEMAIL', sent: string) {
+  const account = await findStaffByName(depsOf(ctx.req).db, ctx.body.lmsusername);
+  if (!account) throw httpError(400, 'Email not exists');
+  if (account.isdisabled) return 'User info not found';
+  await sendLink(ctx, account, type);
+  return sent;
+}
+
+async function validateChangePassword(ctx: Ctx) {
+  const t = ctx.req.query.changepasswordtoken;
+  if (typeof t !== 'string' || !t) return false;
+  return !!(await verifyStored(depsOf(ctx.req).db, configOf(ctx.req), t, 'CHANGEPASSWORD'));
+}
+
+async function changePassword(ctx: Ctx) {
+  const { db } = depsOf(ctx.req);
+  const c = ctx.caller;
+  if (c.kind !== 'token') throw httpError(401, 'Unauthorized');
+  const account = await findStaffById(db, c.sub);
+  if (!account) throw httpError(400, PLEASE_AUTHENTICATE);
+  await setPasswordHash(db, account.lmsuserid, await hashPassword(ctx.body.lmsuserpassword));
+  // A new password ends every session and every outstanding link of the account.
+  await revokeAll(db, account.lmsuserid);
+  return true;
+}
+
+async function verify(ctx: Ctx) {
+  const { db } = depsOf(ctx.req);
+  const c = ctx.caller;
+  if (c.kind !== 'token') throw httpError(401, 'Unauthorized');
+  await markVerified(db, c.sub);
+  await revokeAll(db, c.sub, ['VERIFYEMAIL']);
+  return true;
+}
+
+// Refresh, logout, verify and validate take no body schema: the admin UI posts its request options as the body.
+const ignoredBody = { body: z.unknown() };
 
 export const authRoutes: CentralRoute[] = [
-  route('POST', '/auth/login', publicGate(), noInput, pending, { summary: 'staff login (email + password) -> access/refresh tokens' }),
-  route('POST', '/auth/school/login', publicGate(), noInput, pending, { summary: 'school-user login (teacher and above) -> access token' }),
-  route('POST', '/auth/logout', publicGate(), noInput, pending, { summary: 'revoke bearer\'s stored access/refresh tokens; always 200' }),
-  route('POST', '/auth/verify', tokenOf('verifyemail'), noInput, pending, { summary: 'confirm staff email with verify-email token (query verifyemailtoken); 202' }),
-  route('POST', '/auth/refreshtoken', tokenOf('refresh'), noInput, pending, { summary: 'exchange refresh token (query refreshtoken) for new token pair' }),
-  route('PUT', '/auth/sendverificationemail', publicGate(), noInput, pending, { summary: 'e-mail a verification link to a staff account' }),
-  route('POST', '/auth/forgotpassword', publicGate(), noInput, pending, { summary: 'e-mail a password-reset link to a staff account' }),
-  route('PUT', '/auth/changepassword', tokenOf('changepassword'), noInput, pending, { summary: 'set new password using change-password token (query changepasswordtoken)' }),
-  route('POST', '/auth/token/validate/changepassword', publicGate(), noInput, pending, { summary: 'report whether a change-password token is still valid' }),
+  route('POST', '/auth/login', publicGate(), { body: loginBody }, login, { summary: 'staff login (email + password) -> access/refresh tokens' }),
+  route('POST', '/auth/school/login', publicGate(), { body: schoolLoginBody }, schoolLogin, { summary: 'school-user login (teacher and above) -> access token' }),
+  route('POST', '/auth/logout', publicGate(), ignoredBody, logout, { summary: 'revoke bearer\'s stored access/refresh tokens; always 200' }),
+  route('POST', '/auth/verify', tokenOf('verifyemail'), ignoredBody, verify, { status: 202, summary: 'confirm staff email with verify-email token (query verifyemailtoken); 202' }),
+  route('POST', '/auth/refreshtoken', tokenOf('refresh'), ignoredBody, refresh, { summary: 'exchange refresh token (query refreshtoken) for new token pair' }),
+  route('PUT', '/auth/sendverificationemail', publicGate(), { body: emailBody }, (ctx) => emailLink(ctx, 'VERIFYEMAIL', 'Verification mail sent.'), { summary: 'e-mail a verification link to a staff account' }),
+  route('POST', '/auth/forgotpassword', publicGate(), { body: emailBody }, (ctx) => emailLink(ctx, 'CHANGEPASSWORD', 'Password reset mail sent.'), { summary: 'e-mail a password-reset link to a staff account' }),
+  route('PUT', '/auth/changepassword', tokenOf('changepassword'), { body: passwordBody }, changePassword, { summary: 'set new password using change-password token (query changepasswordtoken)' }),
+  route('POST', '/auth/token/validate/changepassword', publicGate(), ignoredBody, validateChangePassword, { summary: 'report whether a change-password token is still valid' }),
 ];

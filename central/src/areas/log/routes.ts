@@ -1,8 +1,88 @@
-import { anyUser, noInput, route } from '@lms/shared';
-import { pending } from '../../http/pending';
-import type { CentralRoute } from '../../http/types';
+import { z } from 'zod';
+import { anyUser, httpError, isZipError, route, type HandlerContext } from '@lms/shared';
+import type { CentralRoute, Caller } from '../../http/types';
+import { configOf, depsOf } from '../../http/context';
 import { logImportSwitch } from '../../http/switches';
+import { createObjectStore, type ObjectStore } from '../../objects';
+import type { Config } from '../../config';
+import { importLogZip } from './import';
+import { schoolUserExists } from './store';
+import { spoolUpload } from './upload';
+
+// The app sends `offline=true|false`; 1/0 are accepted too, and anything else is a clear 400.
+const importQuery = z.object({
+  offline: z
+    .enum(['true', 'false', '1', '0', ''])
+    .optional()
+    .transform((v) => v === 'true' || v === '1'),
+});
+
+/** Messages the original sent for these failures; clients may show them as they are. */
+export const LOG_IMPORT_MESSAGES = {
+  notTeacher: 'Please login as a teacher!',
+  noTeacher: 'Teacher does not exist!',
+  empty: 'Invalid file (Zip-file is empty)',
+  invalidEntry: 'There is invalid file inside zip-file',
+  failed: 'Invalid File',
+} as const;
+
+const fallbackStores = new WeakMap<Config, ObjectStore>();
+/** The archive store the app was given, or one built from the configuration (OBJECT_DIR / S3_ENDPOINT). */
+function objectsOf(ctx: HandlerContext<Caller>): ObjectStore {
+  const given = depsOf(ctx.req).objects;
+  if (given) return given;
+  const config = configOf(ctx.req);
+  let store = fallbackStores.get(config);
+  if (!store) {
+    store = createObjectStore(config.objectStore);
+    fallbackStores.set(config, store);
+  }
+  return store;
+}
+
+async function importLog(ctx: HandlerContext<Caller>): Promise<boolean> {
+  const { req, res, caller } = ctx;
+  const deps = depsOf(req);
+  const config = configOf(req);
+  const reqId = String((req as { id?: unknown }).id ?? '');
+  // Decided before the upload is read: a staff token, or a school user central no longer has, gets the
+  // original's answer without the server spooling a file it will not import.
+  if (caller.kind !== 'school' || !caller.schooluserid) throw httpError(400, LOG_IMPORT_MESSAGES.notTeacher);
+  if (!(await schoolUserExists(deps.db, caller.schooluserid))) throw httpError(400, LOG_IMPORT_MESSAGES.noTeacher);
+
+  const upload = await spoolUpload(req, 'importfile', config.maxUploadBytes);
+  try {
+    const summary = await importLogZip(
+      { db: deps.db, objects: objectsOf(ctx), logger: deps.logger },
+      { filePath: upload.path, schooluserid: caller.schooluserid, offline: ctx.query.offline as boolean },
+    );
+    // The body stays the contract's `{error:false, data:true}`; what was imported travels in a header for
+    // tools such as `npm run sync-log`.
+    res.setHeader('X-Log-Import', JSON.stringify(summary));
+    deps.logger.info({ reqId, ...summary, bytes: upload.size }, 'log imported');
+    return true;
+  } catch (err) {
+    throw importFailure(err, deps.logger, reqId);
+  } finally {
+    await upload.dispose();
+  }
+}
+
+/** Every failure of the import itself is a 400 (spec rule 6); only the known causes are named to the client. */
+function importFailure(err: unknown, logger: { warn: (o: object, m: string) => void }, reqId: string): Error {
+  if (isZipError(err)) {
+    if (err.code === 'empty') return httpError(400, LOG_IMPORT_MESSAGES.empty);
+    if (err.message === LOG_IMPORT_MESSAGES.invalidEntry) return httpError(400, LOG_IMPORT_MESSAGES.invalidEntry);
+    return httpError(400, `${LOG_IMPORT_MESSAGES.failed} (${err.message})`);
+  }
+  // A database or object-store error: its text may hold SQL or paths, so the client gets the generic message.
+  logger.warn({ err, reqId }, 'log import failed and was rolled back');
+  return httpError(400, LOG_IMPORT_MESSAGES.failed);
+}
 
 export const logRoutes: CentralRoute[] = [
-  route('PUT', '/log/import', anyUser(), noInput, pending, { before: [logImportSwitch], summary: 'ingest classroom activity-log ZIP (multipart importfile)' }),
+  route('PUT', '/log/import', anyUser(), { query: importQuery }, importLog, {
+    before: [logImportSwitch],
+    summary: 'ingest classroom activity-log ZIP (multipart importfile)',
+  }),
 ];

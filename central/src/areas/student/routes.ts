@@ -2,19 +2,22 @@ import { anyUser, noInput, perms, roles, route } from '@lms/shared';
 import { pending } from '../../http/pending';
 import type { CentralRoute } from '../../http/types';
 import { studentClassGuard } from '../../http/gates';
+import { depsOf } from '../../http/context';
+import { createStudentsHandler } from './create';
+import { allStudents, allStudentsQuery, createStudentsBody, createStudentsQuery, downloadQuery, downloadStudents, migrateStudentStandardIds, migrateSubjectCurriculum, sendCsv } from './store';
 
 export const studentRoutes: CentralRoute[] = [
-  route('GET', '/student/download-students', anyUser(), noInput, pending, { classGuard: studentClassGuard, summary: 'CSV of learner personal data (query filters)' }),
-  route('GET', '/student/all', anyUser(), noInput, pending, { classGuard: studentClassGuard, summary: 'unpaged learner list with identity fields (query filters)' }),
+  route('GET', '/student/download-students', anyUser(), { query: downloadQuery }, async ({ req, res, query }) => { const { filename, csv } = await downloadStudents(depsOf(req).db, query); sendCsv(res, filename, csv); }, { classGuard: studentClassGuard, summary: 'CSV of learner personal data (query filters)' }),
+  route('GET', '/student/all', anyUser(), { query: allStudentsQuery }, ({ req, query }) => allStudents(depsOf(req).db, query), { classGuard: studentClassGuard, summary: 'unpaged learner list with identity fields (query filters)' }),
   route('POST', '/student', perms('view_student'), noInput, pending, { classGuard: studentClassGuard, summary: 'paged learner list' }),
-  route('POST', '/student/create', roles('apikey', 'superadmin', 'admin'), noInput, pending, { classGuard: studentClassGuard, summary: 'bulk-create learners (+ optional push to classroom with ?cloud)' }),
+  route('POST', '/student/create', roles('apikey', 'superadmin', 'admin'), { query: createStudentsQuery, body: createStudentsBody }, createStudentsHandler, { classGuard: studentClassGuard, summary: 'bulk-create learners (+ optional push to classroom with ?cloud)' }),
   route('DELETE', '/student/:schooluserid', perms('delete_student'), noInput, pending, { classGuard: studentClassGuard, summary: 'soft-delete a learner (by school user id; isdeleted flag)' }),
   route('GET', '/student/:studentid', perms('view_student'), noInput, pending, { classGuard: studentClassGuard, summary: 'get one learner' }),
   route('GET', '/student/stats/:studentid', perms('view_student'), noInput, pending, { classGuard: studentClassGuard, summary: 'learner progress summary' }),
   route('GET', '/student/stats/:studentid/practice', perms('view_student'), noInput, pending, { classGuard: studentClassGuard, summary: 'learner practice stats' }),
   route('GET', '/student/stats/:studentid/quiz', perms('view_student'), noInput, pending, { classGuard: studentClassGuard, summary: 'learner quiz stats' }),
   route('GET', '/student/stats/:studentid/level', perms('view_student'), noInput, pending, { classGuard: studentClassGuard, summary: 'learner level stats' }),
-  route('POST', '/student/migrate-standardid', roles('superadmin'), noInput, pending, { classGuard: studentClassGuard, summary: 'data migration: learner class ids' }),
+  route('POST', '/student/migrate-standardid', roles('superadmin'), noInput, ({ req }) => migrateStudentStandardIds(depsOf(req).db), { classGuard: studentClassGuard, summary: 'data migration: learner class ids' }),
   route('PUT', '/student/update', roles('apikey', 'superadmin', 'admin'), noInput, pending, { classGuard: studentClassGuard, summary: 'bulk-update learners' }),
-  route('POST', '/student/migrate-subject-curriculum', roles('superadmin'), noInput, pending, { classGuard: studentClassGuard, summary: 'data migration: subject/curriculum links' }),
+  route('POST', '/student/migrate-subject-curriculum', roles('superadmin'), noInput, ({ req }) => migrateSubjectCurriculum(depsOf(req).db), { classGuard: studentClassGuard, summary: 'data migration: subject/curriculum links' }),
 ];

@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 
 // RBAC data as the original's migrations left it: five roles with fixed roleids, 28 permission titles,
-// 190 permission rows, the grants of each role, and the superadmin account bound to Super Admin.
+// 190 permission rows, the grants of each role, and the superadmin account bound to Super Admin;
+// tokens get a session id and an expiry.
 // A migration is a frozen snapshot, so it carries its own copy of the catalogue; central/test checks it
 // against @lms/shared's catalogue.
 
@@ -293,6 +294,13 @@ export const SUPERADMIN_USERNAME = 'superadmin@superadmin.com';
 export const UNUSABLE_HASH = '!unusable';
 
 export async function up(knex: Knex): Promise<void> {
+  // A person may stay signed in on several devices: the pair of tokens of one sign-in shares a
+  // session id, so logout and refresh revoke that session's rows and leave the others alone.
+  await knex.schema.alterTable('tokens', (t) => {
+    t.string('sessionid', 36).nullable().index();
+    t.string('expires_at', 30).nullable();
+    t.index(['lmsuserid']);
+  });
   await knex.transaction(async (trx) => {
     await trx('roles').insert(ROLES.map(([roleid, rolename]) => ({ roleid, rolename })));
     const titleIds = new Map<string, string>();
@@ -336,5 +344,11 @@ export async function down(knex: Knex): Promise<void> {
     await trx('permissionstitle').del();
     await trx('lmsusers').where({ lmsusername: SUPERADMIN_USERNAME }).del();
     await trx('roles').del();
+  });
+  await knex.schema.alterTable('tokens', (t) => {
+    t.dropIndex(['lmsuserid']);
+    t.dropIndex(['sessionid']);
+    t.dropColumn('sessionid');
+    t.dropColumn('expires_at');
   });
 }

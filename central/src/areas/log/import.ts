@@ -1,0 +1,185 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import type { Knex } from '@lms/db';
+import {
+  LOG_PRIMARY_KEYS, ZipError, logIniComplete, readLogZip, type LogBatch, type LogTable, type Logger, type ZipLimits,
+} from '@lms/shared';
+import type { ObjectStore } from '../../objects';
+import {
+  clearPending, existingIds, hasPending, insertArchiveLogFile, insertSync, insertTextLogFiles, upsertPending, upsertRows, type PendingRow,
+} from './store';
+
+/** Which column of each table names the learner (students.studentid) or school user (schoolusers.schooluserid). */
+const LEARNER_COLUMN: Partial<Record<LogTable, { column: string; of: 'students' | 'schoolusers' }>> = {
+  studentprogress: { column: 'studentid', of: 'students' },
+  rpiuseraccess: { column: 'userid', of: 'schoolusers' },
+  studentactives: { column: 'studentid', of: 'students' },
+  studentlearningsprogress: { column: 'studentid', of: 'students' },
+  studentgradesprogress: { column: 'studentid', of: 'students' },
+  studentlevelsprogress: { column: 'studentid', of: 'students' },
+  studentlessonsprogress: { column: 'studentid', of: 'students' },
+  studentpoints: { column: 'studentid', of: 'students' },
+  studentappusages: { column: 'schooluserid', of: 'schoolusers' },
+};
+
+const REASON = { students: 'unknown student', schoolusers: 'unknown school user' } as const;
+
+export const ARCHIVE_CONTENT_TYPE = 'application/zip';
+
+// Rows parsed per batch; each batch is written before the next is parsed, so memory stays bounded.
+const BATCH_SIZE = 1000;
+
+let lastStamp = 0;
+/**
+ * Epoch milliseconds for the archive name, strictly increasing within the process: two uploads in the
+ * same millisecond must not write the same object key (the second would replace the first's archive).
+ */
+export function archiveStamp(now = Date.now()): number {
+  lastStamp = now > lastStamp ? now : lastStamp + 1;
+  return lastStamp;
+}
+
+export interface ImportInput {
+  filePath: string;
+  schooluserid: string;
+  offline: boolean;
+  limits?: Partial<ZipLimits>;
+}
+
+export interface ImportSummary {
+  syncid: string;
+  archive: string;
+  /** Rows written (inserted or merged) per table. */
+  imported: Partial<Record<LogTable, number>>;
+  /** Rows parked in `logimportpending` because central does not know their learner. */
+  pending: number;
+  logfiles: number;
+  /** False when log.ini was absent or lacked one of log.result, log.progress, log.access (nothing imported). */
+  logIniImported: boolean;
+}
+
+/** Thrown inside the log.ini savepoint to undo its writes when the document turns out incomplete. */
+class Incomplete extends Error {}
+
+/**
+ * Writes the batches of one log.ini. Rows whose learner central does not know are parked rather than
+ * dropped or allowed to fail the import (see migration 0003); the ids seen are cached for the import,
+ * since a school's log names a few dozen learners across a hundred thousand rows.
+ */
+class BatchWriter {
+  private readonly known = { students: new Map<string, boolean>(), schoolusers: new Map<string, boolean>() };
+  private readonly parkedResults = new Set<string>();
+  readonly imported: Partial<Record<LogTable, number>> = {};
+  pending = 0;
+
+  constructor(
+    private readonly syncid: string,
+    private readonly clearsPending: boolean,
+  ) {}
+
+  private async resolve(trx: Knex.Transaction, of: 'students' | 'schoolusers', ids: Iterable<string>): Promise<void> {
+    const cache = this.known[of];
+    const unseen = [...new Set(ids)].filter((id) => !cache.has(id));
+    if (!unseen.length) return;
+    const found = await existingIds(trx, of, of === 'students' ? 'studentid' : 'schooluserid', unseen);
+    for (const id of unseen) cache.set(id, found.has(id));
+  }
+
+  async write(trx: Knex.Transaction, batch: LogBatch): Promise<void> {
+    const table = batch.table as LogTable;
+    const rows = batch.rows as Array<Record<string, unknown>>;
+    const keep: Array<Record<string, unknown>> = [];
+    const park: PendingRow[] = [];
+    const pk = LOG_PRIMARY_KEYS[table];
+    if (table === 'studentprogressquestions') {
+      for (const r of rows) {
+        const parent = String(r.studentprogressid);
+        if (this.parkedResults.has(parent)) park.push({ tablename: table, rowid: String(r.studentprogressquestionid), learnerid: null, reason: 'result parked', row: r });
+        else keep.push(r);
+      }
+    } else {
+      const ref = LEARNER_COLUMN[table]!;
+      const ids = rows.map((r) => r[ref.column]).filter((v): v is string => typeof v === 'string' && v !== '');
+      await this.resolve(trx, ref.of, ids);
+      const cache = this.known[ref.of];
+      for (const r of rows) {
+        const id = r[ref.column];
+        if (typeof id === 'string' && cache.get(id)) {
+          keep.push(r);
+          continue;
+        }
+        const rowid = String(r[pk]);
+        park.push({ tablename: table, rowid, learnerid: typeof id === 'string' ? id : null, reason: REASON[ref.of], row: r });
+        if (table === 'studentprogress') this.parkedResults.add(rowid);
+      }
+    }
+    await upsertRows(trx, table, keep);
+    if (this.clearsPending && keep.length) await clearPending(trx, table, keep.map((r) => String(r[pk])));
+    if (park.length) await upsertPending(trx, this.syncid, park);
+    this.imported[table] = (this.imported[table] ?? 0) + keep.length;
+    this.pending += park.length;
+  }
+}
+
+/** The upload's text log names go to `logfiles`; a name longer than the column holds would fail the insert. */
+function checkLogFileName(name: string): void {
+  if (name.length > 255 || name.endsWith('/')) throw new ZipError('bad_document', 'There is invalid file inside zip-file');
+}
+
+/**
+ * PUT /log/import processing rules 2-5 inside one transaction: the sync row first, log.ini streamed in
+ * batches, the RPI-API entries recorded, the archive stored and recorded. When anything fails, the
+ * transaction is rolled back and an archive already stored is deleted again, so that the database and the
+ * object store never disagree.
+ */
+export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logger: Logger }, input: ImportInput): Promise<ImportSummary> {
+  const archive = `logupload-${archiveStamp()}.zip`;
+  let stored = false;
+  try {
+    return await deps.db.transaction(async (trx) => {
+      const syncid = await insertSync(trx, { filename: archive, offlineonline: input.offline, createdBy: input.schooluserid });
+      const parentfileid = crypto.randomUUID();
+      const writer = new BatchWriter(syncid, await hasPending(trx));
+      const logFiles: string[] = [];
+      let logIniImported = false;
+      let imported: ImportSummary['imported'] = {};
+      let pending = 0;
+      try {
+        // log.ini is imported only when log.result, log.progress and log.access are all present, which the
+        // streaming reader knows only at the end: its writes go to a savepoint that is undone otherwise.
+        await trx.transaction(async (sp) => {
+          const summary = await readLogZip(
+            { path: input.filePath },
+            {
+              batchSize: BATCH_SIZE,
+              limits: input.limits,
+              onBatch: (batch) => writer.write(sp, batch),
+              onLogFile: (f) => {
+                checkLogFileName(f.name);
+                logFiles.push(f.name);
+              },
+            },
+          );
+          if (!summary.logIni || !logIniComplete(summary.logIni)) throw new Incomplete();
+          logIniImported = true;
+          imported = writer.imported;
+          pending = writer.pending;
+        });
+      } catch (err) {
+        if (!(err instanceof Incomplete)) throw err;
+      }
+      await insertTextLogFiles(trx, parentfileid, logFiles, input.schooluserid);
+      const meta = await deps.objects.put(archive, fs.createReadStream(input.filePath), { contentType: ARCHIVE_CONTENT_TYPE });
+      stored = true;
+      await insertArchiveLogFile(trx, { logfileid: parentfileid, filename: archive, meta, createdBy: input.schooluserid });
+      return { syncid, archive, imported, pending, logfiles: logFiles.length, logIniImported };
+    });
+  } catch (err) {
+    if (stored) {
+      await deps.objects.delete(archive).catch((e: unknown) => {
+        deps.logger.error({ err: e, archive }, 'log import rolled back but its archive could not be deleted');
+      });
+    }
+    throw err;
+  }
+}

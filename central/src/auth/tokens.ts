@@ -1,0 +1,133 @@
+import crypto, { type KeyObject } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import type { Knex } from '@lms/db';
+import type { Config } from '../config';
+
+/** Token type codes: carried in the `claims` claim and in `tokens.tokentype`. */
+export const TOKEN_TYPES = {
+  ACCESS: 'wUKhn97t',
+  REFRESH: 'U3cLtVxj',
+  CHANGEPASSWORD: 'vW7Ea9Kf',
+  VERIFYEMAIL: '2rwjr2UY',
+  RPIACCESS: 'ckWtsMgO',
+} as const;
+
+export type TokenType = keyof typeof TOKEN_TYPES;
+
+export interface TokenPayload {
+  sub: string;
+  jti: string;
+  claims: string;
+  iat: number;
+  exp: number;
+  [claim: string]: unknown;
+}
+
+// Only HS256 is ever accepted: no `none`, no public-key algorithm that a forged header could pick.
+const ALGORITHMS: jwt.Algorithm[] = ['HS256'];
+
+interface Keys {
+  app: KeyObject;
+  rpi: KeyObject;
+}
+
+// jsonwebtoken given a string secret tries to parse it as a public key on every verify (~0.5 ms);
+// a KeyObject built once per configuration makes a verify about ten times cheaper.
+const keyCache = new WeakMap<object, Keys>();
+function keysOf(config: Config): Keys {
+  let k = keyCache.get(config);
+  if (!k) {
+    k = { app: crypto.createSecretKey(Buffer.from(config.jwtSecret, 'utf8')), rpi: crypto.createSecretKey(Buffer.from(config.rpiSecret, 'utf8')) };
+    keyCache.set(config, k);
+  }
+  return k;
+}
+
+function minutesOf(config: Config, type: TokenType): number {
+  switch (type) {
+    case 'ACCESS':
+    case 'RPIACCESS':
+      return config.tokenMinutes.access;
+    case 'REFRESH':
+      return config.tokenMinutes.refresh;
+    case 'CHANGEPASSWORD':
+      return config.tokenMinutes.changePassword;
+    case 'VERIFYEMAIL':
+      return config.tokenMinutes.verifyEmail;
+  }
+}
+
+export interface Issued {
+  token: string;
+  jti: string;
+}
+
+/** Signs a token of `type` for subject `sub` and records its jti (the token is valid only while the row exists). */
+export async function issueToken(
+  db: Knex,
+  config: Config,
+  type: TokenType,
+  sub: string,
+  claims: Record<string, unknown>,
+  sessionid: string | null = null,
+): Promise<Issued> {
+  const jti = crypto.randomUUID();
+  const minutes = minutesOf(config, type);
+  const key = type === 'RPIACCESS' ? keysOf(config).rpi : keysOf(config).app;
+  const token = jwt.sign({ ...claims, claims: TOKEN_TYPES[type] }, key, {
+    algorithm: 'HS256',
+    expiresIn: minutes * 60,
+    subject: sub,
+    jwtid: jti,
+  });
+  const expires = new Date(Date.now() + minutes * 60_000).toISOString();
+  await db('tokens').insert({ token: jti, lmsuserid: sub, tokentype: TOKEN_TYPES[type], sessionid, expires_at: expires });
+  return { token, jti };
+}
+
+/** Signature, algorithm, expiry and type only (no database): the payload, or undefined. */
+export function decodeVerified(config: Config, token: string, type: TokenType): TokenPayload | undefined {
+  if (!token || token.split('.').length !== 3) return undefined;
+  try {
+    const key = type === 'RPIACCESS' ? keysOf(config).rpi : keysOf(config).app;
+    const p = jwt.verify(token, key, { algorithms: ALGORITHMS }) as TokenPayload;
+    if (typeof p !== 'object' || p.claims !== TOKEN_TYPES[type] || typeof p.sub !== 'string' || typeof p.jti !== 'string') return undefined;
+    return p;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface StoredToken {
+  payload: TokenPayload;
+  sessionid: string | null;
+}
+
+/** A token of `type` that is correctly signed, unexpired, and still recorded (not revoked). */
+export async function verifyStored(db: Knex, config: Config, token: string, type: TokenType): Promise<StoredToken | undefined> {
+  const payload = decodeVerified(config, token, type);
+  if (!payload) return undefined;
+  const row = await db('tokens')
+    .where({ token: payload.jti, tokentype: TOKEN_TYPES[type], lmsuserid: payload.sub })
+    .first('sessionid');
+  if (!row) return undefined;
+  return { payload, sessionid: (row.sessionid as string | null) ?? null };
+}
+
+/** Revokes one sign-in (its access and refresh tokens). */
+export async function revokeSession(db: Knex, sub: string, sessionid: string | null, jti: string): Promise<void> {
+  if (sessionid) await db('tokens').where({ lmsuserid: sub, sessionid }).del();
+  else await db('tokens').where({ token: jti }).del();
+}
+
+/** Revokes every token of a person of the given types (all types when none are given). */
+export async function revokeAll(db: Knex, sub: string, types?: TokenType[]): Promise<void> {
+  const q = db('tokens').where({ lmsuserid: sub });
+  if (types) q.whereIn('tokentype', types.map((t) => TOKEN_TYPES[t]));
+  await q.del();
+}
+
+/** Expired rows can never validate again; dropping them keeps the lookups small. */
+export async function pruneExpired(db: Knex): Promise<void> {
+  await db('tokens').where('expires_at', '<', new Date().toISOString()).del();
+}

@@ -1,0 +1,263 @@
+import crypto from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROLE_IDS } from '@lms/shared';
+import { makeApp, type TestApp } from './helpers';
+import { PASSWORD, captureMailer, claimsOf, createSchoolUser, createStaff, schoolLogin, staffLogin } from './accounts';
+
+const mailer = captureMailer();
+let t: TestApp;
+const ADMIN = 'admin@example.org';
+beforeAll(async () => {
+  t = await makeApp({ JWT_SECRET: 'test-secret-for-auth', APPLICATION_API_KEY: 'app-key-123' }, undefined, { mailer });
+  await createStaff(t.tdb.db, { lmsusername: ADMIN, roleids: [ROLE_IDS.admin], countries: ['c1'] });
+  await createStaff(t.tdb.db, { lmsusername: 'new@example.org', roleids: [ROLE_IDS.teacher], isverified: false });
+  await createStaff(t.tdb.db, { lmsusername: 'off@example.org', roleids: [ROLE_IDS.admin], isdisabled: true });
+  await createSchoolUser(t.tdb.db, { schoolusername: 'teach1', role: 3 });
+  await createSchoolUser(t.tdb.db, { schoolusername: 'learn1', role: 4 });
+});
+afterAll(async () => { await t.tdb.dispose(); });
+
+const feed = (token: string) => request(t.app).get('/curriculum/all').set('Authorization', `bearer ${token}`);
+const tokenRows = async () => Number((await t.tdb.db('tokens').count({ n: '*' }).first())?.n);
+
+describe('POST /auth/login', () => {
+  it('answers the contract shape with the claims the admin UI reads', async () => {
+    const res = await request(t.app).post('/auth/login').send({ lmsusername: ADMIN, lmsuserpassword: PASSWORD });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ error: false, data: { accessToken: expect.any(String), refreshToken: expect.any(String) } });
+    const c = claimsOf(res.body.data.accessToken);
+    expect(Object.keys(c).sort()).toEqual([
+      'claims', 'countries', 'exp', 'firstname', 'iat', 'jti', 'lastname', 'lmsuserid', 'lmsuserrole', 'lmsuserroles', 'lmsusername',
+      'permissions', 'schools', 'sub',
+    ].sort());
+    expect(c.claims).toBe('wUKhn97t');
+    expect(c.lmsuserrole).toBe('Mapyr2Pw');
+    expect(c.lmsuserroles).toEqual([ROLE_IDS.admin]);
+    expect(c.permissions).toHaveLength(159);
+    expect(c.permissions).not.toContain('superadmin');
+    expect(c.countries).toEqual(['c1']);
+    expect(c.sub).toBe(c.lmsuserid);
+    expect(JSON.parse(Buffer.from(res.body.data.accessToken.split('.')[0], 'base64url').toString()).alg).toBe('HS256');
+    expect(claimsOf(res.body.data.refreshToken).claims).toBe('U3cLtVxj');
+    expect((await feed(res.body.data.accessToken)).status).toBe(200);
+  });
+
+  it('gives an unknown account and a wrong password the same answer', async () => {
+    const unknown = await request(t.app).post('/auth/login').send({ lmsusername: 'nobody@example.org', lmsuserpassword: PASSWORD });
+    const wrong = await request(t.app).post('/auth/login').send({ lmsusername: ADMIN, lmsuserpassword: 'Wrong1234' });
+    const disabled = await request(t.app).post('/auth/login').send({ lmsusername: 'off@example.org', lmsuserpassword: PASSWORD });
+    for (const r of [unknown, wrong, disabled]) expect([r.status, r.body]).toEqual([400, { error: true, errormessage: 'User/Password not matching', data: false }]);
+  });
+
+  it('refuses a bad email, a weak password and an extra key without writing a token', async () => {
+    const before = await tokenRows();
+    const bad = await request(t.app).post('/auth/login').send({ lmsusername: 'not-an-email', lmsuserpassword: PASSWORD });
+    expect([bad.status, bad.body.errormessage]).toEqual([400, 'Invalid Email']);
+    const weak = await request(t.app).post('/auth/login').send({ lmsusername: ADMIN, lmsuserpassword: 'short' });
+    expect(weak.status).toBe(400);
+    expect(weak.body.errormessage).toMatch(/^Invalid password, Required : Minimum length 8/);
+    const extra = await request(t.app).post('/auth/login').send({ lmsusername: ADMIN, lmsuserpassword: PASSWORD, x: 1 });
+    expect([extra.status, extra.body.errormessage]).toEqual([400, '"x" is not allowed']);
+    expect(await tokenRows()).toBe(before);
+  });
+
+  it('refuses an unverified account and mails it a verification link', async () => {
+    mailer.sent.length = 0;
+    const res = await request(t.app).post('/auth/login').send({ lmsusername: 'new@example.org', lmsuserpassword: PASSWORD });
+    expect([res.status, res.body.errormessage]).toEqual([400, 'User not verified, Please verify with the link sent to your email']);
+    expect(mailer.sent).toHaveLength(1);
+    const token = mailer.sent[0].text.split('/auth/verify/')[1];
+    expect(mailer.sent[0].text).toMatch(/^http:\/\/localhost:4200\/auth\/verify\//);
+    const verified = await request(t.app).post(`/auth/verify?verifyemailtoken=${token}`).send({ headers: { normalizedNames: {} } });
+    expect([verified.status, verified.body]).toEqual([202, { error: false, data: true }]);
+    expect((await t.tdb.db('lmsusers').where({ lmsusername: 'new@example.org' }).first()).isverified).toBe(true);
+    expect((await request(t.app).post(`/auth/verify?verifyemailtoken=${token}`)).status).toBe(401);
+    await staffLogin(t.app, 'new@example.org');
+  });
+
+  it('keeps several sessions alive; logout ends only its own', async () => {
+    const a = await staffLogin(t.app, ADMIN);
+    const b = await staffLogin(t.app, ADMIN);
+    expect((await feed(a.accessToken)).status).toBe(200);
+    expect((await feed(b.accessToken)).status).toBe(200);
+    const out = await request(t.app).post('/auth/logout').set('Authorization', `Bearer ${a.accessToken}`).send({ headers: {} });
+    expect([out.status, out.body]).toEqual([200, { error: false, data: true }]);
+    expect((await feed(a.accessToken)).status).toBe(401);
+    expect((await request(t.app).post(`/auth/refreshtoken?refreshtoken=${a.refreshToken}`)).status).toBe(401);
+    expect((await feed(b.accessToken)).status).toBe(200);
+    const again = await request(t.app).post('/auth/logout').set('Authorization', `Bearer ${a.accessToken}`);
+    expect([again.status, again.body]).toEqual([200, { error: true, data: false }]);
+    const none = await request(t.app).post('/auth/logout');
+    expect([none.status, none.body]).toEqual([200, { error: true, data: false }]);
+  });
+});
+
+describe('POST /auth/refreshtoken', () => {
+  it('issues a new pair with roles read again and revokes the old pair', async () => {
+    const lmsuserid = await createStaff(t.tdb.db, { lmsusername: 'grow@example.org', roleids: [ROLE_IDS.teacher] });
+    const first = await staffLogin(t.app, 'grow@example.org');
+    expect(claimsOf(first.accessToken).permissions).toHaveLength(60);
+    await t.tdb.db('lmsusers_roles').insert({ lmsuserid, roleid: ROLE_IDS.superadmin });
+    const res = await request(t.app).post(`/auth/refreshtoken?refreshtoken=${first.refreshToken}`).send({ headers: { lazyUpdate: null } });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ error: false, data: { accessToken: expect.any(String), refreshToken: expect.any(String) } });
+    const c = claimsOf(res.body.data.accessToken);
+    expect(c.lmsuserroles).toEqual(expect.arrayContaining([ROLE_IDS.teacher, ROLE_IDS.superadmin]));
+    expect(c.permissions).toContain('superadmin');
+    expect((await feed(first.accessToken)).status).toBe(401);
+    expect((await feed(res.body.data.accessToken)).status).toBe(200);
+    const reuse = await request(t.app).post(`/auth/refreshtoken?refreshtoken=${first.refreshToken}`);
+    expect([reuse.status, reuse.body.errormessage]).toEqual([401, 'Please authenticate']);
+  });
+
+  it('refuses an access token, garbage, and a disabled account with Please authenticate', async () => {
+    const pair = await staffLogin(t.app, ADMIN);
+    for (const tok of [pair.accessToken, 'garbage']) {
+      const r = await request(t.app).post(`/auth/refreshtoken?refreshtoken=${tok}`);
+      expect([r.status, r.body]).toEqual([401, { error: true, errormessage: 'Please authenticate', data: false }]);
+    }
+    const id = await createStaff(t.tdb.db, { lmsusername: 'soon-off@example.org', roleids: [ROLE_IDS.admin] });
+    const p = await staffLogin(t.app, 'soon-off@example.org');
+    await t.tdb.db('lmsusers').where({ lmsuserid: id }).update({ isdisabled: true });
+    const r = await request(t.app).post(`/auth/refreshtoken?refreshtoken=${p.refreshToken}`);
+    expect([r.status, r.body.errormessage]).toEqual([401, 'Please authenticate']);
+  });
+});
+
+describe('password reset', () => {
+  it('mails a change-password link that validates, sets the password once and ends every session', async () => {
+    await createStaff(t.tdb.db, { lmsusername: 'forgot@example.org', roleids: [ROLE_IDS.admin] });
+    const session = await staffLogin(t.app, 'forgot@example.org');
+    mailer.sent.length = 0;
+    const res = await request(t.app).post('/auth/forgotpassword').send({ lmsusername: 'forgot@example.org' });
+    expect(res.body).toEqual({ error: false, data: 'Password reset mail sent.' });
+    const token = mailer.sent[0].text.split('/auth/changepassword/')[1];
+    expect(mailer.sent[0].to).toBe('forgot@example.org');
+    const valid = await request(t.app).post(`/auth/token/validate/changepassword?changepasswordtoken=${token}`).send({ headers: {} });
+    expect(valid.body).toEqual({ error: false, data: true });
+    const asAccess = await request(t.app).post(`/auth/token/validate/changepassword?changepasswordtoken=${session.accessToken}`);
+    expect(asAccess.body).toEqual({ error: false, data: false });
+    expect((await request(t.app).post('/auth/token/validate/changepassword?changepasswordtoken=junk')).body.data).toBe(false);
+
+    const weak = await request(t.app).put(`/auth/changepassword?changepasswordtoken=${token}`).send({ lmsuserpassword: 'weak' });
+    expect(weak.status).toBe(400);
+    const ok = await request(t.app).put(`/auth/changepassword?changepasswordtoken=${token}`).send({ lmsuserpassword: 'Another99' });
+    expect([ok.status, ok.body]).toEqual([200, { error: false, data: true }]);
+    expect((await feed(session.accessToken)).status).toBe(401);
+    expect((await request(t.app).put(`/auth/changepassword?changepasswordtoken=${token}`).send({ lmsuserpassword: 'Third999x' })).status).toBe(401);
+    await staffLogin(t.app, 'forgot@example.org', 'Another99');
+    const old = await request(t.app).post('/auth/login').send({ lmsusername: 'forgot@example.org', lmsuserpassword: PASSWORD });
+    expect(old.status).toBe(400);
+  });
+
+  it('answers for unknown and disabled addresses without mailing', async () => {
+    mailer.sent.length = 0;
+    expect((await request(t.app).post('/auth/forgotpassword').send({ lmsusername: 'who@example.org' })).status).toBe(400);
+    const off = await request(t.app).put('/auth/sendverificationemail').send({ lmsusername: 'off@example.org' });
+    expect(off.body).toEqual({ error: false, data: 'User info not found' });
+    const bad = await request(t.app).post('/auth/forgotpassword').send({ lmsusername: 'nope' });
+    expect([bad.status, bad.body.errormessage]).toEqual([400, 'Invalid Email']);
+    expect(mailer.sent).toHaveLength(0);
+    const sent = await request(t.app).put('/auth/sendverificationemail').send({ lmsusername: ADMIN });
+    expect(sent.body).toEqual({ error: false, data: 'Verification mail sent.' });
+    expect(mailer.sent).toHaveLength(1);
+  });
+});
+
+describe('POST /auth/school/login', () => {
+  it('signs in a school teacher with the school claims and an empty refresh token', async () => {
+    const res = await request(t.app).post('/auth/school/login').send({ lmsusername: 'teach1', lmsuserpassword: 'demo' });
+    expect(res.status).toBe(200);
+    expect(res.body.data.refreshToken).toBe('');
+    const c = claimsOf(res.body.data.accessToken);
+    expect(c).toMatchObject({ schoolusername: 'teach1', schooluserrole: 3, uitheme: 'kids', schoolid: null, claims: 'wUKhn97t' });
+    expect(c).not.toHaveProperty('lmsuserroles');
+    expect(c).not.toHaveProperty('permissions');
+  });
+
+  it('refuses a learner account exactly like a wrong password', async () => {
+    const learner = await request(t.app).post('/auth/school/login').send({ lmsusername: 'learn1', lmsuserpassword: 'demo' });
+    const wrong = await request(t.app).post('/auth/school/login').send({ lmsusername: 'teach1', lmsuserpassword: 'nope' });
+    for (const r of [learner, wrong]) expect([r.status, r.body.errormessage]).toEqual([400, 'User/Password not matching']);
+  });
+});
+
+describe('attacks on tokens', () => {
+  const secret = 'test-secret-for-auth';
+  let good: Record<string, unknown>;
+  beforeAll(async () => {
+    good = claimsOf((await staffLogin(t.app, ADMIN)).accessToken);
+  });
+  const forge = (payload: object, key: string | Buffer, options: jwt.SignOptions = { algorithm: 'HS256' }) => jwt.sign(payload, key, options);
+  const strip = ({ iat: _i, exp: _e, ...rest }: Record<string, unknown>) => rest;
+
+  it('refuses alg none, even with a forged wildcard and a recorded jti', async () => {
+    const head = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
+    const body = Buffer.from(JSON.stringify({ ...good, lmsuserroles: [ROLE_IDS.superadmin], permissions: ['superadmin'] })).toString('base64url');
+    expect((await feed(`${head}.${body}.`)).status).toBe(401);
+    expect((await request(t.app).post('/user').set('Authorization', `Bearer ${head}.${body}.`)).status).toBe(401);
+  });
+
+  it('refuses a token signed with another secret', async () => {
+    expect((await feed(forge(strip(good), 'wrong-secret'))).status).toBe(401);
+  });
+
+  it('refuses HS384/HS512 even with the right secret', async () => {
+    expect((await feed(forge(strip(good), secret, { algorithm: 'HS512' }))).status).toBe(401);
+  });
+
+  it('refuses an expired token whose jti is recorded', async () => {
+    const expired = forge({ ...strip(good), exp: Math.floor(Date.now() / 1000) - 10 }, secret, { algorithm: 'HS256' });
+    expect((await feed(expired)).status).toBe(401);
+  });
+
+  it('refuses a correctly signed token with no recorded jti', async () => {
+    expect((await feed(forge({ ...strip(good), jti: crypto.randomUUID() }, secret))).status).toBe(401);
+  });
+
+  it('refuses a refresh or change-password token used as an access token', async () => {
+    const pair = await staffLogin(t.app, ADMIN);
+    expect((await feed(pair.refreshToken)).status).toBe(401);
+    // A correctly signed token of another type that copies the access claims is still not an access token.
+    const asType = forge({ ...strip(good), claims: 'vW7Ea9Kf' }, secret);
+    await t.tdb.db('tokens').insert({ token: (good.jti as string) + 'x', lmsuserid: good.sub, tokentype: 'vW7Ea9Kf' });
+    expect((await feed(asType)).status).toBe(401);
+  });
+
+  it('refuses a forged lmsuserroles claim in an unsigned token', async () => {
+    const [h, , s] = (await staffLogin(t.app, 'new@example.org')).accessToken.split('.');
+    const c = claimsOf((await staffLogin(t.app, 'new@example.org')).accessToken);
+    const body = Buffer.from(JSON.stringify({ ...c, lmsuserroles: [ROLE_IDS.superadmin], permissions: ['superadmin'] })).toString('base64url');
+    expect((await request(t.app).post('/user').set('Authorization', `Bearer ${h}.${body}.${s}`)).status).toBe(401);
+  });
+
+  it('revokes every session of a disabled account', async () => {
+    const id = await createStaff(t.tdb.db, { lmsusername: 'gone@example.org', roleids: [ROLE_IDS.admin] });
+    const pair = await staffLogin(t.app, 'gone@example.org');
+    const sa = await createStaff(t.tdb.db, { lmsusername: 'root@example.org', roleids: [ROLE_IDS.superadmin] });
+    expect(sa).toBeTruthy();
+    const root = await staffLogin(t.app, 'root@example.org');
+    const del = await request(t.app).delete(`/user/${id}`).set('Authorization', `Bearer ${root.accessToken}`);
+    expect(del.status).toBe(200);
+    expect((await feed(pair.accessToken)).status).toBe(401);
+    expect((await request(t.app).post(`/auth/refreshtoken?refreshtoken=${pair.refreshToken}`)).status).toBe(401);
+  });
+
+  it('accepts the API key only as exactly `Bearer <key>` and only where apikey is listed', async () => {
+    expect((await request(t.app).get('/curriculum/all').set('Authorization', 'Bearer app-key-123')).status).toBe(200);
+    expect((await request(t.app).get('/curriculum/all').set('Authorization', 'bearer app-key-123')).status).toBe(401);
+    expect((await request(t.app).get('/curriculum/all').set('Authorization', 'Bearer app-key-12')).status).toBe(401);
+    expect((await request(t.app).post('/user').set('Authorization', 'Bearer app-key-123')).status).toBe(401);
+  });
+});
+
+describe('removed routes', () => {
+  it('has no self-registration and no permission bootstrap', async () => {
+    expect((await request(t.app).post('/auth/register').send({})).status).toBe(404);
+    expect((await request(t.app).get('/roles/create-perm/abc')).status).toBe(404);
+    expect((await request(t.app).post('/roles/create-perm/abc')).status).toBe(404);
+    expect((await request(t.app).post('/roles/create-one-permission/abc')).status).toBe(404);
+  });
+});
