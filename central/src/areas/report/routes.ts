@@ -1,19 +1,21 @@
 import { noInput, perms, route } from '@lms/shared';
 import { pending } from '../../http/pending';
 import type { CentralRoute } from '../../http/types';
+import { depsOf } from '../../http/context';
+import { disabilityCounts, disabilityQuery, multiPagingBody, studentStatus } from './store';
 import { downloadOnlineReport, onlineReportInput, pagedOnlineReport } from './online';
 
 export const reportRoutes: CentralRoute[] = [
   route('GET', '/report/dashboard', perms('view_plus_reach'), noInput, pending, { summary: 'reach dashboard (query countryid, year)' }),
   route('GET', '/report/gender', perms('view_plus_reach', 'view_reach_school'), noInput, pending, { summary: 'learner counts by gender (query countryid, schoolname)' }),
-  route('GET', '/report/disability', perms('view_plus_reach', 'view_reach_school'), noInput, pending, { summary: 'aggregated disability counts (query countryid, schoolname)' }),
+  route('GET', '/report/disability', perms('view_plus_reach', 'view_reach_school'), { query: disabilityQuery }, ({ req, query }) => disabilityCounts(depsOf(req).db, query), { summary: 'aggregated disability counts (query countryid, schoolname)' }),
   route('GET', '/report/offlineonline', perms('view_plus_reach', 'view_reach_school'), noInput, pending, { summary: 'offline vs online learner counts' }),
   route('POST', '/report/studentprogress', perms('view_offline_quiz_score'), noInput, pending, { summary: 'paged offline quiz-score report' }),
   route('POST', '/report/studentprogress/class', perms('view_offline_quiz_score'), noInput, pending, { summary: 'paged offline class quiz-score report' }),
   route('POST', '/report/studentlastcompletedquiz', perms('view_current_level'), noInput, pending, { summary: 'paged offline current-level report' }),
   route('POST', '/report/studentlevelquiz', perms('view_student_level_quiz'), noInput, pending, { summary: 'paged offline level-quiz report' }),
   route('POST', '/report/studentlevelquiz/class', perms('view_student_level_quiz'), noInput, pending, { summary: 'paged offline class level-quiz report' }),
-  route('POST', '/report/studentstatus', perms('view_active_status'), noInput, pending, { summary: 'paged offline active-status report' }),
+  route('POST', '/report/studentstatus', perms('view_active_status'), { body: multiPagingBody }, ({ req, body, caller }) => studentStatus(depsOf(req).db, body, caller.kind === 'staff' && Array.isArray(caller.claims.schools) ? (caller.claims.schools as string[]) : []), { summary: 'paged offline active-status report' }),
   route('POST', '/report/syncrecords', perms('view_sync_record'), noInput, pending, { summary: 'paged sync-record list' }),
   route('GET', '/report/dashboard/country/:countryid', perms('view_plus_reach'), noInput, pending, { summary: 'reach dashboard for a country' }),
   route('GET', '/report/dashboard/school/:schoolname', perms('view_reach_school'), noInput, pending, { summary: 'reach dashboard for a school' }),
