@@ -7,11 +7,13 @@ import { gradeRoutes } from './grade/routes';
 import { lessonRoutes } from './lesson/routes';
 import { levelRoutes } from './level/routes';
 import { questionRoutes } from './question/routes';
+import { reportRoutes } from './report/routes';
 import { resultRoutes } from './result/routes';
 import { schoolRoutes } from './school/routes';
 import { importRoutes } from './import/routes';
 import { exportRoutes } from './export/routes';
 import { studentRoutes } from './student/routes';
+import { teacherRoutes } from './teacher/routes';
 
 /** Every classroom route, in the order they are matched. */
 export const classroomRoutes: ClassroomRoute[] = [
@@ -19,13 +21,15 @@ export const classroomRoutes: ClassroomRoute[] = [
   ...authRoutes,
   ...accessRoutes,
   ...curriculumRoutes,
+  ...exportRoutes,
   ...gradeRoutes,
+  ...importRoutes,
   ...lessonRoutes,
   ...levelRoutes,
   ...questionRoutes,
+  ...reportRoutes,
   ...resultRoutes,
   ...schoolRoutes,
   ...studentRoutes,
-  ...exportRoutes,
-  ...importRoutes,
+  ...teacherRoutes,
 ];

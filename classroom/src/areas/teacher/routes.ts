@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import type { Knex } from '@lms/db';
+import { route, staff } from '@lms/shared';
+import { SCHOOL_ROLE, type Caller, type ClassroomRoute } from '../../http/types';
+import { depsOf } from '../../http/context';
+import { userOf } from '../../auth/guards';
+import { idParams, queryText, schoolnameOf } from '../common';
+import { filtersOf, first, page, pagingBody } from '../common/paging';
+import { PROGRESS } from '../result/progress';
+import {
+  attemptsWithContent, classScoreSheet, lastPassedQuiz, standardsLike, standardsOf, statsOf, studentStats, studentsOf, teacherProfile, visibleStudent,
+} from './store';
+
+const studentParams = idParams('studentid', 'Invalid Student ID');
+
+/** Teachers see their own school's learners; admins and superadmins any learner on this server. */
+async function scopeOf(db: Knex, caller: Caller): Promise<string | undefined> {
+  return userOf(caller).schooluserrole === SCHOOL_ROLE.teacher ? schoolnameOf(db, caller) : undefined;
+}
+
+export const teacherRoutes: ClassroomRoute[] = [
+  route('GET', '/teacher/standards', staff(), {}, async ({ req, caller }) => {
+    const { db } = depsOf(req);
+    return standardsOf(db, await schoolnameOf(db, caller));
+  }, { summary: "Classes among the learners of the caller's school" }),
+  route('GET', '/teacher/stats', staff(), {}, async ({ req, caller }) => {
+    const { db } = depsOf(req);
+    return statsOf(db, await schoolnameOf(db, caller));
+  }, { summary: "Learner count by gender in the caller's school" }),
+  route('GET', '/teacher/students', staff(), {}, async ({ req, caller }) => {
+    const { db } = depsOf(req);
+    return studentsOf(db, await schoolnameOf(db, caller));
+  }, { summary: "The learners of the caller's school" }),
+  route('GET', '/teacher/profile', staff(), { query: z.object({ standard: queryText }) }, ({ req, caller, query }) =>
+    teacherProfile(depsOf(req).db, userOf(caller).schooluserid, query.standard), { summary: "The teacher's last sign-ins, class size and average usage" }),
+  route('GET', '/teacher/stats/student/:studentid', staff(), { params: studentParams }, async ({ req, caller, params }) => {
+    const { db } = depsOf(req);
+    return studentStats(db, await visibleStudent(db, params.studentid, await scopeOf(db, caller)));
+  }, { summary: "One learner's last sign-in and current lesson, level and grade" }),
+  ...([['practice', PROGRESS.practice], ['quiz', PROGRESS.quiz], ['level', PROGRESS.levelquiz]] as const).map(([name, type]) =>
+    route<Caller>('GET', `/teacher/stats/student/:studentid/${name}`, staff(), { params: studentParams }, async ({ req, caller, params }) => {
+      const { db } = depsOf(req);
+      const student = await visibleStudent(db, params.studentid, await scopeOf(db, caller));
+      return attemptsWithContent(db, student.studentid, type);
+    }, { summary: `One learner's ${name === 'level' ? 'level-quiz' : name} attempts with their place in the curriculum` })),
+  route('GET', '/teacher/standard/all', staff(), { query: z.object({ standard: queryText }) }, async ({ req, caller, query }) => {
+    const { db } = depsOf(req);
+    return standardsLike(db, await schoolnameOf(db, caller), query.standard);
+  }, { summary: "Classes of the caller's school by name" }),
+  route('POST', '/teacher/studentprogress', staff(), { body: pagingBody }, async ({ req, caller, body }) => {
+    const { db } = depsOf(req);
+    const f = filtersOf(body);
+    const rows = await classScoreSheet(db, await schoolnameOf(db, caller), { standard: first(f, 'standard'), lessonid: first(f, 'lessonid') });
+    return page(rows, body);
+  }, { summary: 'Class score sheet for one lesson (filters: standard, lessonid)' }),
+  route('GET', '/teacher/studentinfo', staff(), { query: z.object({ studentid: z.string().uuid({ message: 'Invalid Student ID' }) }) }, async ({ req, caller, query }) => {
+    const { db } = depsOf(req);
+    const student = await visibleStudent(db, query.studentid, await scopeOf(db, caller));
+    return (await lastPassedQuiz(db, student.studentid)) ?? null;
+  }, { summary: "A learner's last completed lesson quiz" }),
+];
