@@ -2,24 +2,30 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
-  CONTENT_KEY_LIST, ZipError, logWindowStart, openZipBuffer, parseContentPackage, parseStudentsPackage, parseTeachersPackage, readLogZip,
+  CONTENT_KEY_LIST, ZipCryptoKeys, ZipError, logWindowStart, openZipBuffer, parseContentPackage, parseStudentsPackage, parseTeachersPackage, readLogZip,
   readPackageJson, streamToBuffer, writeContentZip, writeLogZip, writeLogZipFromDocument, writeStudentsZip, writeTeachersZip, type LogBatch,
 } from '../src';
 
 /** A hand-made ZIP (the writers refuse unsafe names, an attacker's tool does not). */
-function rawZip(entries: Array<{ name: string; data: Buffer; deflate?: boolean; declaredSize?: number }>): Buffer {
+function rawZip(entries: Array<{ name: string; data: Buffer; deflate?: boolean; declaredSize?: number; password?: string }>): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;
   for (const e of entries) {
     const name = Buffer.from(e.name, 'utf8');
-    const body = e.deflate ? zlib.deflateRawSync(e.data) : e.data;
     const crc = zlib.crc32(e.data);
+    let body = e.deflate ? zlib.deflateRawSync(e.data) : e.data;
+    if (e.password !== undefined) {
+      const keys = new ZipCryptoKeys(Buffer.from(e.password));
+      const plain = Buffer.concat([Buffer.from([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, crc >>> 24]), body]);
+      body = Buffer.from(plain.map((b) => keys.encryptByte(b)));
+    }
+    const flags = 0x0800 | (e.password !== undefined ? 1 : 0);
     const size = e.declaredSize ?? e.data.length;
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6);
+    local.writeUInt16LE(flags, 6);
     local.writeUInt16LE(e.deflate ? 8 : 0, 8);
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(body.length, 18);
@@ -30,7 +36,7 @@ function rawZip(entries: Array<{ name: string; data: Buffer; deflate?: boolean; 
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
+    central.writeUInt16LE(flags, 8);
     central.writeUInt16LE(e.deflate ? 8 : 0, 10);
     central.writeUInt32LE(crc, 16);
     central.writeUInt32LE(body.length, 20);
@@ -118,6 +124,26 @@ describe('safe ZIP reader', () => {
   it('refuses a header that understates the real size', async () => {
     const zip = rawZip([{ name: 'lie.txt', data: Buffer.alloc(5000, 67), deflate: true, declaredSize: 10 }]);
     await refusal(names(zip));
+  });
+
+  it('reads entries with traditional PKWARE encryption given the password, and refuses them without it', async () => {
+    const text = JSON.stringify({ log: { result: [], progress: {}, access: [] } }).repeat(50);
+    const zip = rawZip([{ name: 'log.ini', data: Buffer.from(text), deflate: true, password: 'fixed-secret' }, { name: 'plain.txt', data: Buffer.from('p') }]);
+    const read = async (password?: string) => {
+      const z = await openZipBuffer(zip, { password });
+      try {
+        const out: string[] = [];
+        for await (const e of z.entries()) out.push(await e.readText());
+        return out;
+      } finally {
+        z.close();
+      }
+    };
+    expect(await read('fixed-secret')).toEqual([text, 'p']);
+    expect((await refusal(read())).code).toBe('encrypted');
+    const wrong = await refusal(read('another'));
+    expect(wrong.code).toBe('encrypted');
+    expect(wrong.message).toMatch(/wrong password/);
   });
 
   it('refuses bytes that are not a ZIP', async () => {

@@ -3,3 +3,4 @@ export * from './columns';
 export * from './reader';
 export * from './log';
 export * from './package';
+export * from './zipcrypto';

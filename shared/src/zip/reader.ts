@@ -1,6 +1,8 @@
 import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import zlib from 'node:zlib';
 import yauzl from 'yauzl';
 import { ZipError } from './errors';
+import { ZipCryptoDecrypt } from './zipcrypto';
 
 /** Bounds on what one uploaded ZIP may unpack to; a ZIP bomb or a flood of entries stops at the first breach. */
 export interface ZipLimits {
@@ -13,6 +15,11 @@ export interface ZipLimits {
   maxRatio: number;
   /** Small entries compress extremely well without being bombs (a run of spaces, an empty array); they are exempt. */
   ratioFloorBytes: number;
+  /**
+   * Password for entries with traditional PKWARE encryption (central's log import used one fixed password).
+   * Without it an encrypted entry is refused; plain entries ignore it.
+   */
+  password?: string;
 }
 
 export const DEFAULT_ZIP_LIMITS: Readonly<ZipLimits> = Object.freeze({
@@ -131,7 +138,10 @@ function wrap(zip: yauzl.ZipFile, limits: ZipLimits): SafeZip {
         if (count > limits.maxEntries) throw new ZipError('too_many_entries', `ZIP has more than ${limits.maxEntries} entries`);
         const problem = unsafeEntryName(entry.fileName);
         if (problem) throw new ZipError('bad_name', `Unsafe entry name (${problem})`);
-        if (entry.isEncrypted()) throw new ZipError('encrypted', `ZIP entry ${entry.fileName} is encrypted`);
+        if (entry.isEncrypted() && limits.password === undefined) throw new ZipError('encrypted', `ZIP entry ${entry.fileName} is encrypted`);
+        if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
+          throw new ZipError('corrupt', `ZIP entry ${entry.fileName} uses an unsupported compression method (${entry.compressionMethod})`);
+        }
         if (entry.uncompressedSize > limits.maxEntryBytes) {
           throw new ZipError('entry_too_large', `ZIP entry ${entry.fileName} is larger than ${limits.maxEntryBytes} bytes`);
         }
@@ -151,14 +161,24 @@ function wrap(zip: yauzl.ZipFile, limits: ZipLimits): SafeZip {
 }
 
 function makeEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, limits: ZipLimits, total: { bytes: number }): SafeEntry {
+  const encrypted = entry.isEncrypted();
   const open = () =>
     new Promise<Readable>((resolve, reject) => {
-      zip.openReadStream(entry, (err, stream) => {
+      const cb = (err: Error | null, stream: Readable) => {
         if (err) return reject(toZipError(err));
         const limited = new ByteLimit(entry.fileName, limits, total);
-        stream.on('error', (e) => limited.destroy(toZipError(e)));
-        resolve(stream.pipe(limited));
-      });
+        const fail = (e: unknown) => limited.destroy(toZipError(e));
+        stream.on('error', fail);
+        if (!encrypted) return resolve(stream.pipe(limited));
+        // Encrypted entries come raw: decrypt, then inflate when deflated; the byte limit still applies after.
+        // The check byte is the CRC's high byte, or the DOS time's when a data descriptor carries the sizes (bit 3).
+        const check = entry.generalPurposeBitFlag & 0x8 ? (entry.lastModFileTime >>> 8) & 0xff : (entry.crc32 >>> 24) & 0xff;
+        let out: Readable = stream.pipe(new ZipCryptoDecrypt(Buffer.from(limits.password ?? '', 'utf8'), check, entry.fileName)).on('error', fail);
+        if (entry.compressionMethod === 8) out = out.pipe(zlib.createInflateRaw()).on('error', fail);
+        resolve(out.pipe(limited));
+      };
+      if (encrypted) zip.openReadStream(entry, { decodeFileData: false } as unknown as yauzl.ZipFileOptions, cb as never);
+      else zip.openReadStream(entry, cb as never);
     });
   const readBuffer = async () => collect(await open());
   return {
