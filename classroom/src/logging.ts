@@ -65,8 +65,8 @@ export class DailyLogFiles extends Writable {
         if (level < 30) continue;
         const now = this.now();
         this.rollover(now);
-        // Synchronous appends: a line is on disk before the export that follows it reads the file.
-        fs.appendFileSync(path.join(this.dir, dailyLogName(level >= 50 ? 'error' : 'info', now)), formatLine(parsed));
+        // Synchronous writes: a line is in the file before an export that follows it reads the file.
+        fs.writeSync(this.fdOf(level >= 50 ? 'error' : 'info', now), formatLine(parsed));
       }
       done();
     } catch (err) {
@@ -76,10 +76,34 @@ export class DailyLogFiles extends Writable {
     }
   }
 
+  private readonly fds = new Map<string, number>();
+
+  /** One open descriptor per file of the day, opened on its first line (files appear only when something is logged). */
+  private fdOf(kind: 'info' | 'error', now: Date): number {
+    const name = dailyLogName(kind, now);
+    let fd = this.fds.get(name);
+    if (fd === undefined) {
+      fd = fs.openSync(path.join(this.dir, name), 'a');
+      this.fds.set(name, fd);
+    }
+    return fd;
+  }
+
+  private closeAll(): void {
+    for (const fd of this.fds.values()) fs.closeSync(fd);
+    this.fds.clear();
+  }
+
+  override _final(done: (err?: Error | null) => void): void {
+    this.closeAll();
+    done();
+  }
+
   private rollover(now: Date): void {
     const day = localDay(now);
     if (day === this.day) return;
     this.day = day;
+    this.closeAll();
     const oldest = localDay(new Date(now.getTime() - this.retentionDays * 86_400_000));
     for (const name of fs.readdirSync(this.dir)) {
       const m = DAILY_NAME.exec(name);

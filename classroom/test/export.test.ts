@@ -221,7 +221,7 @@ describe('daily log files', () => {
     try {
       fs.writeFileSync(path.join(dir, 'RPI-API-info-2020-01-01.log'), 'old\n');
       fs.writeFileSync(path.join(dir, 'keep.txt'), 'x');
-      const now = new Date(2026, 10, 21, 9, 30);
+      let now = new Date(2026, 10, 21, 9, 30);
       const files = new DailyLogFiles({ dir, now: () => now, retentionDays: 7 });
       const logger = createLogger({ name: 'x', level: 'debug', streams: [{ level: 'info', stream: files }] }, fs.createWriteStream('/dev/null'));
       logger.debug('not kept');
@@ -236,6 +236,10 @@ describe('daily log files', () => {
       expect(errors.map((l) => l.message)).toEqual(['broken']);
       expect(fs.existsSync(path.join(dir, 'RPI-API-info-2020-01-01.log'))).toBe(false);
       expect(fs.existsSync(path.join(dir, 'keep.txt'))).toBe(true);
+      now = new Date(2026, 10, 22, 0, 5);
+      logger.info('next day');
+      expect(fs.readFileSync(path.join(dir, 'RPI-API-info-2026-11-22.log'), 'utf8')).toContain('"message":"next day"');
+      expect(fs.readFileSync(path.join(dir, 'RPI-API-info-2026-11-21.log'), 'utf8')).not.toContain('next day');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
