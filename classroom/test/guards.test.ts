@@ -86,6 +86,15 @@ describe('classroom gates (offline)', () => {
   });
 });
 
+describe('gate vocabulary', () => {
+  it('has no guard for central-only gates, so mounting such a route fails', () => {
+    for (const gate of [{ kind: 'roles', roles: ['admin'] }, { kind: 'perms', perms: ['view_grade'] }, { kind: 'token', token: 'refresh' }] as Gate[]) {
+      expect(classroomGates(gate)).toBeUndefined();
+      expect(() => mount(express.Router(), [route('GET', '/x', gate, {}, () => 1)], classroomGates)).toThrow(/no guard/);
+    }
+  });
+});
+
 describe('token validity', () => {
   it('refuses a revoked jti, a disabled or deleted user, a wrong secret, a wrong type and a non-HS256 algorithm', async () => {
     const app = probe(online);

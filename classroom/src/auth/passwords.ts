@@ -7,6 +7,9 @@ export function hashPassword(plain: string): Promise<string> {
   return argon2.hash(plain, { type: argon2.argon2id });
 }
 
+let dummy: Promise<string> | undefined;
+const dummyHash = () => (dummy ??= hashPassword(crypto.randomBytes(16).toString('hex')));
+
 const md5hex = (s: string) => crypto.createHash('md5').update(s).digest('hex');
 
 function equalConstantTime(a: string, b: string): boolean {
@@ -26,7 +29,11 @@ export interface PasswordCheck {
  * MD5 hex, for accounts from the original deployment (decision #17).
  */
 export async function verifyPassword(stored: string | null | undefined, plain: string): Promise<PasswordCheck> {
-  if (!stored) return { ok: false, legacy: false };
+  if (!stored) {
+    // Same work as a real check, so that response time does not tell which usernames exist.
+    await argon2.verify(await dummyHash(), plain).catch(() => false);
+    return { ok: false, legacy: false };
+  }
   if (stored.startsWith('$argon2')) {
     try {
       return { ok: await argon2.verify(stored, plain), legacy: false };
