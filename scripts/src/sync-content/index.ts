@@ -1,0 +1,289 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Transform } from 'node:stream';
+import { parseArgs } from 'node:util';
+import { CONTENT_KEY_LIST, parseContentPackage, readPackageJson } from '@lms/shared';
+
+/**
+ * The client-side curriculum sync for a device or an operator: download the package from the central API
+ * (`GET /sync/content`) and upload it to a classroom server (`PUT /import/master`), or upload a package
+ * saved earlier when there is no link to central. The package is checked before it is sent, so a broken
+ * download never reaches the classroom (which would refuse it anyway and keep its content).
+ */
+
+export interface SyncContentOptions {
+  /** Central API base address; needed unless `file` is given. */
+  central?: string;
+  centralToken?: string;
+  /** Classroom server base address; without it the package is only downloaded (to `save`). */
+  classroom?: string;
+  /** A staff token of the classroom server (accepted while it runs offline)… */
+  classroomToken?: string;
+  /** …or the SERVER_SYNC_KEY shared with the central API. */
+  syncKey?: string;
+  /** Upload this saved package instead of downloading one. */
+  file?: string;
+  /** Keep the downloaded package here. */
+  save?: string;
+  /** Longest silence on a connection (default 60 s). */
+  idleTimeoutMs?: number;
+}
+
+export class SyncContentError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SyncContentError';
+  }
+}
+
+type Log = (line: string) => void;
+
+const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(2)} MB`;
+
+function transportOf(url: URL) {
+  if (url.protocol === 'http:') return http;
+  if (url.protocol === 'https:') return https;
+  throw new SyncContentError(`${url.href}: only http and https addresses are supported`);
+}
+
+function joinUrl(base: string, route: string): URL {
+  let url: URL;
+  try {
+    url = new URL(base.replace(/\/+$/, '') + route);
+  } catch {
+    throw new SyncContentError(`Not a valid address: ${base}`);
+  }
+  transportOf(url);
+  return url;
+}
+
+/** Reports progress at most every half second, and once at the end. */
+function progress(label: string, total: number | undefined, log: Log) {
+  let seen = 0;
+  let last = 0;
+  const report = (final: boolean) => {
+    const now = Date.now();
+    if (!final && now - last < 500) return;
+    last = now;
+    log(total ? `${label} ${mb(seen)} of ${mb(total)} (${Math.floor((seen / total) * 100)}%)` : `${label} ${mb(seen)}`);
+  };
+  const counter = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      seen += chunk.length;
+      report(false);
+      cb(null, chunk);
+    },
+    flush(cb) {
+      report(true);
+      cb();
+    },
+  });
+  return counter;
+}
+
+function networkError(url: URL, err: NodeJS.ErrnoException): SyncContentError {
+  const code = err.code ? ` (${err.code})` : '';
+  if (err.code === 'ECONNREFUSED') return new SyncContentError(`Nothing answers at ${url.origin}${code}: is the server running, is the address right?`);
+  if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return new SyncContentError(`Cannot resolve ${url.hostname}${code}: check the address`);
+  if (err.code === 'ETIMEDOUT') return new SyncContentError(`${url.origin} stopped answering${code}`);
+  return new SyncContentError(`${url.origin}: ${err.message}${code}`);
+}
+
+/** The `errormessage` of an error envelope, else the start of the body. */
+function describeFailure(status: number, body: string): string {
+  try {
+    const parsed = JSON.parse(body) as { errormessage?: unknown };
+    if (typeof parsed.errormessage === 'string') return `${status}: ${parsed.errormessage}`;
+  } catch {
+    // not JSON: quote it
+  }
+  return `${status}${body.trim() ? `: ${body.trim().slice(0, 200)}` : ''}`;
+}
+
+function readBody(res: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.on('error', reject);
+  });
+}
+
+/** Downloads `GET /sync/content` into `dest`. */
+export async function downloadPackage(central: string, token: string, dest: string, log: Log, idleTimeoutMs = 60_000): Promise<void> {
+  const url = joinUrl(central, '/sync/content');
+  log(`Downloading the curriculum package from ${url.origin}`);
+  const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    const req = transportOf(url).request(url, { method: 'GET', headers: { Authorization: `Bearer ${token}` }, timeout: idleTimeoutMs });
+    req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
+    req.on('error', (err) => reject(networkError(url, err)));
+    req.on('response', resolve);
+    req.end();
+  });
+  if (res.statusCode !== 200) {
+    const body = await readBody(res);
+    const hint = res.statusCode === 401 ? ' (sign in again: the central token is missing, expired or revoked)' : '';
+    throw new SyncContentError(`Central API refused the download: ${describeFailure(res.statusCode ?? 0, body)}${hint}`);
+  }
+  const length = Number(res.headers['content-length']);
+  try {
+    await pipeline(res, progress('Downloaded', Number.isFinite(length) && length > 0 ? length : undefined, log), fs.createWriteStream(dest));
+  } catch (err) {
+    fs.rmSync(dest, { force: true });
+    throw networkError(url, err as NodeJS.ErrnoException);
+  }
+}
+
+/** Checks that the file is a curriculum package a classroom server accepts (all 19 keys as arrays). */
+export async function checkPackage(file: string, log: Log): Promise<void> {
+  if (!fs.existsSync(file)) throw new SyncContentError(`No such file: ${file}`);
+  let counted: Record<string, number>;
+  try {
+    const { name, json } = await readPackageJson({ path: file });
+    const pkg = parseContentPackage(json);
+    counted = Object.fromEntries(CONTENT_KEY_LIST.map((k) => [k, pkg[k].length]));
+    log(`Package ${path.basename(file)} (${mb(fs.statSync(file).size)}, entry ${name}) holds ${counted.curriculums} curriculums, ${counted.lessons} lessons, ${counted.questions} questions`);
+  } catch (err) {
+    throw new SyncContentError(`${file} is not a usable curriculum package: ${(err as Error).message}`);
+  }
+}
+
+/** Uploads a package to `PUT /import/master` as the multipart part `importfile`. */
+export async function uploadPackage(classroom: string, auth: string, file: string, log: Log, idleTimeoutMs = 60_000): Promise<void> {
+  const url = joinUrl(classroom, '/import/master');
+  const size = fs.statSync(file).size;
+  const boundary = `----lms-sync-content-${Date.now().toString(16)}`;
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="importfile"; filename="importfile.zip"\r\nContent-Type: application/zip\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  log(`Uploading to ${url.origin}`);
+  const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    const req = transportOf(url).request(url, {
+      method: 'PUT',
+      headers: { Authorization: auth, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': head.length + size + tail.length },
+      timeout: idleTimeoutMs,
+    });
+    req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
+    req.on('error', (err) => reject(networkError(url, err)));
+    req.on('response', resolve);
+    req.write(head);
+    pipeline(fs.createReadStream(file), progress('Uploaded', size, log), req, { end: false })
+      .then(() => req.end(tail))
+      .catch((err: Error) => req.destroy(err));
+  });
+  const body = await readBody(res);
+  if (res.statusCode !== 200) {
+    const hint =
+      res.statusCode === 401 || res.statusCode === 403
+        ? ' (a classroom staff token is accepted only while the classroom runs offline; otherwise use its SERVER_SYNC_KEY)'
+        : '';
+    throw new SyncContentError(`Classroom server refused the package: ${describeFailure(res.statusCode ?? 0, body)}${hint}. Its content is unchanged.`);
+  }
+  log('Classroom server applied the package');
+}
+
+/** Runs the whole client-side sync; throws a SyncContentError with a message for a person. */
+export async function syncContent(o: SyncContentOptions, log: Log = () => undefined): Promise<void> {
+  if (!o.file && !o.central) throw new SyncContentError('Give --central (with --central-token) to download, or --file to upload a saved package');
+  if (!o.file && !o.centralToken) throw new SyncContentError('--central-token (or LMS_CENTRAL_TOKEN) is needed to download from the central API');
+  if (!o.classroom && !o.save) throw new SyncContentError('Give --classroom to upload, or --save to keep the download');
+  if (o.classroom && !o.classroomToken && !o.syncKey) throw new SyncContentError('--classroom-token or --sync-key (or LMS_CLASSROOM_TOKEN / SERVER_SYNC_KEY) is needed to upload');
+
+  let file = o.file;
+  let temp: string | undefined;
+  try {
+    if (!file) {
+      if (o.save) file = o.save;
+      else {
+        temp = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-sync-content-'));
+        file = path.join(temp, 'sync-data.zip');
+      }
+      await downloadPackage(o.central!, o.centralToken!, file, log, o.idleTimeoutMs);
+      if (o.save) log(`Saved ${file}`);
+    }
+    await checkPackage(file, log);
+    if (o.classroom) {
+      // The sync key goes raw, as the classroom's server gate expects; a person's token as a bearer token.
+      const auth = o.syncKey ? o.syncKey : `Bearer ${o.classroomToken}`;
+      await uploadPackage(o.classroom, auth, file, log, o.idleTimeoutMs);
+    }
+  } finally {
+    if (temp) fs.rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+const USAGE = `Usage: npm run sync-content -- [options]
+
+  --central URL          central API address (downloads GET /sync/content)
+  --central-token TOKEN  central access token (or LMS_CENTRAL_TOKEN)
+  --classroom URL        classroom server address (uploads PUT /import/master)
+  --classroom-token T    classroom staff token, accepted while the classroom runs offline (or LMS_CLASSROOM_TOKEN)
+  --sync-key KEY         the SERVER_SYNC_KEY instead of a token (or SERVER_SYNC_KEY)
+  --file PATH            upload this saved package instead of downloading (no central needed)
+  --save PATH            keep the downloaded package here (alone: download only)
+  --timeout SECONDS      longest silence on a connection (default 60)
+
+Examples:
+  npm run sync-content -- --central https://lms.example.org/api --classroom http://10.0.0.2:3001 --save today.zip
+  npm run sync-content -- --file today.zip --classroom http://10.0.0.2:3001
+`;
+
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        central: { type: 'string' },
+        'central-token': { type: 'string' },
+        classroom: { type: 'string' },
+        'classroom-token': { type: 'string' },
+        'sync-key': { type: 'string' },
+        file: { type: 'string' },
+        save: { type: 'string' },
+        timeout: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }));
+  } catch (err) {
+    process.stderr.write(`${(err as Error).message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const timeout = str(values.timeout) ? Number(values.timeout) : undefined;
+  if (timeout !== undefined && !(timeout > 0)) {
+    process.stderr.write('--timeout must be a positive number of seconds\n');
+    return 2;
+  }
+  try {
+    await syncContent(
+      {
+        central: str(values.central),
+        centralToken: str(values['central-token']) ?? str(env.LMS_CENTRAL_TOKEN),
+        classroom: str(values.classroom),
+        classroomToken: str(values['classroom-token']) ?? str(env.LMS_CLASSROOM_TOKEN),
+        syncKey: str(values['sync-key']) ?? str(env.SERVER_SYNC_KEY),
+        file: str(values.file),
+        save: str(values.save),
+        idleTimeoutMs: timeout ? timeout * 1000 : undefined,
+      },
+      (line) => process.stderr.write(`${line}\n`),
+    );
+    return 0;
+  } catch (err) {
+    process.stderr.write(`sync-content: ${err instanceof SyncContentError ? err.message : (err as Error).stack ?? String(err)}\n`);
+    return 1;
+  }
+}
+
+if (typeof require !== 'undefined' && require.main === module) {
+  main(process.argv.slice(2)).then((code) => { process.exitCode = code; });
+}
