@@ -177,6 +177,16 @@ describe('result submission', () => {
     expect(await snapshot()).toEqual(before);
   });
 
+  it('answers concurrent duplicates 200 and keeps one attempt', async () => {
+    const auth = await signIn();
+    const body = quizBody(Date.parse('2026-11-20T09:30:00Z'), [true, false, true]);
+    const results = await Promise.all(Array.from({ length: 4 }, () => request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth).send(body)));
+    expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    const rows = await db()('studentprogress').where({ studentid: learner.studentid, studentprogressreferenceid: C.quizid, starttime: '2026-11-20T09:30:00.000Z' });
+    expect(rows).toHaveLength(1);
+    expect(await count('studentprogressquestions', { studentprogressid: rows[0].studentprogressid })).toBe(3);
+  });
+
   it('records a failing practice as not passed and earns no points', async () => {
     const auth = await signIn('demo.student2');
     const res = await request(t.app).post(`/result/lesson/practice/${C.practiceid}`).set('Authorization', auth).send({
