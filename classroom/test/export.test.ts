@@ -38,17 +38,17 @@ let teacher: TestUser;
 let learner: TestUser;
 
 /** The app as server.ts builds it: the logger writes the daily files of LOG_DIR. */
-async function build(): Promise<TestApp> {
+async function build(dir: string): Promise<TestApp> {
   const tdb = await testDatabase();
-  logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'classroom-logs-'));
-  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: tdb.url, LOG_DIR: logDir, SERVER_SYNC_KEY: 'sk_export_0123456789', JWT_SECRET: 'jwt_export_0123456789' });
+  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: tdb.url, LOG_DIR: dir, SERVER_SYNC_KEY: 'sk_export_0123456789', JWT_SECRET: 'jwt_export_0123456789' });
   const devnull = fs.createWriteStream('/dev/null');
   const logger = createLogger({ name: 'classroom', level: 'info', streams: [dailyLogStream(config.logDir)] }, devnull);
   return { app: createApp(config, { db: tdb.db, logger }), config, tdb };
 }
 
 beforeAll(async () => {
-  t = await build();
+  logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'classroom-logs-'));
+  t = await build(logDir);
   teacher = await tokenFor(t, 3);
   learner = await tokenFor(t, 4);
 });
@@ -177,6 +177,20 @@ describe('GET /export/log', () => {
       expect(res.body).toMatchObject({ error: true, errormessage: 'Error read file', data: false });
     } finally {
       fs.rmSync(broken, { force: true });
+    }
+  });
+
+  it('answers a failing database with an error envelope, not a broken ZIP', async () => {
+    const other = await build(logDir);
+    try {
+      const staffUser = await tokenFor(other, 3);
+      await other.tdb.db.schema.dropTable('studentappusages');
+      const res = await request(other.app).get('/export/log').set('Authorization', staffUser.auth);
+      expect(res.status).toBe(500);
+      expect(res.headers['content-type']).toMatch(/json/);
+      expect(res.body).toMatchObject({ error: true, data: false });
+    } finally {
+      await other.tdb.dispose();
     }
   });
 

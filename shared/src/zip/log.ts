@@ -235,9 +235,38 @@ function releaseOnClose(out: PassThrough, sources: Readable[]): void {
 
 /** The export ZIP, streamed: `log.ini` first, then the log files (deflate, no directories, no encryption). */
 export function writeLogZip(source: LogSource, files: LogZipFile[] = []): Readable {
+  return zipLogIni(encodeLogIni(source), files);
+}
+
+/**
+ * Like writeLogZip, but resolves only once the first chunk of `log.ini` exists, which means every
+ * collection has answered its first query: a failing database is still an error the caller can answer
+ * with a status, before any byte of the ZIP has been sent. On failure the files are closed.
+ */
+export async function prepareLogZip(source: LogSource, files: LogZipFile[] = []): Promise<Readable> {
+  const chunks = encodeLogIni(source);
+  let first: IteratorResult<string>;
+  try {
+    first = await chunks.next();
+  } catch (err) {
+    for (const f of files) f.stream.destroy();
+    throw err;
+  }
+  async function* replay(): AsyncGenerator<string> {
+    try {
+      if (!first.done) yield first.value;
+      yield* chunks;
+    } finally {
+      await chunks.return(undefined);
+    }
+  }
+  return zipLogIni(replay(), files);
+}
+
+function zipLogIni(chunks: AsyncGenerator<string>, files: LogZipFile[]): Readable {
   const zip = new yazl.ZipFile();
   const out = new PassThrough();
-  const ini = Readable.from(encodeLogIni(source), { objectMode: false });
+  const ini = Readable.from(chunks, { objectMode: false });
   ini.on('error', (err) => out.destroy(err));
   zip.addReadStream(ini, LOG_INI);
   for (const f of files) {

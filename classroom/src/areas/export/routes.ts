@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import type { Readable } from 'node:stream';
-import { isExportedLogFile, logWindowStart, noInput, route, staff, writeLogZip, writeLogFilesZip, writeReportDataZip } from '@lms/shared';
+import { isExportedLogFile, logWindowStart, noInput, prepareLogZip, route, staff, writeLogFilesZip, writeReportDataZip } from '@lms/shared';
 import type { ClassroomRoute } from '../../http/types';
 import { configOf, depsOf } from '../../http/context';
 import { userOf } from '../../auth/guards';
@@ -44,7 +44,7 @@ export const exportRoutes: ClassroomRoute[] = [
     const { db, logger } = depsOf(req);
     const now = new Date();
     const files = await openLogFiles(configOf(req).logDir, isExportedLogFile);
-    const zip = writeLogZip(logSource(db, logWindowStart(now)), files);
+    const zip = await prepareLogZip(logSource(db, logWindowStart(now)), files);
     // Written after the ZIP is assembled, as the original did: this line travels in the next export.
     await sendZip(res, exportFileName('log', now), zip, () =>
       logger.info({ logaccesstype: LOG_ACCESS.exportLog, userid: user.schooluserid }, `${user.schoolusername} export log`));
