@@ -106,6 +106,8 @@ function openWith(opener: YauzlOpener, limits: ZipLimits): Promise<SafeZip> {
 }
 
 function wrap(zip: yauzl.ZipFile, limits: ZipLimits): SafeZip {
+  // An 'error' nobody listens to would crash the process; errors that matter reach the reader through entries().
+  zip.on('error', () => undefined);
   const total = { bytes: 0 };
   let closed = false;
   const close = () => {
