@@ -6,6 +6,7 @@ import busboy from 'busboy';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO, seedDemoContent } from '@lms/db';
 import { CONTENT_KEY_LIST, ROLE_IDS, readPackageJson } from '@lms/shared';
+import { ClassroomClient } from '../src/classroom-client';
 import { makeApp, type TestApp } from './helpers';
 import { createSchoolUser, createStaff, staffLogin } from './accounts';
 
@@ -31,7 +32,16 @@ class FakeClassroom {
   answer: (r: Received) => { status: number; body: unknown } = () => ({ status: 200, body: { error: false, data: true } });
   /** Connections to drop without answering before the next one is served. */
   dropConnections = 0;
+  /** Requests seen, answered or not. */
+  attempts = 0;
+  /** Read the request and never answer. */
+  hang = false;
   private server = http.createServer((req, res) => {
+    this.attempts += 1;
+    if (this.hang) {
+      req.resume();
+      return;
+    }
     if (this.dropConnections > 0) {
       this.dropConnections -= 1;
       req.socket.destroy();
@@ -156,8 +166,10 @@ async function seedCentral(t: TestApp) {
   await createSchoolUser(db, { schoolusername: 'teacher1', role: 3, schoolname: DEMO.schoolname });
 }
 
+let fakeUrl: string;
 beforeAll(async () => {
   const url = await fake.start();
+  fakeUrl = url;
   const env = { SERVER_SYNC_KEY: SYNC_KEY, APPLICATION_API_KEY: API_KEY, JWT_SECRET: 'jwt-secret-for-sync-tests' };
   t = await makeApp({ ...env, RPI_CLOUD: url });
   await seedCentral(t);
@@ -179,6 +191,8 @@ afterAll(async () => {
 beforeEach(() => {
   fake.received = [];
   fake.dropConnections = 0;
+  fake.attempts = 0;
+  fake.hang = false;
   fake.answer = () => ({ status: 200, body: { error: false, data: true } });
 });
 
@@ -504,5 +518,34 @@ describe('online reports (proxied to the classroom server)', () => {
     const res = await request(t.app).post('/report/online/studentprogress').set('Authorization', bearer(superadmin)).send({ pagesize: 5000 });
     expect(res.status).toBe(400);
     expect(fake.received).toHaveLength(0);
+  });
+});
+
+describe('classroom client', () => {
+  const client = async (o: Partial<ConstructorParameters<typeof ClassroomClient>[0]> = {}) =>
+    new ClassroomClient({ baseUrl: fakeUrl, serverSyncKey: SYNC_KEY, retryDelayMs: 10, ...o });
+
+  it('gives up after a bounded number of attempts when the link keeps dropping', async () => {
+    fake.dropConnections = 10;
+    const c = await client({ attempts: 3 });
+    await expect(c.postJson('/report/studentprogress', {})).rejects.toMatchObject({ kind: 'unreachable' });
+    expect(fake.attempts).toBe(3);
+    expect(fake.received).toHaveLength(0);
+  });
+
+  it('abandons a classroom server that stops answering, without retrying it', async () => {
+    fake.hang = true;
+    const c = await client({ idleTimeoutMs: 300, attempts: 3 });
+    const started = Date.now();
+    await expect(c.postJson('/report/studentprogress', {})).rejects.toMatchObject({ kind: 'timeout', message: 'Classroom server did not answer in time (check RPI_CLOUD)' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(fake.attempts).toBe(1);
+  });
+
+  it('does not retry a refused connection', async () => {
+    const c = new ClassroomClient({ baseUrl: `http://127.0.0.1:${await closedPort()}`, serverSyncKey: SYNC_KEY, retryDelayMs: 2_000 });
+    const started = Date.now();
+    await expect(c.postJson('/x', {})).rejects.toMatchObject({ kind: 'unreachable' });
+    expect(Date.now() - started).toBeLessThan(1_500);
   });
 });

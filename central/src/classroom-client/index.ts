@@ -51,9 +51,10 @@ export interface ClassroomAnswer {
 /** A request body: bytes, or a file sent from disk (re-opened on every attempt). */
 type Body = { kind: 'json'; value: unknown } | { kind: 'multipart-file'; field: string; filename: string; path: string };
 
-// Network failures worth another attempt: the peer was briefly away or the link dropped. A name that does
-// not resolve (ENOTFOUND) is a configuration error, and retrying would only delay the answer.
-const TRANSIENT = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'ECONNABORTED', 'UND_ERR_SOCKET']);
+// Network failures worth another attempt: the link dropped in the middle (a school's Wi-Fi or mobile
+// link). A refused connection, a name that does not resolve or a server that stayed silent past the
+// timeout mean a wrong RPI_CLOUD or a server that is down: retrying would only delay a clear answer.
+const TRANSIENT = new Set(['ECONNRESET', 'EPIPE', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'ECONNABORTED', 'UND_ERR_SOCKET']);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -217,7 +218,7 @@ function classifyNetworkError(err: NodeJS.ErrnoException): Error {
   if (err instanceof ClassroomError) return err;
   const code = err.code ?? '';
   if (err instanceof TimeoutError || code === 'ETIMEDOUT') {
-    return new TransientError(new ClassroomError('timeout', 'Classroom server did not answer in time (check RPI_CLOUD)'));
+    return new ClassroomError('timeout', 'Classroom server did not answer in time (check RPI_CLOUD)');
   }
   const final = new ClassroomError('unreachable', `Classroom server is unreachable (check RPI_CLOUD${code ? `: ${code}` : ''})`);
   return TRANSIENT.has(code) || err.message === 'socket hang up' ? new TransientError(final) : final;
