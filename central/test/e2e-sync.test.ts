@@ -27,6 +27,7 @@ let centralUrl: string;
 let classroomUrl: string;
 const servers: http.Server[] = [];
 let admin: string;
+let superadmin: string;
 let teacher: string;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-e2e-sync-'));
 
@@ -102,6 +103,8 @@ beforeAll(async () => {
   await seedCentral(central.tdb.db);
   await createStaff(central.tdb.db, { lmsusername: 'admin@example.org', roleids: [ROLE_IDS.admin] });
   await createStaff(central.tdb.db, { lmsusername: 'teacher@example.org', roleids: [ROLE_IDS.teacher] });
+  await createStaff(central.tdb.db, { lmsusername: 'super@example.org', roleids: [ROLE_IDS.superadmin] });
+  superadmin = (await staffLogin(central.app, 'super@example.org')).accessToken;
   admin = (await staffLogin(central.app, 'admin@example.org')).accessToken;
   teacher = (await staffLogin(central.app, 'teacher@example.org')).accessToken;
 });
@@ -208,6 +211,17 @@ describe('rosters (POST /sync/cloud/:schoolname/students)', () => {
       await central.tdb.db('schoolusers').where('schooluserid', ids.learnerUser).update({ isdeleted: false });
       await request(central.app).post(`/sync/cloud/${encodeURIComponent(DEMO.schoolname)}/students`).set('Authorization', `Bearer ${admin}`);
     }
+  });
+});
+
+describe('teachers imported centrally with cloud=true', () => {
+  it('sign in on the classroom server with the password of the list', async () => {
+    const res = await request(central.app).put(`/import/${encodeURIComponent(DEMO.schoolname)}/teachers?cloud=true`).set('Authorization', `Bearer ${superadmin}`)
+      .attach('importfile', Buffer.from('teacherusername,teacheruserpassword\nmsjoy,Teach123\n'), 'teachers.csv');
+    expect([res.status, res.body]).toEqual([200, { error: false, data: true }]);
+    expect(await classroom.tdb.db('schoolusers').where('schoolusername', 'msjoy').first()).toMatchObject({ schooluserrole: 3, schoolname: DEMO.schoolname });
+    const login = await request(classroomUrl).post('/auth/login').send({ studentusername: 'msjoy', studentpassword: 'Teach123' });
+    expect(login.status).toBe(200);
   });
 });
 

@@ -478,6 +478,29 @@ describe('PUT /import/:schoolname/teachers', () => {
   });
 });
 
+describe('PUT /import/:schoolname/teachers?cloud=true', () => {
+  const csv = (name: string) => Buffer.from(`teacherusername,teacheruserpassword\n${name},Pass1\n`);
+
+  it('also sends the new teachers, hashes included, to the classroom server', async () => {
+    const res = await request(t.app).put(`/import/${encodeURIComponent(DEMO.schoolname)}/teachers?cloud=true`).set('Authorization', bearer(superadmin)).attach('importfile', csv('cloudteacher'), 't.csv');
+    expect([res.status, res.body]).toEqual([200, { error: false, data: true }]);
+    expect(fake.received).toHaveLength(1);
+    const r = fake.received[0];
+    expect([r.method, r.url, r.authorization]).toEqual(['PUT', '/import/teachers', SYNC_KEY]);
+    const { name, json } = await readPackageJson({ buffer: r.file!.bytes });
+    expect(name).toBe('teachers.ini');
+    const row = await t.tdb.db('schoolusers').where('schoolusername', 'cloudteacher').first();
+    expect(json).toEqual([expect.objectContaining({ schooluserid: row.schooluserid, schoolusername: 'cloudteacher', schooluserrole: 3, schooluserpasswordhash: row.schooluserpasswordhash })]);
+  });
+
+  it('writes nothing centrally when the classroom server refuses them', async () => {
+    fake.answer = () => ({ status: 401, body: { error: true, errormessage: 'Unauthorized', data: false } });
+    const res = await request(t.app).put(`/import/${encodeURIComponent(DEMO.schoolname)}/teachers?cloud=true`).set('Authorization', bearer(superadmin)).attach('importfile', csv('refusedteacher'), 't.csv');
+    expect([res.status, res.body.errormessage]).toEqual([500, 'Classroom server refused the server sync key (401)']);
+    expect(await t.tdb.db('schoolusers').where('schoolusername', 'refusedteacher').first()).toBeUndefined();
+  });
+});
+
 describe('online reports (proxied to the classroom server)', () => {
   const page = { pageindex: 1, pagesize: 10, filter: [{ key: 'standard', value: DEMO.standardid }] };
 

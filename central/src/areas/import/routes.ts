@@ -1,10 +1,11 @@
 import type { Request } from 'express';
 import busboy from 'busboy';
 import { z } from 'zod';
-import { httpError, perms, route, type HandlerContext } from '@lms/shared';
+import { httpError, perms, route, writeTeachersZip, type HandlerContext } from '@lms/shared';
 import { hashPassword } from '../../auth/passwords';
-import { depsOf } from '../../http/context';
+import { configOf, depsOf } from '../../http/context';
 import type { Caller, CentralRoute } from '../../http/types';
+import { pushPackage } from '../sync/push';
 import { schoolExists } from '../sync/store';
 import { parseCsv } from './csv';
 import { existingUsernames, insertTeachers, type TeacherLine } from './store';
@@ -72,9 +73,13 @@ function teacherLines(bytes: Buffer): TeacherLine[] {
   });
 }
 
-const teachersInput = { params: z.object({ schoolname: z.string().trim().min(1, 'School name is required').max(250) }) };
+const teachersInput = {
+  params: z.object({ schoolname: z.string().trim().min(1, 'School name is required').max(250) }),
+  // As on POST /teacher/create: `cloud=true` also sends the new teachers to the classroom server.
+  query: z.object({ cloud: z.string().optional() }).passthrough(),
+};
 
-async function importTeachers({ req, params, caller }: Ctx): Promise<boolean> {
+async function importTeachers({ req, params, query, caller }: Ctx): Promise<boolean> {
   const db = depsOf(req).db;
   // The body is read first so that a refused request never leaves a half-read upload on the socket.
   const bytes = await readImportFile(req);
@@ -89,7 +94,10 @@ async function importTeachers({ req, params, caller }: Ctx): Promise<boolean> {
 
   const teachers = [];
   for (const l of lines) teachers.push({ schoolusername: l.teacherusername, schooluserpasswordhash: await hashPassword(l.teacheruserpassword) });
-  await insertTeachers(db, params.schoolname, teachers, caller.kind === 'staff' ? caller.lmsuserid : null);
+  // The push happens before the commit: a classroom server that refuses them leaves central without them
+  // too, so the same list can simply be imported again.
+  const push = query.cloud === 'true' ? (rows: Array<Record<string, unknown>>) => pushPackage(configOf(req), 'teachers', writeTeachersZip(rows)).then(() => undefined) : undefined;
+  await insertTeachers(db, params.schoolname, teachers, caller.kind === 'staff' ? caller.lmsuserid : null, push);
   return true;
 }
 

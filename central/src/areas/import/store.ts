@@ -12,12 +12,16 @@ export async function existingUsernames(db: Knex, names: string[]): Promise<stri
   return rows.map((r) => r.schoolusername);
 }
 
-/** Inserts the teachers (role 3) of a school in one transaction; the hashes are computed by the caller. */
+/**
+ * Inserts the teachers (role 3) of a school in one transaction; the hashes are computed by the caller.
+ * `beforeCommit` runs inside the transaction with the new rows: when it throws, nothing is written.
+ */
 export async function insertTeachers(
   db: Knex,
   schoolname: string,
   teachers: Array<{ schoolusername: string; schooluserpasswordhash: string }>,
   createdBy: string | null,
+  beforeCommit?: (rows: Array<Record<string, unknown>>) => Promise<void>,
 ): Promise<void> {
   const now = new Date().toISOString();
   const rows = teachers.map((t) => ({
@@ -36,5 +40,6 @@ export async function insertTeachers(
   }));
   await db.transaction(async (trx) => {
     for (let i = 0; i < rows.length; i += 200) await trx('schoolusers').insert(rows.slice(i, i + 200));
+    if (beforeCommit) await beforeCommit(rows);
   });
 }
