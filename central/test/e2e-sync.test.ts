@@ -9,11 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO, seedDemoContent, type Knex } from '@lms/db';
 import { CONTENT_COLUMNS, CONTENT_KEYS, ROLE_IDS, type ContentTable } from '@lms/shared';
 import { makeApp, type TestApp } from './helpers';
-import { createStaff, staffLogin } from './accounts';
+import { PASSWORD, createStaff, staffLogin } from './accounts';
 import { hashPassword } from '../src/auth/passwords';
 import { makeApp as makeClassroomApp, type TestApp as ClassroomTestApp } from '../../classroom/test/helpers';
 import { tokenFor } from '../../classroom/test/auth-helpers';
-import { syncContent } from '../../scripts/src/sync-content';
+import { main as syncContentCli, syncContent } from '../../scripts/src/sync-content';
+import { hashPassword as classroomHash } from '../../classroom/src/auth/passwords';
 
 // Both real servers on loopback ports: central pushes to the classroom server named by RPI_CLOUD, and a
 // client downloads from central and uploads to the classroom, the two ways curriculum reaches a school.
@@ -254,6 +255,24 @@ describe('client-side: download from central, upload to the classroom', () => {
     const before = await classroomContent();
     await syncContent({ file: saved, classroom: classroomUrl, syncKey: SYNC_KEY });
     expect(await classroomContent()).toEqual(before);
+  });
+
+  it('the command line signs in to both servers with passwords from the environment', async () => {
+    await central.tdb.db('lessons').where('lessonid', DEMO.lessonid).update({ lessondescription: 'Synced by the command line' });
+    const staff = await tokenFor(classroom, 3, { passwordhash: await classroomHash('Device123') });
+    const out: string[] = [];
+    const code = await syncContentCli(
+      ['--central', centralUrl, '--central-user', 'admin@example.org', '--classroom', classroomUrl, '--classroom-user', staff.schoolusername],
+      { LMS_CENTRAL_PASSWORD: PASSWORD, LMS_CLASSROOM_PASSWORD: 'Device123' },
+      (text) => out.push(text),
+    );
+    expect(code).toBe(0);
+    expect(await classroom.tdb.db('lessons').where('lessonid', DEMO.lessonid).first()).toMatchObject({ lessondescription: 'Synced by the command line' });
+    const wrong = await syncContentCli(['--central', centralUrl, '--central-user', 'admin@example.org', '--save', path.join(tmp, 'y.zip')], { LMS_CENTRAL_PASSWORD: 'Wrong1234' }, (text) => out.push(text));
+    expect(wrong).toBe(1);
+    expect(out.at(-1)).toBe('sync-content: Signing in to the central API failed: 400: User/Password not matching\n');
+    expect(fs.existsSync(path.join(tmp, 'y.zip'))).toBe(false);
+    expect(await syncContentCli(['--bogus'], {}, (text) => out.push(text))).toBe(2);
   });
 
   it('the tool refuses a corrupted file before sending it, and reports a classroom refusal clearly', async () => {

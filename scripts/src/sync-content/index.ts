@@ -19,6 +19,12 @@ export interface SyncContentOptions {
   /** Central API base address; needed unless `file` is given. */
   central?: string;
   centralToken?: string;
+  /** Or sign in to central (`POST /auth/login`) with a staff account. */
+  centralUser?: string;
+  centralPassword?: string;
+  /** Or sign in to the classroom (`POST /auth/login`) with a staff school account. */
+  classroomUser?: string;
+  classroomPassword?: string;
   /** Classroom server base address; without it the package is only downloaded (to `save`). */
   classroom?: string;
   /** A staff token of the classroom server (accepted while it runs offline)… */
@@ -113,6 +119,47 @@ function readBody(res: http.IncomingMessage): Promise<string> {
   });
 }
 
+/** POSTs JSON and answers the parsed success envelope's `data`; anything else is a SyncContentError. */
+async function postJson(url: URL, body: unknown, what: string, idleTimeoutMs: number): Promise<unknown> {
+  const bytes = Buffer.from(JSON.stringify(body));
+  const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
+    const req = transportOf(url).request(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Content-Length': bytes.length },
+      timeout: idleTimeoutMs,
+    });
+    req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
+    req.on('error', (err) => reject(networkError(url, err)));
+    req.on('response', resolve);
+    req.end(bytes);
+  });
+  const text = await readBody(res);
+  if (res.statusCode !== 200) throw new SyncContentError(`${what} failed: ${describeFailure(res.statusCode ?? 0, text)}`);
+  try {
+    return (JSON.parse(text) as { data?: unknown }).data;
+  } catch {
+    throw new SyncContentError(`${what} failed: the answer is not JSON`);
+  }
+}
+
+/** A central access token for a staff account. */
+export async function centralSignIn(central: string, user: string, password: string, idleTimeoutMs = 60_000): Promise<string> {
+  const data = (await postJson(joinUrl(central, '/auth/login'), { lmsusername: user, lmsuserpassword: password }, 'Signing in to the central API', idleTimeoutMs)) as
+    | { accessToken?: unknown }
+    | undefined;
+  if (typeof data?.accessToken !== 'string') throw new SyncContentError('Signing in to the central API failed: no access token in the answer');
+  return data.accessToken;
+}
+
+/** A classroom access token for a school user (a staff one may upload while the classroom is offline). */
+export async function classroomSignIn(classroom: string, user: string, password: string, idleTimeoutMs = 60_000): Promise<string> {
+  const data = (await postJson(joinUrl(classroom, '/auth/login'), { studentusername: user, studentpassword: password }, 'Signing in to the classroom server', idleTimeoutMs)) as
+    | { accessToken?: unknown }
+    | undefined;
+  if (typeof data?.accessToken !== 'string') throw new SyncContentError('Signing in to the classroom server failed: no access token in the answer');
+  return data.accessToken;
+}
+
 /** Downloads `GET /sync/content` into `dest`. */
 export async function downloadPackage(central: string, token: string, dest: string, log: Log, idleTimeoutMs = 60_000): Promise<void> {
   const url = joinUrl(central, '/sync/content');
@@ -187,10 +234,14 @@ export async function uploadPackage(classroom: string, auth: string, file: strin
 
 /** Runs the whole client-side sync; throws a SyncContentError with a message for a person. */
 export async function syncContent(o: SyncContentOptions, log: Log = () => undefined): Promise<void> {
-  if (!o.file && !o.central) throw new SyncContentError('Give --central (with --central-token) to download, or --file to upload a saved package');
-  if (!o.file && !o.centralToken) throw new SyncContentError('--central-token (or LMS_CENTRAL_TOKEN) is needed to download from the central API');
+  if (!o.file && !o.central) throw new SyncContentError('Give --central (with --central-token or --central-user) to download, or --file to upload a saved package');
+  if (!o.file && !o.centralToken && !(o.centralUser && o.centralPassword)) {
+    throw new SyncContentError('--central-token (or LMS_CENTRAL_TOKEN), or --central-user with LMS_CENTRAL_PASSWORD, is needed to download from the central API');
+  }
   if (!o.classroom && !o.save) throw new SyncContentError('Give --classroom to upload, or --save to keep the download');
-  if (o.classroom && !o.classroomToken && !o.syncKey) throw new SyncContentError('--classroom-token or --sync-key (or LMS_CLASSROOM_TOKEN / SERVER_SYNC_KEY) is needed to upload');
+  if (o.classroom && !o.classroomToken && !o.syncKey && !(o.classroomUser && o.classroomPassword)) {
+    throw new SyncContentError('--classroom-token, --classroom-user with LMS_CLASSROOM_PASSWORD, or --sync-key (or LMS_CLASSROOM_TOKEN / SERVER_SYNC_KEY) is needed to upload');
+  }
 
   let file = o.file;
   let temp: string | undefined;
@@ -201,13 +252,26 @@ export async function syncContent(o: SyncContentOptions, log: Log = () => undefi
         temp = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-sync-content-'));
         file = path.join(temp, 'sync-data.zip');
       }
-      await downloadPackage(o.central!, o.centralToken!, file, log, o.idleTimeoutMs);
+      let token = o.centralToken;
+      if (!token) {
+        log(`Signing in to ${o.central} as ${o.centralUser}`);
+        token = await centralSignIn(o.central!, o.centralUser!, o.centralPassword!, o.idleTimeoutMs);
+      }
+      await downloadPackage(o.central!, token, file, log, o.idleTimeoutMs);
       if (o.save) log(`Saved ${file}`);
     }
     await checkPackage(file, log);
     if (o.classroom) {
       // The sync key goes raw, as the classroom's server gate expects; a person's token as a bearer token.
-      const auth = o.syncKey ? o.syncKey : `Bearer ${o.classroomToken}`;
+      let auth = o.syncKey;
+      if (!auth) {
+        let token = o.classroomToken;
+        if (!token) {
+          log(`Signing in to ${o.classroom} as ${o.classroomUser}`);
+          token = await classroomSignIn(o.classroom, o.classroomUser!, o.classroomPassword!, o.idleTimeoutMs);
+        }
+        auth = `Bearer ${token}`;
+      }
       await uploadPackage(o.classroom, auth, file, log, o.idleTimeoutMs);
     }
   } finally {
@@ -219,19 +283,25 @@ const USAGE = `Usage: npm run sync-content -- [options]
 
   --central URL          central API address (downloads GET /sync/content)
   --central-token TOKEN  central access token (or LMS_CENTRAL_TOKEN)
+  --central-user EMAIL   sign in to central instead; the password comes from LMS_CENTRAL_PASSWORD
   --classroom URL        classroom server address (uploads PUT /import/master)
   --classroom-token T    classroom staff token, accepted while the classroom runs offline (or LMS_CLASSROOM_TOKEN)
+  --classroom-user NAME  sign in to the classroom instead; the password comes from LMS_CLASSROOM_PASSWORD
   --sync-key KEY         the SERVER_SYNC_KEY instead of a token (or SERVER_SYNC_KEY)
   --file PATH            upload this saved package instead of downloading (no central needed)
   --save PATH            keep the downloaded package here (alone: download only)
   --timeout SECONDS      longest silence on a connection (default 60)
 
+Passwords are read from the environment only, never from the command line (which other users of the
+machine can see).
+
 Examples:
-  npm run sync-content -- --central https://lms.example.org/api --classroom http://10.0.0.2:3001 --save today.zip
+  LMS_CENTRAL_PASSWORD=… LMS_CLASSROOM_PASSWORD=… npm run sync-content -- --central https://lms.example.org/api \\
+    --central-user admin@example.org --classroom http://10.0.0.2:3001 --classroom-user teacher1 --save today.zip
   npm run sync-content -- --file today.zip --classroom http://10.0.0.2:3001
 `;
 
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, err: (text: string) => void = (t) => { process.stderr.write(t); }): Promise<number> {
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
@@ -239,6 +309,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       options: {
         central: { type: 'string' },
         'central-token': { type: 'string' },
+        'central-user': { type: 'string' },
+        'classroom-user': { type: 'string' },
         classroom: { type: 'string' },
         'classroom-token': { type: 'string' },
         'sync-key': { type: 'string' },
@@ -249,8 +321,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       },
       strict: true,
     }));
-  } catch (err) {
-    process.stderr.write(`${(err as Error).message}\n\n${USAGE}`);
+  } catch (e) {
+    err(`${(e as Error).message}\n\n${USAGE}`);
     return 2;
   }
   if (values.help) {
@@ -260,7 +332,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
   const timeout = str(values.timeout) ? Number(values.timeout) : undefined;
   if (timeout !== undefined && !(timeout > 0)) {
-    process.stderr.write('--timeout must be a positive number of seconds\n');
+    err('--timeout must be a positive number of seconds\n');
     return 2;
   }
   try {
@@ -268,6 +340,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       {
         central: str(values.central),
         centralToken: str(values['central-token']) ?? str(env.LMS_CENTRAL_TOKEN),
+        centralUser: str(values['central-user']),
+        centralPassword: str(env.LMS_CENTRAL_PASSWORD),
+        classroomUser: str(values['classroom-user']),
+        classroomPassword: str(env.LMS_CLASSROOM_PASSWORD),
         classroom: str(values.classroom),
         classroomToken: str(values['classroom-token']) ?? str(env.LMS_CLASSROOM_TOKEN),
         syncKey: str(values['sync-key']) ?? str(env.SERVER_SYNC_KEY),
@@ -275,11 +351,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         save: str(values.save),
         idleTimeoutMs: timeout ? timeout * 1000 : undefined,
       },
-      (line) => process.stderr.write(`${line}\n`),
+      (line) => err(`${line}\n`),
     );
     return 0;
-  } catch (err) {
-    process.stderr.write(`sync-content: ${err instanceof SyncContentError ? err.message : (err as Error).stack ?? String(err)}\n`);
+  } catch (e) {
+    err(`sync-content: ${e instanceof SyncContentError ? e.message : (e as Error).stack ?? String(e)}\n`);
     return 1;
   }
 }
