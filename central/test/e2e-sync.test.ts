@@ -201,6 +201,17 @@ describe('rosters (POST /sync/cloud/:schoolname/students)', () => {
     expect(wrong.status).toBe(400);
   });
 
+  it('changes nothing on the classroom when pushed again', async () => {
+    const rows = async () => ({
+      schoolusers: await classroom.tdb.db('schoolusers').orderBy('schooluserid'),
+      students: await classroom.tdb.db('students').orderBy('studentid'),
+    });
+    const before = await rows();
+    const res = await request(central.app).post(`/sync/cloud/${encodeURIComponent(DEMO.schoolname)}/students`).set('Authorization', `Bearer ${admin}`);
+    expect(res.status).toBe(200);
+    expect(await rows()).toEqual(before);
+  });
+
   it('a learner removed centrally can no longer sign in after the next push', async () => {
     await central.tdb.db('schoolusers').where('schooluserid', ids.learnerUser).update({ isdeleted: true });
     try {

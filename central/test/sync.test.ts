@@ -529,6 +529,18 @@ describe('online reports (proxied to the classroom server)', () => {
     expect(fake.received[0].url).toBe('/report/studentlevelquiz/class/download');
   });
 
+  it('limits the active-status report to the caller\'s schools when the account names some', async () => {
+    const id = await createStaff(t.tdb.db, { lmsusername: 'scoped@example.org', roleids: [ROLE_IDS.admin] });
+    await t.tdb.db('lmsusers').where('lmsuserid', id).update({ schools: JSON.stringify([DEMO.schoolid]) });
+    const scoped = (await staffLogin(t.app, 'scoped@example.org')).accessToken;
+    fake.answer = () => ({ status: 200, body: { error: false, data: { data: [], total: 0 } } });
+    const body = { pageindex: 1, pagesize: 20, filter: [{ key: 'standard', value: 'x' }] };
+    await request(t.app).post('/report/online/studentstatus').set('Authorization', bearer(scoped)).send(body);
+    expect(fake.received[0].json).toEqual({ ...body, filter: [{ key: 'standard', value: 'x' }, { key: 'schoolid', value: [DEMO.schoolid] }] });
+    await request(t.app).post('/report/online/studentstatus').set('Authorization', bearer(superadmin)).send(body);
+    expect(fake.received[1].json).toEqual(body);
+  });
+
   it('is a 500 on a wrong key or a wrong RPI_CLOUD', async () => {
     fake.answer = () => ({ status: 401, body: { error: true, errormessage: 'Unauthorized', data: false } });
     const key = await request(t.app).post('/report/online/studentstatus').set('Authorization', bearer(superadmin)).send({});
