@@ -3,8 +3,9 @@ import { loadDatabaseConfig } from './config';
 import { openDatabase } from './db';
 import { printRouteCounts } from './routes-report';
 import { seedDemo } from './seed/demo';
+import { setStaffPassword } from './auth/set-password';
 
-const USAGE = 'usage: cli <migrate | rollback | status | seed-demo | routes>';
+const USAGE = 'usage: cli <migrate | rollback | status | seed-demo | routes | set-password <lmsusername> <password>>';
 
 async function main(argv: string[]): Promise<number> {
   const [cmd] = argv;
@@ -19,6 +20,15 @@ async function main(argv: string[]): Promise<number> {
   const config = loadDatabaseConfig();
   const db = openDatabase(config.databaseUrl);
   try {
+    if (cmd === 'set-password') {
+      const [, lmsusername, password] = argv;
+      if (!lmsusername || !password) {
+        process.stderr.write('usage: npm run set-password -w central -- <lmsusername> <password>\n');
+        return 2;
+      }
+      process.stdout.write(`${await setStaffPassword(db, lmsusername, password)}\n`);
+      return 0;
+    }
     const known = await runDbCommand(cmd, { service: 'central', db, migrations: central.migrations, nodeEnv: config.nodeEnv, seedDemo });
     if (!known) {
       process.stderr.write(`${USAGE}\n`);
