@@ -299,6 +299,17 @@ describe('client-side: download from central, upload to the classroom', () => {
     expect(await classroomContent()).toEqual(before);
   });
 
+  it('the older app format of GET /sync is refused by the classroom, which keeps its content', async () => {
+    const before = await classroomContent();
+    const legacy = await request(centralUrl).get('/sync').set('Authorization', `Bearer ${teacher}`).buffer(true)
+      .parse((res, cb) => { const c: Buffer[] = []; res.on('data', (d: Buffer) => c.push(d)); res.on('end', () => cb(null, Buffer.concat(c))); });
+    expect(legacy.status).toBe(200);
+    const res = await request(classroomUrl).put('/import/master').set('Authorization', SYNC_KEY).attach('importfile', legacy.body as Buffer, 'sync-data.zip');
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: true, data: false });
+    expect(await classroomContent()).toEqual(before);
+  });
+
   it('a corrupted upload straight to the classroom is refused and changes nothing', async () => {
     const before = await classroomContent();
     const staff = await tokenFor(classroom, 3);
