@@ -1,5 +1,7 @@
+import { runLogImportBench } from './log-import';
 /** Runs every benchmark in turn and prints its table; each one measures its own baseline in the same run. */
 const benches: Array<{ name: string; run: () => Promise<void> }> = [];
+benches.push({ name: 'PUT /log/import: six-month school log over HTTP', run: () => runLogImportBench() });
 
 async function main(): Promise<void> {
   if (!benches.length) {
