@@ -33,13 +33,19 @@ export function classroomData(answer: ClassroomAnswer): unknown {
   return body.data;
 }
 
-/** Builds a package to a temporary file and `PUT`s it to `{RPI_CLOUD}/import/<kind>`; answers the classroom's `data`. */
-export async function pushPackage(config: Config, kind: 'master' | 'students' | 'teachers', zip: Readable): Promise<unknown> {
-  const file = await packageToTempFile(zip);
+type ImportKind = 'master' | 'students' | 'teachers';
+
+/** `PUT`s a package file to `{RPI_CLOUD}/import/<kind>` and answers the classroom's `data`; the file is removed afterwards. */
+export async function pushFile(config: Config, kind: ImportKind, file: { path: string; dispose: () => void }): Promise<unknown> {
   try {
     const answer = await classroomClientOf(config).putImport(kind, file.path).catch(classroomFailure);
     return classroomData(answer);
   } finally {
     file.dispose();
   }
+}
+
+/** Builds a package to a temporary file and pushes it (see pushFile). */
+export async function pushPackage(config: Config, kind: ImportKind, zip: Readable): Promise<unknown> {
+  return pushFile(config, kind, await packageToTempFile(zip));
 }

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { anyUser, httpError, noInput, roles, route, writeStudentsZip, type HandlerContext } from '@lms/shared';
 import { configOf, depsOf } from '../../http/context';
 import type { Caller, CentralRoute } from '../../http/types';
-import { pushPackage, sendZip } from './push';
-import { contentPackage, legacyContentPackage, reportDataPackage, schoolRoster } from './store';
+import { pushFile, pushPackage, sendZip } from './push';
+import { contentPackage, legacyContentPackage, onSnapshot, packageToTempFile, reportDataPackage, schoolRoster } from './store';
 
 type Ctx = HandlerContext<Caller>;
 
@@ -23,7 +23,8 @@ async function contentDownload({ req, res }: Ctx): Promise<void> {
 }
 
 async function pushContent({ req }: Ctx): Promise<unknown> {
-  return pushPackage(configOf(req), 'master', contentPackage(depsOf(req).db));
+  const file = await onSnapshot(depsOf(req).db, (q) => packageToTempFile(contentPackage(q)));
+  return pushFile(configOf(req), 'master', file);
 }
 
 const schoolParams = { params: z.object({ schoolname: z.string().trim().min(1, 'School name is required').max(250) }) };

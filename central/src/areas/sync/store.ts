@@ -134,6 +134,20 @@ export function jsonZip(name: string, doc: { [key: string]: JsonDoc }, keys: rea
   return singleEntryZip(name, Readable.from(encode()));
 }
 
+/**
+ * Runs `read` on one consistent snapshot where the database offers one cheaply (PostgreSQL: a read-only
+ * repeatable-read transaction), so that a package built while an author edits never pairs a practice with
+ * a lesson that vanished between two pages. SQLite reads directly: a transaction there would hold its one
+ * connection and stall every other request while the package is written.
+ */
+export async function onSnapshot<T>(db: Knex, read: (q: Knex) => Promise<T>): Promise<T> {
+  const client = String((db.client as { config?: { client?: unknown } }).config?.client ?? '');
+  if (client === 'pg' || client === 'postgres' || client === 'postgresql') {
+    return db.transaction((trx) => read(trx), { isolationLevel: 'repeatable read', readOnly: true });
+  }
+  return read(db);
+}
+
 /** Writes a package to a temporary file (the push sends it from disk, with its length, and can send it again). */
 export async function packageToTempFile(stream: Readable): Promise<{ path: string; dispose: () => void }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-sync-'));
