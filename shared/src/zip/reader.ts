@@ -169,6 +169,10 @@ function makeEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, limits: ZipLimits, to
       const cb = (err: Error | null, stream: Readable) => {
         if (err) return reject(toZipError(err));
         const limited = new ByteLimit(entry.fileName, limits, total);
+        // Bytes start flowing on the next tick, before the caller can attach its own listeners: an early
+        // failure (a wrong password in the first chunk) must not be an unhandled 'error' event. The stream
+        // keeps the error (readable.errored) and whoever reads it gets it.
+        limited.on('error', () => undefined);
         const fail = (e: unknown) => limited.destroy(toZipError(e));
         stream.on('error', fail);
         if (!encrypted) return resolve(stream.pipe(limited));
