@@ -584,3 +584,34 @@ describe('classroom client', () => {
     expect(Date.now() - started).toBeLessThan(1_500);
   });
 });
+
+describe('gates of the sync routes (spec: [admin, superadmin] for the pushes, [apikey] alone for report-data)', () => {
+  it('answers each persona as the role lists say', async () => {
+    await createStaff(t.tdb.db, { lmsusername: 'nobody@example.org', roleids: [] });
+    const user = (await staffLogin(t.app, 'nobody@example.org')).accessToken;
+    const personas: Array<[string, string | undefined]> = [
+      ['anonymous', undefined], ['apikey', API_KEY], ['user', user], ['teacher', teacher], ['admin', admin], ['superadmin', superadmin],
+    ];
+    const routes: Array<[string, string, string[]]> = [
+      ['POST', '/sync/cloud', ['admin', 'superadmin']],
+      ['POST', `/sync/cloud/${encodeURIComponent(DEMO.schoolname)}/students`, ['admin', 'superadmin']],
+      ['GET', '/sync/report-data', ['apikey']],
+    ];
+    const got: string[] = [];
+    const want: string[] = [];
+    for (const [method, path, allowed] of routes) {
+      for (const [name, token] of personas) {
+        let r = method === 'GET' ? request(t.app).get(path) : request(t.app).post(path);
+        if (token) r = r.set('Authorization', `Bearer ${token}`);
+        const res = await r;
+        got.push(`${name} ${method} ${path} ${res.status}`);
+        // The API key is not a staff token: where its role is not listed there is no caller at all (401).
+        const refused = token === undefined || name === 'apikey' ? 401 : 403;
+        want.push(`${name} ${method} ${path} ${allowed.includes(name) ? 200 : refused}`);
+      }
+    }
+    expect(got).toEqual(want);
+    // Only the admitted pushes reached the classroom server.
+    expect(fake.received.map((r) => r.url)).toEqual(['/import/master', '/import/master', '/import/students', '/import/students']);
+  });
+});
