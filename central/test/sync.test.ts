@@ -390,6 +390,7 @@ describe('GET /export/:schoolname/students|teachers', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/zip');
     expect(res.headers['content-disposition']).toBe(`attachment; filename="students-${DEMO.schoolname}.zip"`);
+    expect(res.headers['cache-control']).toBe('no-store');
     const { name, json } = await readPackageJson({ buffer: res.body as Buffer });
     expect(name).toBe('students.ini');
     const doc = json as { studentusers: Array<Record<string, unknown>>; studentprogresses: Record<string, unknown[]> };

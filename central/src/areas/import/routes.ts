@@ -3,7 +3,7 @@ import busboy from 'busboy';
 import { z } from 'zod';
 import { httpError, perms, route, writeTeachersZip, type HandlerContext } from '@lms/shared';
 import { hashPassword } from '../../auth/passwords';
-import { configOf, depsOf } from '../../http/context';
+import { depsOf } from '../../http/context';
 import type { Caller, CentralRoute } from '../../http/types';
 import { pushPackage } from '../sync/push';
 import { schoolExists } from '../sync/store';
@@ -96,7 +96,7 @@ async function importTeachers({ req, params, query, caller }: Ctx): Promise<bool
   for (const l of lines) teachers.push({ schoolusername: l.teacherusername, schooluserpasswordhash: await hashPassword(l.teacheruserpassword) });
   // The push happens before the commit: a classroom server that refuses them leaves central without them
   // too, so the same list can simply be imported again.
-  const push = query.cloud === 'true' ? (rows: Array<Record<string, unknown>>) => pushPackage(configOf(req), 'teachers', writeTeachersZip(rows)).then(() => undefined) : undefined;
+  const push = query.cloud === 'true' ? (rows: Array<Record<string, unknown>>) => pushPackage(req, 'teachers', writeTeachersZip(rows)).then(() => undefined) : undefined;
   await insertTeachers(db, params.schoolname, teachers, caller.kind === 'staff' ? caller.lmsuserid : null, push);
   return true;
 }

@@ -1,9 +1,10 @@
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Response } from 'express';
+import fs from 'node:fs';
+import type { Request, Response } from 'express';
 import { httpError } from '@lms/shared';
-import type { Config } from '../../config';
 import { ClassroomError, classroomClientOf, type ClassroomAnswer } from '../../classroom-client';
+import { configOf, depsOf } from '../../http/context';
 import { packageToTempFile } from './store';
 
 /** Streams a package to the client as a ZIP download. */
@@ -11,6 +12,8 @@ export async function sendZip(res: Response, filename: string, zip: Readable): P
   res.status(200);
   res.setHeader('Content-Type', 'application/zip');
   res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
+  // Rosters and curriculum are not for shared caches.
+  res.setHeader('Cache-Control', 'no-store');
   await pipeline(zip, res);
 }
 
@@ -35,17 +38,30 @@ export function classroomData(answer: ClassroomAnswer): unknown {
 
 type ImportKind = 'master' | 'students' | 'teachers';
 
-/** `PUT`s a package file to `{RPI_CLOUD}/import/<kind>` and answers the classroom's `data`; the file is removed afterwards. */
-export async function pushFile(config: Config, kind: ImportKind, file: { path: string; dispose: () => void }): Promise<unknown> {
+/**
+ * `PUT`s a package file to `{RPI_CLOUD}/import/<kind>` and answers the classroom's `data`; the file is
+ * removed afterwards. Both outcomes are logged: an operator looking for why a school has old content
+ * finds the classroom's own words there.
+ */
+export async function pushFile(req: Request, kind: ImportKind, file: { path: string; dispose: () => void }): Promise<unknown> {
+  const { logger } = depsOf(req);
+  const bytes = fs.statSync(file.path).size;
   try {
-    const answer = await classroomClientOf(config).putImport(kind, file.path).catch(classroomFailure);
-    return classroomData(answer);
+    const answer = await classroomClientOf(configOf(req)).putImport(kind, file.path);
+    const data = classroomData(answer);
+    logger.info({ reqId: (req as { id?: unknown }).id, import: kind, bytes }, 'package pushed to the classroom server');
+    return data;
+  } catch (err) {
+    if (err instanceof ClassroomError) {
+      logger.warn({ reqId: (req as { id?: unknown }).id, import: kind, bytes, failure: err.kind, status: err.status, remote: err.remoteMessage }, 'classroom server push failed');
+    }
+    return classroomFailure(err);
   } finally {
     file.dispose();
   }
 }
 
 /** Builds a package to a temporary file and pushes it (see pushFile). */
-export async function pushPackage(config: Config, kind: ImportKind, zip: Readable): Promise<unknown> {
-  return pushFile(config, kind, await packageToTempFile(zip));
+export async function pushPackage(req: Request, kind: ImportKind, zip: Readable): Promise<unknown> {
+  return pushFile(req, kind, await packageToTempFile(zip));
 }

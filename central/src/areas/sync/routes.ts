@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { anyUser, httpError, noInput, roles, route, writeStudentsZip, type HandlerContext } from '@lms/shared';
-import { configOf, depsOf } from '../../http/context';
+import { depsOf } from '../../http/context';
 import type { Caller, CentralRoute } from '../../http/types';
 import { pushFile, pushPackage, sendZip } from './push';
 import { contentPackage, legacyContentPackage, onSnapshot, packageToTempFile, reportDataPackage, schoolRoster } from './store';
@@ -24,7 +24,7 @@ async function contentDownload({ req, res }: Ctx): Promise<void> {
 
 async function pushContent({ req }: Ctx): Promise<unknown> {
   const file = await onSnapshot(depsOf(req).db, (q) => packageToTempFile(contentPackage(q)));
-  return pushFile(configOf(req), 'master', file);
+  return pushFile(req, 'master', file);
 }
 
 const schoolParams = { params: z.object({ schoolname: z.string().trim().min(1, 'School name is required').max(250) }) };
@@ -33,7 +33,7 @@ async function pushStudents({ req, params }: Ctx): Promise<unknown> {
   // Hashes travel here, and only here: the classroom must verify the learners' own passwords offline.
   const studentusers = await schoolRoster(depsOf(req).db, params.schoolname, { teacherAccounts: true, hash: true });
   if (studentusers.length === 0) throw httpError(400, 'No student available');
-  return pushPackage(configOf(req), 'students', writeStudentsZip({ studentusers }));
+  return pushPackage(req, 'students', writeStudentsZip({ studentusers }));
 }
 
 export const syncRoutes: CentralRoute[] = [
