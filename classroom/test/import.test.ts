@@ -265,6 +265,23 @@ describe('PUT /import/students and /import/teachers', () => {
     expect(await db('studentgradesprogress').where('studentgradeprogressid', id(700)).first()).toMatchObject({ progress: 25.5, completed: false, lastupdated: '2026-01-01T00:00:00.000Z' });
   });
 
+  it('keeps an existing password when a roster row carries none, and creates a new account that cannot sign in yet', async () => {
+    const db = t.tdb.db;
+    const before = (await db('schoolusers').where('schooluserid', id(501)).first()).schooluserpasswordhash;
+    expect(before).toBe('$2b$10$abcdefghijklmnopqrstuu');
+    const doc = {
+      studentusers: [
+        { ...rosterUser(1, { schooluserpasswordhash: undefined }), student: rosterStudent(1) },
+        { ...rosterUser(7, { schooluserpasswordhash: '' }), student: rosterStudent(7) },
+      ],
+    };
+    expect((await put(t, '/import/students', key, await streamToBuffer(writeStudentsZip(doc as never)))).status).toBe(200);
+    expect((await db('schoolusers').where('schooluserid', id(501)).first()).schooluserpasswordhash).toBe(before);
+    expect((await db('schoolusers').where('schooluserid', id(507)).first()).schooluserpasswordhash).toBe('');
+    const login = await request(t.app).post('/auth/login').send({ studentusername: 'Roster.User7', studentpassword: '', logintime: Date.now() });
+    expect([400, 401]).toContain(login.status);
+  });
+
   it('refuses an item without its student row and writes nothing', async () => {
     const before = await snapshot(t, ['schoolusers', 'students']);
     const doc = { studentusers: [{ ...rosterUser(3), student: rosterStudent(3) }, rosterUser(4)] };

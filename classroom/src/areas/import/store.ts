@@ -96,9 +96,20 @@ function schoolUserForWrite(u: SchoolUserRow, role: number | undefined): Row {
   const row: Row = { ...u };
   if (role !== undefined) row.schooluserrole = role;
   else if (row.schooluserrole === undefined || row.schooluserrole === null) row.schooluserrole = STUDENT_ROLE;
-  // The hash travels verbatim; an account without one can exist but cannot sign in.
-  if (row.schooluserpasswordhash === undefined || row.schooluserpasswordhash === null) row.schooluserpasswordhash = '';
   return row;
+}
+
+const hasHash = (r: Row): boolean => typeof r.schooluserpasswordhash === 'string' && r.schooluserpasswordhash !== '';
+
+/**
+ * The hash travels verbatim. A roster row without one (an export uploaded by hand) creates an account
+ * that cannot sign in yet, and never blanks the password of an account that already exists.
+ */
+async function upsertSchoolUsers(trx: Knex, rows: Row[]): Promise<void> {
+  const merge = ROSTER_MERGE_COLUMNS.schoolusers;
+  await upsertRows(trx, 'schoolusers', 'schooluserid', ROSTER_COLUMNS.schoolusers, rows.filter(hasHash), merge);
+  const without = rows.filter((r) => !hasHash(r)).map((r) => ({ ...r, schooluserpasswordhash: '' }));
+  await upsertRows(trx, 'schoolusers', 'schooluserid', ROSTER_COLUMNS.schoolusers, without, merge.filter((c) => c !== 'schooluserpasswordhash'));
 }
 
 /** Not-null text columns of students that central may leave empty. */
@@ -107,10 +118,7 @@ const STUDENT_TEXT_DEFAULTS = ['city', 'country', 'state'] as const;
 /** Roster of learners (contract C): school users, their students rows and optional progress, in one transaction. */
 export async function applyStudents(db: Knex, pkg: StudentsPackage): Promise<{ schoolusers: number; students: number }> {
   return db.transaction(async (trx) => {
-    await upsertRows(
-      trx, 'schoolusers', 'schooluserid', ROSTER_COLUMNS.schoolusers, pkg.studentusers.map((s) => schoolUserForWrite(s.schooluser, undefined)),
-      ROSTER_MERGE_COLUMNS.schoolusers,
-    );
+    await upsertSchoolUsers(trx, pkg.studentusers.map((s) => schoolUserForWrite(s.schooluser, undefined)));
     const students = pkg.studentusers.map(({ student }) => {
       const row: Row = { ...student };
       for (const c of STUDENT_TEXT_DEFAULTS) if (row[c] === null || row[c] === undefined) row[c] = '';
@@ -135,7 +143,7 @@ export async function applyStudents(db: Knex, pkg: StudentsPackage): Promise<{ s
 /** Roster of teachers (contract C): every row becomes a teacher account (role 3), whatever it says. */
 export async function applyTeachers(db: Knex, rows: SchoolUserRow[]): Promise<number> {
   await db.transaction(async (trx) => {
-    await upsertRows(trx, 'schoolusers', 'schooluserid', ROSTER_COLUMNS.schoolusers, rows.map((r) => schoolUserForWrite(r, TEACHER_ROLE)), ROSTER_MERGE_COLUMNS.schoolusers);
+    await upsertSchoolUsers(trx, rows.map((r) => schoolUserForWrite(r, TEACHER_ROLE)));
   });
   return rows.length;
 }
