@@ -103,25 +103,48 @@ export interface StoredToken {
   sessionid: string | null;
 }
 
+// Every guarded request checks that its access token is still recorded. Remembering a positive
+// answer for a few seconds saves that query on busy routes; every revocation below forgets the
+// affected entries at once, so a logout, a password change or a disabled account takes effect
+// immediately in this process (another process sharing the database sees it within STILL_VALID_MS).
+const STILL_VALID_MS = 5_000;
+const MAX_REMEMBERED = 10_000;
+interface Remembered { sub: string; type: string; sessionid: string | null; until: number }
+const remembered = new Map<string, Remembered>();
+
+function forget(match: (r: Remembered, jti: string) => boolean): void {
+  for (const [jti, r] of remembered) if (match(r, jti)) remembered.delete(jti);
+}
+
 /** A token of `type` that is correctly signed, unexpired, and still recorded (not revoked). */
 export async function verifyStored(db: Knex, config: Config, token: string, type: TokenType): Promise<StoredToken | undefined> {
   const payload = decodeVerified(config, token, type);
   if (!payload) return undefined;
+  const now = Date.now();
+  const known = remembered.get(payload.jti);
+  if (known && known.until > now && known.sub === payload.sub && known.type === type) return { payload, sessionid: known.sessionid };
   const row = await db('tokens')
     .where({ token: payload.jti, tokentype: TOKEN_TYPES[type], lmsuserid: payload.sub })
     .first('sessionid');
   if (!row) return undefined;
-  return { payload, sessionid: (row.sessionid as string | null) ?? null };
+  const sessionid = (row.sessionid as string | null) ?? null;
+  if (type === 'ACCESS') {
+    if (remembered.size >= MAX_REMEMBERED) remembered.delete(remembered.keys().next().value as string);
+    remembered.set(payload.jti, { sub: payload.sub, type, sessionid, until: now + Math.min(STILL_VALID_MS, payload.exp * 1000 - now) });
+  }
+  return { payload, sessionid };
 }
 
 /** Revokes one sign-in (its access and refresh tokens). */
 export async function revokeSession(db: Knex, sub: string, sessionid: string | null, jti: string): Promise<void> {
+  forget((r, j) => j === jti || (!!sessionid && r.sub === sub && r.sessionid === sessionid));
   if (sessionid) await db('tokens').where({ lmsuserid: sub, sessionid }).del();
   else await db('tokens').where({ token: jti }).del();
 }
 
 /** Revokes every token of a person of the given types (all types when none are given). */
 export async function revokeAll(db: Knex, sub: string, types?: TokenType[]): Promise<void> {
+  forget((r) => r.sub === sub && (!types || types.includes(r.type as TokenType)));
   const q = db('tokens').where({ lmsuserid: sub });
   if (types) q.whereIn('tokentype', types.map((t) => TOKEN_TYPES[t]));
   await q.del();

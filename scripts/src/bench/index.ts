@@ -1,7 +1,9 @@
 import { runLogImportBench } from './log-import';
+import { runGuardedReadBench } from './guarded-read';
 /** Runs every benchmark in turn and prints its table; each one measures its own baseline in the same run. */
 const benches: Array<{ name: string; run: () => Promise<void> }> = [];
 benches.push({ name: 'PUT /log/import: six-month school log over HTTP', run: () => runLogImportBench() });
+benches.push({ name: 'Guarded read: GET /curriculum/all with a staff token vs a bare Express route', run: () => runGuardedReadBench() });
 
 async function main(): Promise<void> {
   if (!benches.length) {

@@ -1,0 +1,118 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import net from 'node:net';
+import path from 'node:path';
+import { central, createTestDatabase, repoRoot, seedDemoContent } from '@lms/db';
+import { ROLE_IDS } from '@lms/shared';
+
+// `make bench`: GET /curriculum/all with a staff token (every request resolves its caller: HS256
+// signature, token type, revocation row) against a bare Express route measured in the same run,
+// each loaded from a separate process with 20 connections. Target: at least half the bare ceiling
+// (the original system answers about 550 req/s here).
+
+const CONNECTIONS = 20;
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
+const TARGET_RATIO = 0.5;
+const STAFF = { lmsusername: 'bench.teacher@lms.local', password: 'BenchTeach1' };
+
+interface Load { requests: number; errors: number; rps: number; p50: number; p99: number }
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitUp(child: ChildProcess, url: string): Promise<void> {
+  for (let i = 0; i < 200; i += 1) {
+    if (child.exitCode !== null) throw new Error(`${url}: server exited with ${child.exitCode}`);
+    if (await fetch(url).then((r) => r.status < 500, () => false)) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url}: server did not start`);
+}
+
+// The ceiling: the same Express version, one JSON route, nothing else, in its own process.
+const BARE_SERVER = `
+const express = require('express');
+const app = express();
+app.get('/bare', (req, res) => res.json({ error: false, data: [] }));
+app.listen(Number(process.argv[1]), '127.0.0.1');
+`;
+
+function load(url: string, authorization?: string): Promise<Load> {
+  return new Promise((resolve, reject) => {
+    const args = [path.join(__dirname, 'load.js'), url, String(CONNECTIONS), String(SECONDS), ...(authorization ? [authorization] : [])];
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as Load) : reject(new Error(`load generator exited with ${code}`))));
+  });
+}
+
+export async function runGuardedReadBench(): Promise<void> {
+  const saved = process.env.TEST_DATABASE_URL;
+  delete process.env.TEST_DATABASE_URL; // SQLite, as a school's server runs
+  const tdb = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations });
+  if (saved !== undefined) process.env.TEST_DATABASE_URL = saved;
+  const children: ChildProcess[] = [];
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { hashPassword } = require(path.join(repoRoot, 'central/dist/auth/passwords.js')) as { hashPassword(p: string): Promise<string> };
+    await seedDemoContent(tdb.db);
+    const lmsuserid = crypto.randomUUID();
+    await tdb.db('lmsusers').insert({
+      lmsuserid, lmsusername: STAFF.lmsusername, lmsuserpasswordhash: await hashPassword(STAFF.password), firstname: 'Bench', lmsuserrole: ROLE_IDS.superadmin,
+      isverified: true, isdisabled: false,
+    });
+    await tdb.db('lmsusers_roles').insert({ lmsuserid, roleid: ROLE_IDS.teacher });
+
+    const barePort = await freePort();
+    const bare = spawn(process.execPath, ['-e', BARE_SERVER, String(barePort)], { cwd: path.join(repoRoot, 'central'), stdio: 'inherit' });
+    children.push(bare);
+    const centralPort = await freePort();
+    const secret = () => crypto.randomBytes(32).toString('hex');
+    const api = spawn(process.execPath, [path.join(repoRoot, 'central/dist/server.js')], {
+      env: {
+        PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(centralPort), DATABASE_URL: tdb.url, LOG_LEVEL: 'warn',
+        RATE_LIMIT_MAX: '100000000', JWT_SECRET: secret(), APPLICATION_API_KEY: secret(), SERVER_SYNC_KEY: secret(), RPI_SECRET: secret(),
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    children.push(api);
+    const bareUrl = `http://127.0.0.1:${barePort}/bare`;
+    const origin = `http://127.0.0.1:${centralPort}`;
+    await Promise.all([waitUp(bare, bareUrl), waitUp(api, `${origin}/`)]);
+
+    const login = await fetch(`${origin}/auth/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ lmsusername: STAFF.lmsusername, lmsuserpassword: STAFF.password }),
+    });
+    const token = ((await login.json()) as { data: { accessToken: string } }).data.accessToken;
+    const guardedUrl = `${origin}/curriculum/all`;
+    const check = await fetch(guardedUrl, { headers: { authorization: `Bearer ${token}` } });
+    if (check.status !== 200) throw new Error(`GET /curriculum/all answered ${check.status}`);
+
+    await load(bareUrl); // warm-up of both, so neither pays the JIT in its measured run
+    await load(guardedUrl, `Bearer ${token}`);
+    const ceiling = await load(bareUrl);
+    // The same HTTP stack without guard or query (the public banner): what the guard itself costs is the gap to it.
+    const stack = await load(`${origin}/`);
+    const guarded = await load(guardedUrl, `Bearer ${token}`);
+    const ratio = guarded.rps / ceiling.rps;
+    const row = (name: string, l: Load) =>
+      `| ${name} | ${l.rps.toFixed(0)} | ${l.p50.toFixed(2)} | ${l.p99.toFixed(2)} | ${l.errors} |`;
+    process.stdout.write(`${CONNECTIONS} connections, ${SECONDS} s each, load from a separate process\n`);
+    process.stdout.write('| route | req/s | p50 ms | p99 ms | errors |\n|---|---|---|---|---|\n');
+    process.stdout.write(`${row('bare Express GET /bare (ceiling)', ceiling)}\n${row('central GET / (public, same stack)', stack)}\n${row('GET /curriculum/all, staff token', guarded)}\n`);
+    process.stdout.write(`guarded read = ${((guarded.rps / stack.rps) * 100).toFixed(0)} % of the public route on the same stack\n`);
+    process.stdout.write(`guarded read = ${(ratio * 100).toFixed(0)} % of the ceiling (target >= ${TARGET_RATIO * 100} %; the original: about 550 req/s): ${ratio >= TARGET_RATIO ? 'OK' : 'BELOW TARGET'}\n`);
+  } finally {
+    for (const c of children) c.kill();
+    await tdb.dispose();
+  }
+}
