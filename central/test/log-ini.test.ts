@@ -61,7 +61,12 @@ describe('the log.ini reader of PUT /log/import', () => {
   });
 
   it('reads a UTF-8 BOM, [] , {}, a document without log, and one that lacks a part', async () => {
-    for (const text of ['\uFEFF' + full, '[]', '{}', ' {"log":{}} ', '{"other":[{"a":1}]}', '{"log":{"result":[],"progress":{}}}', '[{"log":1}]']) {
+    const canonical = JSON.stringify({ log: { result: [{
+      studentprogressid: sid(5), studentid: sid(9), ispass: true, studentprogressreferenceid: sid(6), starttime: '2026-08-20T05:12:19.000Z',
+      endtime: '2026-02-30T05:12:19.000Z', progresstype: 2, resultpercentage: 80.5, marks: 4, points: 40, scores: 2.6, fullpoints: 50,
+      studentprogressquestions: [{ studentprogressquestionid: ` ${sid(7)} `, studentprogressid: sid(5), tries: 1, iscorrect: false, referencequestionid: sid(8) }],
+    }], progress: {}, access: [{ rpiuseraccessid: 'a', userid: sid(8), logintime: '2026-08-20T04:59:00.000Z', timespent: 12.5, status: 1, ipaddress: null }] } });
+    for (const text of [canonical, '\uFEFF' + full, '[]', '{}', ' {"log":{}} ', '{"other":[{"a":1}]}', '{"log":{"result":[],"progress":{}}}', '[{"log":1}]']) {
       const mine = await run(readLogIniRows, text, 5);
       expect(mine).toEqual(await run(readLogIni, text, 100_000));
       expect(mine.error).toBeUndefined();

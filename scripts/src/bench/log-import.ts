@@ -76,7 +76,7 @@ async function startCentral(url: string, objectDir: string): Promise<{ child: Ch
     env: {
       // Production mode, as a school's server runs (no API docs built); throw-away secrets for this run only.
       PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), DATABASE_URL: url, LOG_IMPORT_ENABLED: '1', OBJECT_DIR: objectDir,
-      LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '10000000', MAX_UPLOAD_MB: '200',
+      LOG_LEVEL: process.env.BENCH_SERVER_LOG ? 'info' : 'warn', RATE_LIMIT_MAX: '10000000', MAX_UPLOAD_MB: '200',
       JWT_SECRET: secret(), APPLICATION_API_KEY: secret(), SERVER_SYNC_KEY: secret(), RPI_SECRET: secret(),
     },
     stdio: ['ignore', process.env.BENCH_SERVER_LOG ? 'inherit' : 'ignore', 'inherit'],

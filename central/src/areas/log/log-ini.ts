@@ -29,6 +29,53 @@ interface Container {
   target: Target | null;
 }
 
+// Rows as the classroom server writes them are already in the normalised form; checking that is much
+// cheaper than normalising (a Date round trip per timestamp). Anything else takes the shared normaliser.
+const CANONICAL_TIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|1\d|2[0-8])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+const SPECS = new Map<string, Array<[string, string]>>(Object.entries(LOG_COLUMNS).map(([t, spec]) => [t, Object.entries(spec)]));
+
+function canonicalRow(table: keyof typeof LOG_COLUMNS, input: unknown): Record<string, unknown> | null {
+  if (!input || typeof input !== 'object' || Array.isArray(input)) return null;
+  const src = input as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [column, kind] of SPECS.get(table)!) {
+    const v = src[column];
+    if (v === undefined) {
+      if (kind === 'id') return null;
+      continue;
+    }
+    if (v !== null) {
+      switch (kind) {
+        case 'id':
+        case 'string':
+          if (typeof v !== 'string' || (kind === 'id' && (v === '' || v.trim() !== v))) return null;
+          break;
+        case 'int':
+          if (typeof v !== 'number' || !Number.isInteger(v)) return null;
+          break;
+        case 'number':
+        case 'decimal':
+          if (typeof v !== 'number' || !Number.isFinite(v)) return null;
+          break;
+        case 'bool':
+          if (typeof v !== 'boolean') return null;
+          break;
+        case 'datetime':
+          if (typeof v !== 'string' || !CANONICAL_TIME.test(v)) return null;
+          break;
+        default:
+          return null;
+      }
+    } else if (kind === 'id') return null;
+    out[column] = v;
+  }
+  return out;
+}
+
+function normalise<T extends keyof typeof LOG_COLUMNS>(table: T, input: unknown): Record<string, unknown> {
+  return canonicalRow(table, input) ?? (normaliseRow(table, LOG_COLUMNS[table], input) as Record<string, unknown>);
+}
+
 const invalid = (why: string) => new ZipError('bad_document', `log.ini is not valid JSON (${why})`);
 const SCALAR = /^(true|false|null|-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?)$/;
 
@@ -82,11 +129,11 @@ export async function* readLogIniRows(input: Readable, options: { batchSize?: nu
 
   const take = (t: Target, value: unknown): void => {
     if (t.kind === 'result') {
-      const row = normaliseRow('studentprogress', LOG_COLUMNS.studentprogress, value);
+      const row = normalise('studentprogress', value) as Partial<StudentProgressRow>;
       const qs = (value as Record<string, unknown>).studentprogressquestions;
       if (qs !== undefined && qs !== null && !Array.isArray(qs)) throw new ZipError('bad_document', 'studentprogress.studentprogressquestions must be an array');
       for (const q of qs ?? []) {
-        const qrow = normaliseRow('studentprogressquestions', LOG_COLUMNS.studentprogressquestions, q);
+        const qrow = normalise('studentprogressquestions', q) as Partial<StudentProgressQuestionRow>;
         // A question row belongs to the result it is nested in, whatever its own field says.
         qrow.studentprogressid = row.studentprogressid;
         questions.push(qrow);
@@ -96,7 +143,7 @@ export async function* readLogIniRows(input: Readable, options: { batchSize?: nu
       return;
     }
     const table = t.kind === 'access' ? 'rpiuseraccess' : PROGRESS_COLLECTIONS[t.key];
-    rows.push(normaliseRow(table, LOG_COLUMNS[table], value));
+    rows.push(normalise(table, value));
     if (rows.length >= batchSize) flush(t);
   };
 
@@ -201,13 +248,29 @@ export async function* readLogIniRows(input: Readable, options: { batchSize?: nu
         let inString = rowInString;
         let escape = rowEscape;
         let end = -1;
-        for (; i < n; i += 1) {
-          const b = chunk[i];
+        while (i < n) {
           if (inString) {
-            if (escape) escape = false;
-            else if (b === B.Backslash) escape = true;
-            else if (b === B.Quote) inString = false;
-          } else if (b === B.Quote) inString = true;
+            if (escape) {
+              escape = false;
+              i += 1;
+              continue;
+            }
+            // Jump to the next quote; it ends the string unless an odd run of backslashes precedes it.
+            const q = chunk.indexOf(B.Quote, i);
+            const stop = q < 0 ? n : q;
+            let k = 0;
+            while (stop - k - 1 >= i && chunk[stop - k - 1] === B.Backslash) k += 1;
+            if (q < 0) {
+              escape = k % 2 === 1;
+              i = n;
+              break;
+            }
+            if (k % 2 === 0) inString = false;
+            i = q + 1;
+            continue;
+          }
+          const b = chunk[i];
+          if (b === B.Quote) inString = true;
           else if (b === B.OpenObj || b === B.OpenArr) depth += 1;
           else if (b === B.CloseObj || b === B.CloseArr) {
             depth -= 1;
@@ -216,6 +279,7 @@ export async function* readLogIniRows(input: Readable, options: { batchSize?: nu
               break;
             }
           }
+          i += 1;
         }
         rowDepth = depth;
         rowInString = inString;

@@ -50,7 +50,9 @@ async function importLog(ctx: HandlerContext<Caller>): Promise<boolean> {
   if (caller.kind !== 'school' || !caller.schooluserid) throw httpError(400, LOG_IMPORT_MESSAGES.notTeacher);
   if (!(await schoolUserExists(deps.db, caller.schooluserid))) throw httpError(400, LOG_IMPORT_MESSAGES.noTeacher);
 
+  const started = performance.now();
   const upload = await spoolUpload(req, 'importfile', config.maxUploadBytes);
+  const spooled = performance.now();
   try {
     const summary = await importLogZip(
       { db: deps.db, objects: objectsOf(ctx), logger: deps.logger },
@@ -59,7 +61,8 @@ async function importLog(ctx: HandlerContext<Caller>): Promise<boolean> {
     // The body stays the contract's `{error:false, data:true}`; what was imported travels in a header for
     // tools such as `npm run sync-log`.
     res.setHeader('X-Log-Import', JSON.stringify(summary));
-    deps.logger.info({ reqId, ...summary, bytes: upload.size }, 'log imported');
+    const ms = { upload: Math.round(spooled - started), import: Math.round(performance.now() - spooled) };
+    deps.logger.info({ reqId, ...summary, bytes: upload.size, ms }, 'log imported');
     return true;
   } catch (err) {
     throw importFailure(err, deps.logger, reqId);
