@@ -261,3 +261,22 @@ describe('removed routes', () => {
     expect((await request(t.app).post('/roles/create-one-permission/abc')).status).toBe(404);
   });
 });
+
+describe('passwords carried over from the original system (decision 17)', () => {
+  it('accepts bcrypt(md5) and bare md5 once and replaces them with argon2id', async () => {
+    const md5 = (p: string) => crypto.createHash('md5').update(p).digest('hex');
+    const bcrypt = (await import('bcryptjs')).default;
+    const a = await createStaff(t.tdb.db, { lmsusername: 'legacy1@example.org', roleids: [ROLE_IDS.admin] });
+    const b = await createStaff(t.tdb.db, { lmsusername: 'legacy2@example.org', roleids: [ROLE_IDS.admin] });
+    await t.tdb.db('lmsusers').where({ lmsuserid: a }).update({ lmsuserpasswordhash: bcrypt.hashSync(md5('Legacy123'), 10) });
+    await t.tdb.db('lmsusers').where({ lmsuserid: b }).update({ lmsuserpasswordhash: md5('Legacy123') });
+    for (const [id, name] of [[a, 'legacy1@example.org'], [b, 'legacy2@example.org']]) {
+      const wrong = await request(t.app).post('/auth/login').send({ lmsusername: name, lmsuserpassword: 'Legacy1234' });
+      expect(wrong.status).toBe(400);
+      expect((await t.tdb.db('lmsusers').where({ lmsuserid: id }).first()).lmsuserpasswordhash).not.toMatch(/^\$argon2id/);
+      await staffLogin(t.app, name, 'Legacy123');
+      expect((await t.tdb.db('lmsusers').where({ lmsuserid: id }).first()).lmsuserpasswordhash).toMatch(/^\$argon2id\$/);
+      await staffLogin(t.app, name, 'Legacy123');
+    }
+  });
+});

@@ -1,4 +1,6 @@
+import crypto from 'node:crypto';
 import argon2 from 'argon2';
+import bcrypt from 'bcryptjs';
 import { z } from 'zod';
 
 // OWASP Password Storage Cheat Sheet: argon2id, 19 MiB, 2 iterations, 1 lane.
@@ -16,18 +18,31 @@ function dummy(): Promise<string> {
   return dummyHash;
 }
 
+const md5hex = (plain: string) => crypto.createHash('md5').update(plain, 'utf8').digest('hex');
+const BCRYPT = /^\$2[aby]\$\d\d\$/;
+const BARE_MD5 = /^[0-9a-f]{32}$/i;
+
 /**
  * True when `plain` matches `hash`. Always runs one argon2 verification (argon2 compares in
- * constant time), whether or not the account exists or its stored hash is usable.
+ * constant time) when the account does not exist or its stored hash is unusable. Hashes carried
+ * over from an existing deployment (bcrypt of the MD5 hex, or bare MD5) still verify once; the
+ * caller then replaces them (`needsRehash`).
  */
 export async function verifyPassword(hash: string | null | undefined, plain: string): Promise<boolean> {
-  const usable = typeof hash === 'string' && hash.startsWith('$argon2');
   try {
-    const ok = await argon2.verify(usable ? hash : await dummy(), plain);
-    return usable && ok;
+    if (typeof hash === 'string' && hash.startsWith('$argon2')) return await argon2.verify(hash, plain);
+    if (typeof hash === 'string' && BCRYPT.test(hash)) return await bcrypt.compare(md5hex(plain), hash);
+    if (typeof hash === 'string' && BARE_MD5.test(hash)) return crypto.timingSafeEqual(Buffer.from(md5hex(plain)), Buffer.from(hash.toLowerCase()));
+    await argon2.verify(await dummy(), plain);
+    return false;
   } catch {
     return false;
   }
+}
+
+/** A verified hash that is not argon2id with today's parameters is replaced at that sign-in. */
+export function needsRehash(hash: string): boolean {
+  return !hash.startsWith('$argon2id$') || argon2.needsRehash(hash, OPTIONS);
 }
 
 export const PASSWORD_POLICY_MESSAGE =

@@ -4,11 +4,11 @@ import type { Caller, CentralRoute } from '../../http/types';
 import { configOf, depsOf } from '../../http/context';
 import { findSchoolUser, findStaffById, findStaffByName, type StaffAccount } from '../../auth/identity';
 import { mailerOf } from '../../auth/mail';
-import { hashPassword, verifyPassword } from '../../auth/passwords';
+import { hashPassword, needsRehash, verifyPassword } from '../../auth/passwords';
 import { issueSchoolToken, issueStaffPair } from '../../auth/session';
 import { issueToken, revokeAll, revokeSession, verifyStored } from '../../auth/tokens';
 import { checkEmail, checkPassword, requiredString, strictBody } from '../../auth/validation';
-import { markVerified, recordStaffAccess, setPasswordHash } from './store';
+import { markVerified, recordStaffAccess, setPasswordHash, setSchoolPasswordHash } from './store';
 
 type Ctx = HandlerContext<Caller>;
 
@@ -38,6 +38,8 @@ async function login(ctx: Ctx) {
   // One argon2 verification whether or not the account exists: same answer, same time.
   const ok = await verifyPassword(account?.lmsuserpasswordhash, ctx.body.lmsuserpassword);
   if (!account || !ok || account.isdisabled) throw httpError(400, NOT_MATCHING);
+  // Decision 17: a hash carried over from the original system is replaced by argon2id at its first sign-in.
+  if (needsRehash(account.lmsuserpasswordhash)) await setPasswordHash(db, account.lmsuserid, await hashPassword(ctx.body.lmsuserpassword));
   if (!account.isverified) {
     await sendLink(ctx, account, 'VERIFYEMAIL');
     throw httpError(400, NOT_VERIFIED);
@@ -55,6 +57,7 @@ async function schoolLogin(ctx: Ctx) {
   if (!user || !ok || user.isdisabled || user.isdeleted || !user.schooluserstatus || ![1, 2, 3].includes(user.schooluserrole)) {
     throw httpError(400, NOT_MATCHING);
   }
+  if (needsRehash(user.schooluserpasswordhash)) await setSchoolPasswordHash(db, user.schooluserid, await hashPassword(ctx.body.lmsuserpassword));
   return issueSchoolToken(db, configOf(ctx.req), user);
 }
 

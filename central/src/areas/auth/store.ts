@@ -12,3 +12,7 @@ export async function setPasswordHash(db: Knex, lmsuserid: string, hash: string)
 export async function markVerified(db: Knex, lmsuserid: string): Promise<number> {
   return db('lmsusers').where({ lmsuserid }).update({ isverified: true, updated_at: new Date().toISOString() });
 }
+
+export async function setSchoolPasswordHash(db: Knex, schooluserid: string, hash: string): Promise<number> {
+  return db('schoolusers').where({ schooluserid }).update({ schooluserpasswordhash: hash, updated_at: new Date().toISOString() });
+}
