@@ -57,6 +57,12 @@ export function logSource(shape: LogShape, learners: Learner[], content: Content
   const when = (rand: () => number) => new Date(now - Math.floor(rand() * span)).toISOString();
   const pick = (rand: () => number) => learners[Math.floor(rand() * learners.length)];
 
+  // A curriculum has a few hundred questions and learning items: the rows name them again and again.
+  const poolRand = prng(seed + 300);
+  const questionPool = Array.from({ length: 600 }, () => idFrom(poolRand));
+  const learningPool = Array.from({ length: 200 }, () => idFrom(poolRand));
+  const fromPool = (pool: string[], rand: () => number) => pool[Math.floor(rand() * pool.length)];
+
   function* results() {
     const rand = prng(seed);
     for (let i = 0; i < shape.results; i += 1) {
@@ -70,7 +76,7 @@ export function logSource(shape: LogShape, learners: Learner[], content: Content
         endtime: new Date(Date.parse(start) + 120_000).toISOString(), studentprogressid, progresstype: type, resultpercentage: pct,
         marks: Math.floor(pct / 20), points: Math.floor(pct / 2), scores: type === 1 ? 0 : Math.floor(pct / 34), fullpoints: 50,
         studentprogressquestions: Array.from({ length: shape.questionsPerResult }, () => ({
-          studentprogressid, studentprogressquestionid: idFrom(rand), tries: Math.floor(rand() * 3), iscorrect: rand() < 0.7, referencequestionid: idFrom(rand),
+          studentprogressid, studentprogressquestionid: idFrom(rand), tries: Math.floor(rand() * 3), iscorrect: rand() < 0.7, referencequestionid: fromPool(questionPool, rand),
         })),
       };
     }
@@ -92,7 +98,7 @@ export function logSource(shape: LogShape, learners: Learner[], content: Content
           break;
         case 'studentlearningprogress':
           yield {
-            studentlearningprogressid: idFrom(rand), studentid: l.studentid, userid: null, lessonlearningid: idFrom(rand), points: 5, progress: Math.floor(rand() * 600),
+            studentlearningprogressid: idFrom(rand), studentid: l.studentid, userid: null, lessonlearningid: fromPool(learningPool, rand), points: 5, progress: Math.floor(rand() * 600),
             progress_percentage: Math.round(rand() * 100), content_length: 600, viewed: Math.floor(rand() * 3), lastupdated: t,
           };
           break;

@@ -28,7 +28,7 @@ const REASON = { students: 'unknown student', schoolusers: 'unknown school user'
 export const ARCHIVE_CONTENT_TYPE = 'application/zip';
 
 // Rows parsed per batch; each batch is written before the next is parsed, so memory stays bounded.
-const BATCH_SIZE = 1000;
+const BATCH_SIZE = 500;
 
 let lastStamp = 0;
 /**
