@@ -1,0 +1,62 @@
+import net from 'node:net';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROLE_IDS } from '@lms/shared';
+import { makeApp, type TestApp } from './helpers';
+import { createStaff } from './accounts';
+
+// A minimal SMTP server on loopback that keeps each message it is given.
+const messages: string[] = [];
+let smtp: net.Server;
+let t: TestApp;
+
+beforeAll(async () => {
+  smtp = net.createServer((socket) => {
+    let data = false;
+    let buffer = '';
+    socket.write('220 test ESMTP\r\n');
+    socket.on('data', (chunk) => {
+      buffer += chunk.toString('utf8');
+      if (data) {
+        const end = buffer.indexOf('\r\n.\r\n');
+        if (end < 0) return;
+        messages.push(buffer.slice(0, end));
+        buffer = buffer.slice(end + 5);
+        data = false;
+        socket.write('250 queued\r\n');
+      }
+      let nl;
+      while (!data && (nl = buffer.indexOf('\r\n')) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 2);
+        const cmd = line.slice(0, 4).toUpperCase();
+        if (cmd === 'EHLO' || cmd === 'HELO') socket.write('250 test\r\n');
+        else if (cmd === 'DATA') { data = true; socket.write('354 go\r\n'); }
+        else if (cmd === 'QUIT') { socket.end('221 bye\r\n'); }
+        else socket.write('250 ok\r\n');
+      }
+    });
+  });
+  await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
+  const port = (smtp.address() as net.AddressInfo).port;
+  t = await makeApp({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'lms@example.org', UI_URL: 'https://admin.example.org/' });
+  await createStaff(t.tdb.db, { lmsusername: 'mailme@example.org', roleids: [ROLE_IDS.admin] });
+});
+afterAll(async () => {
+  await t.tdb.dispose();
+  await new Promise((r) => smtp.close(r));
+});
+
+describe('mail by SMTP when SMTP_URL is set', () => {
+  it('sends the password-reset link to the staff address', async () => {
+    const res = await request(t.app).post('/auth/forgotpassword').send({ lmsusername: 'mailme@example.org' });
+    expect(res.body).toEqual({ error: false, data: 'Password reset mail sent.' });
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatch(/^To: mailme@example.org/m);
+    expect(messages[0]).toMatch(/^From: lms@example.org/m);
+    const link = /https:\/\/admin\.example\.org\/auth\/changepassword\/([\w-]+\.[\w-]+\.[\w-]+)/.exec(messages[0].replace(/=\r\n/g, ''));
+    expect(link).not.toBeNull();
+    const valid = await request(t.app).post(`/auth/token/validate/changepassword?changepasswordtoken=${link![1]}`);
+    expect(valid.body.data).toBe(true);
+  });
+});
