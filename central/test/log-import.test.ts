@@ -501,9 +501,8 @@ describe.each(storeKinds)('PUT /log/import with the $name object store', (kind) 
       const gone = await schoolLogin(app, 'teacher2');
       await db('schoolusers').where({ schoolusername: 'teacher2' }).del();
       res = await upload(zip, gone.accessToken);
-      // A token whose account is gone may be refused as invalid (401) or, if still honoured, as the original did.
-      if (res.status === 400) expect(res.body).toEqual({ error: true, errormessage: 'Teacher does not exist!', data: false });
-      else expect(res.status).toBe(401);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: true, errormessage: 'Teacher does not exist!', data: false });
       await db('tokens').del();
       await expectNothingWritten();
     });
