@@ -2,7 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { httpError, roleIdOf, secretEquals, WILDCARD_PERMISSION, type Gate, type GateResolver } from '@lms/shared';
 import type { Caller } from '../http/types';
 import { configOf, depsOf } from '../http/context';
-import { decodeVerified, verifyStored, type TokenType } from './tokens';
+import { checkRecorded, decodeVerified, verifyStored, type TokenType } from './tokens';
 
 const UNAUTHORIZED = 'Unauthorized';
 const FORBIDDEN = 'Forbidden resource';
@@ -94,8 +94,9 @@ export async function resolveCaller(req: Request): Promise<Caller> {
   if (!header && !req.query?.accesstoken && !(req.body as Record<string, unknown> | undefined)?.accesstoken) return { kind: 'anonymous' };
   const config = configOf(req);
   const token = accessTokenOf(req);
-  if (token && decodeVerified(config, token, 'ACCESS')) {
-    const stored = await verifyStored(depsOf(req).db, config, token, 'ACCESS');
+  const verified = token ? decodeVerified(config, token, 'ACCESS') : undefined;
+  if (verified) {
+    const stored = await checkRecorded(depsOf(req).db, verified, 'ACCESS');
     if (stored) {
       const p = stored.payload;
       if (typeof p.lmsuserid === 'string') {

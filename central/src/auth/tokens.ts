@@ -119,7 +119,11 @@ function forget(match: (r: Remembered, jti: string) => boolean): void {
 /** A token of `type` that is correctly signed, unexpired, and still recorded (not revoked). */
 export async function verifyStored(db: Knex, config: Config, token: string, type: TokenType): Promise<StoredToken | undefined> {
   const payload = decodeVerified(config, token, type);
-  if (!payload) return undefined;
+  return payload ? checkRecorded(db, payload, type) : undefined;
+}
+
+/** The revocation check of an already verified payload (its jti row still exists). */
+export async function checkRecorded(db: Knex, payload: TokenPayload, type: TokenType): Promise<StoredToken | undefined> {
   const now = Date.now();
   const known = remembered.get(payload.jti);
   if (known && known.until > now && known.sub === payload.sub && known.type === type) return { payload, sessionid: known.sessionid };
