@@ -46,9 +46,15 @@ function groupRows(table: LogTable, rows: Row[]): Array<{ columns: string[]; mer
   // would have on a row-by-row merge.
   const unique = new Map<unknown, Row>();
   for (const r of rows) unique.set(r[pk], r);
+  // Rows come from the log.ini reader with the spec's columns only, so a row with as many keys as the spec
+  // has them all; only rows that lack a column need their key list spelled out.
+  const full = Object.keys(LOG_COLUMNS[table]);
+  const fullSig = full.join(',');
   const groups = new Map<string, Row[]>();
   for (const r of unique.values()) {
-    const sig = Object.keys(r).join(',');
+    let n = 0;
+    for (const _ in r) n += 1;
+    const sig = n === full.length ? fullSig : Object.keys(r).join(',');
     const g = groups.get(sig);
     if (g) g.push(r);
     else groups.set(sig, [r]);
