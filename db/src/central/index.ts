@@ -11,4 +11,5 @@ export const migrations: MigrationList = [
   ['0003_logimportpending', m0003],
 ];
 
-export const kinds = columnKinds(tables);
+// Tables added after 0001 join the list so that their JSON and timestamp columns read back normalised too.
+export const kinds = columnKinds([...tables, ...m0003.logImportPendingTables]);
