@@ -304,8 +304,14 @@ export async function runLogImportBench(): Promise<void> {
         out(`| ${name} | ${run.label} | ${fmt(run.seconds, 2)} | ${fmt(rate)} | ${fmt(rate / ceilingRate, 2)} | ${fmt(run.rssMb)} MB | ${fmt(run.p99Ms, 1)} ms (${run.probes}) |`);
       }
       const first = r.runs[0];
-      const ok = first.rows / first.seconds / ceilingRate >= TARGETS.ratio && r.runs.every((x) => x.rssMb < TARGETS.rssMb && x.p99Ms < TARGETS.p99Ms);
-      verdicts.push(`${name}: ${ok ? 'meets' : 'MISSES'} the targets (first import >= ${TARGETS.ratio * 100} % of ceiling, RSS < ${TARGETS.rssMb} MB, GET / p99 < ${TARGETS.p99Ms} ms)`);
+      const speed = first.rows / first.seconds / ceilingRate;
+      const rss = Math.max(...r.runs.map((x) => x.rssMb));
+      const p99s = Math.max(...r.runs.map((x) => x.p99Ms));
+      const mark = (ok: boolean) => (ok ? 'meets' : 'MISSES');
+      verdicts.push(
+        `${name}: first import ${fmt(speed * 100)} % of ceiling (${mark(speed >= TARGETS.ratio)} >= ${TARGETS.ratio * 100} %), ` +
+          `peak RSS ${fmt(rss)} MB (${mark(rss < TARGETS.rssMb)} < ${TARGETS.rssMb} MB), GET / p99 ${fmt(p99s, 1)} ms (${mark(p99s < TARGETS.p99Ms)} < ${TARGETS.p99Ms} ms)`,
+      );
     }
     out('');
     for (const v of verdicts) out(v);
