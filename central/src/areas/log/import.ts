@@ -130,12 +130,19 @@ function checkLogFileName(name: string): void {
 /**
  * PUT /log/import processing rules 2-5 inside one transaction: the sync row first, log.ini streamed in
  * batches, the RPI-API entries recorded, the archive stored and recorded. When anything fails, the
- * transaction is rolled back and an archive already stored is deleted again, so that the database and the
- * object store never disagree.
+ * transaction is rolled back and an archive already stored is deleted again (after its upload has
+ * settled), so that the database and the object store never disagree.
  */
 export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logger: Logger }, input: ImportInput): Promise<ImportSummary> {
   const archive = `logupload-${archiveStamp()}.zip`;
   let stored = false;
+  // The archive is stored while the rows are imported (a network store would otherwise add its whole
+  // transfer time to the transaction); the commit waits for it, and a failure of either undoes both.
+  const putting = deps.objects.put(archive, fs.createReadStream(input.filePath), { contentType: ARCHIVE_CONTENT_TYPE }).then((meta) => {
+    stored = true;
+    return meta;
+  });
+  putting.catch(() => undefined); // awaited below on every path; this only keeps an early failure from going unhandled
   try {
     return await deps.db.transaction(async (trx) => {
       const syncid = await insertSync(trx, { filename: archive, offlineonline: input.offline, createdBy: input.schooluserid });
@@ -170,12 +177,12 @@ export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logge
         if (!(err instanceof Incomplete)) throw err;
       }
       await insertTextLogFiles(trx, parentfileid, logFiles, input.schooluserid);
-      const meta = await deps.objects.put(archive, fs.createReadStream(input.filePath), { contentType: ARCHIVE_CONTENT_TYPE });
-      stored = true;
+      const meta = await putting;
       await insertArchiveLogFile(trx, { logfileid: parentfileid, filename: archive, meta, createdBy: input.schooluserid });
       return { syncid, archive, imported, pending, logfiles: logFiles.length, logIniImported };
     });
   } catch (err) {
+    await putting.catch(() => undefined);
     if (stored) {
       await deps.objects.delete(archive).catch((e: unknown) => {
         deps.logger.error({ err: e, archive }, 'log import rolled back but its archive could not be deleted');
