@@ -2,5 +2,6 @@ export * from './errors';
 export * from './columns';
 export * from './reader';
 export * from './log';
+export * from './log-read';
 export * from './package';
 export * from './zipcrypto';

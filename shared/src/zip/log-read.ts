@@ -1,14 +1,33 @@
 import type { Readable } from 'node:stream';
+import { normaliseRow } from './columns';
+import { ZipError } from './errors';
 import {
-  LOG_COLUMNS, LOG_INI, PROGRESS_COLLECTIONS, ZipError, isLogFileEntry, normaliseRow, withZip,
-  type LogBatch, type LogIniSummary, type LogZipHandlers, type LogZipSummary, type ProgressKey, type StudentProgressQuestionRow,
-  type StudentProgressRow, type ZipSource,
-} from '@lms/shared';
+  LOG_COLUMNS, LOG_INI, PROGRESS_COLLECTIONS, isLogFileEntry,
+  type ProgressKey, type RpiUserAccessRow, type StudentProgressQuestionRow, type StudentProgressRow,
+} from './log';
+import { withZip, type ZipLimits, type ZipSource } from './reader';
 
-// Why not the shared token-stream reader (readLogIni, built on stream-json): it hands every number, key and
-// string of a 36 MB log.ini to JavaScript one token at a time, about 7 MB/s, so parsing alone took 5 s of
-// the six-month benchmark log. This reader scans the bytes only for structure and gives each row's text to
-// the native JSON.parse: the same batches and summary, several times faster, memory still bounded by a batch.
+// Reading the activity-log ZIP (contract sync-formats A and F). The reader scans log.ini's bytes only for
+// its structure and hands each row's text to the native JSON.parse: handing every token of a 36 MB
+// log.ini to JavaScript one at a time (a token-stream parser) ran at about 7 MB/s, five seconds of parsing
+// for a six-month log; this runs several times faster with memory still bounded by one batch.
+
+/** One batch of normalised rows, in an order that respects foreign keys (a result batch precedes its questions). */
+export type LogBatch =
+  | { kind: 'result'; table: 'studentprogress'; rows: Array<Partial<StudentProgressRow>> }
+  | { kind: 'questions'; table: 'studentprogressquestions'; rows: Array<Partial<StudentProgressQuestionRow>> }
+  | { kind: 'access'; table: 'rpiuseraccess'; rows: Array<Partial<RpiUserAccessRow>> }
+  | { kind: 'progress'; key: ProgressKey; table: (typeof PROGRESS_COLLECTIONS)[ProgressKey]; rows: Array<Record<string, unknown>> };
+
+export interface LogIniSummary {
+  /** What the document's top level was: the full shape, `[]`/`{}`/anything without `log`. */
+  shape: 'log' | 'empty';
+  /** Which of log.result, log.progress and log.access were present; the original imports only when all three are. */
+  present: { result: boolean; progress: boolean; access: boolean };
+  counts: Record<LogBatch['table'], number>;
+}
+
+export const logIniComplete = (s: LogIniSummary): boolean => s.present.result && s.present.progress && s.present.access;
 
 type Target = { kind: 'result' } | { kind: 'access' } | { kind: 'progress'; key: ProgressKey };
 
@@ -98,8 +117,8 @@ const enum B {
  * precedes the batch of its question rows). Accepts what classroom servers really write (decision 14) the
  * same way the shared reader does; returns which of log.result, log.progress and log.access were present.
  */
-export async function* readLogIniRows(input: Readable, options: { batchSize?: number } = {}): AsyncGenerator<LogBatch, LogIniSummary> {
-  const batchSize = options.batchSize ?? 1000;
+export async function* readLogIni(input: Readable, options: { batchSize?: number } = {}): AsyncGenerator<LogBatch, LogIniSummary> {
+  const batchSize = options.batchSize ?? 500;
   const summary: LogIniSummary = {
     shape: 'empty',
     present: { result: false, progress: false, access: false },
@@ -398,17 +417,35 @@ export async function* readLogIniRows(input: Readable, options: { batchSize?: nu
   return summary;
 }
 
+export interface LogZipSummary {
+  entries: number;
+  /** null when the ZIP had no log.ini. */
+  logIni: LogIniSummary | null;
+  /** The RPI-API entries (names as in the ZIP, sizes uncompressed). */
+  logFiles: Array<{ name: string; size: number }>;
+}
+
+export interface LogZipHandlers {
+  /** Called for every batch, awaited before the next is parsed (backpressure for the database). */
+  onBatch?: (batch: LogBatch) => Promise<void> | void;
+  /** Called for every RPI-API entry; the content is not read. */
+  onLogFile?: (entry: { name: string; size: number }) => Promise<void> | void;
+  batchSize?: number;
+  limits?: Partial<ZipLimits>;
+}
+
 /**
- * The ZIP side of PUT /log/import, as the shared readLogZip does it but with the faster log.ini reader:
- * `log.ini` streamed in batches, RPI-API entries reported, anything else refused, an empty ZIP refused.
+ * Reads an activity-log ZIP the way central PUT /log/import needs it: `log.ini` streamed in batches,
+ * RPI-API entries reported by name, anything else refused (`There is invalid file inside zip-file`),
+ * an empty ZIP refused (`Invalid file (Zip-file is empty)`).
  */
-export async function readLogUpload(source: ZipSource, handlers: LogZipHandlers = {}): Promise<LogZipSummary> {
+export async function readLogZip(source: ZipSource, handlers: LogZipHandlers = {}): Promise<LogZipSummary> {
   return withZip(source, handlers.limits ?? {}, async (zip) => {
     const summary: LogZipSummary = { entries: 0, logIni: null, logFiles: [] };
     for await (const entry of zip.entries()) {
       summary.entries += 1;
       if (entry.name === LOG_INI) {
-        const batches = readLogIniRows(await entry.open(), { batchSize: handlers.batchSize });
+        const batches = readLogIni(await entry.open(), { batchSize: handlers.batchSize });
         for (;;) {
           const next = await batches.next();
           if (next.done) {
