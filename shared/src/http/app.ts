@@ -2,7 +2,6 @@ import crypto from 'node:crypto';
 import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Router } from 'express';
 import cors from 'cors';
 import helmet from 'helmet';
-import { pinoHttp } from 'pino-http';
 import swaggerUi from 'swagger-ui-express';
 import type { Logger } from 'pino';
 import { HttpError, errorEnvelope } from './errors';
@@ -25,6 +24,51 @@ function scrubUrl(url: string): string {
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
+declare module 'http' {
+  interface IncomingMessage {
+    /** The request id: echoed in X-Request-Id, on every log line of the request, and as `logid` in 5xx bodies. */
+    id: string;
+    /** A logger whose lines carry the request id. */
+    log: Logger;
+  }
+}
+
+/**
+ * Gives every request an id (the caller's X-Request-Id when it is safe, else a new uuid) and logs each
+ * completed request. The per-request child logger is made only when something logs through it: a child
+ * logger and its serialisers for every request cost about a sixth of a small route's time.
+ */
+function requestLogging(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const given = req.headers['x-request-id'];
+    const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    req.id = id;
+    res.setHeader('X-Request-Id', id);
+    let child: Logger | undefined;
+    Object.defineProperty(req, 'log', { configurable: true, get: () => (child ??= logger.child({ reqId: id })) });
+    const started = process.hrtime.bigint();
+    const done = () => {
+      res.off('finish', done);
+      res.off('close', done);
+      const status = res.writableFinished ? res.statusCode : 499;
+      const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
+      if (!logger.isLevelEnabled(level)) return;
+      logger[level](
+        {
+          reqId: id,
+          req: { method: req.method, url: scrubUrl(req.originalUrl ?? req.url), remoteAddress: req.socket.remoteAddress },
+          res: { statusCode: status },
+          responseTime: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        status === 499 ? 'request aborted' : 'request completed',
+      );
+    };
+    res.on('finish', done);
+    res.on('close', done);
+    next();
+  };
+}
+
 export interface BaseAppOptions {
   config: HttpConfig;
   logger: Logger;
@@ -46,26 +90,7 @@ export function createBaseApp(o: BaseAppOptions): Express {
   app.set('case sensitive routing', false);
   app.set('strict routing', false);
 
-  app.use(
-    pinoHttp({
-      logger,
-      genReqId(req, res) {
-        const given = req.headers['x-request-id'];
-        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
-        res.setHeader('X-Request-Id', id);
-        return id;
-      },
-      serializers: {
-        req: (req: { id: string; method: string; url: string; remoteAddress?: string }) => ({
-          id: req.id,
-          method: req.method,
-          url: scrubUrl(req.url),
-          remoteAddress: req.remoteAddress,
-        }),
-      },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-    }),
-  );
+  app.use(requestLogging(logger));
   app.use(helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } }));
   const devLike = isDevLike(config.nodeEnv);
   app.use(
