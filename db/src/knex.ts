@@ -1,12 +1,19 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import knexFactory, { type Knex } from 'knex';
-import pg from 'pg';
 import type { ColumnKinds } from './tables';
 
 // COUNT(*) and SUM() come back from PostgreSQL as int8/numeric strings; every count here fits a double.
-pg.types.setTypeParser(20, (v) => Number.parseInt(v, 10));
-pg.types.setTypeParser(1700, (v) => Number.parseFloat(v));
+// The driver is loaded only for PostgreSQL (a few MB that an SQLite classroom box need not carry).
+let pgParsersSet = false;
+function setPgTypeParsers(): void {
+  if (pgParsersSet) return;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const pg = require('pg') as typeof import('pg');
+  pg.types.setTypeParser(20, (v: string) => Number.parseInt(v, 10));
+  pg.types.setTypeParser(1700, (v: string) => Number.parseFloat(v));
+  pgParsersSet = true;
+}
 
 /** The repository root: relative paths in DATABASE_URL and OBJECT_DIR resolve against it. */
 export const repoRoot = path.resolve(__dirname, '..', '..');
@@ -87,6 +94,7 @@ export function createKnex(target: DatabaseTarget, options: KnexOptions): Knex {
   const normalise = rowNormaliser(target.dialect, options.kinds);
   const postProcessResponse = (result: unknown) => normaliseResult(result, normalise);
   if (target.dialect === 'pg') {
+    setPgTypeParsers();
     return knexFactory({
       client: 'pg',
       connection: target.connection,
