@@ -1,5 +1,6 @@
 import crypto, { type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import { deepFreeze } from '@lms/shared';
 import type { Knex } from '@lms/db';
 import type { Config } from '../config';
 
@@ -85,13 +86,34 @@ export async function issueToken(
   return { token, jti };
 }
 
+// Checking an HS256 signature and decoding the claims is the largest part of a guard's cost. A token that
+// verified is remembered by its exact text (the signed bytes themselves, so the answer cannot differ) until
+// it expires; revocation is not part of this answer and is checked on every request (checkRecorded).
+const MAX_VERIFIED = 10_000;
+const verified = new WeakMap<Config, Map<string, TokenPayload>>();
+
+function verifiedOf(config: Config): Map<string, TokenPayload> {
+  let m = verified.get(config);
+  if (!m) verified.set(config, (m = new Map()));
+  return m;
+}
+
 /** Signature, algorithm, expiry and type only (no database): the payload, or undefined. */
 export function decodeVerified(config: Config, token: string, type: TokenType): TokenPayload | undefined {
   if (!token || token.split('.').length !== 3) return undefined;
+  const memo = verifiedOf(config);
+  const key = `${type} ${token}`;
+  const known = memo.get(key);
+  if (known) {
+    if (known.exp * 1000 > Date.now()) return known;
+    memo.delete(key);
+  }
   try {
-    const key = type === 'RPIACCESS' ? keysOf(config).rpi : keysOf(config).app;
-    const p = jwt.verify(token, key, { algorithms: ALGORITHMS }) as TokenPayload;
+    const signingKey = type === 'RPIACCESS' ? keysOf(config).rpi : keysOf(config).app;
+    const p = jwt.verify(token, signingKey, { algorithms: ALGORITHMS }) as TokenPayload;
     if (typeof p !== 'object' || p.claims !== TOKEN_TYPES[type] || typeof p.sub !== 'string' || typeof p.jti !== 'string') return undefined;
+    if (memo.size >= MAX_VERIFIED) memo.delete(memo.keys().next().value as string);
+    memo.set(key, deepFreeze(p) as TokenPayload);
     return p;
   } catch {
     return undefined;
