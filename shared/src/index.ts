@@ -8,3 +8,4 @@ export * from './logger';
 export * from './http/serve';
 export * from './permissions';
 export * from './zip';
+export * from './http/service';

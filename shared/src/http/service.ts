@@ -1,0 +1,49 @@
+import express, { type Express, type RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import { createBaseApp, type HttpConfig } from './app';
+import { buildOpenApi } from './openapi';
+import { createLimiter, type RedisClient } from './ratelimit';
+import { mount, type GateResolver, type RouteDef } from './route';
+
+export interface ServiceAppOptions<TCaller> {
+  /** Short name: the rate limiters' counter prefix. */
+  name: string;
+  /** Title and version of the API documentation. */
+  title: string;
+  version: string;
+  http: HttpConfig;
+  rateLimit: { perMinute: number; loginPer15Minutes: number };
+  /** Sign-in routes get their own, stricter limiter that counts failed attempts only. */
+  signIn: { paths: string[]; methods: Array<'post' | 'put'> };
+  routes: ReadonlyArray<RouteDef<TCaller>>;
+  gates: GateResolver;
+  /** Resolves the request's one caller, before any route. */
+  identify: RequestHandler;
+  logger: Logger;
+  redis?: RedisClient;
+  /** Put on app.locals for handlers (configuration, dependencies). */
+  locals: Record<string, unknown>;
+}
+
+/** One service's Express app: its route tables behind the shared HTTP core, rate limits and identity. */
+export function createServiceApp<TCaller>(o: ServiceAppOptions<TCaller>): Express {
+  const router = express.Router({ caseSensitive: false, strict: false });
+  mount(router, o.routes, o.gates);
+
+  const general = createLimiter({ name: o.name, windowMs: 60_000, limit: o.rateLimit.perMinute, redis: o.redis, logger: o.logger });
+  const signIn = createLimiter({
+    name: `${o.name}-signin`, windowMs: 15 * 60_000, limit: o.rateLimit.loginPer15Minutes, redis: o.redis, logger: o.logger, failuresOnly: true,
+  });
+  const signInRouter = express.Router({ caseSensitive: false, strict: false });
+  for (const method of o.signIn.methods) signInRouter[method](o.signIn.paths, signIn);
+
+  const app = createBaseApp({
+    config: o.http,
+    logger: o.logger,
+    preRoutes: [general, signInRouter, o.identify],
+    router,
+    openapi: () => buildOpenApi({ title: o.title, version: o.version }, o.routes),
+  });
+  Object.assign(app.locals, o.locals);
+  return app;
+}
