@@ -6,7 +6,7 @@ import {
 } from '@lms/shared';
 import type { ObjectStore } from '../../objects';
 import {
-  clearPending, existingIds, hasPending, insertArchiveLogFile, insertSync, insertTextLogFiles, upsertPending, upsertRows, type PendingRow,
+  clearPending, deferCheckpoint, existingIds, hasPending, insertArchiveLogFile, insertSync, insertTextLogFiles, upsertPending, upsertRows, type PendingRow,
 } from './store';
 
 /** Which column of each table names the learner (students.studentid) or school user (schoolusers.schooluserid). */
@@ -142,8 +142,10 @@ export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logge
     return meta;
   });
   putting.catch(() => undefined); // awaited below on every path; this only keeps an early failure from going unhandled
+  let checkpoint: (() => void) | null = null;
   try {
     return await deps.db.transaction(async (trx) => {
+      checkpoint = await deferCheckpoint(trx);
       const syncid = await insertSync(trx, { filename: archive, offlineonline: input.offline, createdBy: input.schooluserid });
       const parentfileid = crypto.randomUUID();
       const writer = new BatchWriter(syncid, await hasPending(trx));
@@ -188,5 +190,7 @@ export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logge
       });
     }
     throw err;
+  } finally {
+    (checkpoint as (() => void) | null)?.();
   }
 }

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { Worker } from 'node:worker_threads';
 import type { Knex } from '@lms/db';
 import { LOG_COLUMNS, LOG_MERGE_COLUMNS, LOG_PRIMARY_KEYS, type LogTable } from '@lms/shared';
 
@@ -216,4 +217,67 @@ export async function existingIds(trx: Knex.Transaction, table: 'students' | 'sc
     for (const r of rows as Row[]) found.add(String(r[column]));
   }
   return found;
+}
+
+// ---- SQLite: the WAL checkpoint after a large import, off the request thread. -------------------------
+
+interface SqliteWalConnection {
+  pragma(source: string, options?: { simple: boolean }): unknown;
+  readonly name: string;
+  readonly memory: boolean;
+}
+
+const CHECKPOINT_WORKER = `
+const { workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file, { fileMustExist: true });
+try { db.pragma('busy_timeout = 5000'); db.pragma('wal_checkpoint(PASSIVE)'); } finally { db.close(); }
+`;
+
+let checkpointsDeferred = 0;
+let savedAutocheckpoint = 1000;
+
+/**
+ * A log import writes some 100 MB of WAL; the automatic checkpoint that follows its COMMIT copies all of it
+ * into the database file on the committing connection, which measured 200 ms with every other request of
+ * the server waiting. So automatic checkpoints are off while imports run, and the returned function (to be
+ * called once the transaction has ended) checkpoints from a worker thread's own connection, then restores
+ * the setting. Nothing to do on PostgreSQL or an in-memory database.
+ */
+export async function deferCheckpoint(trx: Knex.Transaction): Promise<() => void> {
+  const client = trx.client as unknown as { dialect?: string; acquireConnection(): Promise<unknown> };
+  if (client.dialect === 'postgresql') return () => undefined;
+  const conn = (await client.acquireConnection()) as SqliteWalConnection;
+  if (conn.memory || typeof conn.pragma !== 'function') return () => undefined;
+  if (checkpointsDeferred === 0) savedAutocheckpoint = Number(conn.pragma('wal_autocheckpoint', { simple: true }));
+  checkpointsDeferred += 1;
+  conn.pragma('wal_autocheckpoint = 0');
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const restore = () => {
+      checkpointsDeferred -= 1;
+      if (checkpointsDeferred > 0) return;
+      try {
+        conn.pragma(`wal_autocheckpoint = ${savedAutocheckpoint}`);
+      } catch {
+        // The connection was closed meanwhile; a new one starts with the default.
+      }
+    };
+    try {
+      // The thread only runs one statement: a small heap keeps it from adding to the server's peak memory.
+      const worker = new Worker(CHECKPOINT_WORKER, {
+        eval: true,
+        workerData: { driver: require.resolve('better-sqlite3'), file: conn.name },
+        resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 },
+      });
+      // A failed checkpoint leaves the WAL to the next automatic one; nothing of the import depends on it.
+      worker.once('error', () => undefined);
+      worker.once('exit', restore);
+      worker.unref();
+    } catch {
+      restore();
+    }
+  };
 }
