@@ -75,7 +75,7 @@ export async function seedDemo(db: Knex): Promise<string[]> {
     'central staff sign-ins (POST /auth/login):',
     ...DEMO_STAFF.map((s) => `  ${s.role.padEnd(11)} ${s.lmsusername} / ${s.password}`),
     `central school sign-in (POST /auth/school/login): teacher ${TEACHER.schoolusername} / ${SCHOOL_PASSWORD}`,
-    `learners (classroom sign-in only): ${LEARNERS.map((l) => l.schoolusername).join(', ')} / ${SCHOOL_PASSWORD}`,
+    `learners on the central roster (they sign in on the classroom server; a roster push, POST /sync/cloud/:schoolname/students, brings any missing there): ${LEARNERS.map((l) => l.schoolusername).join(', ')} / ${SCHOOL_PASSWORD}`,
     'API key: Authorization: Bearer <APPLICATION_API_KEY>; superadmin@superadmin.com has no password until `npm run set-password -w central`',
   ];
 }
