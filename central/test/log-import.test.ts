@@ -1,9 +1,6 @@
 import crypto from 'node:crypto';
-import fsp from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import S3rver from 's3rver';
 import request from 'supertest';
 import yazl from 'yazl';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -14,6 +11,7 @@ import { loadConfig } from '../src/config';
 import { createObjectStore, type ObjectStore, type StoredObject } from '../src/objects';
 import { PASSWORD, createSchoolUser, createStaff, schoolLogin, staffLogin } from './accounts';
 import { silentLogger, testDatabase } from './helpers';
+import { startS3Sandbox, type S3Sandbox } from './s3';
 
 const IMPORT_TABLES = [
   'rpiuseraccess', 'studentprogress', 'studentprogressquestions', 'studentactives', 'studentlearningsprogress', 'studentgradesprogress',
@@ -168,20 +166,16 @@ function faultyStore(inner: ObjectStore) {
   return { store, faults };
 }
 
+let sandbox: S3Sandbox;
 let tmp: string;
-let s3server: S3rver;
-let s3origin: string;
 
 beforeAll(async () => {
-  tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'lms-logimport-test-'));
-  s3server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: path.join(tmp, 's3rver') });
-  const { port } = await s3server.run();
-  s3origin = `http://127.0.0.1:${port}`;
+  sandbox = await startS3Sandbox('lms-logimport-test-');
+  tmp = sandbox.tmp;
 });
 
 afterAll(async () => {
-  await s3server?.close();
-  await fsp.rm(tmp, { recursive: true, force: true });
+  await sandbox?.close();
 });
 
 let storeCounter = 0;
@@ -189,7 +183,7 @@ const storeKinds = [
   { name: 'folder', make: () => createObjectStore({ kind: 'folder', dir: path.relative(repoRoot, path.join(tmp, `objects-${++storeCounter}`)) }) },
   {
     name: 's3',
-    make: () => createObjectStore({ kind: 's3', endpoint: s3origin, accessKey: 'S3RVER', secretKey: 'S3RVER', bucket: `lms-log-${++storeCounter}`, region: 'us-east-1' }),
+    make: () => createObjectStore(sandbox.s3(`lms-log-${++storeCounter}`)),
   },
 ] as const;
 

@@ -2,7 +2,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { Client } from 'minio';
@@ -11,6 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { repoRoot } from '@lms/db';
 import { loadConfig } from '../src/config';
 import { ObjectStoreError, createObjectStore, type ObjectStore } from '../src/objects';
+import { S3_KEY, startS3Sandbox, type S3Sandbox } from './s3';
 
 const md5 = (b: Buffer) => createHash('md5').update(b).digest('hex');
 
@@ -41,21 +41,18 @@ async function rejection(p: Promise<unknown>): Promise<ObjectStoreError> {
   return err as ObjectStoreError;
 }
 
-const S3_KEY = 'S3RVER'; // s3rver's built-in account
+let sandbox: S3Sandbox;
 let tmp: string;
-let s3server: S3rver;
 let s3origin: string;
 
 beforeAll(async () => {
-  tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'lms-objects-'));
-  s3server = new S3rver({ address: '127.0.0.1', port: 0, silent: true, directory: path.join(tmp, 's3rver') });
-  const { port } = await s3server.run();
-  s3origin = `http://127.0.0.1:${port}`;
+  sandbox = await startS3Sandbox('lms-objects-');
+  tmp = sandbox.tmp;
+  s3origin = sandbox.origin;
 });
 
 afterAll(async () => {
-  await s3server?.close();
-  await fsp.rm(tmp, { recursive: true, force: true });
+  await sandbox?.close();
 });
 
 let counter = 0;
