@@ -1,34 +1,15 @@
-import { classroom, runDbCommand } from '@lms/db';
+import { classroom, runServiceCli } from '@lms/db';
 import { loadDatabaseConfig } from './config';
 import { openDatabase } from './db';
 import { seedDemo } from './seed/demo';
 
-const USAGE = 'usage: cli <migrate | rollback | status | seed-demo>';
-
-async function main(argv: string[]): Promise<number> {
-  const [cmd] = argv;
-  if (!cmd) {
-    process.stderr.write(`${USAGE}\n`);
-    return 2;
-  }
-  const config = loadDatabaseConfig();
-  const db = openDatabase(config.databaseUrl);
-  try {
-    const known = await runDbCommand(cmd, { service: 'classroom', db, migrations: classroom.migrations, nodeEnv: config.nodeEnv, seedDemo });
-    if (!known) {
-      process.stderr.write(`${USAGE}\n`);
-      return 2;
-    }
-    return 0;
-  } finally {
-    await db.destroy();
-  }
-}
-
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(1);
+runServiceCli({
+  service: 'classroom',
+  usage: 'usage: cli <migrate | rollback | status | seed-demo>',
+  migrations: classroom.migrations,
+  database: () => {
+    const config = loadDatabaseConfig();
+    return { nodeEnv: config.nodeEnv, db: openDatabase(config.databaseUrl) };
   },
-);
+  seedDemo,
+});

@@ -42,3 +42,47 @@ export async function runDbCommand(cmd: string, c: DbCommandContext): Promise<bo
       return false;
   }
 }
+
+export interface ServiceCliOptions {
+  service: string;
+  usage: string;
+  migrations: MigrationList;
+  /** Read lazily: commands that need no database (`routes`) must not need its configuration. */
+  database: () => { nodeEnv: string; db: Knex };
+  seedDemo: (db: Knex) => Promise<string[]>;
+  /** Commands of the service itself; return an exit code, or undefined for a command it does not know. */
+  extra?: {
+    withoutDb?: (cmd: string, args: string[]) => Promise<number | undefined> | number | undefined;
+    withDb?: (cmd: string, args: string[], db: Knex) => Promise<number | undefined>;
+  };
+}
+
+/** A service's command line: the database commands plus its own; exits with the command's code. */
+export function runServiceCli(o: ServiceCliOptions, argv: string[] = process.argv.slice(2)): void {
+  const main = async (): Promise<number> => {
+    const [cmd, ...args] = argv;
+    if (!cmd) {
+      process.stderr.write(`${o.usage}\n`);
+      return 2;
+    }
+    const early = await o.extra?.withoutDb?.(cmd, args);
+    if (early !== undefined) return early;
+    const { nodeEnv, db } = o.database();
+    try {
+      const own = await o.extra?.withDb?.(cmd, args, db);
+      if (own !== undefined) return own;
+      if (await runDbCommand(cmd, { service: o.service, db, migrations: o.migrations, nodeEnv, seedDemo: o.seedDemo })) return 0;
+      process.stderr.write(`${o.usage}\n`);
+      return 2;
+    } finally {
+      await db.destroy();
+    }
+  };
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
