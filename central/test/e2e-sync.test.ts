@@ -8,7 +8,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO, seedDemoContent, type Knex } from '@lms/db';
 import { CONTENT_COLUMNS, CONTENT_KEYS, ROLE_IDS, type ContentTable } from '@lms/shared';
-import { makeApp, type TestApp } from './helpers';
+import { closedPort, makeApp, type TestApp } from './helpers';
 import { PASSWORD, createStaff, staffLogin } from './accounts';
 import { hashPassword } from '../src/auth/passwords';
 import { makeApp as makeClassroomApp, type TestApp as ClassroomTestApp } from '../../classroom/test/helpers';
@@ -39,13 +39,6 @@ async function listen(app: http.RequestListener): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-async function closedPort(): Promise<number> {
-  const s = http.createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
 
 const ids = {
   question: crypto.randomUUID(),

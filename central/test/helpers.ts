@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { central, createTestDatabase, type TestDatabase } from '@lms/db';
 import { createLogger } from '@lms/shared';
 import { createApp } from '../src/app';
@@ -23,4 +25,13 @@ export async function makeApp(env: Record<string, string> = {}, tdb?: TestDataba
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: db.url, RPI_CLOUD: 'http://127.0.0.1:9', ...env });
   const app = createApp(config, { db: db.db, logger: silentLogger, ...deps });
   return { app, config, tdb: db };
+}
+
+/** A loopback port that nothing listens on (a classroom server that is down). */
+export async function closedPort(): Promise<number> {
+  const s = http.createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return port;
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DEMO, seedDemoContent } from '@lms/db';
 import { CONTENT_KEY_LIST, ROLE_IDS, readPackageJson } from '@lms/shared';
 import { ClassroomClient } from '../src/classroom-client';
-import { makeApp, type TestApp } from './helpers';
+import { closedPort, makeApp, type TestApp } from './helpers';
 import { createSchoolUser, createStaff, staffLogin } from './accounts';
 
 // The central side of curriculum and roster sync against a recording stand-in for the classroom server
@@ -85,14 +85,6 @@ class FakeClassroom {
   }
 }
 
-/** A loopback port that nothing listens on. */
-async function closedPort(): Promise<number> {
-  const s = http.createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
 
 function binaryParser(res: NodeJS.ReadableStream, cb: (err: Error | null, body: Buffer) => void) {
   const chunks: Buffer[] = [];

@@ -1,13 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO } from '@lms/db';
 import { streamToBuffer, writeContentZip, writeStudentsZip, writeTeachersZip, type ContentKey } from '@lms/shared';
 import { makeApp, type TestApp } from './helpers';
 import { syncKeyOf, tokenFor, type TestUser } from './auth-helpers';
+import { rawZip } from '../../shared/test/raw-zip';
 
 const SECRETS = { SERVER_SYNC_KEY: 'sk_import_0123456789', JWT_SECRET: 'jwt_import_0123456789' };
 const id = (n: number) => `c0000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
@@ -155,8 +155,8 @@ describe('PUT /import/master', () => {
     const oldZip = await streamToBuffer(writeStudentsZip(old as never));
     const cases: Buffer[] = [
       oldZip,
-      zipWith([{ name: 'syncfile.ini', data: Buffer.from('{"curriculums":[') }]),
-      zipWith([]),
+      rawZip([{ name: 'syncfile.ini', data: Buffer.from('{"curriculums":[') }]),
+      rawZip([]),
       Buffer.from('not a zip at all'),
     ];
     for (const body of cases) {
@@ -169,7 +169,7 @@ describe('PUT /import/master', () => {
   });
 
   it('refuses unsafe entry names and oversized uploads with a clear 4xx', async () => {
-    const evil = zipWith([{ name: '../syncfile.ini', data: Buffer.from('{}') }]);
+    const evil = rawZip([{ name: '../syncfile.ini', data: Buffer.from('{}') }]);
     const res = await put(t, '/import/master', key, evil);
     expect(res.status).toBe(400);
     expect(res.body.errormessage).toMatch(/Unsafe entry name/);
@@ -179,7 +179,7 @@ describe('PUT /import/master', () => {
     expect(big.status).toBe(413);
     expect(big.body).toMatchObject({ error: true, data: false });
 
-    const bomb = zipWith([{ name: 'syncfile.ini', data: Buffer.alloc(20 * 1024 * 1024, 32), deflate: true }]);
+    const bomb = rawZip([{ name: 'syncfile.ini', data: Buffer.alloc(20 * 1024 * 1024, 32), deflate: true }]);
     const refused = await put(t, '/import/master', key, bomb);
     expect(refused.status).toBe(400);
     expect(refused.body.errormessage).toMatch(/compression ratio/);
@@ -324,43 +324,4 @@ describe('PUT /import/students and /import/teachers', () => {
   });
 });
 
-/** A hand-made ZIP, for what the writers refuse to produce. */
-function zipWith(entries: Array<{ name: string; data: Buffer; deflate?: boolean }>): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const e of entries) {
-    const name = Buffer.from(e.name);
-    const body = e.deflate ? zlib.deflateRawSync(e.data, { level: 9 }) : e.data;
-    const head = Buffer.alloc(30);
-    head.writeUInt32LE(0x04034b50, 0);
-    head.writeUInt16LE(20, 4);
-    head.writeUInt16LE(e.deflate ? 8 : 0, 8);
-    head.writeUInt32LE(zlib.crc32(e.data), 14);
-    head.writeUInt32LE(body.length, 18);
-    head.writeUInt32LE(e.data.length, 22);
-    head.writeUInt16LE(name.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(e.deflate ? 8 : 0, 10);
-    central.writeUInt32LE(zlib.crc32(e.data), 16);
-    central.writeUInt32LE(body.length, 20);
-    central.writeUInt32LE(e.data.length, 24);
-    central.writeUInt16LE(name.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(head, name, body);
-    centrals.push(central, name);
-    offset += 30 + name.length + body.length;
-  }
-  const cd = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(cd.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, cd, end]);
-}
 
