@@ -45,6 +45,16 @@ describe('rate limiting', () => {
     expect(statuses.slice(0, 2)).not.toContain(429);
   });
 
+  it('counts the sign-in path in any case and with a trailing slash, and nothing else against it', async () => {
+    const { app } = await makeApp({ LOGIN_RATE_LIMIT_MAX: '2' }, tdb);
+    const body = { lmsusername: 'x@y.org', lmsuserpassword: 'Wrong1234' };
+    // Failed requests elsewhere do not use up the sign-in allowance.
+    for (let i = 0; i < 3; i++) expect((await request(app).post('/user/create').send({})).status).toBe(401);
+    expect((await request(app).post('/AUTH/Login/').send(body)).status).toBe(400);
+    expect((await request(app).post('/auth/LOGIN').send(body)).status).toBe(400);
+    expect((await request(app).post('/auth/login').send(body)).status).toBe(429);
+  });
+
   const redisUrl = process.env.TEST_REDIS_URL;
   it.runIf(!!redisUrl)('shares counters between instances through Redis', async () => {
     const clients: RedisClient[] = [await connectRedis(redisUrl!, silentLogger), await connectRedis(redisUrl!, silentLogger)];

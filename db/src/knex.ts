@@ -45,7 +45,39 @@ export function parseDatabaseUrl(url: string, root = repoRoot): DatabaseTarget {
 // timestamps compare and sort the same way whether they were written as Date or as string.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const BetterSqliteClient = require('knex/lib/dialects/better-sqlite3') as new (config: Knex.Config) => Knex.Client;
+interface RawSqlite {
+  prepare(sql: string): unknown;
+}
+
+/** Data statements prepared once per connection and reused: preparing costs more than running a small query. */
+const CACHEABLE = /^\s*(?:select|insert|update|delete|with|replace)\b/i;
+const STATEMENT_CACHE_SIZE = 200;
+
+function cachePreparedStatements(conn: RawSqlite): void {
+  const prepare = conn.prepare.bind(conn);
+  const cache = new Map<string, unknown>();
+  conn.prepare = (sql: string) => {
+    if (!CACHEABLE.test(sql)) return prepare(sql);
+    let stmt = cache.get(sql);
+    if (stmt !== undefined) {
+      // Most recently used last, so that the oldest is the first key when the cache is full.
+      cache.delete(sql);
+    } else {
+      stmt = prepare(sql);
+      if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+    }
+    cache.set(sql, stmt);
+    return stmt;
+  };
+}
+
 class SqliteClient extends BetterSqliteClient {
+  override async acquireRawConnection(): Promise<RawSqlite> {
+    const conn = (await super.acquireRawConnection()) as RawSqlite;
+    cachePreparedStatements(conn);
+    return conn;
+  }
+
   _formatBindings(bindings: unknown[] | undefined): unknown[] {
     const mapped = (bindings ?? []).map((b) => (b instanceof Date ? b.toISOString() : b));
     // @ts-expect-error the base class implements this internal hook

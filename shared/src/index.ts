@@ -1,6 +1,7 @@
 export * from './config';
 export * from './http/errors';
 export * from './http/route';
+export * from './http/series';
 export * from './http/app';
 export * from './http/ratelimit';
 export * from './http/openapi';

@@ -1,4 +1,6 @@
 import express from 'express';
+import cors from 'cors';
+import helmet from 'helmet';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -60,6 +62,42 @@ describe('route tables', () => {
     expect(other.headers['access-control-allow-origin']).toBeUndefined();
     const dev = appWith([route('GET', '/x', publicGate(), {}, () => 1)], () => [], 'development');
     expect((await request(dev).get('/x').set('Origin', 'http://localhost:4200')).headers['access-control-allow-origin']).toBe('http://localhost:4200');
+  });
+
+  it('gives a request without Origin the headers helmet and cors give it, and one with Origin the same security headers', async () => {
+    const reference = express();
+    reference.disable('x-powered-by');
+    reference.use(helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } }));
+    reference.use(cors({ origin: (_o, cb) => cb(null, true), exposedHeaders: ['Content-Disposition', 'X-Request-Id', 'Retry-After'] }));
+    reference.get('/x', (_req, res) => { res.json({ error: false, data: 1 }); });
+    const app = appWith([route('GET', '/x', publicGate(), {}, () => 1)], () => [], 'production');
+    const volatile = new Set(['date', 'x-request-id', 'etag', 'content-length', 'connection', 'keep-alive']);
+    const headersOf = (h: Record<string, string>) => Object.fromEntries(Object.entries(h).filter(([k]) => !volatile.has(k)));
+    const ours = await request(app).get('/x');
+    const theirs = await request(reference).get('/x');
+    expect(headersOf(ours.headers)).toEqual(headersOf(theirs.headers));
+    expect(ours.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(ours.headers['x-powered-by']).toBeUndefined();
+    const withOrigin = await request(app).get('/x').set('Origin', 'https://ui.example.org');
+    for (const [k, v] of Object.entries(headersOf(theirs.headers))) if (!k.startsWith('access-control') && k !== 'vary') expect(withOrigin.headers[k]).toBe(v);
+  });
+
+  it('matches routes by their first segment in any case, with or without a trailing slash, and answers 404 for the rest', async () => {
+    const app = appWith([
+      route('GET', '/', publicGate(), {}, () => 'root'),
+      route('GET', '/area/list', publicGate(), {}, () => 'list'),
+      route('GET', '/area/:id', publicGate(), {}, ({ params }) => params.id),
+      route('GET', '/other/list', publicGate(), {}, () => 'other'),
+    ], () => []);
+    expect((await request(app).get('/')).body.data).toBe('root');
+    expect((await request(app).get('/AREA/List/')).body.data).toBe('list');
+    expect((await request(app).get('/area/42')).body.data).toBe('42');
+    expect((await request(app).get('/Other/list')).body.data).toBe('other');
+    const missing = await request(app).get('/area/1/more');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error).toBe(true);
+    expect((await request(app).get('/nowhere')).status).toBe(404);
+    expect(() => mount(express.Router(), [route('GET', '/:id/x', publicGate(), {}, () => 1)], () => [])).toThrow(/first path segment/);
   });
 
   it('keeps a caller-supplied request id when it is safe, and replaces one that is not', async () => {

@@ -2,7 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { httpError, roleIdOf, secretEquals, WILDCARD_PERMISSION, type Gate, type GateResolver } from '@lms/shared';
 import type { Caller } from '../http/types';
 import { configOf, depsOf } from '../http/context';
-import { checkRecorded, decodeVerified, verifyStored, type TokenType } from './tokens';
+import { checkRecorded, decodeVerified, verifyStored, type TokenPayload, type TokenType } from './tokens';
 
 const UNAUTHORIZED = 'Unauthorized';
 const FORBIDDEN = 'Forbidden resource';
@@ -34,12 +34,15 @@ export function authDecision(c: Caller, type: TokenType = 'ACCESS'): Decision {
  * where `apikey` is listed (otherwise the request has no valid caller: 401). The legacy
  * `lmsuserrole` is never consulted.
  */
-export function rolesDecision(c: Caller, keys: readonly string[]): Decision {
+export function rolesDecision(c: Caller, keys: readonly string[], wanted: readonly string[] = roleIdsOf(keys)): Decision {
   if (c.kind === 'apikey') return keys.includes('apikey') ? 0 : 401;
   if (!hasAccess(c)) return 401;
   if (c.kind !== 'staff') return 403;
-  const wanted = keys.map((k) => roleIdOf(k) ?? k);
   return c.roleids.some((r) => wanted.includes(r)) ? 0 : 403;
+}
+
+function roleIdsOf(keys: readonly string[]): string[] {
+  return keys.map((k) => roleIdOf(k) ?? k);
 }
 
 /** Permission OR-list, or the superadmin wildcard. */
@@ -61,7 +64,10 @@ function guard(decide: (c: Caller) => Decision, unauthorized = UNAUTHORIZED): Re
 // A refused refresh says `Please authenticate`, the message clients know from a failed refresh.
 export const requireAuth = (type: TokenType = 'ACCESS'): RequestHandler =>
   guard((c) => authDecision(c, type), type === 'REFRESH' ? 'Please authenticate' : UNAUTHORIZED);
-export const requireRoles = (...keys: string[]): RequestHandler => guard((c) => rolesDecision(c, keys));
+export const requireRoles = (...keys: string[]): RequestHandler => {
+  const wanted = roleIdsOf(keys);
+  return guard((c) => rolesDecision(c, keys, wanted));
+};
 export const requirePerms = (...names: string[]): RequestHandler => guard((c) => permsDecision(c, names));
 
 /** The raw SERVER_SYNC_KEY, optionally or a staff-level access token. */
@@ -70,13 +76,25 @@ const requireSyncKey = (orAccess: boolean): RequestHandler =>
 
 // ---- Resolving the one caller of a request ---------------------------------------------------------
 
-const BEARER = /^bearer\s+(\S+)\s*$/i;
+const SPACE = /\s/;
+
+/** The token of `Bearer <token>` (any case, surrounding white space allowed), without a regular expression over a long header. */
+function bearerToken(header: string): string | undefined {
+  if (header.length < 8 || header.slice(0, 6).toLowerCase() !== 'bearer' || !SPACE.test(header[6])) return undefined;
+  const token = header.slice(7).trim();
+  if (!token) return undefined;
+  for (let i = 0; i < token.length; i += 1) {
+    const c = token.charCodeAt(i);
+    if (c <= 32 || (c > 126 && SPACE.test(token[i]))) return undefined;
+  }
+  return token;
+}
 
 function accessTokenOf(req: Request): string | undefined {
   const header = req.headers.authorization;
   if (typeof header === 'string') {
-    const m = BEARER.exec(header);
-    if (m) return m[1];
+    const t = bearerToken(header);
+    if (t) return t;
   }
   const fromBody = (req.body as Record<string, unknown> | undefined)?.accesstoken;
   if (typeof fromBody === 'string' && fromBody) return fromBody;
@@ -86,6 +104,28 @@ function accessTokenOf(req: Request): string | undefined {
 
 function strings(v: unknown): string[] {
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+// What a staff token grants is read from its frozen, memoised payload once, not on every request.
+interface StaffGrant { roleids: string[]; permissions: string[]; wildcard: boolean }
+const staffGrants = new WeakMap<object, StaffGrant>();
+
+function staffGrantOf(p: TokenPayload, superadminUsername: string | undefined): StaffGrant {
+  let g = staffGrants.get(p);
+  if (!g) {
+    const permissions = strings(p.permissions);
+    g = {
+      roleids: strings(p.lmsuserroles),
+      permissions,
+      wildcard: permissions.includes(WILDCARD_PERMISSION) || (!!superadminUsername && p.lmsusername === superadminUsername),
+    };
+    if (Object.isFrozen(p)) {
+      Object.freeze(g.roleids);
+      Object.freeze(g.permissions);
+      staffGrants.set(p, g);
+    }
+  }
+  return g;
 }
 
 /** Resolves the request's one Caller from the Authorization header (or `accesstoken`); never throws 401 itself. */
@@ -100,15 +140,14 @@ export async function resolveCaller(req: Request): Promise<Caller> {
     if (stored) {
       const p = stored.payload;
       if (typeof p.lmsuserid === 'string') {
-        const permissions = strings(p.permissions);
+        const grant = staffGrantOf(p, config.superadminUsername);
         return {
           kind: 'staff',
           lmsuserid: p.lmsuserid,
           lmsusername: String(p.lmsusername ?? ''),
-          roleids: strings(p.lmsuserroles),
-          permissions,
-          wildcard:
-            permissions.includes(WILDCARD_PERMISSION) || (!!config.superadminUsername && p.lmsusername === config.superadminUsername),
+          roleids: grant.roleids,
+          permissions: grant.permissions,
+          wildcard: grant.wildcard,
           jti: p.jti,
           sessionid: stored.sessionid,
           claims: p,

@@ -90,30 +90,43 @@ export async function issueToken(
 // verified is remembered by its exact text (the signed bytes themselves, so the answer cannot differ) until
 // it expires; revocation is not part of this answer and is checked on every request (checkRecorded).
 const MAX_VERIFIED = 10_000;
-const verified = new WeakMap<Config, Map<string, TokenPayload>>();
+interface Known { token: string; payload: TokenPayload }
+// Keyed by the signature (the last part: short, so cheap to look up); an entry answers only for the
+// exact same token text.
+const verified = new WeakMap<Config, Map<TokenType, Map<string, Known>>>();
 
-function verifiedOf(config: Config): Map<string, TokenPayload> {
-  let m = verified.get(config);
-  if (!m) verified.set(config, (m = new Map()));
+function verifiedOf(config: Config, type: TokenType): Map<string, Known> {
+  let byType = verified.get(config);
+  if (!byType) verified.set(config, (byType = new Map()));
+  let m = byType.get(type);
+  if (!m) byType.set(type, (m = new Map()));
   return m;
+}
+
+/** The signature of a compact token (three dot-separated parts), or undefined for anything else. */
+function signatureOf(token: string): string | undefined {
+  const first = token.indexOf('.');
+  const second = first === -1 ? -1 : token.indexOf('.', first + 1);
+  if (second === -1 || token.indexOf('.', second + 1) !== -1) return undefined;
+  return token.slice(second + 1);
 }
 
 /** Signature, algorithm, expiry and type only (no database): the payload, or undefined. */
 export function decodeVerified(config: Config, token: string, type: TokenType): TokenPayload | undefined {
-  if (!token || token.split('.').length !== 3) return undefined;
-  const memo = verifiedOf(config);
-  const key = `${type} ${token}`;
-  const known = memo.get(key);
-  if (known) {
-    if (known.exp * 1000 > Date.now()) return known;
-    memo.delete(key);
+  const signature = token ? signatureOf(token) : undefined;
+  if (signature === undefined) return undefined;
+  const memo = verifiedOf(config, type);
+  const known = memo.get(signature);
+  if (known && known.token === token) {
+    if (known.payload.exp * 1000 > Date.now()) return known.payload;
+    memo.delete(signature);
   }
   try {
     const signingKey = type === 'RPIACCESS' ? keysOf(config).rpi : keysOf(config).app;
     const p = jwt.verify(token, signingKey, { algorithms: ALGORITHMS }) as TokenPayload;
     if (typeof p !== 'object' || p.claims !== TOKEN_TYPES[type] || typeof p.sub !== 'string' || typeof p.jti !== 'string') return undefined;
     if (memo.size >= MAX_VERIFIED) memo.delete(memo.keys().next().value as string);
-    memo.set(key, deepFreeze(p) as TokenPayload);
+    memo.set(signature, { token, payload: deepFreeze(p) as TokenPayload });
     return p;
   } catch {
     return undefined;

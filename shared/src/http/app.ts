@@ -1,10 +1,12 @@
 import crypto from 'node:crypto';
-import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Router } from 'express';
+import http from 'node:http';
+import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Response, type Router } from 'express';
 import cors from 'cors';
 import helmet from 'helmet';
 import swaggerUi from 'swagger-ui-express';
 import type { Logger } from 'pino';
 import { HttpError, errorEnvelope } from './errors';
+import { series } from './series';
 
 export interface HttpConfig {
   nodeEnv: string;
@@ -38,18 +40,31 @@ declare module 'http' {
  * completed request. The per-request child logger is made only when something logs through it: a child
  * logger and its serialisers for every request cost about a sixth of a small route's time.
  */
+const APP_LOGGER = Symbol('appLogger');
+const CHILD_LOGGER = Symbol('childLogger');
+interface LoggedRequest extends http.IncomingMessage {
+  [APP_LOGGER]?: Logger;
+  [CHILD_LOGGER]?: Logger;
+}
+// One getter on the prototype: defining it on every request instance would cost each request a map change.
+Object.defineProperty(http.IncomingMessage.prototype, 'log', {
+  configurable: true,
+  get(this: LoggedRequest): Logger | undefined {
+    const logger = this[APP_LOGGER];
+    if (!logger) return undefined;
+    return (this[CHILD_LOGGER] ??= logger.child({ reqId: this.id }));
+  },
+});
+
 function requestLogging(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
     req.id = id;
+    (req as LoggedRequest)[APP_LOGGER] = logger;
     res.setHeader('X-Request-Id', id);
-    let child: Logger | undefined;
-    Object.defineProperty(req, 'log', { configurable: true, get: () => (child ??= logger.child({ reqId: id })) });
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const done = () => {
-      res.off('finish', done);
-      res.off('close', done);
       const status = res.writableFinished ? res.statusCode : 499;
       const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
@@ -58,14 +73,64 @@ function requestLogging(logger: Logger): RequestHandler {
           reqId: id,
           req: { method: req.method, url: scrubUrl(req.originalUrl ?? req.url), remoteAddress: req.socket.remoteAddress },
           res: { statusCode: status },
-          responseTime: Number(process.hrtime.bigint() - started) / 1e6,
+          responseTime: performance.now() - started,
         },
         status === 499 ? 'request aborted' : 'request completed',
       );
     };
-    res.on('finish', done);
-    res.on('close', done);
+    // A response always emits 'close' once it is done, after 'finish' when it was sent in full.
+    res.once('close', done);
     next();
+  };
+}
+
+/**
+ * Helmet's headers are the same for every response: they are worked out once, by running helmet
+ * against a recording response at start-up, and then set in one step per request.
+ */
+function securityHeaders(): RequestHandler {
+  const set: Array<[string, string]> = [];
+  const removed: string[] = [];
+  const recorder = {
+    setHeader(name: string, value: unknown) { set.push([name, String(value)]); },
+    removeHeader(name: string) { removed.push(name); },
+  };
+  let finished = false;
+  helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } })({} as Request, recorder as unknown as Response, (err?: unknown) => {
+    if (err) throw err instanceof Error ? err : new Error(String(err));
+    finished = true;
+  });
+  if (!finished) throw new Error('security headers: helmet did not finish synchronously');
+  return (_req, res, next) => {
+    for (const name of removed) res.removeHeader(name);
+    for (const [name, value] of set) res.setHeader(name, value);
+    next();
+  };
+}
+
+/**
+ * A request without an Origin header (the tablet app, scripts, server to server) gets what the cors
+ * middleware would give it, `Vary: Origin` and the exposed headers, without its per-request work.
+ */
+function corsUnlessNoOrigin(options: cors.CorsOptions & { exposedHeaders: string[] }): RequestHandler {
+  const withOrigin = cors(options);
+  const exposed = options.exposedHeaders.join(',');
+  return (req, res, next) => {
+    if (req.headers.origin !== undefined || req.method === 'OPTIONS') {
+      withOrigin(req, res, next);
+      return;
+    }
+    res.vary('Origin');
+    res.setHeader('Access-Control-Expose-Headers', exposed);
+    next();
+  };
+}
+
+/** A request that announces no body (no Content-Length, no Transfer-Encoding) has none to parse. */
+function jsonUnlessBodiless(json: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) next();
+    else json(req, res, next);
   };
 }
 
@@ -90,11 +155,12 @@ export function createBaseApp(o: BaseAppOptions): Express {
   app.set('case sensitive routing', false);
   app.set('strict routing', false);
 
-  app.use(requestLogging(logger));
-  app.use(helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } }));
   const devLike = isDevLike(config.nodeEnv);
-  app.use(
-    cors({
+  // What every request goes through, as one step (see series).
+  app.use(series([
+    requestLogging(logger),
+    securityHeaders(),
+    corsUnlessNoOrigin({
       origin(origin, cb) {
         // Requests without Origin (native app, server-to-server, curl) are always allowed.
         if (!origin || devLike || config.corsOrigins.includes(origin)) cb(null, true);
@@ -104,8 +170,8 @@ export function createBaseApp(o: BaseAppOptions): Express {
       allowedHeaders: ['Content-Type', 'Authorization', 'Accept', 'Accept-Language', 'Cache-Control', 'TIMEOFFSET', 'X-Request-Id'],
       exposedHeaders: ['Content-Disposition', 'X-Request-Id', 'Retry-After'],
     }),
-  );
-  app.use(express.json({ limit: config.jsonLimit }));
+    jsonUnlessBodiless(express.json({ limit: config.jsonLimit })),
+  ]));
 
   if (devLike && o.openapi) {
     const doc = o.openapi();
@@ -117,7 +183,7 @@ export function createBaseApp(o: BaseAppOptions): Express {
     });
   }
 
-  for (const mw of o.preRoutes ?? []) app.use(mw);
+  if (o.preRoutes?.length) app.use(series(o.preRoutes));
   app.use(o.router);
 
   app.use((req, res) => {

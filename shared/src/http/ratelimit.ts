@@ -22,6 +22,8 @@ export interface LimiterOptions {
   windowMs: number;
   limit: number;
   redis?: RedisClient;
+  /** As the app's `trust proxy`: whether X-Forwarded-For names the client. */
+  trustProxy?: boolean;
   /** Count only requests that end in an error status (sign-in: failed attempts). */
   failuresOnly?: boolean;
   logger: Logger;
@@ -67,7 +69,8 @@ export function createLimiter(o: LimiterOptions): RequestHandler {
     passOnStoreError: true,
     // The configuration is checked by our own tests; the library's per-request checks cost a tenth of a small route.
     validate: false,
-    keyGenerator: (req) => clientKey(req.ip),
+    // Without a trusted proxy req.ip is the socket's address; reading it directly skips parsing X-Forwarded-For.
+    keyGenerator: (req) => clientKey(o.trustProxy ? req.ip : req.socket.remoteAddress),
     handler: (req, res) => {
       o.logger.warn({ ip: req.ip, limiter: o.name }, 'rate limit reached');
       res.status(429).json(errorEnvelope('Too many requests, please try again later.'));

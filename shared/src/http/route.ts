@@ -1,6 +1,7 @@
-import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { z, type ZodType } from 'zod';
 import { httpError } from './errors';
+import { series } from './series';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -135,7 +136,8 @@ function runner<TCaller>(def: RouteDef<TCaller>): RequestHandler {
         body: res.locals.body,
       });
       if (res.headersSent || res.writableEnded) return;
-      res.status(def.status ?? 200).json({ error: false, data: data === undefined ? null : data });
+      res.statusCode = def.status ?? 200;
+      res.json({ error: false, data: data === undefined ? null : data });
     } catch (err) {
       next(err);
     }
@@ -146,15 +148,35 @@ function lower(method: Method): 'get' | 'post' | 'put' | 'patch' | 'delete' {
   return method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
 }
 
-/** Mounts route tables on a router, in table order (static segments are declared before parameters). */
+/** The first path segment, lower-cased: '' for '/', 'curriculum' for '/Curriculum/all/'. */
+function firstSegment(path: string): string {
+  const end = path.indexOf('/', 1);
+  return (end === -1 ? path.slice(1) : path.slice(1, end)).toLowerCase();
+}
+
+/**
+ * Mounts route tables on a router, in table order (static segments are declared before parameters).
+ * Routes are grouped by their literal first segment, one sub-router each, so that a request is matched
+ * only against the routes of its own area rather than against every route of the service.
+ */
 export function mount<TCaller>(router: Router, routes: ReadonlyArray<RouteDef<TCaller>>, resolve: GateResolver): void {
+  const areas = new Map<string, Router>();
   for (const def of routes) {
+    const segment = firstSegment(def.path);
+    if (/[:*?(]/.test(segment)) throw new Error(`Route ${def.method} ${def.path}: the first path segment must be literal`);
+    let area = areas.get(segment);
+    if (!area) areas.set(segment, (area = express.Router({ caseSensitive: false, strict: false })));
     const guards: RequestHandler[] = [];
     for (const gate of def.classGuard ? [def.classGuard, def.gate] : [def.gate]) {
       const g = resolve(gate);
       if (!g) throw new Error(`Route ${def.method} ${def.path}: no guard for gate '${gate.kind}'`);
       guards.push(...g);
     }
-    router[lower(def.method)](def.path, ...(def.before ?? []), ...guards, validator(def.input), runner(def));
+    area[lower(def.method)](def.path, series([...(def.before ?? []), ...guards, validator(def.input), runner(def)]));
   }
+  router.use((req, res, next) => {
+    const area = areas.get(firstSegment(req.path));
+    if (area) area(req, res, next);
+    else next();
+  });
 }

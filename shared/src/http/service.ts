@@ -30,17 +30,25 @@ export function createServiceApp<TCaller>(o: ServiceAppOptions<TCaller>): Expres
   const router = express.Router({ caseSensitive: false, strict: false });
   mount(router, o.routes, o.gates);
 
-  const general = createLimiter({ name: o.name, windowMs: 60_000, limit: o.rateLimit.perMinute, redis: o.redis, logger: o.logger });
+  const general = createLimiter({ name: o.name, windowMs: 60_000, limit: o.rateLimit.perMinute, redis: o.redis, logger: o.logger, trustProxy: o.http.trustProxy });
   const signIn = createLimiter({
     name: `${o.name}-signin`, windowMs: 15 * 60_000, limit: o.rateLimit.loginPer15Minutes, redis: o.redis, logger: o.logger, failuresOnly: true,
+    trustProxy: o.http.trustProxy,
   });
-  const signInRouter = express.Router({ caseSensitive: false, strict: false });
-  for (const method of o.signIn.methods) signInRouter[method](o.signIn.paths, signIn);
+  // The sign-in paths, matched as the routes themselves are: any case, with or without a trailing slash.
+  const signInPaths = new Set(o.signIn.paths.map((p) => p.toLowerCase()));
+  const signInMethods = new Set(o.signIn.methods.map((m) => m.toUpperCase()));
+  const signInOnly: RequestHandler = (req, res, next) => {
+    if (!signInMethods.has(req.method)) { next(); return; }
+    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
+    if (signInPaths.has(path.toLowerCase())) void signIn(req, res, next);
+    else next();
+  };
 
   const app = createBaseApp({
     config: o.http,
     logger: o.logger,
-    preRoutes: [general, signInRouter, o.identify],
+    preRoutes: [general, signInOnly, o.identify],
     router,
     openapi: () => buildOpenApi({ title: o.title, version: o.version }, o.routes),
   });
