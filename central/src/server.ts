@@ -3,6 +3,7 @@ import { loadConfig } from './config';
 import { createApp } from './app';
 import { assertMigrated, openDatabase } from './db';
 import { createObjectStore } from './objects';
+import { checkpointsSettled } from './areas/log/store';
 
 startOrExit('central API', async () => {
   const config = loadConfig();
@@ -12,5 +13,5 @@ startOrExit('central API', async () => {
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
   const objects = createObjectStore(config.objectStore);
   const app = createApp(config, { db, logger, redis, objects });
-  serve({ name: 'central API', port: config.port, logger, app, close: [() => db.destroy(), () => redis?.quit()] });
+  serve({ name: 'central API', port: config.port, logger, app, close: [() => checkpointsSettled().then(() => db.destroy()), () => redis?.quit()] });
 });

@@ -1,6 +1,11 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { Readable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-import { readLogIni, type LogBatch } from '../src';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isZipError, readLogIni, readLogZip, readLogZipThreaded, type LogBatch, type LogZipHandlers } from '../src';
+import { rawZip } from './raw-zip';
 
 // log.ini arrives in chunks cut anywhere (inside a string, an escape, a number, a multi-byte character):
 // the reader must give the same batches and summary whatever the cut, normalise what classroom servers
@@ -109,5 +114,70 @@ describe('the log.ini reader', () => {
       const r = await run(readLogIni, text, 3);
       expect({ text, code: r.code }).toEqual({ text, code: 'bad_document' });
     }
+  });
+});
+
+describe('reading a log ZIP on a worker thread', () => {
+  const built = path.resolve(__dirname, '..', 'dist', 'zip', 'log-worker.js');
+  let dir: string;
+  beforeAll(async () => { dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'log-thread-')); });
+  afterAll(async () => { await fsp.rm(dir, { recursive: true, force: true }); });
+
+  const zipOf = async (name: string, entries: Parameters<typeof rawZip>[0]) => {
+    const file = path.join(dir, name);
+    await fsp.writeFile(file, rawZip(entries));
+    return file;
+  };
+  const collect = async (read: (h: LogZipHandlers) => Promise<unknown>) => {
+    const batches: LogBatch[] = [];
+    const files: unknown[] = [];
+    try {
+      const summary = await read({ batchSize: 2, onBatch: (b) => { batches.push(b); }, onLogFile: (f) => { files.push(f); } });
+      return { batches, files, summary };
+    } catch (err) {
+      return { batches, files, error: (err as Error).message, code: (err as { code?: string }).code, zip: isZipError(err) };
+    }
+  };
+
+  it('runs the compiled worker (the build is part of the test command)', () => {
+    expect(fs.existsSync(built)).toBe(true);
+  });
+
+  it('hands over the same batches, log files and summary as reading on this thread', async () => {
+    const file = await zipOf('full.zip', [
+      { name: 'log.ini', data: Buffer.from(full), deflate: true },
+      { name: 'RPI-API-info-2026-08-20.log', data: Buffer.from('a line\n') },
+    ]);
+    const here = await collect((h) => readLogZip({ path: file }, h));
+    const there = await collect((h) => readLogZipThreaded(file, h));
+    expect(here.batches.length).toBeGreaterThan(4);
+    expect(there).toEqual(here);
+  });
+
+  it('refuses what the reader refuses, with the same ZIP error', async () => {
+    const file = await zipOf('bad.zip', [
+      { name: 'log.ini', data: Buffer.from(full), deflate: true },
+      { name: 'notes.txt', data: Buffer.from('x') },
+    ]);
+    const here = await collect((h) => readLogZip({ path: file }, h));
+    const there = await collect((h) => readLogZipThreaded(file, h));
+    expect(there).toMatchObject({ zip: true, code: 'bad_document', error: 'There is invalid file inside zip-file' });
+    expect(there).toEqual(here);
+    const empty = await zipOf('empty.zip', []);
+    expect(await collect((h) => readLogZipThreaded(empty, h))).toMatchObject({ zip: true, code: 'empty' });
+  });
+
+  it('stops reading when a batch handler fails, and passes that failure on', async () => {
+    const file = await zipOf('stop.zip', [{ name: 'log.ini', data: Buffer.from(full), deflate: true }]);
+    let calls = 0;
+    const failure = readLogZipThreaded(file, {
+      batchSize: 1,
+      onBatch: () => {
+        calls += 1;
+        throw new Error('database gone');
+      },
+    });
+    await expect(failure).rejects.toThrow('database gone');
+    expect(calls).toBe(1);
   });
 });

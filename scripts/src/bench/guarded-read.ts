@@ -4,6 +4,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { central, createTestDatabase, repoRoot, seedDemoContent } from '@lms/db';
 import { ROLE_IDS } from '@lms/shared';
+import { centralNodeArgs } from './central-start';
 
 // `make bench`: GET /curriculum/all with a staff token (every request resolves its caller: HS256
 // signature, token type, revocation row) against a bare Express route measured in the same run,
@@ -78,7 +79,7 @@ export async function runGuardedReadBench(): Promise<void> {
     children.push(bare);
     const centralPort = await freePort();
     const secret = () => crypto.randomBytes(32).toString('hex');
-    const api = spawn(process.execPath, [path.join(repoRoot, 'central/dist/server.js')], {
+    const api = spawn(process.execPath, centralNodeArgs(), {
       env: {
         PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(centralPort), DATABASE_URL: tdb.url, LOG_LEVEL: 'warn',
         RATE_LIMIT_MAX: '100000000', JWT_SECRET: secret(), APPLICATION_API_KEY: secret(), SERVER_SYNC_KEY: secret(), RPI_SECRET: secret(),

@@ -9,6 +9,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
+import { centralNodeArgs } from './central-start';
 import { DEMO, central, createTestDatabase, repoRoot, seedDemoContent, type Knex, type TestDatabase } from '@lms/db';
 import { LOG_COLUMNS, readLogZip, withZip, type LogTable } from '@lms/shared';
 import { SIX_MONTH_SCHOOL, learnersOf, logSource, writeLogZipFile, type Learner } from './log-import-data';
@@ -72,7 +73,7 @@ const secret = () => crypto.randomBytes(32).toString('hex');
 
 async function startCentral(url: string, objectDir: string): Promise<{ child: ChildProcess; origin: string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(repoRoot, 'central/dist/server.js')], {
+  const child = spawn(process.execPath, centralNodeArgs(), {
     env: {
       // Production mode, as a school's server runs (no API docs built); throw-away secrets for this run only.
       PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), DATABASE_URL: url, LOG_IMPORT_ENABLED: '1', OBJECT_DIR: objectDir,
@@ -264,7 +265,13 @@ async function benchOne(dialect: 'sqlite' | 'pg', pgUrl: string | undefined, zip
     if ((await countImported(tdb.db)) !== expected) throw new Error('re-import: the row count changed');
     return { ceilingSeconds, runs, expected };
   } finally {
-    server?.child.kill();
+    if (server) {
+      // The server finishes its shutdown (a checkpoint thread may still run) before its database goes.
+      const { child } = server;
+      const exited = child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
+      child.kill();
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    }
     await tdb.dispose().catch(() => undefined);
   }
 }

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { Knex } from '@lms/db';
 import {
-  LOG_PRIMARY_KEYS, ZipError, logIniComplete, readLogZip, type LogBatch, type LogTable, type Logger, type ZipLimits,
+  LOG_PRIMARY_KEYS, ZipError, logIniComplete, readLogZipThreaded, type LogBatch, type LogTable, type Logger, type ZipLimits,
 } from '@lms/shared';
 import type { ObjectStore } from '../../objects';
 import {
@@ -157,8 +157,8 @@ export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logge
         // log.ini is imported only when log.result, log.progress and log.access are all present, which the
         // streaming reader knows only at the end: its writes go to a savepoint that is undone otherwise.
         await trx.transaction(async (sp) => {
-          const summary = await readLogZip(
-            { path: input.filePath },
+          const summary = await readLogZipThreaded(
+            input.filePath,
             {
               batchSize: BATCH_SIZE,
               limits: input.limits,

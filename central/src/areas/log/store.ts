@@ -236,6 +236,15 @@ try { db.pragma('busy_timeout = 5000'); db.pragma('wal_checkpoint(PASSIVE)'); } 
 
 let checkpointsDeferred = 0;
 let savedAutocheckpoint = 1000;
+const checkpointThreads = new Set<Promise<void>>();
+
+/**
+ * Resolves once no checkpoint thread runs: shutdown waits for them, since ending the process while one
+ * is opening the database aborts it.
+ */
+export async function checkpointsSettled(): Promise<void> {
+  while (checkpointThreads.size) await Promise.all([...checkpointThreads]);
+}
 
 /**
  * A log import writes some 100 MB of WAL; the automatic checkpoint that follows its COMMIT copies all of it
@@ -274,7 +283,14 @@ export async function deferCheckpoint(trx: Knex.Transaction): Promise<() => void
       });
       // A failed checkpoint leaves the WAL to the next automatic one; nothing of the import depends on it.
       worker.once('error', () => undefined);
-      worker.once('exit', restore);
+      const exited = new Promise<void>((resolve) => {
+        worker.once('exit', () => {
+          checkpointThreads.delete(exited);
+          restore();
+          resolve();
+        });
+      });
+      checkpointThreads.add(exited);
       worker.unref();
     } catch {
       restore();
