@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import net from 'node:net';
 import path from 'node:path';
 import { central, createTestDatabase, repoRoot, seedDemoContent } from '@lms/db';
 import { ROLE_IDS } from '@lms/shared';
-import { centralNodeArgs } from './central-start';
+import { centralNodeArgs, freePort } from './servers';
 
 // `make bench`: GET /curriculum/all with a staff token (every request resolves its caller: HS256
 // signature, token type, revocation row) against a bare Express route measured in the same run,
@@ -18,17 +17,6 @@ const TARGET_RATIO = 0.5;
 const STAFF = { lmsusername: 'bench.teacher@lms.local', password: 'BenchTeach1' };
 
 interface Load { requests: number; errors: number; rps: number; p50: number; p99: number }
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 async function waitUp(child: ChildProcess, url: string): Promise<void> {
   for (let i = 0; i < 200; i += 1) {

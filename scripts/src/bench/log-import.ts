@@ -3,13 +3,12 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { centralNodeArgs } from './central-start';
+import { centralNodeArgs, freePort } from './servers';
 import { DEMO, central, createTestDatabase, repoRoot, seedDemoContent, type Knex, type TestDatabase } from '@lms/db';
 import { LOG_COLUMNS, readLogZip, withZip, type LogTable } from '@lms/shared';
 import { SIX_MONTH_SCHOOL, learnersOf, logSource, writeLogZipFile, type Learner } from './log-import-data';
@@ -31,17 +30,6 @@ interface RunResult {
   rssMb: number;
   p99Ms: number;
   probes: number;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 async function seedSchool(db: Knex, learners: Learner[]): Promise<void> {

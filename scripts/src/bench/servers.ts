@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import { repoRoot } from '@lms/db';
 
@@ -12,4 +13,16 @@ export function centralNodeArgs(): string[] {
   if (command !== 'node' || !args.length) throw new Error(`central's start script is not "node [flags] <file>": ${pkg.scripts.start}`);
   const file = args.pop()!;
   return [...args, path.join(repoRoot, 'central', file)];
+}
+
+/** A loopback port free at the time of asking. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
 }
