@@ -44,6 +44,13 @@ describe('POST /auth/login', () => {
     expect((await feed(res.body.data.accessToken)).status).toBe(200);
   });
 
+  it('reads the token from `Bearer <token>` in any case and white space, and from nothing else', async () => {
+    const token = (await staffLogin(t.app, ADMIN)).accessToken;
+    const as = (header: string) => request(t.app).get('/curriculum/all').set('Authorization', header);
+    for (const header of [`Bearer ${token}`, `BEARER  ${token} `, `bearer\t${token}`, `Bearer\u00a0${token}`]) expect((await as(header)).status).toBe(200);
+    for (const header of [`Bearer${token}`, `Bearer ${token} extra`, `Token ${token}`, `Bearer ${token.slice(0, -2)}`, 'Bearer ']) expect((await as(header)).status).toBe(401);
+  });
+
   it('gives an unknown account and a wrong password the same answer', async () => {
     const unknown = await request(t.app).post('/auth/login').send({ lmsusername: 'nobody@example.org', lmsuserpassword: PASSWORD });
     const wrong = await request(t.app).post('/auth/login').send({ lmsusername: ADMIN, lmsuserpassword: 'Wrong1234' });

@@ -85,7 +85,7 @@ function bearerToken(header: string): string | undefined {
   if (!token) return undefined;
   for (let i = 0; i < token.length; i += 1) {
     const c = token.charCodeAt(i);
-    if (c <= 32 || (c > 126 && SPACE.test(token[i]))) return undefined;
+    if ((c <= 32 || c > 126) && SPACE.test(token[i])) return undefined;
   }
   return token;
 }
