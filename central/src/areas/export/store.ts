@@ -23,6 +23,18 @@ function questionFiles(q: Row): string[] {
   return out;
 }
 
+const QUESTION_MEDIA = ['questions.questionfile', 'questions.questionheading', 'questions.questionoptions'];
+
+/** The questions of a lesson's practices or quizzes, in the order a learner meets them. */
+async function lessonQuestions(db: Knex, lessonid: string, parent: string, parentId: string, link: string, prefix: string): Promise<Row[]> {
+  return (await db('questions')
+    .join(link, `${link}.questionid`, 'questions.questionid')
+    .join(parent, `${parent}.${parentId}`, `${link}.${parentId}`)
+    .where(`${parent}.lessonid`, lessonid)
+    .orderBy([`${parent}.${prefix}order`, `${link}.${prefix}questionorder`, `${link}.${prefix}questionid`])
+    .select(QUESTION_MEDIA)) as Row[];
+}
+
 export async function curriculumExists(db: Knex, curriculumid: string): Promise<boolean> {
   return !!(await db('curriculums').where({ curriculumid, isdeleted: false }).first('curriculumid'));
 }
@@ -49,25 +61,15 @@ export async function curriculumDocuments(db: Knex, curriculumid: string): Promi
           .orderBy(['lessonlearnings.lessonlearningorder', 'lessonlearnings.lessonlearningid'])
           .select('documents.documentname')) as Row[];
         for (const d of documents) if (typeof d.documentname === 'string' && d.documentname) files.push(d.documentname);
-        const practice = (await db('questions')
-          .join('lessonpracticequestions', 'lessonpracticequestions.questionid', 'questions.questionid')
-          .join('lessonpractices', 'lessonpractices.lessonpracticeid', 'lessonpracticequestions.lessonpracticeid')
-          .where('lessonpractices.lessonid', lessonid)
-          .orderBy(['lessonpractices.lessonpracticeorder', 'lessonpracticequestions.lessonpracticequestionorder', 'lessonpracticequestions.lessonpracticequestionid'])
-          .select('questions.questionfile', 'questions.questionheading', 'questions.questionoptions')) as Row[];
-        const quiz = (await db('questions')
-          .join('lessonquizquestions', 'lessonquizquestions.questionid', 'questions.questionid')
-          .join('lessonquizzes', 'lessonquizzes.lessonquizid', 'lessonquizquestions.lessonquizid')
-          .where('lessonquizzes.lessonid', lessonid)
-          .orderBy(['lessonquizzes.lessonquizorder', 'lessonquizquestions.lessonquizquestionorder', 'lessonquizquestions.lessonquizquestionid'])
-          .select('questions.questionfile', 'questions.questionheading', 'questions.questionoptions')) as Row[];
+        const practice = await lessonQuestions(db, lessonid, 'lessonpractices', 'lessonpracticeid', 'lessonpracticequestions', 'lessonpractice');
+        const quiz = await lessonQuestions(db, lessonid, 'lessonquizzes', 'lessonquizid', 'lessonquizquestions', 'lessonquiz');
         for (const q of [...practice, ...quiz]) files.push(...questionFiles(q));
       }
       const levelQuiz = (await db('questions')
         .join('levelquizquestions', 'levelquizquestions.questionid', 'questions.questionid')
         .where('levelquizquestions.levelid', level.levelid as string)
         .orderBy(['levelquizquestions.levelquizquestionorder', 'levelquizquestions.levelquizquestionid'])
-        .select('questions.questionfile', 'questions.questionheading', 'questions.questionoptions')) as Row[];
+        .select(QUESTION_MEDIA)) as Row[];
       for (const q of levelQuiz) files.push(...questionFiles(q));
     }
   }
