@@ -100,6 +100,50 @@ describe('route tables', () => {
     expect(() => mount(express.Router(), [route('GET', '/:id/x', publicGate(), {}, () => 1)], () => [])).toThrow(/first path segment/);
   });
 
+  it('matches request paths exactly as an Express router with the same routes does', async () => {
+    const defs: Array<[string, (p: Record<string, string>) => unknown]> = [
+      ['/', () => 'root'],
+      ['/area/list', () => 'list'],
+      ['/area/:id', (p) => `id:${p.id}`],
+      ['/area/:id/items/:item', (p) => `item:${p.id}/${p.item}`],
+      ['/area/by/:code/all', (p) => `code:${p.code}`],
+      ['/other', () => 'other'],
+    ];
+    const ours = appWith(defs.map(([path, f]) => route('GET', path, publicGate(), {}, ({ params }) => f(params))), () => []);
+    const reference = express();
+    reference.set('case sensitive routing', false);
+    reference.set('strict routing', false);
+    const r = express.Router({ caseSensitive: false, strict: false });
+    for (const [path, f] of defs) r.get(path, (req, res) => { res.json({ error: false, data: f(req.params as Record<string, string>) }); });
+    reference.use(r);
+    reference.use((_req, res) => { res.status(404).json({ error: true, data: false }); });
+    const paths = [
+      '/', '//', '/area/list', '/AREA/LIST', '/area/list/', '/area/list//', '/area//list', '/area/42', '/area/42/', '/area/4%202',
+      '/area/a.b', '/area/%41', '/area/42/items/7', '/Area/42/ITEMS/7/', '/area/42/items', '/area/42/items/', '/area/by/x/all',
+      '/area/by/all', '/area/by/x/all/more', '/other', '/other/', '/OTHER', '/other/x', '/nowhere', '/area/list?x=1', '/area/%2F/items/1',
+    ];
+    for (const path of paths) {
+      const [a, b] = await Promise.all([request(ours).get(path), request(reference).get(path)]);
+      expect({ path, status: a.status, data: a.body.data }).toEqual({ path, status: b.status, data: b.body.data });
+    }
+  });
+
+  it('answers HEAD with a GET route, refuses a malformed parameter with 400, and does not answer another method', async () => {
+    const app = appWith([
+      route('GET', '/area/:id', publicGate(), {}, ({ params }) => params.id),
+      route('POST', '/area/:id', publicGate(), {}, () => 'posted'),
+    ], () => []);
+    const head = await request(app).head('/area/1');
+    expect(head.status).toBe(200);
+    expect(head.headers['content-type']).toContain('application/json');
+    const bad = await request(app).get('/area/%E0%A4%A');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ error: true, errormessage: "Failed to decode param '%E0%A4%A'" });
+    expect((await request(app).post('/area/1')).body.data).toBe('posted');
+    expect((await request(app).put('/area/1')).status).toBe(404);
+    expect((await request(app).delete('/area/1')).status).toBe(404);
+  });
+
   it('keeps a caller-supplied request id when it is safe, and replaces one that is not', async () => {
     const app = appWith([route('GET', '/x', publicGate(), {}, () => 1)], () => []);
     expect((await request(app).get('/x').set('X-Request-Id', 'abc-123')).headers['x-request-id']).toBe('abc-123');

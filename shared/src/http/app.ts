@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
-import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Response, type Router } from 'express';
+import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Response } from 'express';
 import cors from 'cors';
 import helmet from 'helmet';
 import swaggerUi from 'swagger-ui-express';
@@ -137,9 +137,10 @@ function jsonUnlessBodiless(json: RequestHandler): RequestHandler {
 export interface BaseAppOptions {
   config: HttpConfig;
   logger: Logger;
-  /** Mounted before the routes (rate limiters, identity). */
+  /** Run before the routes (rate limiters, identity). */
   preRoutes?: RequestHandler[];
-  router: Router;
+  /** The routes (a router, or the handler of route tables); a request none of them answers goes on to the 404. */
+  router: RequestHandler;
   openapi?: () => object;
 }
 
@@ -156,7 +157,8 @@ export function createBaseApp(o: BaseAppOptions): Express {
   app.set('strict routing', false);
 
   const devLike = isDevLike(config.nodeEnv);
-  // What every request goes through, as one step (see series).
+  // What every request goes through, then the routes, as one step (see series): the router walks
+  // one layer for every API request.
   app.use(series([
     requestLogging(logger),
     securityHeaders(),
@@ -171,20 +173,16 @@ export function createBaseApp(o: BaseAppOptions): Express {
       exposedHeaders: ['Content-Disposition', 'X-Request-Id', 'Retry-After'],
     }),
     jsonUnlessBodiless(express.json({ limit: config.jsonLimit })),
+    ...(o.preRoutes ?? []),
+    o.router,
   ]));
 
+  // No route has a first segment `docs`; outside development and test, /docs is the plain 404 below.
   if (devLike && o.openapi) {
     const doc = o.openapi();
     app.get('/docs/openapi.json', (_req, res) => { res.json(doc); });
     app.use('/docs', swaggerUi.serve, swaggerUi.setup(doc));
-  } else {
-    app.all(['/docs', '/docs/*rest'], (req, res) => {
-      res.status(404).json(errorEnvelope(`Cannot ${req.method} ${req.path}`));
-    });
   }
-
-  if (o.preRoutes?.length) app.use(series(o.preRoutes));
-  app.use(o.router);
 
   app.use((req, res) => {
     res.status(404).json(errorEnvelope(`Cannot ${req.method} ${req.path}`));

@@ -1,4 +1,4 @@
-import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { z, type ZodType } from 'zod';
 import { httpError } from './errors';
 import { series } from './series';
@@ -144,39 +144,130 @@ function runner<TCaller>(def: RouteDef<TCaller>): RequestHandler {
   };
 }
 
-function lower(method: Method): 'get' | 'post' | 'put' | 'patch' | 'delete' {
-  return method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
-}
-
 /** The first path segment, lower-cased: '' for '/', 'curriculum' for '/Curriculum/all/'. */
 function firstSegment(path: string): string {
   const end = path.indexOf('/', 1);
   return (end === -1 ? path.slice(1) : path.slice(1, end)).toLowerCase();
 }
 
+/** One segment of a route's path: a literal (lower-cased) or a named parameter. */
+type Segment = { literal: string } | { param: string };
+
+interface CompiledRoute {
+  method: string;
+  segments: Segment[];
+  handle: RequestHandler;
+}
+
+function compilePath(path: string): Segment[] {
+  if (path === '/') return [];
+  return path.slice(1).split('/').map((part) => {
+    if (part.startsWith(':')) {
+      const param = part.slice(1);
+      if (!/^\w+$/.test(param)) throw new Error(`Route path ${path}: parameter '${part}' is not a plain name`);
+      return { param };
+    }
+    if (!part || /[:*?(){}]/.test(part)) throw new Error(`Route path ${path}: segment '${part}' is not a plain literal`);
+    return { literal: part.toLowerCase() };
+  });
+}
+
+/** The segments of a request path: at most one trailing slash ignored, '/' has none. */
+function pathSegments(path: string): string[] {
+  const p = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+  return p === '/' ? [] : p.slice(1).split('/');
+}
+
+/** ASCII case-insensitive equality with a lower-case literal (as routing ignores case). */
+function sameLiteral(given: string, literal: string): boolean {
+  if (given.length !== literal.length) return false;
+  for (let i = 0; i < given.length; i += 1) {
+    const c = given.charCodeAt(i);
+    const l = literal.charCodeAt(i);
+    if (c !== l && !(c >= 65 && c <= 90 && c + 32 === l)) return false;
+  }
+  return true;
+}
+
+/** The decoded parameters of a request path that matches the route, or undefined. */
+function matchPath(segments: Segment[], given: string[]): Record<string, string> | undefined {
+  if (segments.length !== given.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i += 1) {
+    const seg = segments[i];
+    const value = given[i];
+    if ('literal' in seg) {
+      if (!sameLiteral(value, seg.literal)) return undefined;
+    } else {
+      if (!value) return undefined;
+      try {
+        params[seg.param] = value.includes('%') ? decodeURIComponent(value) : value;
+      } catch {
+        throw httpError(400, `Failed to decode param '${value}'`);
+      }
+    }
+  }
+  return params;
+}
+
 /**
- * Mounts route tables on a router, in table order (static segments are declared before parameters).
- * Routes are grouped by their literal first segment, one sub-router each, so that a request is matched
- * only against the routes of its own area rather than against every route of the service.
+ * The request handler of route tables: routes are grouped by their literal first segment, so that a
+ * request is matched only against the routes of its own area, in table order (static segments are
+ * declared before parameters). Paths match in any case and with or without a trailing slash, a GET
+ * route also answers HEAD, and parameters are URL-decoded (a malformed one is a 400). A request no
+ * route matches goes on to the next handler (the 404).
  */
-export function mount<TCaller>(router: Router, routes: ReadonlyArray<RouteDef<TCaller>>, resolve: GateResolver): void {
-  const areas = new Map<string, Router>();
+export function routeHandler<TCaller>(routes: ReadonlyArray<RouteDef<TCaller>>, resolve: GateResolver): RequestHandler {
+  const areas = new Map<string, CompiledRoute[]>();
   for (const def of routes) {
     const segment = firstSegment(def.path);
     if (/[:*?(]/.test(segment)) throw new Error(`Route ${def.method} ${def.path}: the first path segment must be literal`);
-    let area = areas.get(segment);
-    if (!area) areas.set(segment, (area = express.Router({ caseSensitive: false, strict: false })));
     const guards: RequestHandler[] = [];
     for (const gate of def.classGuard ? [def.classGuard, def.gate] : [def.gate]) {
       const g = resolve(gate);
       if (!g) throw new Error(`Route ${def.method} ${def.path}: no guard for gate '${gate.kind}'`);
       guards.push(...g);
     }
-    area[lower(def.method)](def.path, series([...(def.before ?? []), ...guards, validator(def.input), runner(def)]));
+    let area = areas.get(segment);
+    if (!area) areas.set(segment, (area = []));
+    area.push({ method: def.method, segments: compilePath(def.path), handle: series([...(def.before ?? []), ...guards, validator(def.input), runner(def)]) });
   }
-  router.use((req, res, next) => {
+  return (req, res, next) => {
     const area = areas.get(firstSegment(req.path));
-    if (area) area(req, res, next);
-    else next();
-  });
+    if (!area) {
+      next();
+      return;
+    }
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    const given = pathSegments(req.path);
+    let i = 0;
+    const tryNext = (err?: unknown): void => {
+      if (err !== undefined && err !== null && err !== 'route') {
+        next(err === 'router' ? undefined : err);
+        return;
+      }
+      while (i < area.length) {
+        const r = area[i++];
+        if (r.method !== method) continue;
+        let params: Record<string, string> | undefined;
+        try {
+          params = matchPath(r.segments, given);
+        } catch (e) {
+          next(e);
+          return;
+        }
+        if (!params) continue;
+        req.params = params;
+        r.handle(req, res, tryNext);
+        return;
+      }
+      next();
+    };
+    tryNext();
+  };
+}
+
+/** Mounts route tables on a router (see routeHandler). */
+export function mount<TCaller>(router: Router, routes: ReadonlyArray<RouteDef<TCaller>>, resolve: GateResolver): void {
+  router.use(routeHandler(routes, resolve));
 }

@@ -1,9 +1,9 @@
-import express, { type Express, type RequestHandler } from 'express';
+import type { Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { createBaseApp, type HttpConfig } from './app';
 import { buildOpenApi } from './openapi';
 import { createLimiter, type RedisClient } from './ratelimit';
-import { mount, type GateResolver, type RouteDef } from './route';
+import { routeHandler, type GateResolver, type RouteDef } from './route';
 
 export interface ServiceAppOptions<TCaller> {
   /** Short name: the rate limiters' counter prefix. */
@@ -27,8 +27,7 @@ export interface ServiceAppOptions<TCaller> {
 
 /** One service's Express app: its route tables behind the shared HTTP core, rate limits and identity. */
 export function createServiceApp<TCaller>(o: ServiceAppOptions<TCaller>): Express {
-  const router = express.Router({ caseSensitive: false, strict: false });
-  mount(router, o.routes, o.gates);
+  const router = routeHandler(o.routes, o.gates);
 
   const general = createLimiter({ name: o.name, windowMs: 60_000, limit: o.rateLimit.perMinute, redis: o.redis, logger: o.logger, trustProxy: o.http.trustProxy });
   const signIn = createLimiter({
