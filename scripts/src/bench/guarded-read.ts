@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import { central, createTestDatabase, repoRoot, seedDemoContent } from '@lms/db';
 import { ROLE_IDS } from '@lms/shared';
-import { centralNodeArgs, freePort } from './servers';
+import { centralNodeArgs, freePort, onCpu, pinsCpus } from './servers';
 
 // `make bench`: GET /curriculum/all with a staff token (every request resolves its caller: HS256
 // signature, token type, revocation row) against a bare Express route measured in the same run,
@@ -14,6 +14,9 @@ const CONNECTIONS = 20;
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const TARGET_RATIO = 0.5;
+// Each server on the second CPU, the load generator on the first (when the machine allows, see onCpu).
+const SERVER_CPU = 1;
+const LOAD_CPU = 0;
 const STAFF = { lmsusername: 'bench.teacher@lms.local', password: 'BenchTeach1' };
 
 interface Load { requests: number; errors: number; rps: number; p50: number; p99: number }
@@ -38,7 +41,8 @@ app.listen(Number(process.argv[1]), '127.0.0.1');
 function load(url: string, authorization?: string): Promise<Load> {
   return new Promise((resolve, reject) => {
     const args = [path.join(__dirname, 'load.js'), url, String(CONNECTIONS), String(SECONDS), ...(authorization ? [authorization] : [])];
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    const pinned = onCpu(LOAD_CPU, args);
+    const child = spawn(pinned.command, pinned.args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
     child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as Load) : reject(new Error(`load generator exited with ${code}`))));
@@ -63,11 +67,13 @@ export async function runGuardedReadBench(): Promise<void> {
     await tdb.db('lmsusers_roles').insert({ lmsuserid, roleid: ROLE_IDS.teacher });
 
     const barePort = await freePort();
-    const bare = spawn(process.execPath, ['-e', BARE_SERVER, String(barePort)], { cwd: path.join(repoRoot, 'central'), stdio: 'inherit' });
+    const bareCmd = onCpu(SERVER_CPU, ['-e', BARE_SERVER, String(barePort)]);
+    const bare = spawn(bareCmd.command, bareCmd.args, { cwd: path.join(repoRoot, 'central'), stdio: 'inherit' });
     children.push(bare);
     const centralPort = await freePort();
     const secret = () => crypto.randomBytes(32).toString('hex');
-    const api = spawn(process.execPath, centralNodeArgs(), {
+    const apiCmd = onCpu(SERVER_CPU, centralNodeArgs());
+    const api = spawn(apiCmd.command, apiCmd.args, {
       env: {
         PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(centralPort), DATABASE_URL: tdb.url, LOG_LEVEL: 'warn',
         RATE_LIMIT_MAX: '100000000', JWT_SECRET: secret(), APPLICATION_API_KEY: secret(), SERVER_SYNC_KEY: secret(), RPI_SECRET: secret(),
@@ -115,7 +121,8 @@ export async function runGuardedReadBench(): Promise<void> {
     const ofStack = median(rounds.map((r) => r.guarded.rps / r.stack.rps));
     const row = (name: string, l: Load) =>
       `| ${name} | ${l.rps.toFixed(0)} | ${l.p50.toFixed(2)} | ${l.p99.toFixed(2)} | ${l.errors} |`;
-    process.stdout.write(`${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each (medians), load from a separate process\n`);
+    const where = pinsCpus() ? 'servers on CPU 1, load on CPU 0' : 'not pinned to CPUs';
+    process.stdout.write(`${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each (medians), load from a separate process, ${where}\n`);
     process.stdout.write('| route | req/s | p50 ms | p99 ms | errors |\n|---|---|---|---|---|\n');
     process.stdout.write(`${row('bare Express GET /bare (ceiling)', ceiling)}\n${row('central GET / (public, same stack)', stack)}\n${row('GET /curriculum/all, staff token', guarded)}\n`);
     process.stdout.write(`guarded read = ${(ofStack * 100).toFixed(0)} % of the public route on the same stack\n`);

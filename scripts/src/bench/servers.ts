@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '@lms/db';
 
@@ -25,4 +27,23 @@ export async function freePort(): Promise<number> {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * `node args` to run on one CPU (0-based) when the machine has more than one and `taskset` is there;
+ * else as is. With the server on one CPU and its load generator on another, neither migrates between
+ * CPUs mid-run nor evicts the other's caches, and a run's figures move far less.
+ */
+export function onCpu(cpu: number, args: string[]): { command: string; args: string[] } {
+  if (pinning === undefined) {
+    pinning = os.cpus().length > 1 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+  }
+  return pinning ? { command: 'taskset', args: ['-c', String(cpu), process.execPath, ...args] } : { command: process.execPath, args };
+}
+let pinning: boolean | undefined;
+
+/** Whether onCpu pins (for the benchmark's own description of its method). */
+export function pinsCpus(): boolean {
+  onCpu(0, []);
+  return pinning === true;
 }
