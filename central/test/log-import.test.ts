@@ -415,6 +415,21 @@ describe.each(storeKinds)('PUT /log/import with the $name object store', (kind) 
       await expectNothingWritten();
     });
 
+    it('a failure in the last statement of log.ini (its answer comes after every batch was read)', async () => {
+      const doc = logDocument(people);
+      doc.log.progress.studentactives = Array.from({ length: 1200 }, (_, i) => ({ ...doc.log.progress.studentactives[0], studentactiveid: `last-${i}`.padEnd(36, '0') }));
+      // Results last and without questions: the batch with the refused row is the last upsert of the import.
+      delete (doc.log.result[0] as { studentprogressquestions?: unknown }).studentprogressquestions;
+      delete (doc.log.result[1] as { progresstype?: number }).progresstype;
+      const reordered = `{"log":{"progress":${JSON.stringify(doc.log.progress)},"access":${JSON.stringify(doc.log.access)},"result":${JSON.stringify(doc.log.result)}}}`;
+      const res = await upload(await rawZip([['log.ini', reordered], ...LOG_FILES.map((f) => [f.name, f.content] as [string, string])]));
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: true, errormessage: 'Invalid File', data: false });
+      await expectNothingWritten();
+      // The connection is clean for the next import.
+      expect((await upload(await zipOf(logDocument(people)))).status).toBe(200);
+    });
+
     it('a failure after the archive was stored: the archive is deleted again', async () => {
       faults.corruptMeta = true;
       const res = await upload(await zipOf(logDocument(people)));

@@ -6,7 +6,7 @@ import {
 } from '@lms/shared';
 import type { ObjectStore } from '../../objects';
 import {
-  clearPending, deferCheckpoint, existingIds, hasPending, insertArchiveLogFile, insertSync, insertTextLogFiles, upsertPending, upsertRows, type PendingRow,
+  clearPending, deferCheckpoint, existingIds, hasPending, insertArchiveLogFile, insertSync, insertTextLogFiles, settleUpserts, upsertPending, upsertRows, type PendingRow,
 } from './store';
 
 /** Which column of each table names the learner (students.studentid) or school user (schoolusers.schooluserid). */
@@ -169,6 +169,7 @@ export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logge
               },
             },
           );
+          await settleUpserts(sp);
           if (!summary.logIni || !logIniComplete(summary.logIni)) throw new Incomplete();
           logIniImported = true;
           imported = writer.imported;

@@ -140,22 +140,48 @@ const PG_ARRAY_TYPE: Record<string, string> = {
   id: 'text[]', string: 'text[]', int: 'int4[]', number: 'float8[]', decimal: 'float8[]', bool: 'bool[]', datetime: 'timestamptz[]', json: 'jsonb[]',
 };
 
+const pgStatements = new Map<string, { name: string; text: string }>();
+
 function pgStatement(table: LogTable, columns: string[], pk: string, merge: string[]): { name: string; text: string } {
-  const kinds = LOG_COLUMNS[table] as Record<string, string>;
-  const text =
-    `INSERT INTO ${quote(table)} (${columns.map(quote).join(',')}) ` +
-    `SELECT * FROM unnest(${columns.map((c, i) => `$${i + 1}::${PG_ARRAY_TYPE[kinds[c]] ?? 'text[]'}`).join(', ')}) ${conflictClause(pk, merge)}`;
-  const name = `lms_log_${crypto.createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
-  return { name, text };
+  const key = `${table}|${columns.join(',')}`;
+  let stmt = pgStatements.get(key);
+  if (!stmt) {
+    const kinds = LOG_COLUMNS[table] as Record<string, string>;
+    const text =
+      `INSERT INTO ${quote(table)} (${columns.map(quote).join(',')}) ` +
+      `SELECT * FROM unnest(${columns.map((c, i) => `$${i + 1}::${PG_ARRAY_TYPE[kinds[c]] ?? 'text[]'}`).join(', ')}) ${conflictClause(pk, merge)}`;
+    stmt = { name: `lms_log_${crypto.createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
+    pgStatements.set(key, stmt);
+  }
+  return stmt;
 }
 
-async function pgUpsert(conn: PgConnection, table: LogTable, rows: Row[]): Promise<void> {
+/**
+ * The upsert a transaction has sent and not yet seen answered. Each upsert is sent before the previous
+ * one's answer is awaited, so that the next batch is read and prepared while PostgreSQL writes the last
+ * (the connection still runs them one after the other, in order). settleUpserts awaits the last one.
+ */
+const pgInFlight = new WeakMap<object, Promise<unknown>>();
+
+async function pgUpsert(trx: object, conn: PgConnection, table: LogTable, rows: Row[]): Promise<void> {
   const pk = LOG_PRIMARY_KEYS[table];
   for (const g of groupRows(table, rows)) {
     const { name, text } = pgStatement(table, g.columns, pk, g.merge);
     const values = g.columns.map((c) => g.rows.map((r) => r[c] ?? null));
-    await conn.query({ name, text, values });
+    const previous = pgInFlight.get(trx);
+    const sent = conn.query({ name, text, values });
+    // Awaited by the next upsert or by settleUpserts; until then a failure must not count as unhandled.
+    sent.catch(() => undefined);
+    pgInFlight.set(trx, sent);
+    if (previous) await previous;
   }
+}
+
+/** Waits until every upsert of the transaction has been answered; the first failure is thrown. */
+export async function settleUpserts(trx: Knex.Transaction): Promise<void> {
+  const last = pgInFlight.get(trx);
+  pgInFlight.delete(trx);
+  if (last) await last;
 }
 
 /**
@@ -167,14 +193,15 @@ async function pgUpsert(conn: PgConnection, table: LogTable, rows: Row[]): Promi
  * plain multi-row upsert on PostgreSQL stays under half of COPY. So the rows go straight to the transaction's
  * own connection: on SQLite a cached prepared `INSERT ... VALUES (64 rows) ON CONFLICT DO UPDATE`, on
  * PostgreSQL one prepared `INSERT ... SELECT FROM unnest($1::text[], ...) ON CONFLICT DO UPDATE` per batch
- * (one bound array per column, whatever the row count). Same transaction, same statements' meaning.
+ * (one bound array per column, whatever the row count). Same transaction, same statements' meaning. On
+ * PostgreSQL the last upsert may still be running when this returns: settleUpserts before relying on it.
  */
 export async function upsertRows(trx: Knex.Transaction, table: LogTable, rows: Row[]): Promise<void> {
   if (!rows.length) return;
   const client = trx.client as unknown as { dialect?: string; acquireConnection(): Promise<unknown> };
   // Inside a transaction Knex hands back the transaction's connection (its BEGIN or SAVEPOINT applies).
   const conn = await client.acquireConnection();
-  if (client.dialect === 'postgresql') await pgUpsert(conn as PgConnection, table, rows);
+  if (client.dialect === 'postgresql') await pgUpsert(trx, conn as PgConnection, table, rows);
   else await sqliteUpsert(conn as SqliteConnection, table, rows);
 }
 
