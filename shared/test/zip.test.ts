@@ -71,9 +71,15 @@ describe('safe ZIP reader', () => {
     expect(err.code).toBe('ratio');
   });
 
-  it('refuses a header that understates the real size', async () => {
-    const zip = rawZip([{ name: 'lie.txt', data: Buffer.alloc(5000, 67), deflate: true, declaredSize: 10 }]);
-    await refusal(names(zip));
+  it('refuses a header that understates or overstates the real size, stored or deflated', async () => {
+    for (const deflate of [true, false]) {
+      for (const declaredSize of [10, 4999, 5001]) {
+        const zip = rawZip([{ name: 'lie.txt', data: Buffer.alloc(5000, 67), deflate, declaredSize }]);
+        expect((await refusal(names(zip))).code, `deflate ${deflate}, declared ${declaredSize}`).toBe('corrupt');
+      }
+    }
+    // The true size passes.
+    expect(await names(rawZip([{ name: 'true.txt', data: Buffer.alloc(5000, 67), deflate: true, declaredSize: 5000 }]))).toEqual(['true.txt']);
   });
 
   it('reads entries with traditional PKWARE encryption given the password, and refuses them without it', async () => {
