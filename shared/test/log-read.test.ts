@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isZipError, readLogIni, readLogZip, readLogZipThreaded, type LogBatch, type LogZipHandlers } from '../src';
+import { isZipError, readLogIni, readLogZip, readLogZipThreaded, startLogReader, type LogBatch, type LogZipHandlers } from '../src';
 import { rawZip } from './raw-zip';
 
 // log.ini arrives in chunks cut anywhere (inside a string, an escape, a number, a multi-byte character):
@@ -165,6 +165,18 @@ describe('reading a log ZIP on a worker thread', () => {
     expect(there).toEqual(here);
     const empty = await zipOf('empty.zip', []);
     expect(await collect((h) => readLogZipThreaded(empty, h))).toMatchObject({ zip: true, code: 'empty' });
+  });
+
+  it('reads with a reader started before its file was written, once; an unused reader can be stopped', async () => {
+    const reader = startLogReader();
+    await new Promise((r) => setTimeout(r, 50)); // the upload arriving
+    const file = await zipOf('late.zip', [{ name: 'log.ini', data: Buffer.from(full), deflate: true }]);
+    const here = await collect((h) => readLogZip({ path: file }, h));
+    expect(await collect((h) => reader.read(file, h))).toEqual(here);
+    await expect(reader.read(file)).rejects.toThrow('a log reader reads one file');
+    const unused = startLogReader();
+    unused.dispose();
+    unused.dispose();
   });
 
   it('stops reading when a batch handler fails, and passes that failure on', async () => {

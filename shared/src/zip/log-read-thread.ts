@@ -29,6 +29,8 @@ export interface EncodedBatch {
   values: unknown[];
 }
 
+export type ToWorker = { type: 'start'; input: WorkerInput } | { type: 'ack' };
+
 export type ToMain =
   | { type: 'batch'; batch: EncodedBatch }
   | { type: 'logfile'; file: { name: string; size: number } }
@@ -69,57 +71,87 @@ function workerFile(): string | undefined {
   return fs.existsSync(built) ? built : undefined;
 }
 
+/** A log reader whose worker thread is started ahead of the file it will read. */
+export interface LogReader {
+  /** readLogZip of the file, on the worker (once per reader). */
+  read(file: string, handlers?: LogZipHandlers): Promise<LogZipSummary>;
+  /** Stops the worker if it is still running (a reader that was never used, or after a failure). */
+  dispose(): void;
+}
+
 /**
- * readLogZip for a ZIP on disk, with the reading on a worker thread: the same batches in the same order,
- * the same handlers (each batch awaited before the next is handed over), the same errors. Without a
- * compiled worker (sources run before any build) it reads on this thread.
+ * Starts a log reader's worker thread now, so that it boots while the caller still receives the upload.
+ * Without a compiled worker (sources run before any build) the reading happens on this thread.
  */
-export async function readLogZipThreaded(file: string, handlers: LogZipHandlers = {}): Promise<LogZipSummary> {
+export function startLogReader(): LogReader {
   const entry = workerFile();
-  if (!entry) return readLogZip({ path: file }, handlers);
-  const input: WorkerInput = { path: file, batchSize: handlers.batchSize, limits: handlers.limits, ahead: AHEAD };
+  if (!entry) {
+    return { read: (file, handlers = {}) => readLogZip({ path: file }, handlers), dispose: () => undefined };
+  }
   const worker = new Worker(entry, {
-    workerData: input,
     // The reader holds a few batches at a time; a small young generation keeps the thread's memory small.
     resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
   });
-  try {
-    return await new Promise<LogZipSummary>((resolve, reject) => {
-      // Messages are handled one at a time, in order, each after the previous handler settled.
-      let chain: Promise<void> = Promise.resolve();
-      let settled = false;
-      const fail = (err: unknown) => {
-        if (settled) return;
-        settled = true;
-        reject(err);
-      };
-      const handle = async (m: ToMain): Promise<void> => {
-        if (settled) return;
-        switch (m.type) {
-          case 'batch':
-            await handlers.onBatch?.(decodeBatch(m.batch));
-            worker.postMessage('ack');
-            return;
-          case 'logfile':
-            await handlers.onLogFile?.(m.file);
-            return;
-          case 'done':
+  // An error before read() is called must not go unhandled; read() reports its own.
+  const early = (err: unknown) => void err;
+  worker.on('error', early);
+  let used = false;
+  const dispose = () => void worker.terminate();
+  return {
+    dispose,
+    async read(file, handlers = {}) {
+      if (used) throw new Error('a log reader reads one file');
+      used = true;
+      worker.off('error', early);
+      const input: WorkerInput = { path: file, batchSize: handlers.batchSize, limits: handlers.limits, ahead: AHEAD };
+      try {
+        return await new Promise<LogZipSummary>((resolve, reject) => {
+          // Messages are handled one at a time, in order, each after the previous handler settled.
+          let chain: Promise<void> = Promise.resolve();
+          let settled = false;
+          const fail = (err: unknown) => {
+            if (settled) return;
             settled = true;
-            resolve(m.summary);
-            return;
-          case 'error':
-            throw m.zip ? new ZipError(m.code!, m.message) : new Error(m.message);
-        }
-      };
-      worker.on('message', (m: ToMain) => {
-        chain = chain.then(() => handle(m)).catch(fail);
-      });
-      worker.once('error', fail);
-      worker.once('exit', (code) => {
-        void chain.then(() => fail(new Error(`log reader stopped (exit code ${code})`)));
-      });
-    });
-  } finally {
-    void worker.terminate();
-  }
+            reject(err);
+          };
+          const handle = async (m: ToMain): Promise<void> => {
+            if (settled) return;
+            switch (m.type) {
+              case 'batch':
+                await handlers.onBatch?.(decodeBatch(m.batch));
+                worker.postMessage({ type: 'ack' } satisfies ToWorker);
+                return;
+              case 'logfile':
+                await handlers.onLogFile?.(m.file);
+                return;
+              case 'done':
+                settled = true;
+                resolve(m.summary);
+                return;
+              case 'error':
+                throw m.zip ? new ZipError(m.code!, m.message) : new Error(m.message);
+            }
+          };
+          worker.on('message', (m: ToMain) => {
+            chain = chain.then(() => handle(m)).catch(fail);
+          });
+          worker.once('error', fail);
+          worker.once('exit', (code) => {
+            void chain.then(() => fail(new Error(`log reader stopped (exit code ${code})`)));
+          });
+          worker.postMessage({ type: 'start', input } satisfies ToWorker);
+        });
+      } finally {
+        dispose();
+      }
+    },
+  };
+}
+
+/**
+ * readLogZip for a ZIP on disk, with the reading on a worker thread: the same batches in the same order,
+ * the same handlers (each batch awaited before the next is handed over), the same errors.
+ */
+export function readLogZipThreaded(file: string, handlers: LogZipHandlers = {}): Promise<LogZipSummary> {
+  return startLogReader().read(file, handlers);
 }

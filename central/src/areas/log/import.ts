@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { Knex } from '@lms/db';
 import {
-  LOG_PRIMARY_KEYS, ZipError, logIniComplete, readLogZipThreaded, type LogBatch, type LogTable, type Logger, type ZipLimits,
+  LOG_PRIMARY_KEYS, ZipError, logIniComplete, startLogReader, type LogBatch, type LogReader, type LogTable, type Logger, type ZipLimits,
 } from '@lms/shared';
 import type { ObjectStore } from '../../objects';
 import {
@@ -44,6 +44,8 @@ export interface ImportInput {
   schooluserid: string;
   offline: boolean;
   limits?: Partial<ZipLimits>;
+  /** A reader started while the upload was received (startLogReader); one is started here otherwise. */
+  reader?: LogReader;
 }
 
 export interface ImportSummary {
@@ -157,7 +159,7 @@ export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logge
         // log.ini is imported only when log.result, log.progress and log.access are all present, which the
         // streaming reader knows only at the end: its writes go to a savepoint that is undone otherwise.
         await trx.transaction(async (sp) => {
-          const summary = await readLogZipThreaded(
+          const summary = await (input.reader ?? startLogReader()).read(
             input.filePath,
             {
               batchSize: BATCH_SIZE,

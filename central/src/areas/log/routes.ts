@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { anyUser, httpError, isZipError, route, type HandlerContext } from '@lms/shared';
+import { anyUser, httpError, isZipError, route, startLogReader, type HandlerContext } from '@lms/shared';
 import type { CentralRoute, Caller } from '../../http/types';
 import { configOf, depsOf } from '../../http/context';
 import { logImportSwitch } from '../../http/switches';
@@ -7,7 +7,7 @@ import { createObjectStore, type ObjectStore } from '../../objects';
 import type { Config } from '../../config';
 import { importLogZip } from './import';
 import { schoolUserExists } from './store';
-import { spoolUpload } from './upload';
+import { spoolUpload, type SpooledFile } from './upload';
 
 // The app sends `offline=true|false`; 1/0 are accepted too, and anything else is a clear 400.
 const importQuery = z.object({
@@ -51,12 +51,20 @@ async function importLog(ctx: HandlerContext<Caller>): Promise<boolean> {
   if (!(await schoolUserExists(deps.db, caller.schooluserid))) throw httpError(400, LOG_IMPORT_MESSAGES.noTeacher);
 
   const started = performance.now();
-  const upload = await spoolUpload(req, 'importfile', config.maxUploadBytes);
+  // The log reader's thread boots while the upload arrives.
+  const reader = startLogReader();
+  let upload: SpooledFile;
+  try {
+    upload = await spoolUpload(req, 'importfile', config.maxUploadBytes);
+  } catch (err) {
+    reader.dispose();
+    throw err;
+  }
   const spooled = performance.now();
   try {
     const summary = await importLogZip(
       { db: deps.db, objects: objectsOf(ctx), logger: deps.logger },
-      { filePath: upload.path, schooluserid: caller.schooluserid, offline: ctx.query.offline as boolean },
+      { filePath: upload.path, schooluserid: caller.schooluserid, offline: ctx.query.offline as boolean, reader },
     );
     // The body stays the contract's `{error:false, data:true}`; what was imported travels in a header for
     // tools such as `npm run sync-log`.
@@ -67,6 +75,7 @@ async function importLog(ctx: HandlerContext<Caller>): Promise<boolean> {
   } catch (err) {
     throw importFailure(err, deps.logger, reqId);
   } finally {
+    reader.dispose();
     await upload.dispose();
   }
 }
