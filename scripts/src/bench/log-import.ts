@@ -18,7 +18,7 @@ import { SIX_MONTH_SCHOOL, learnersOf, logSource, writeLogZipFile, type Learner 
 
 const TEACHER = { schoolusername: 'benchteacher', password: 'BenchPass1' };
 const TARGETS = { ratio: 0.5, rssMb: 160, p99Ms: 50 };
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 type Rows = Map<LogTable, Array<Record<string, unknown>>>;
