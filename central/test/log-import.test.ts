@@ -403,29 +403,31 @@ describe.each(storeKinds)('PUT /log/import with the $name object store', (kind) 
       await expectNothingWritten();
     });
 
-    it('a failure in the middle of log.ini (a row the database refuses after earlier batches were written)', async () => {
+    // Results written last, and the second one without its NOT NULL progresstype: the database refuses that row
+    // after every earlier batch of the import went in.
+    const uploadRefusedResult = async (edit: (doc: ReturnType<typeof logDocument>) => void) => {
       const doc = logDocument(people);
-      doc.log.progress.studentactives = Array.from({ length: 2500 }, (_, i) => ({ ...doc.log.progress.studentactives[0], studentactiveid: `bulk-${i}`.padEnd(36, '0') }));
-      // progresstype is NOT NULL: with the results written last, this row fails after 2500 rows of earlier batches went in.
+      edit(doc);
       delete (doc.log.result[1] as { progresstype?: number }).progresstype;
       const reordered = `{"log":{"progress":${JSON.stringify(doc.log.progress)},"access":${JSON.stringify(doc.log.access)},"result":${JSON.stringify(doc.log.result)}}}`;
       const res = await upload(await rawZip([['log.ini', reordered], ...LOG_FILES.map((f) => [f.name, f.content] as [string, string])]));
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: true, errormessage: 'Invalid File', data: false });
       await expectNothingWritten();
+    };
+
+    it('a failure in the middle of log.ini (a row the database refuses after earlier batches were written)', async () => {
+      await uploadRefusedResult((doc) => {
+        doc.log.progress.studentactives = Array.from({ length: 2500 }, (_, i) => ({ ...doc.log.progress.studentactives[0], studentactiveid: `bulk-${i}`.padEnd(36, '0') }));
+      });
     });
 
     it('a failure in the last statement of log.ini (its answer comes after every batch was read)', async () => {
-      const doc = logDocument(people);
-      doc.log.progress.studentactives = Array.from({ length: 1200 }, (_, i) => ({ ...doc.log.progress.studentactives[0], studentactiveid: `last-${i}`.padEnd(36, '0') }));
-      // Results last and without questions: the batch with the refused row is the last upsert of the import.
-      delete (doc.log.result[0] as { studentprogressquestions?: unknown }).studentprogressquestions;
-      delete (doc.log.result[1] as { progresstype?: number }).progresstype;
-      const reordered = `{"log":{"progress":${JSON.stringify(doc.log.progress)},"access":${JSON.stringify(doc.log.access)},"result":${JSON.stringify(doc.log.result)}}}`;
-      const res = await upload(await rawZip([['log.ini', reordered], ...LOG_FILES.map((f) => [f.name, f.content] as [string, string])]));
-      expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: true, errormessage: 'Invalid File', data: false });
-      await expectNothingWritten();
+      await uploadRefusedResult((doc) => {
+        doc.log.progress.studentactives = Array.from({ length: 1200 }, (_, i) => ({ ...doc.log.progress.studentactives[0], studentactiveid: `last-${i}`.padEnd(36, '0') }));
+        // Without questions after it, the batch with the refused row is the last upsert of the import.
+        delete (doc.log.result[0] as { studentprogressquestions?: unknown }).studentprogressquestions;
+      });
       // The connection is clean for the next import.
       expect((await upload(await zipOf(logDocument(people)))).status).toBe(200);
     });
