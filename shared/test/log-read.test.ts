@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isZipError, readLogIni, readLogZip, readLogZipThreaded, startLogReader, type LogBatch, type LogZipHandlers } from '../src';
+import { isZipError, readLogIni, readLogZip, startLogReader, type LogBatch, type LogZipHandlers } from '../src';
 import { rawZip } from './raw-zip';
 
 // log.ini arrives in chunks cut anywhere (inside a string, an escape, a number, a multi-byte character):
@@ -149,7 +149,7 @@ describe('reading a log ZIP on a worker thread', () => {
       { name: 'RPI-API-info-2026-08-20.log', data: Buffer.from('a line\n') },
     ]);
     const here = await collect((h) => readLogZip({ path: file }, h));
-    const there = await collect((h) => readLogZipThreaded(file, h));
+    const there = await collect((h) => startLogReader().read(file, h));
     expect(here.batches.length).toBeGreaterThan(4);
     expect(there).toEqual(here);
   });
@@ -160,11 +160,11 @@ describe('reading a log ZIP on a worker thread', () => {
       { name: 'notes.txt', data: Buffer.from('x') },
     ]);
     const here = await collect((h) => readLogZip({ path: file }, h));
-    const there = await collect((h) => readLogZipThreaded(file, h));
+    const there = await collect((h) => startLogReader().read(file, h));
     expect(there).toMatchObject({ zip: true, code: 'bad_document', error: 'There is invalid file inside zip-file' });
     expect(there).toEqual(here);
     const empty = await zipOf('empty.zip', []);
-    expect(await collect((h) => readLogZipThreaded(empty, h))).toMatchObject({ zip: true, code: 'empty' });
+    expect(await collect((h) => startLogReader().read(empty, h))).toMatchObject({ zip: true, code: 'empty' });
   });
 
   it('reads with a reader started before its file was written, once; an unused reader can be stopped', async () => {
@@ -182,7 +182,7 @@ describe('reading a log ZIP on a worker thread', () => {
   it('stops reading when a batch handler fails, and passes that failure on', async () => {
     const file = await zipOf('stop.zip', [{ name: 'log.ini', data: Buffer.from(full), deflate: true }]);
     let calls = 0;
-    const failure = readLogZipThreaded(file, {
+    const failure = startLogReader().read(file, {
       batchSize: 1,
       onBatch: () => {
         calls += 1;

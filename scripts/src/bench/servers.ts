@@ -29,21 +29,19 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/**
- * `node args` to run on one CPU (0-based) when the machine has more than one and `taskset` is there;
- * else as is. With the server on one CPU and its load generator on another, neither migrates between
- * CPUs mid-run nor evicts the other's caches, and a run's figures move far less.
- */
-export function onCpu(cpu: number, args: string[]): { command: string; args: string[] } {
-  if (pinning === undefined) {
-    pinning = os.cpus().length > 1 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
-  }
-  return pinning ? { command: 'taskset', args: ['-c', String(cpu), process.execPath, ...args] } : { command: process.execPath, args };
-}
 let pinning: boolean | undefined;
 
-/** Whether onCpu pins (for the benchmark's own description of its method). */
+/** Whether onCpu pins: the machine has more than one CPU and `taskset` runs. */
 export function pinsCpus(): boolean {
-  onCpu(0, []);
-  return pinning === true;
+  pinning ??= os.cpus().length > 1 && spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+  return pinning;
+}
+
+/**
+ * `node args` to run on one CPU (0-based) when pinsCpus(); else as is. With the server on one CPU and its
+ * load generator on another, neither migrates between CPUs mid-run nor evicts the other's caches, and a
+ * run's figures move far less.
+ */
+export function onCpu(cpu: number, args: string[]): { command: string; args: string[] } {
+  return pinsCpus() ? { command: 'taskset', args: ['-c', String(cpu), process.execPath, ...args] } : { command: process.execPath, args };
 }

@@ -3,6 +3,6 @@ export * from './columns';
 export * from './reader';
 export * from './log';
 export * from './log-read';
-export { readLogZipThreaded, startLogReader, type LogReader } from './log-read-thread';
+export { startLogReader, type LogReader } from './log-read-thread';
 export * from './package';
 export * from './zipcrypto';

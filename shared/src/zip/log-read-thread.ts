@@ -73,7 +73,10 @@ function workerFile(): string | undefined {
 
 /** A log reader whose worker thread is started ahead of the file it will read. */
 export interface LogReader {
-  /** readLogZip of the file, on the worker (once per reader). */
+  /**
+   * readLogZip of the file, on the worker (once per reader): the same batches in the same order, the same
+   * handlers (each batch awaited before the next is handed over), the same errors.
+   */
   read(file: string, handlers?: LogZipHandlers): Promise<LogZipSummary>;
   /** Stops the worker if it is still running (a reader that was never used, or after a failure). */
   dispose(): void;
@@ -103,44 +106,8 @@ export function startLogReader(): LogReader {
       if (used) throw new Error('a log reader reads one file');
       used = true;
       worker.off('error', early);
-      const input: WorkerInput = { path: file, batchSize: handlers.batchSize, limits: handlers.limits, ahead: AHEAD };
       try {
-        return await new Promise<LogZipSummary>((resolve, reject) => {
-          // Messages are handled one at a time, in order, each after the previous handler settled.
-          let chain: Promise<void> = Promise.resolve();
-          let settled = false;
-          const fail = (err: unknown) => {
-            if (settled) return;
-            settled = true;
-            reject(err);
-          };
-          const handle = async (m: ToMain): Promise<void> => {
-            if (settled) return;
-            switch (m.type) {
-              case 'batch':
-                await handlers.onBatch?.(decodeBatch(m.batch));
-                worker.postMessage({ type: 'ack' } satisfies ToWorker);
-                return;
-              case 'logfile':
-                await handlers.onLogFile?.(m.file);
-                return;
-              case 'done':
-                settled = true;
-                resolve(m.summary);
-                return;
-              case 'error':
-                throw m.zip ? new ZipError(m.code!, m.message) : new Error(m.message);
-            }
-          };
-          worker.on('message', (m: ToMain) => {
-            chain = chain.then(() => handle(m)).catch(fail);
-          });
-          worker.once('error', fail);
-          worker.once('exit', (code) => {
-            void chain.then(() => fail(new Error(`log reader stopped (exit code ${code})`)));
-          });
-          worker.postMessage({ type: 'start', input } satisfies ToWorker);
-        });
+        return await readOn(worker, { path: file, batchSize: handlers.batchSize, limits: handlers.limits, ahead: AHEAD }, handlers);
       } finally {
         dispose();
       }
@@ -148,10 +115,41 @@ export function startLogReader(): LogReader {
   };
 }
 
-/**
- * readLogZip for a ZIP on disk, with the reading on a worker thread: the same batches in the same order,
- * the same handlers (each batch awaited before the next is handed over), the same errors.
- */
-export function readLogZipThreaded(file: string, handlers: LogZipHandlers = {}): Promise<LogZipSummary> {
-  return startLogReader().read(file, handlers);
+/** Hands the worker its file and the handlers its messages, one at a time, in order, each after the previous settled. */
+function readOn(worker: Worker, input: WorkerInput, handlers: LogZipHandlers): Promise<LogZipSummary> {
+  return new Promise<LogZipSummary>((resolve, reject) => {
+    let chain: Promise<void> = Promise.resolve();
+    let settled = false;
+    const fail = (err: unknown) => {
+      if (settled) return;
+      settled = true;
+      reject(err);
+    };
+    const handle = async (m: ToMain): Promise<void> => {
+      if (settled) return;
+      switch (m.type) {
+        case 'batch':
+          await handlers.onBatch?.(decodeBatch(m.batch));
+          worker.postMessage({ type: 'ack' } satisfies ToWorker);
+          return;
+        case 'logfile':
+          await handlers.onLogFile?.(m.file);
+          return;
+        case 'done':
+          settled = true;
+          resolve(m.summary);
+          return;
+        case 'error':
+          throw m.zip ? new ZipError(m.code!, m.message) : new Error(m.message);
+      }
+    };
+    worker.on('message', (m: ToMain) => {
+      chain = chain.then(() => handle(m)).catch(fail);
+    });
+    worker.once('error', fail);
+    worker.once('exit', (code) => {
+      void chain.then(() => fail(new Error(`log reader stopped (exit code ${code})`)));
+    });
+    worker.postMessage({ type: 'start', input } satisfies ToWorker);
+  });
 }

@@ -7,7 +7,7 @@ import { createObjectStore, type ObjectStore } from '../../objects';
 import type { Config } from '../../config';
 import { importLogZip } from './import';
 import { schoolUserExists } from './store';
-import { spoolUpload, type SpooledFile } from './upload';
+import { spoolUpload } from './upload';
 
 // The app sends `offline=true|false`; 1/0 are accepted too, and anything else is a clear 400.
 const importQuery = z.object({
@@ -53,30 +53,27 @@ async function importLog(ctx: HandlerContext<Caller>): Promise<boolean> {
   const started = performance.now();
   // The log reader's thread boots while the upload arrives.
   const reader = startLogReader();
-  let upload: SpooledFile;
   try {
-    upload = await spoolUpload(req, 'importfile', config.maxUploadBytes);
-  } catch (err) {
-    reader.dispose();
-    throw err;
-  }
-  const spooled = performance.now();
-  try {
-    const summary = await importLogZip(
-      { db: deps.db, objects: objectsOf(ctx), logger: deps.logger },
-      { filePath: upload.path, schooluserid: caller.schooluserid, offline: ctx.query.offline as boolean, reader },
-    );
-    // The body stays the contract's `{error:false, data:true}`; what was imported travels in a header for
-    // tools such as `npm run sync-log`.
-    res.setHeader('X-Log-Import', JSON.stringify(summary));
-    const ms = { upload: Math.round(spooled - started), import: Math.round(performance.now() - spooled) };
-    deps.logger.info({ reqId, ...summary, bytes: upload.size, ms }, 'log imported');
-    return true;
-  } catch (err) {
-    throw importFailure(err, deps.logger, reqId);
+    const upload = await spoolUpload(req, 'importfile', config.maxUploadBytes);
+    const spooled = performance.now();
+    try {
+      const summary = await importLogZip(
+        { db: deps.db, objects: objectsOf(ctx), logger: deps.logger },
+        { filePath: upload.path, schooluserid: caller.schooluserid, offline: ctx.query.offline as boolean, reader },
+      );
+      // The body stays the contract's `{error:false, data:true}`; what was imported travels in a header for
+      // tools such as `npm run sync-log`.
+      res.setHeader('X-Log-Import', JSON.stringify(summary));
+      const ms = { upload: Math.round(spooled - started), import: Math.round(performance.now() - spooled) };
+      deps.logger.info({ reqId, ...summary, bytes: upload.size, ms }, 'log imported');
+      return true;
+    } catch (err) {
+      throw importFailure(err, deps.logger, reqId);
+    } finally {
+      await upload.dispose();
+    }
   } finally {
     reader.dispose();
-    await upload.dispose();
   }
 }
 
