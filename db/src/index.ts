@@ -3,6 +3,7 @@ import * as classroom from './classroom';
 
 export { central, classroom };
 export * from './knex';
+export * from './read';
 export * from './migrator';
 export * from './tables';
 export type { Knex } from 'knex';

@@ -47,6 +47,8 @@ export function parseDatabaseUrl(url: string, root = repoRoot): DatabaseTarget {
 const BetterSqliteClient = require('knex/lib/dialects/better-sqlite3') as new (config: Knex.Config) => Knex.Client;
 interface RawSqlite {
   prepare(sql: string): unknown;
+  pragma(source: string, options?: { simple: boolean }): unknown;
+  close(): unknown;
 }
 
 /** Data statements prepared once per connection and reused: preparing costs more than running a small query. */
@@ -72,10 +74,46 @@ function cachePreparedStatements(conn: RawSqlite): void {
 }
 
 class SqliteClient extends BetterSqliteClient {
+  /** The reading connection: not opened yet (undefined), or none to be had (null). */
+  private reader: RawSqlite | null | undefined;
+
   override async acquireRawConnection(): Promise<RawSqlite> {
     const conn = (await super.acquireRawConnection()) as RawSqlite;
     cachePreparedStatements(conn);
     return conn;
+  }
+
+  /**
+   * A second connection, for reads outside a transaction (see readRows). In WAL mode it reads the last
+   * committed state while the pool's one connection writes, so such a read neither waits for a long
+   * transaction (a log import) nor for the pool. None for an in-memory database (which only its own
+   * connection sees), for a database not in WAL mode, and once the client is destroyed.
+   */
+  readConnection(): RawSqlite | undefined {
+    if (this.reader === undefined) {
+      const { filename } = (this as unknown as { connectionSettings: { filename: string } }).connectionSettings;
+      this.reader = null;
+      if (filename !== ':memory:' && fs.existsSync(filename)) {
+        const Driver = (this as unknown as { driver: new (file: string, options: object) => RawSqlite }).driver;
+        const conn = new Driver(filename, { fileMustExist: true });
+        if (conn.pragma('journal_mode', { simple: true }) === 'wal') {
+          conn.pragma('busy_timeout = 5000');
+          // Nothing is ever written through it.
+          conn.pragma('query_only = ON');
+          cachePreparedStatements(conn);
+          this.reader = conn;
+        } else {
+          conn.close();
+        }
+      }
+    }
+    return this.reader ?? undefined;
+  }
+
+  override destroy(callback?: (err?: unknown) => void): Promise<void> {
+    this.reader?.close();
+    this.reader = null;
+    return super.destroy(callback);
   }
 
   _formatBindings(bindings: unknown[] | undefined): unknown[] {

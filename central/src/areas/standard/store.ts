@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Knex } from '@lms/db';
+import { readRows, type Knex } from '@lms/db';
 import { z } from 'zod';
 
 export const allStandardsQuery = z.looseObject({ standardname: z.string().optional(), schoolname: z.string().optional() });
@@ -9,8 +9,10 @@ export async function allStandards(db: Knex, q: z.infer<typeof allStandardsQuery
   const query = db('standards as s').leftJoin('schools as sc', 'sc.schoolid', 's.schoolid').orderBy('s.standardname');
   if (q.standardname) query.where('s.standardname', 'like', `%${q.standardname}%`);
   if (q.schoolname) query.where((w) => w.where('sc.schoolname', q.schoolname).orWhere('s.schoolname', q.schoolname));
-  const rows = await query.select('s.standardid', 's.standardname', 'sc.schoolname as joinedschool', 's.schoolname as ownschool');
-  return rows.map((r: { standardid: string; standardname: string; joinedschool: string | null; ownschool: string | null }) => ({
+  const rows = await readRows<{ standardid: string; standardname: string; joinedschool: string | null; ownschool: string | null }>(
+    query.select('s.standardid', 's.standardname', 'sc.schoolname as joinedschool', 's.schoolname as ownschool'),
+  );
+  return rows.map((r) => ({
     standardid: r.standardid,
     standardname: r.standardname,
     school: { schoolname: r.joinedschool ?? r.ownschool },
