@@ -6,7 +6,7 @@ import {
   anyOrSyncKey, anyUser, createBaseApp, mount, route, staff, syncKey, syncKeyOrOfflineStaff, syncKeyOrStaff, type Gate,
 } from '@lms/shared';
 import { classroomGates, identify } from '../src/auth/guards';
-import { ACCESS_TYPE } from '../src/auth/tokens';
+import { ACCESS_TYPE, issueAccessToken } from '../src/auth/tokens';
 import type { Caller } from '../src/http/types';
 import { makeApp, silentLogger, type TestApp } from './helpers';
 import { syncKeyOf, tokenFor, type TestUser } from './auth-helpers';
@@ -122,5 +122,27 @@ describe('token validity', () => {
     expect((await get(`Bearer ${jwt.sign({ ...rest, exp: Math.floor(Date.now() / 1000) - 10 }, online.config.jwtSecret, { algorithm: 'HS256' })}`)).status).toBe(401);
     expect(claims.claims).toBe(ACCESS_TYPE);
     expect((await get(u.auth)).status).toBe(200);
+  });
+
+  it('records each token with its expiry and drops the rows of expired tokens at the next sign-in', async () => {
+    const db = online.tdb.db;
+    const u = await tokenFor(online, 4);
+    const hour = 60 * 60_000;
+    await db('tokens').insert([
+      { token: 'expired-jti', lmsuserid: u.schooluserid, tokentype: ACCESS_TYPE, expires_at: new Date(Date.now() - hour).toISOString() },
+      { token: 'live-jti', lmsuserid: u.schooluserid, tokentype: ACCESS_TYPE, expires_at: new Date(Date.now() + hour).toISOString() },
+      // Recorded before tokens carried an expiry: kept until logout or disabling revokes it.
+      { token: 'undated-jti', lmsuserid: u.schooluserid, tokentype: ACCESS_TYPE, expires_at: null },
+    ]);
+    const before = Date.now();
+    const { jti } = await issueAccessToken(db, { secret: online.config.jwtSecret, minutes: 30 }, u.schooluserid, {});
+    const rows = await db('tokens').where('lmsuserid', u.schooluserid).orderBy('token').select('token', 'expires_at');
+    expect(rows.map((r: { token: string }) => r.token).sort()).toEqual([jti, u.jti, 'live-jti', 'undated-jti'].sort());
+    const issued = rows.find((r: { token: string }) => r.token === jti) as { expires_at: string };
+    const expires = Date.parse(issued.expires_at);
+    expect(expires).toBeGreaterThanOrEqual(before + 30 * 60_000);
+    expect(expires).toBeLessThanOrEqual(Date.now() + 30 * 60_000);
+    // The token a user holds still works after other rows were pruned.
+    expect((await request(probe(online)).get('/p/any').set('Authorization', u.auth)).status).toBe(200);
   });
 });

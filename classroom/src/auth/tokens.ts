@@ -10,7 +10,10 @@ export interface SignOptions {
   minutes: number;
 }
 
-/** Signs an access token for a school user and records its jti, so that logout or disabling the user revokes it. */
+/**
+ * Signs an access token for a school user and records its jti and expiry, so that logout or disabling
+ * the user revokes it; the rows of tokens that have expired are dropped first.
+ */
 export async function issueAccessToken(
   db: Knex,
   opts: SignOptions,
@@ -24,8 +27,15 @@ export async function issueAccessToken(
     subject: schooluserid,
     jwtid: jti,
   });
-  await db('tokens').insert({ token: jti, lmsuserid: schooluserid, tokentype: ACCESS_TYPE });
+  await pruneExpired(db);
+  const expires = new Date(Date.now() + opts.minutes * 60_000).toISOString();
+  await db('tokens').insert({ token: jti, lmsuserid: schooluserid, tokentype: ACCESS_TYPE, expires_at: expires });
   return { token, jti };
+}
+
+/** Drops the rows of tokens past their expiry (a row without one is kept). */
+export async function pruneExpired(db: Knex): Promise<number> {
+  return db('tokens').where('expires_at', '<', new Date().toISOString()).delete();
 }
 
 export interface VerifiedToken {
