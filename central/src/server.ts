@@ -4,6 +4,7 @@ import { createApp } from './app';
 import { assertMigrated, openDatabase } from './db';
 import { createObjectStore } from './objects';
 import { checkpointsSettled } from './areas/log/store';
+import { shareRevocations } from './auth/tokens';
 
 startOrExit('central API', async () => {
   const config = loadConfig();
@@ -11,7 +12,9 @@ startOrExit('central API', async () => {
   const db = openDatabase(config.databaseUrl);
   await assertMigrated(db);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
+  // Several instances sharing Redis hear of each other's logouts at once.
+  const stopSharingRevocations = redis ? await shareRevocations(redis, logger) : undefined;
   const objects = createObjectStore(config.objectStore);
   const app = createApp(config, { db, logger, redis, objects });
-  serve({ name: 'central API', port: config.port, logger, app, close: [() => checkpointsSettled().then(() => db.destroy()), () => redis?.quit()] });
+  serve({ name: 'central API', port: config.port, logger, app, close: [() => checkpointsSettled().then(() => db.destroy()), () => stopSharingRevocations?.(), () => redis?.quit()] });
 });

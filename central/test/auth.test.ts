@@ -2,7 +2,9 @@ import crypto from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROLE_IDS } from '@lms/shared';
+import { ROLE_IDS, connectRedis, type RedisClient } from '@lms/shared';
+import { REVOCATION_CHANNEL, shareRevocations } from '../src/auth/tokens';
+import { silentLogger } from './helpers';
 import { makeApp, type TestApp } from './helpers';
 import { PASSWORD, captureMailer, claimsOf, createSchoolUser, createStaff, schoolLogin, staffLogin } from './accounts';
 
@@ -98,6 +100,55 @@ describe('POST /auth/login', () => {
     expect([again.status, again.body]).toEqual([200, { error: true, data: false }]);
     const none = await request(t.app).post('/auth/logout');
     expect([none.status, none.body]).toEqual([200, { error: true, data: false }]);
+  });
+});
+
+describe('revocations between instances', () => {
+  const redisUrl = process.env.TEST_REDIS_URL;
+  it.runIf(!!redisUrl)('with Redis, a logout elsewhere ends a session here at once, and a logout here is announced', async () => {
+    const redis = await connectRedis(redisUrl!, silentLogger);
+    const other = await connectRedis(redisUrl!, silentLogger);
+    const heard: unknown[] = [];
+    const otherListener = other.duplicate();
+    await otherListener.connect();
+    await otherListener.subscribe(REVOCATION_CHANNEL, (m) => heard.push(m));
+    const stop = await shareRevocations(redis, silentLogger);
+    try {
+      // Another instance's logout: it deletes the session's rows, then announces the revocation.
+      const a = await staffLogin(t.app, ADMIN);
+      expect((await feed(a.accessToken)).status).toBe(200);
+      const { jti, sub } = claimsOf(a.accessToken) as { jti: string; sub: string };
+      const row = await t.tdb.db('tokens').where({ token: jti }).first('sessionid');
+      await t.tdb.db('tokens').where({ lmsuserid: sub, sessionid: row.sessionid }).del();
+      // Until this instance hears of it, its few seconds' memory of the live token still answers.
+      expect((await feed(a.accessToken)).status).toBe(200);
+      await other.publish(REVOCATION_CHANNEL, JSON.stringify({ kind: 'session', sub, sessionid: row.sessionid, jti }));
+      let status = 200;
+      for (let i = 0; i < 50 && status === 200; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        status = (await feed(a.accessToken)).status;
+      }
+      expect(status).toBe(401);
+
+      // A malformed message changes nothing.
+      const b = await staffLogin(t.app, ADMIN);
+      expect((await feed(b.accessToken)).status).toBe(200);
+      await other.publish(REVOCATION_CHANNEL, '{"kind":"person"}');
+      await other.publish(REVOCATION_CHANNEL, 'not json');
+      await new Promise((r) => setTimeout(r, 100));
+      expect((await feed(b.accessToken)).status).toBe(200);
+
+      // This instance's logout is announced to the others.
+      const bc = claimsOf(b.accessToken) as { jti: string; sub: string };
+      heard.length = 0;
+      expect((await request(t.app).post('/auth/logout').set('Authorization', `Bearer ${b.accessToken}`)).body).toEqual({ error: false, data: true });
+      for (let i = 0; i < 50 && !heard.length; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(heard.map((m) => JSON.parse(m as string))).toEqual([{ kind: 'session', sub: bc.sub, sessionid: expect.any(String), jti: bc.jti }]);
+    } finally {
+      await stop();
+      await otherListener.quit();
+      await Promise.all([redis.quit(), other.quit()]);
+    }
   });
 });
 

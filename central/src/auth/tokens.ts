@@ -1,6 +1,6 @@
 import crypto, { type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { deepFreeze } from '@lms/shared';
+import { deepFreeze, type Logger, type RedisClient } from '@lms/shared';
 import type { Knex } from '@lms/db';
 import type { Config } from '../config';
 
@@ -141,14 +141,70 @@ export interface StoredToken {
 // Every guarded request checks that its access token is still recorded. Remembering a positive
 // answer for a few seconds saves that query on busy routes; every revocation below forgets the
 // affected entries at once, so a logout, a password change or a disabled account takes effect
-// immediately in this process (another process sharing the database sees it within STILL_VALID_MS).
+// immediately in this process. Other processes sharing the database hear of it through Redis when it
+// is configured (shareRevocations), and otherwise see it within STILL_VALID_MS.
 const STILL_VALID_MS = 5_000;
 const MAX_REMEMBERED = 10_000;
 interface Remembered { sub: string; type: string; sessionid: string | null; until: number }
 const remembered = new Map<string, Remembered>();
 
-function forget(match: (r: Remembered, jti: string) => boolean): void {
-  for (const [jti, r] of remembered) if (match(r, jti)) remembered.delete(jti);
+/** What a revocation revokes: one sign-in, or a person's tokens (of some types, or all). */
+export type Revocation =
+  | { kind: 'session'; sub: string; sessionid: string | null; jti: string }
+  | { kind: 'person'; sub: string; types?: TokenType[] };
+
+function forget(r: Revocation): void {
+  const match =
+    r.kind === 'session'
+      ? (m: Remembered, jti: string) => jti === r.jti || (!!r.sessionid && m.sub === r.sub && m.sessionid === r.sessionid)
+      : (m: Remembered) => m.sub === r.sub && (!r.types || r.types.includes(m.type as TokenType));
+  for (const [jti, m] of remembered) if (match(m, jti)) remembered.delete(jti);
+}
+
+/** The Redis channel on which central processes tell each other of revocations. */
+export const REVOCATION_CHANNEL = 'lms:central:revoked';
+let announce: ((r: Revocation) => Promise<unknown>) | undefined;
+
+function isRevocation(v: unknown): v is Revocation {
+  const r = v as Partial<Record<string, unknown>> | null;
+  if (!r || typeof r.sub !== 'string') return false;
+  if (r.kind === 'session') return typeof r.jti === 'string' && (r.sessionid === null || typeof r.sessionid === 'string');
+  return r.kind === 'person' && (r.types === undefined || (Array.isArray(r.types) && r.types.every((t) => typeof t === 'string' && t in TOKEN_TYPES)));
+}
+
+/**
+ * With Redis, every revocation of this process is announced to the others, and theirs are applied
+ * here as they arrive, so a logout reaches every instance at once instead of within STILL_VALID_MS.
+ * An announcement that fails is logged; the others then see the revocation within STILL_VALID_MS.
+ * Returns the function that stops listening.
+ */
+export async function shareRevocations(redis: RedisClient, logger: Logger): Promise<() => Promise<void>> {
+  const listener = redis.duplicate();
+  listener.on('error', (err: unknown) => logger.error({ err }, 'revocation channel error'));
+  await listener.connect();
+  await listener.subscribe(REVOCATION_CHANNEL, (message: string) => {
+    let r: unknown;
+    try {
+      r = JSON.parse(message);
+    } catch {
+      r = undefined;
+    }
+    if (isRevocation(r)) forget(r);
+    else logger.warn({ channel: REVOCATION_CHANNEL }, 'ignored a malformed revocation message');
+  });
+  const send = (r: Revocation) =>
+    redis.publish(REVOCATION_CHANNEL, JSON.stringify(r)).catch((err: unknown) => logger.error({ err }, 'could not announce a revocation'));
+  announce = send;
+  return async () => {
+    if (announce === send) announce = undefined;
+    await listener.quit();
+  };
+}
+
+/** Forgets here, after the rows are gone, and tells the other processes. */
+async function revoked(r: Revocation): Promise<void> {
+  forget(r);
+  await announce?.(r);
 }
 
 /** A token of `type` that is correctly signed, unexpired, and still recorded (not revoked). */
@@ -176,17 +232,21 @@ export async function checkRecorded(db: Knex, payload: TokenPayload, type: Token
 
 /** Revokes one sign-in (its access and refresh tokens). */
 export async function revokeSession(db: Knex, sub: string, sessionid: string | null, jti: string): Promise<void> {
-  forget((r, j) => j === jti || (!!sessionid && r.sub === sub && r.sessionid === sessionid));
+  const r: Revocation = { kind: 'session', sub, sessionid, jti };
+  forget(r);
   if (sessionid) await db('tokens').where({ lmsuserid: sub, sessionid }).del();
   else await db('tokens').where({ token: jti }).del();
+  await revoked(r);
 }
 
 /** Revokes every token of a person of the given types (all types when none are given). */
 export async function revokeAll(db: Knex, sub: string, types?: TokenType[]): Promise<void> {
-  forget((r) => r.sub === sub && (!types || types.includes(r.type as TokenType)));
+  const r: Revocation = { kind: 'person', sub, types };
+  forget(r);
   const q = db('tokens').where({ lmsuserid: sub });
   if (types) q.whereIn('tokentype', types.map((t) => TOKEN_TYPES[t]));
   await q.del();
+  await revoked(r);
 }
 
 /** Expired rows can never validate again; dropping them keeps the lookups small. */
