@@ -3,7 +3,7 @@ import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLE_IDS, connectRedis, type RedisClient } from '@lms/shared';
-import { REVOCATION_CHANNEL, shareRevocations } from '../src/auth/tokens';
+import { REVOCATION_CHANNEL, revokeAll, shareRevocations } from '../src/auth/tokens';
 import { silentLogger } from './helpers';
 import { makeApp, type TestApp } from './helpers';
 import { PASSWORD, captureMailer, claimsOf, createSchoolUser, createStaff, schoolLogin, staffLogin } from './accounts';
@@ -144,6 +144,16 @@ describe('revocations between instances', () => {
       expect((await request(t.app).post('/auth/logout').set('Authorization', `Bearer ${b.accessToken}`)).body).toEqual({ error: false, data: true });
       for (let i = 0; i < 50 && !heard.length; i++) await new Promise((r) => setTimeout(r, 20));
       expect(heard.map((m) => JSON.parse(m as string))).toEqual([{ kind: 'session', sub: bc.sub, sessionid: expect.any(String), jti: bc.jti }]);
+
+      // A revocation inside a transaction is announced when it commits, not before.
+      heard.length = 0;
+      await t.tdb.db.transaction(async (trx) => {
+        await revokeAll(trx, bc.sub, ['VERIFYEMAIL']);
+        await new Promise((r) => setTimeout(r, 100));
+        expect(heard).toEqual([]);
+      });
+      for (let i = 0; i < 50 && !heard.length; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(heard.map((m) => JSON.parse(m as string))).toEqual([{ kind: 'person', sub: bc.sub, types: ['VERIFYEMAIL'] }]);
     } finally {
       await stop();
       await otherListener.quit();

@@ -201,10 +201,22 @@ export async function shareRevocations(redis: RedisClient, logger: Logger): Prom
   };
 }
 
-/** Forgets here, after the rows are gone, and tells the other processes. */
-async function revoked(r: Revocation): Promise<void> {
-  forget(r);
-  await announce?.(r);
+/**
+ * Forgets here once the rows are gone, and tells the other processes. Inside a transaction the rows
+ * are gone only when it commits (until then another request may still read them and remember the
+ * token), so that waits for the commit; a rollback revokes nothing.
+ */
+async function revoked(db: Knex, r: Revocation): Promise<void> {
+  const done = () => {
+    forget(r);
+    return announce?.(r);
+  };
+  const trx = db as unknown as Partial<Knex.Transaction>;
+  if (trx.isTransaction && trx.executionPromise) {
+    void trx.executionPromise.then(done, () => undefined);
+    return;
+  }
+  await done();
 }
 
 /** A token of `type` that is correctly signed, unexpired, and still recorded (not revoked). */
@@ -236,7 +248,7 @@ export async function revokeSession(db: Knex, sub: string, sessionid: string | n
   forget(r);
   if (sessionid) await db('tokens').where({ lmsuserid: sub, sessionid }).del();
   else await db('tokens').where({ token: jti }).del();
-  await revoked(r);
+  await revoked(db, r);
 }
 
 /** Revokes every token of a person of the given types (all types when none are given). */
@@ -246,7 +258,7 @@ export async function revokeAll(db: Knex, sub: string, types?: TokenType[]): Pro
   const q = db('tokens').where({ lmsuserid: sub });
   if (types) q.whereIn('tokentype', types.map((t) => TOKEN_TYPES[t]));
   await q.del();
-  await revoked(r);
+  await revoked(db, r);
 }
 
 /** Expired rows can never validate again; dropping them keeps the lookups small. */
