@@ -25,7 +25,8 @@ interface PgConnection {
  * any other reads, on SQLite, on the client's reading connection (the last committed state, without
  * waiting for the pool or for a transaction in progress), on PostgreSQL, on a connection of the pool.
  * Knex's per-query runner is left out (its events, debug formatting, pool timer and chain of promises),
- * which on a small read costs more than the database does. Use `.limit(1)` and take `[0]` for one row.
+ * which on a small read costs about as much as the database does. Use `.limit(1)` and take `[0]` for
+ * one row.
  */
 export async function readRows<T = Record<string, unknown>>(query: Knex.QueryBuilder): Promise<T[]> {
   const compiled = query.toSQL();
