@@ -3,7 +3,7 @@ import { readRows, type Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
-import { applyFilters, pageOf, pagingBody, type Paging } from '../user/store';
+import { applyFilters, pageRows, pagingBody, type Paging } from '../user/store';
 
 /** Every country that is not deleted, for the report filters. */
 export async function allCountries(db: Knex) {
@@ -44,10 +44,7 @@ export async function getCountry(db: Knex, countryid: string) {
 export async function listCountries(db: Knex, body: Paging) {
   const base = db('countries').where({ isdeleted: false });
   applyFilters(base, body, (k) => k);
-  const total = Number((await base.clone().count({ n: '*' }).first())?.n ?? 0);
-  const { limit, offset } = pageOf(body);
-  const data = await base.clone().orderBy('countryname').limit(limit).offset(offset).select();
-  return { data, total, pageindex: body.pageindex ?? 0, pagesize: body.pagesize ?? 0 };
+  return pageRows(base, body, 'countryname');
 }
 
 /** Names are unique among all rows, deleted ones included (the table's constraint). */

@@ -3,7 +3,7 @@ import type { Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
-import { applyFilters, pageOf, pagingBody, replaceRoles, type Paging } from '../user/store';
+import { applyFilters, pageRows, pagingBody, replaceRoles, type Paging } from '../user/store';
 
 const nonblank = z
   .string({ error: 'is required' })
@@ -96,10 +96,7 @@ export async function allRoles(db: Knex) {
 export async function listRoles(db: Knex, body: Paging) {
   const base = db('roles');
   applyFilters(base, body, (k) => k, true);
-  const total = Number((await base.clone().count({ n: '*' }).first())?.n ?? 0);
-  const { limit, offset } = pageOf(body);
-  const data = await base.clone().orderBy('rolename').limit(limit).offset(offset).select();
-  return { data, total, pageindex: body.pageindex ?? 0, pagesize: body.pagesize ?? 0 };
+  return pageRows(base, body, 'rolename');
 }
 
 /** Permission ids from the form: a permission id, or `all_<titleid>` for every permission under that title. */

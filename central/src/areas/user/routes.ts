@@ -1,10 +1,9 @@
 import { perms, route, type HandlerContext } from '@lms/shared';
 import type { Caller, CentralRoute } from '../../http/types';
-import { depsOf } from '../../http/context';
+import { actorOf, depsOf } from '../../http/context';
 import { createUser, createUserBody, disableUser, getUser, listUsers, updateUser, updateUserBody, userListBody, userParams } from './store';
 
 type Ctx = HandlerContext<Caller>;
-const by = (c: Caller): string | null => (c.kind === 'staff' ? c.lmsuserid : null);
 
 async function deleteUser({ req, res, params, caller }: Ctx) {
   // The original answers 200 with an error body here, and the admin UI shows that message.
@@ -12,12 +11,12 @@ async function deleteUser({ req, res, params, caller }: Ctx) {
     res.status(200).json({ error: true, errormessage: 'Can not delete current user!', data: false });
     return undefined;
   }
-  return disableUser(depsOf(req).db, params.lmsuserid, by(caller) ?? '');
+  return disableUser(depsOf(req).db, params.lmsuserid, actorOf(caller) ?? '');
 }
 
 export const userRoutes: CentralRoute[] = [
-  route('POST', '/user/create', perms('create_user'), { body: createUserBody }, ({ req, body, caller }) => createUser(depsOf(req).db, body, by(caller)), { summary: 'create staff user and bind lmsuserroles' }),
-  route('PUT', '/user/:lmsuserid', perms('update_user'), { params: userParams, body: updateUserBody }, ({ req, params, body, caller }) => updateUser(depsOf(req).db, params.lmsuserid, body, by(caller)), { summary: 'update staff user' }),
+  route('POST', '/user/create', perms('create_user'), { body: createUserBody }, ({ req, body, caller }) => createUser(depsOf(req).db, body, actorOf(caller)), { summary: 'create staff user and bind lmsuserroles' }),
+  route('PUT', '/user/:lmsuserid', perms('update_user'), { params: userParams, body: updateUserBody }, ({ req, params, body, caller }) => updateUser(depsOf(req).db, params.lmsuserid, body, actorOf(caller)), { summary: 'update staff user' }),
   route('DELETE', '/user/:lmsuserid', perms('delete_user'), { params: userParams }, deleteUser, { summary: 'disable staff user and unbind roles' }),
   route('POST', '/user', perms('view_user'), { body: userListBody }, ({ req, body }) => listUsers(depsOf(req).db, body), { summary: 'paged list of staff user (pageindex/pagesize/filter)' }),
   route('GET', '/user/:lmsuserid', perms('view_user'), { params: userParams }, ({ req, params }) => getUser(depsOf(req).db, params.lmsuserid), { summary: 'get one staff user by id' }),

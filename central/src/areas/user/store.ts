@@ -165,14 +165,21 @@ export function pageOf(body: Paging): { limit: number; offset: number } {
   return { limit: size, offset: index > 1 ? size * (index - 1) : 0 };
 }
 
+/** One page of `base` (its filters applied) in `order`, as the paged-list envelope: rows, total, the page asked for. */
+export async function pageRows(base: Knex.QueryBuilder, body: Paging, order: string, columns: readonly string[] = []) {
+  const total = Number((await base.clone().count({ n: '*' }).first())?.n ?? 0);
+  const { limit, offset } = pageOf(body);
+  const data = (await base.clone().orderBy(order).limit(limit).offset(offset).select(...columns)) as Array<Record<string, unknown>>;
+  return { data, total, pageindex: body.pageindex ?? 0, pagesize: body.pagesize ?? 0 };
+}
+
 export const userListBody = pagingBody(['lmsusername']);
 
 export async function listUsers(db: Knex, body: Paging) {
   const base = db('lmsusers').where({ isdisabled: false });
   applyFilters(base, body, (k) => k);
-  const total = Number((await base.clone().count({ n: '*' }).first())?.n ?? 0);
-  const { limit, offset } = pageOf(body);
-  const users = await base.clone().orderBy('lmsusername').limit(limit).offset(offset).select(...PUBLIC_COLUMNS);
+  const page = await pageRows(base, body, 'lmsusername', PUBLIC_COLUMNS);
+  const users = page.data as Array<{ lmsuserid: string }>;
   const links = users.length
     ? await db('lmsusers_roles as ur').join('roles as r', 'r.roleid', 'ur.roleid').whereIn('ur.lmsuserid', users.map((u: { lmsuserid: string }) => u.lmsuserid)).orderBy('r.rolename').select('ur.lmsuserid', 'r.rolename')
     : [];
@@ -180,7 +187,7 @@ export async function listUsers(db: Knex, body: Paging) {
     const roles = links.filter((l: { lmsuserid: string }) => l.lmsuserid === u.lmsuserid).map((l: { rolename: string }) => ({ rolename: l.rolename }));
     return { ...u, roles, formattedroles: roles.map((r: { rolename: string }) => r.rolename).join(', ') };
   });
-  return { data, total, pageindex: body.pageindex ?? 0, pagesize: body.pagesize ?? 0 };
+  return { ...page, data };
 }
 
 /** The edit form: the account with its roles and their permissions, and every role with `checked` when held. */
