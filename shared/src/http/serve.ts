@@ -5,6 +5,8 @@ import { ConfigError } from '../config';
 export interface ServeOptions {
   name: string;
   port: number;
+  /** Address to listen on; every interface when unset. */
+  host?: string;
   logger: Logger;
   app: Express;
   /** Released on shutdown (database pools, Redis clients). */
@@ -13,7 +15,8 @@ export interface ServeOptions {
 
 /** Listens and stops cleanly on SIGINT/SIGTERM. */
 export function serve(o: ServeOptions): void {
-  const server = o.app.listen(o.port, () => o.logger.info({ port: o.port }, `${o.name} listening on :${o.port}`));
+  const onListening = () => o.logger.info({ host: o.host ?? '*', port: o.port }, `${o.name} listening on ${o.host ?? '*'}:${o.port}`);
+  const server = o.host ? o.app.listen(o.port, o.host, onListening) : o.app.listen(o.port, onListening);
   const stop = () => {
     o.logger.info('shutting down');
     server.close(() => {

@@ -3,7 +3,8 @@ import type { Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
-import { applyFilters, pageRows, pagingBody, replaceRoles, type Paging } from '../user/store';
+import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
+import { replaceRoles } from '../user/store';
 
 const nonblank = z
   .string({ error: 'is required' })
