@@ -515,10 +515,17 @@ describe('online reports (proxied to the classroom server)', () => {
     expect(level.body.data).toEqual({ data: [], total: 0, pageindex: 0, pagesize: 0, student: { studentfirstname: 'Amina' } });
   });
 
-  it('answers a download with the classroom\'s rows', async () => {
-    fake.answer = () => ({ status: 200, body: { error: false, data: [{ curriculum: 'Demo' }] } });
+  it('answers a download as the CSV of the classroom\'s rows', async () => {
+    const row = {
+      schoolname: 'Demo School', schooluser: { schoolusername: 'u1' }, class: { standardname: 'Class 1' },
+      level: { levelname: 'L1', grade: { gradename: 'G1', curriculum: { curriculumname: 'Demo' } } },
+      laststudentprogress: { marks: 3, resultpercentage: 75, scores: 4, totalquestions: 4 },
+    };
+    fake.answer = () => ({ status: 200, body: { error: false, data: [row] } });
     const res = await request(t.app).post('/report/online/studentlevelquiz/class/download').set('Authorization', bearer(superadmin)).send({});
-    expect(res.body).toEqual({ error: false, data: [{ curriculum: 'Demo' }] });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/csv/);
+    expect(res.text).toBe('curriculum,school,userid,class,course,level,marks,totalquestions,percentage,quizscore,result\nDemo,Demo School,u1,Class 1,G1,L1,3,4,75%,4,Redo');
     expect(fake.received[0].url).toBe('/report/studentlevelquiz/class/download');
   });
 

@@ -91,3 +91,10 @@ export function scopedSchoolIds(db: Knex, scope: Scope): Knex.QueryBuilder | und
 export function scopedCountryIds(db: Knex, scope: Scope): Knex.QueryBuilder | undefined {
   return scope.all ? undefined : schoolsIn(db, scope, 'countryid');
 }
+
+/** The schools a restricted scope admits, by id and by name (one query); null when the scope admits every school. */
+export async function scopeSchools(db: Knex, scope: Scope): Promise<{ ids: string[]; names: string[] } | null> {
+  if (scope.all) return null;
+  const rows = (await schoolsIn(db, scope, 'schoolid').select('schoolname')) as Array<{ schoolid: string; schoolname: string }>;
+  return { ids: rows.map((r) => r.schoolid), names: rows.map((r) => r.schoolname) };
+}

@@ -80,6 +80,8 @@ export interface RouteDef<TCaller = unknown> {
   status?: number;
   /** A second path for a route already in the catalogue (left out of the gating counts). */
   alias?: boolean;
+  /** A route beyond the original's catalogue (left out of the spec's gating counts, counted apart). */
+  addition?: boolean;
   /**
    * Largest JSON body this route reads (bytes or a size such as '5mb'); the service's default (1 MB)
    * when absent. Raise it only on authenticated routes that need more.
@@ -93,7 +95,7 @@ export function route<TCaller = unknown>(
   gate: Gate,
   input: RouteInput,
   handler: Handler<TCaller>,
-  extra: Partial<Pick<RouteDef<TCaller>, 'classGuard' | 'summary' | 'tags' | 'before' | 'status' | 'alias' | 'bodyLimit'>> = {},
+  extra: Partial<Pick<RouteDef<TCaller>, 'classGuard' | 'summary' | 'tags' | 'before' | 'status' | 'alias' | 'addition' | 'bodyLimit'>> = {},
 ): RouteDef<TCaller> {
   return { method, path, gate, input, handler, ...extra };
 }
