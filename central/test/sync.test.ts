@@ -8,7 +8,7 @@ import { DEMO, seedDemoContent } from '@lms/db';
 import { CONTENT_KEY_LIST, ROLE_IDS, readPackageJson } from '@lms/shared';
 import { ClassroomClient } from '../src/classroom-client';
 import { closedPort, makeApp, type TestApp } from './helpers';
-import { createSchoolUser, createStaff, staffLogin } from './accounts';
+import { createSchoolUser, createStaff, schoolLogin, staffLogin } from './accounts';
 
 // The central side of curriculum and roster sync against a recording stand-in for the classroom server
 // (the real one is driven in e2e-sync.test.ts).
@@ -373,6 +373,41 @@ describe('POST /sync/cloud/:schoolname/students', () => {
     const res = await request(t.app).post(`/sync/cloud/${encodeURIComponent(DEMO.schoolname)}/students`).set('Authorization', bearer(teacher));
     expect(res.status).toBe(403);
     expect(fake.received).toHaveLength(0);
+  });
+});
+
+describe('content sent towards classrooms is recorded for the sync-status report', () => {
+  beforeEach(async () => {
+    await t.tdb.db('contentpushes').del();
+  });
+
+  it('a curriculum push (every school of the classroom server), with its sender and row count', async () => {
+    expect((await request(t.app).post('/sync/cloud').set('Authorization', bearer(admin))).status).toBe(200);
+    const rows = await t.tdb.db('contentpushes').select();
+    expect(rows).toEqual([expect.objectContaining({ kind: 'content', schoolid: null, created_by_name: 'admin@example.org' })]);
+    // Every row of the package: content rows of the seed (a curriculum, a grade, a level, a lesson, ...).
+    const sent = await readPackageJson({ buffer: fake.received[0].file!.bytes });
+    const rowsSent = Object.values(sent.json as Record<string, unknown[]>).reduce((n, list) => n + list.length, 0);
+    expect(rows[0].rowcount).toBe(rowsSent);
+  });
+
+  it('a roster push for its school; nothing when the classroom refuses', async () => {
+    expect((await request(t.app).post(`/sync/cloud/${encodeURIComponent(DEMO.schoolname)}/students`).set('Authorization', bearer(admin))).status).toBe(200);
+    expect(await t.tdb.db('contentpushes').select('kind', 'schoolid', 'rowcount')).toEqual([{ kind: 'students', schoolid: DEMO.schoolid, rowcount: 3 }]);
+    fake.answer = () => ({ status: 400, body: { error: true, errormessage: 'Invalid file', data: false } });
+    expect((await request(t.app).post('/sync/cloud').set('Authorization', bearer(admin))).status).toBe(500);
+    expect(await t.tdb.db('contentpushes').count({ n: '*' }).first()).toMatchObject({ n: 1 });
+  });
+
+  it('a teacher of the school fetching the package for the classroom', async () => {
+    const schoolTeacher = (await schoolLogin(t.app, 'teacher1')).accessToken;
+    expect((await download('/sync/content', schoolTeacher)).status).toBe(200);
+    const [row] = await t.tdb.db('contentpushes').select();
+    expect(row).toMatchObject({ kind: 'download', schoolid: DEMO.schoolid, created_by_name: 'teacher1' });
+    expect(row.rowcount).toBeGreaterThan(5);
+    // A staff download is not tied to a school.
+    expect((await download('/sync/content', teacher)).status).toBe(200);
+    expect(await t.tdb.db('contentpushes').count({ n: '*' }).first()).toMatchObject({ n: 1 });
   });
 });
 

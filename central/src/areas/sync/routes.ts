@@ -25,20 +25,24 @@ function sender(caller: Caller): { id: string | null; name: string | null } {
   return { id: null, name: caller.kind === 'apikey' ? 'API KEY' : null };
 }
 
+/** Records what was sent; the content reached the classroom (or the teacher) already, so a failure is logged, not answered. */
+async function recorded(req: Ctx['req'], write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch (err) {
+    depsOf(req).logger.warn({ err }, 'content push not recorded');
+  }
+}
+
 async function contentDownload({ req, res, caller }: Ctx): Promise<void> {
   const { db } = depsOf(req);
   const counter = { rows: 0 };
-  await sendZip(res, SYNC_ZIP, contentPackage(db, counter));
   // A teacher fetching the package takes it to their classroom's server: that school's last content.
-  // The package is already sent: a failure to record it is logged, not answered.
-  if (caller.kind === 'school') {
-    try {
-      const school = await schoolOfSchoolUser(db, caller.schooluserid);
-      if (school) await recordContentPush(db, { kind: 'download', schoolid: school, rowcount: counter.rows, by: sender(caller) });
-    } catch (err) {
-      depsOf(req).logger.warn({ err }, 'content download not recorded');
-    }
-  }
+  const record = caller.kind !== 'school' ? undefined : () => recorded(req, async () => {
+    const school = await schoolOfSchoolUser(db, caller.schooluserid);
+    if (school) await recordContentPush(db, { kind: 'download', schoolid: school, rowcount: counter.rows, by: sender(caller) });
+  });
+  await sendZip(res, SYNC_ZIP, contentPackage(db, counter), record);
 }
 
 async function pushContent({ req, caller }: Ctx): Promise<unknown> {
@@ -46,7 +50,7 @@ async function pushContent({ req, caller }: Ctx): Promise<unknown> {
   const counter = { rows: 0 };
   const file = await onSnapshot(db, (q) => packageToTempFile(contentPackage(q, counter)));
   const answer = await pushFile(req, 'master', file);
-  await recordContentPush(db, { kind: 'content', schoolid: null, rowcount: counter.rows, by: sender(caller) });
+  await recorded(req, () => recordContentPush(db, { kind: 'content', schoolid: null, rowcount: counter.rows, by: sender(caller) }));
   return answer;
 }
 
@@ -57,8 +61,10 @@ async function pushStudents({ req, params, caller }: Ctx): Promise<unknown> {
   const studentusers = await schoolRoster(depsOf(req).db, params.schoolname, { teacherAccounts: true, hash: true });
   if (studentusers.length === 0) throw httpError(400, 'No student available');
   const answer = await pushPackage(req, 'students', writeStudentsZip({ studentusers }));
-  const school = await depsOf(req).db('schools').where({ schoolname: params.schoolname }).first('schoolid');
-  if (school) await recordContentPush(depsOf(req).db, { kind: 'students', schoolid: school.schoolid as string, rowcount: studentusers.length, by: sender(caller) });
+  await recorded(req, async () => {
+    const school = await depsOf(req).db('schools').where({ schoolname: params.schoolname }).first('schoolid');
+    if (school) await recordContentPush(depsOf(req).db, { kind: 'students', schoolid: school.schoolid as string, rowcount: studentusers.length, by: sender(caller) });
+  });
   return answer;
 }
 
