@@ -102,7 +102,9 @@ export type Unit = 'lesson' | 'level';
  * (the questions of that quiz), rn = 1 only.
  */
 function bestAttempts(db: Knex, unit: Unit, restrict: (q: Knex.QueryBuilder) => void): Knex.QueryBuilder {
-  const ranked = db('studentprogress as p').select('p.studentid', 'p.studentprogressreferenceid', 'p.scores', 'p.resultpercentage', 'p.marks', 'p.ispass', 'p.starttime');
+  // The ranking reads only columns of the attempts' covering index (migration 0008); the winners' other
+  // columns are read by primary key afterwards, one row per learner and unit.
+  const ranked = db('studentprogress as p').select('p.studentid', 'p.studentprogressid');
   const unitColumn = unit === 'lesson' ? 'lq.lessonid' : 'lvq.levelid';
   if (unit === 'lesson') ranked.join('lessonquizzes as lq', 'lq.lessonquizid', 'p.studentprogressreferenceid');
   else ranked.join('levels as lvq', 'lvq.levelid', 'p.studentprogressreferenceid');
@@ -117,9 +119,13 @@ function bestAttempts(db: Knex, unit: Unit, restrict: (q: Knex.QueryBuilder) => 
   const progress = PROGRESS_TABLE[unit];
   ranked.whereExists(db(`${progress.table} as pr`).whereRaw(`pr.studentid = p.studentid and pr.${progress.column} = ${unitColumn}`).select(db.raw('1')));
   const questions = unit === 'lesson'
-    ? db('lessonquizquestions as qq').whereRaw('qq.lessonquizid = b0.studentprogressreferenceid').count('*')
-    : db('levelquizquestions as qq').whereRaw('qq.levelid = b0.studentprogressreferenceid').count('*');
-  return db.from(ranked.as('b0')).where('b0.rn', 1).select('b0.*', { totalquestions: questions });
+    ? db('lessonquizquestions as qq').whereRaw('qq.lessonquizid = w.studentprogressreferenceid').count('*')
+    : db('levelquizquestions as qq').whereRaw('qq.levelid = w.studentprogressreferenceid').count('*');
+  return db
+    .from(ranked.as('b0'))
+    .join('studentprogress as w', 'w.studentprogressid', 'b0.studentprogressid')
+    .where('b0.rn', 1)
+    .select('b0.studentid', 'b0.unitid', 'w.studentprogressreferenceid', 'w.scores', 'w.resultpercentage', 'w.marks', 'w.ispass', 'w.starttime', { totalquestions: questions });
 }
 
 /** The best attempt's columns on the outer query, prefixed `bp_`. */
@@ -285,7 +291,12 @@ export async function classReport(c: ReportCtx, body: MultiPaging, unit: Unit): 
   const classLearners = db('students').whereIn('standard', classes).select('studentid');
   const q = learnerColumns(learnerBase(c).whereIn('s.standard', classes))
     .leftJoin(
-      bestAttempts(db, unit, (r) => r.where(unit === 'lesson' ? 'lq.lessonid' : 'lvq.levelid', chosen.unitid).whereIn('p.studentid', classLearners)).as('b'),
+      bestAttempts(db, unit, (r) => {
+        // By the attempt's own reference, so that the ranking index is read for this unit only.
+        if (unit === 'lesson') r.whereIn('p.studentprogressreferenceid', db('lessonquizzes').where('lessonid', chosen.unitid).select('lessonquizid'));
+        else r.where('p.studentprogressreferenceid', chosen.unitid);
+        r.whereIn('p.studentid', classLearners);
+      }).as('b'),
       'b.studentid',
       's.studentid',
     )
@@ -366,22 +377,31 @@ export function lastCompletedReport(c: ReportCtx, body: MultiPaging): LearnerRow
   // A content filter keeps the learners who have an attempt there, and their attempts there.
   if (narrowed) learners.whereExists(chain(db('studentprogress as p').whereRaw('p.studentid = s.studentid')).select(db.raw('1')));
 
+  // Ranked on the attempts' covering index and the content's orders; the winner's row and names are read afterwards.
   const ranked = chain(db('studentprogress as p'))
-    .leftJoin('curriculums as c', 'c.curriculumid', 'g.curriculumid')
     .whereIn('p.studentid', learners.clone().select('s.studentid'))
     .select(
-      'p.*',
-      { lq_lessonquizid: 'lq.lessonquizid', lq_lessonquizorder: 'lq.lessonquizorder', lq_lessonname: 'l.lessonname', lq_lessonorder: 'l.lessonorder' },
-      { lq_levelname: 'lv.levelname', lq_levelorder: 'lv.levelorder', lq_gradename: 'g.gradename', lq_gradeorder: 'g.gradeorder', lq_curriculumname: 'c.curriculumname' },
+      'p.studentid',
+      'p.studentprogressid',
       db.raw(
         'row_number() over (partition by p.studentid order by g.gradeorder desc, lv.levelorder desc, l.lessonorder desc, lq.lessonquizorder desc, p.starttime desc, p.studentprogressid desc) as rn',
       ),
     );
-  const last = db.from(ranked.as('r')).where('r.rn', 1).select(
-    'r.studentid', 'r.studentprogressid', 'r.ispass', 'r.studentprogressreferenceid', 'r.starttime', 'r.endtime', 'r.progresstype',
-    'r.resultpercentage', 'r.points', 'r.fullpoints', 'r.marks', 'r.scores',
-    'r.lq_lessonquizid', 'r.lq_lessonquizorder', 'r.lq_lessonname', 'r.lq_lessonorder', 'r.lq_levelname', 'r.lq_levelorder', 'r.lq_gradename', 'r.lq_gradeorder', 'r.lq_curriculumname',
-  );
+  const last = db
+    .from(ranked.as('r'))
+    .join('studentprogress as w', 'w.studentprogressid', 'r.studentprogressid')
+    .join('lessonquizzes as wq', 'wq.lessonquizid', 'w.studentprogressreferenceid')
+    .join('lessons as wl', 'wl.lessonid', 'wq.lessonid')
+    .join('levels as wv', 'wv.levelid', 'wl.levelid')
+    .join('grades as wg', 'wg.gradeid', 'wv.gradeid')
+    .leftJoin('curriculums as wc', 'wc.curriculumid', 'wg.curriculumid')
+    .where('r.rn', 1)
+    .select(
+      'w.studentid', 'w.studentprogressid', 'w.ispass', 'w.studentprogressreferenceid', 'w.starttime', 'w.endtime', 'w.progresstype',
+      'w.resultpercentage', 'w.points', 'w.fullpoints', 'w.marks', 'w.scores',
+      { lq_lessonquizid: 'wq.lessonquizid', lq_lessonquizorder: 'wq.lessonquizorder', lq_lessonname: 'wl.lessonname', lq_lessonorder: 'wl.lessonorder' },
+      { lq_levelname: 'wv.levelname', lq_levelorder: 'wv.levelorder', lq_gradename: 'wg.gradename', lq_gradeorder: 'wg.gradeorder', lq_curriculumname: 'wc.curriculumname' },
+    );
   const lastColumns: Record<string, string> = {};
   for (const k of ['studentprogressid', 'ispass', 'studentprogressreferenceid', 'starttime', 'endtime', 'progresstype', 'resultpercentage', 'points', 'fullpoints', 'marks', 'scores']) {
     lastColumns[`bp_${k}`] = `b.${k}`;
