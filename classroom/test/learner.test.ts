@@ -241,6 +241,30 @@ describe('result submission', () => {
     expect(answers.body.data.levelquizquestions.map((q: { answer: { iscorrect: boolean } }) => q.answer.iscorrect)).toEqual([true, true]);
   });
 
+  it('records a practice or quiz handed in with no right answer (result: []) as one failed attempt, 0 %', async () => {
+    const dara = C.students[3];
+    const auth = await signIn(dara.schoolusername);
+    const starttime = Date.parse('2026-11-21T09:00:00Z');
+    for (const [url, referenceid] of [[`/result/lesson/practice/${C.practiceid}`, C.practiceid], [`/result/lesson/quiz/${C.quizid}`, C.quizid]]) {
+      for (let i = 0; i < 2; i++) {
+        const res = await request(t.app).post(url).set('Authorization', auth).send({ starttime, endtime: starttime + 30_000, result: [] });
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({ error: false, data: true });
+      }
+      const rows = await db()('studentprogress').where({ studentid: dara.studentid, studentprogressreferenceid: referenceid });
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ ispass: false, resultpercentage: 0, marks: 0, points: 0, scores: 0, starttime: '2026-11-21T09:00:00.000Z' });
+      expect(await count('studentprogressquestions', { studentprogressid: rows[0].studentprogressid })).toBe(0);
+    }
+    const lessonRow = await db()('studentlessonsprogress').where({ studentid: dara.studentid, lessonid: C.lessonid }).first();
+    expect(lessonRow).toMatchObject({ points: 0, completed: false });
+    // A level quiz or baseline check without a single answer is still refused, and writes nothing.
+    const before = await count('studentprogress');
+    const level = await request(t.app).post(`/result/level/quiz/${C.levelid}`).set('Authorization', auth).send({ starttime, result: [] });
+    expect(level.status).toBe(400);
+    expect(await count('studentprogress')).toBe(before);
+  });
+
   it('a user without a students row cannot submit', async () => {
     const teacher = await signIn('demo.teacher');
     const res = await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', teacher).send(quizBody(Date.now(), [true, true, true, true]));
