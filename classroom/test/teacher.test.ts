@@ -72,10 +72,12 @@ describe('teacher routes', () => {
       .send({ pageindex: 1, pagesize: 20, filter: [{ key: 'standard', value: C.standardid }, { key: 'lessonid', value: C.lessonid }] });
     expect(res.body.data).toMatchObject({ total: 5, pageindex: 1, pagesize: 20 });
     const row = res.body.data.data.find((r: { studentid: string }) => r.studentid === amina.studentid);
-    expect(row.studentprogress).toEqual({ studentprogressreferenceid: C.quizid, scores: 3, resultpercentage: 100, marks: 4, ispass: 1, totalquestions: 4 });
+    expect(row).toMatchObject({ studentfirstname: 'Amina', studentlastname: 'Okafor' });
+    expect(row.studentprogress).toEqual({ studentprogressreferenceid: C.quizid, scores: 3, resultpercentage: 100, marks: 4, mark: 4, ispass: 1, totalquestions: 4 });
     expect(row.schooluser).toEqual({ schoolusername: amina.schoolusername });
     const other = res.body.data.data.find((r: { studentid: string }) => r.studentid === jonas.studentid);
-    expect(other.studentprogress.ispass).toBe(0);
+    expect(other.studentprogress).toEqual({ studentprogressreferenceid: null, scores: 0, resultpercentage: 0, marks: 0, mark: 0, ispass: 0, totalquestions: 0 });
+    expect(other.studentlastname).toBe('Meyer');
     const defaults = await request(t.app).post('/teacher/studentprogress').set('Authorization', teacher).send({});
     expect(defaults.body.data.total).toBe(5);
     expect((await request(t.app).post('/teacher/studentprogress').set('Authorization', otherSchoolTeacher.auth).send({})).body.errormessage).toBe('school has no student!');
