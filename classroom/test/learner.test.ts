@@ -148,6 +148,41 @@ describe('learner content', () => {
     expect((await request(t.app).get(`/lesson/plan/${C.planid}`).set('Authorization', await signIn())).status).toBe(403);
   });
 
+  it("leaves a practice or quiz without an active question out of a learner's lesson, and shows staff every one", async () => {
+    const extra = {
+      practice: crypto.randomUUID(), quiz: crypto.randomUUID(), inactiveQuiz: crypto.randomUUID(), question: crypto.randomUUID(),
+      link: crypto.randomUUID(), inactiveLink: crypto.randomUUID(),
+    };
+    const lessonid = C.lesson2id;
+    await db()('lessonpractices').insert({ lessonpracticeid: extra.practice, lessonid, lessonpracticeorder: 2, lessonpracticename: 'Empty practice', lessonpracticedescription: '', points: 10 });
+    await db()('lessonquizzes').insert([
+      { lessonquizid: extra.quiz, lessonid, lessonquizorder: 2, lessonquizname: 'Quiz of a deleted question', lessonquizdescription: '', points: 10 },
+      { lessonquizid: extra.inactiveQuiz, lessonid, lessonquizorder: 3, lessonquizname: 'Quiz of an inactive link', lessonquizdescription: '', points: 10 },
+    ]);
+    await db()('questions').insert({ questionid: extra.question, templatetypeid: 1, questionidentifier: 'DELETED-1', isdeleted: true });
+    await db()('lessonquizquestions').insert([
+      { lessonquizquestionid: extra.link, lessonquizid: extra.quiz, questionid: extra.question, lessonquizquestionorder: 1, lessonquizquestionstatus: true },
+      { lessonquizquestionid: extra.inactiveLink, lessonquizid: extra.inactiveQuiz, questionid: C.questions[4], lessonquizquestionorder: 1, lessonquizquestionstatus: false },
+    ]);
+    try {
+      const ids = (body: { lessonpractices: Array<{ lessonpracticeid: string }>; lessonquizzes: Array<{ lessonquizid: string }> }) =>
+        [body.lessonpractices.map((p) => p.lessonpracticeid), body.lessonquizzes.map((q) => q.lessonquizid)];
+      const asLearner = await request(t.app).get(`/lesson/${lessonid}/learning`).set('Authorization', await signIn());
+      expect(ids(asLearner.body.data)).toEqual([[C.practice2id], [C.quiz2id]]);
+      const asTeacher = await request(t.app).get(`/lesson/${lessonid}/learning`).set('Authorization', await signIn('demo.teacher'));
+      expect(ids(asTeacher.body.data)).toEqual([[C.practice2id, extra.practice], [C.quiz2id, extra.quiz, extra.inactiveQuiz]]);
+      // What the learner is no longer offered is exactly what has no question to serve.
+      for (const id of [extra.quiz, extra.inactiveQuiz]) {
+        expect((await request(t.app).get(`/question/quiz/${id}`).set('Authorization', await signIn())).body.data).toEqual([]);
+      }
+    } finally {
+      await db()('lessonquizquestions').whereIn('lessonquizquestionid', [extra.link, extra.inactiveLink]).del();
+      await db()('lessonquizzes').whereIn('lessonquizid', [extra.quiz, extra.inactiveQuiz]).del();
+      await db()('lessonpractices').where('lessonpracticeid', extra.practice).del();
+      await db()('questions').where('questionid', extra.question).del();
+    }
+  });
+
   it('answers 400 for a malformed id and 404 for an unknown lesson', async () => {
     const auth = await signIn();
     expect((await request(t.app).get('/curriculum/not-a-uuid').set('Authorization', auth)).body).toEqual({ error: true, errormessage: '"curriculumid" Invalid Curriculum id', data: false });
