@@ -37,6 +37,8 @@ const schema = z.object({
   LOGIN_RATE_LIMIT_MAX: positiveInt(20),
   MAX_UPLOAD_MB: positiveInt(200),
   MAX_JSON_KB: positiveInt(1024),
+  MAIL_LINKS_PER_CLIENT_HOUR: positiveInt(10),
+  MAIL_LINKS_PER_ACCOUNT_HOUR: positiveInt(3),
 });
 
 export const CENTRAL_SECRETS = ['JWT_SECRET', 'APPLICATION_API_KEY', 'SERVER_SYNC_KEY', 'RPI_SECRET'] as const;
@@ -76,6 +78,7 @@ export function loadConfig(env: Env = process.env) {
     rateLimit: { perMinute: e.RATE_LIMIT_MAX, loginPer15Minutes: e.LOGIN_RATE_LIMIT_MAX },
     maxUploadBytes: e.MAX_UPLOAD_MB * 1024 * 1024,
     maxJsonBytes: e.MAX_JSON_KB * 1024,
+    mailLinks: { perClientPerHour: e.MAIL_LINKS_PER_CLIENT_HOUR, perAccountPerHour: e.MAIL_LINKS_PER_ACCOUNT_HOUR },
   });
 }
 
