@@ -37,6 +37,8 @@ const schema = z.object({
   LOGIN_RATE_LIMIT_MAX: positiveInt(20),
   MAX_UPLOAD_MB: positiveInt(200),
   MAX_JSON_KB: positiveInt(1024),
+  MAX_CONCURRENT_IMPORTS: positiveInt(2),
+  UPLOAD_IDLE_SECONDS: positiveInt(30),
   MAIL_LINKS_PER_CLIENT_HOUR: positiveInt(10),
   MAIL_LINKS_PER_ACCOUNT_HOUR: positiveInt(3),
 });
@@ -78,6 +80,8 @@ export function loadConfig(env: Env = process.env) {
     rateLimit: { perMinute: e.RATE_LIMIT_MAX, loginPer15Minutes: e.LOGIN_RATE_LIMIT_MAX },
     maxUploadBytes: e.MAX_UPLOAD_MB * 1024 * 1024,
     maxJsonBytes: e.MAX_JSON_KB * 1024,
+    maxConcurrentImports: e.MAX_CONCURRENT_IMPORTS,
+    uploadIdleMs: e.UPLOAD_IDLE_SECONDS * 1000,
     mailLinks: { perClientPerHour: e.MAIL_LINKS_PER_CLIENT_HOUR, perAccountPerHour: e.MAIL_LINKS_PER_ACCOUNT_HOUR },
   });
 }
