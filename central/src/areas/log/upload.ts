@@ -6,7 +6,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import busboy from 'busboy';
-import { httpError } from '@lms/shared';
+import { httpError, uploadStorageError } from '@lms/shared';
 
 export interface SpooledFile {
   /** Absolute path of the temporary copy; remove it with `dispose`. */
@@ -89,6 +89,6 @@ export async function spoolUpload(req: Request, field: string, maxBytes: number,
     return { path: file, size: result.size, filename: result.filename, dispose };
   } catch (err) {
     await dispose();
-    throw err;
+    throw uploadStorageError(err);
   }
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import busboy from 'busboy';
-import { httpError } from '@lms/shared';
+import { httpError, uploadStorageError } from '@lms/shared';
 
 /** The multipart file part every import carries (central and the teacher app both name it so). */
 export const UPLOAD_FIELD = 'importfile';
@@ -70,6 +70,6 @@ export async function receiveUpload(req: Request, maxBytes: number): Promise<Upl
     return { path: file, size, dispose };
   } catch (err) {
     dispose();
-    throw err;
+    throw uploadStorageError(err);
   }
 }
