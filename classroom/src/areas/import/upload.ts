@@ -54,6 +54,12 @@ export async function receiveUpload(req: Request, maxBytes: number): Promise<Upl
           tooLarge = true;
         });
         written = pipeline(stream, fs.createWriteStream(file)).then(() => bytes);
+        // A write that fails (a full disk) answers at once; the rest of the request is read and dropped.
+        written.catch((err: unknown) => {
+          req.unpipe(parser);
+          req.resume();
+          reject(err);
+        });
       });
       parser.on('error', () => reject(httpError(400, 'Invalid file (malformed multipart request)')));
       parser.on('close', () => {
