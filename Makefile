@@ -29,6 +29,9 @@ migrate: build
 	npm run --silent migrate -w central
 	npm run --silent migrate -w classroom
 
+# Demo data and the local run are development: placeholder secrets and /docs are allowed there only.
+seed-demo run: export NODE_ENV ?= development
+
 seed-demo: migrate
 	npm run --silent seed-demo -w central
 	npm run --silent seed-demo -w classroom

@@ -5,6 +5,7 @@ import { centralGates, identify } from './auth/guards';
 import { centralRoutes } from './areas';
 import type { Deps } from './http/types';
 import { VERSION } from './version';
+import { createMailCounters } from './auth/mail-limits';
 
 export const SIGN_IN_PATHS = ['/auth/login', '/auth/school/login', '/auth/forgotpassword', '/auth/sendverificationemail'];
 
@@ -13,7 +14,8 @@ export function createApp(config: Config, deps: Deps): Express {
     name: 'central',
     title: 'Central API',
     version: VERSION,
-    http: { nodeEnv: config.nodeEnv, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins, jsonLimit: '50mb' },
+    http: { nodeEnv: config.nodeEnv, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins },
+    bodyLimit: config.maxJsonBytes,
     rateLimit: config.rateLimit,
     signIn: { paths: SIGN_IN_PATHS, methods: ['post', 'put'] },
     routes: centralRoutes,
@@ -21,6 +23,10 @@ export function createApp(config: Config, deps: Deps): Express {
     identify: identify(),
     logger: deps.logger,
     redis: deps.redis,
-    locals: { config, deps },
+    locals: {
+      config,
+      deps,
+      mailCounters: createMailCounters({ perClientPerHour: config.mailLinks.perClientPerHour, perAccountPerHour: config.mailLinks.perAccountPerHour, redis: deps.redis, logger: deps.logger }),
+    },
   });
 }

@@ -15,14 +15,34 @@ const realSecrets = {
 
 describe('central configuration', () => {
   it('uses the documented defaults', () => {
-    const c = loadConfig({});
-    expect(c.nodeEnv).toBe('development');
+    const c = loadConfig({ ...realSecrets });
+    expect(c.nodeEnv).toBe('production');
     expect(c.port).toBe(3000);
+    expect(c.host).toBeUndefined();
+    expect(c.maxJsonBytes).toBe(1024 * 1024);
     expect(c.databaseUrl).toBe('sqlite:data/central.sqlite');
     expect(c.rpiCloud).toBe('http://127.0.0.1:3001');
     expect(c.logImportEnabled).toBe(false);
     expect(c.objectStore).toEqual({ kind: 'folder', dir: 'data/objects' });
     expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('treats an unset NODE_ENV as production: placeholder or missing secrets are refused, and so is an unknown environment', () => {
+    expect(() => loadConfig({})).toThrow(/JWT_SECRET must be set/);
+    expect(() => loadConfig({ JWT_SECRET: 'change-me-placeholder' })).toThrow(ConfigError);
+    expect(() => loadConfig({ NODE_ENV: 'local' })).toThrow(/NODE_ENV/);
+    expect(loadConfig({ NODE_ENV: 'test' }).nodeEnv).toBe('test');
+    expect(loadConfig({ NODE_ENV: 'development', HOST: '127.0.0.1' }).host).toBe('127.0.0.1');
+  });
+
+  it('refuses to start the built server with NODE_ENV unset and placeholder secrets', () => {
+    const r = spawnSync(process.execPath, [path.resolve(__dirname, '../dist/server.js')], {
+      env: { PATH: process.env.PATH, JWT_SECRET: 'change-me-placeholder' },
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/cannot start: JWT_SECRET must be set to a real secret when NODE_ENV=production/);
   });
 
   it.each(Object.keys(realSecrets))('refuses a production start while %s is a placeholder', (name) => {

@@ -42,19 +42,21 @@ interface People {
   students: Array<{ studentid: string; schooluserid: string }>;
 }
 
+async function insertLearner(db: Knex, username: string, schoolname: string): Promise<{ studentid: string; schooluserid: string }> {
+  const schooluserid = uuid();
+  await db('schoolusers').insert({ schooluserid, schoolusername: username, schooluserpasswordhash: 'x', schooluserrole: 4, schoolname });
+  const studentid = uuid();
+  await db('students').insert({
+    studentid, studentfirstname: username, genderid: 1, city: 'C', country: 'X', state: 'S', curriculumid: DEMO.curriculumid, schooluserid, schoolname,
+  });
+  return { studentid, schooluserid };
+}
+
 async function seedPeople(db: Knex, app: Parameters<typeof request>[0]): Promise<People> {
   await seedDemoContent(db);
-  const teacherid = await createSchoolUser(db, { schoolusername: 'teacher1', role: 3 });
+  const teacherid = await createSchoolUser(db, { schoolusername: 'teacher1', role: 3, schoolname: DEMO.schoolname });
   const students: People['students'] = [];
-  for (let i = 0; i < 2; i += 1) {
-    const schooluserid = uuid();
-    await db('schoolusers').insert({ schooluserid, schoolusername: `learner${i}`, schooluserpasswordhash: 'x', schooluserrole: 4 });
-    const studentid = uuid();
-    await db('students').insert({
-      studentid, studentfirstname: `Learner ${i}`, genderid: 1, city: 'C', country: 'X', state: 'S', curriculumid: DEMO.curriculumid, schooluserid,
-    });
-    students.push({ studentid, schooluserid });
-  }
+  for (let i = 0; i < 2; i += 1) students.push(await insertLearner(db, `learner${i}`, DEMO.schoolname));
   const { accessToken } = await schoolLogin(app, 'teacher1');
   return { teacherid, teacherToken: accessToken, students };
 }
@@ -359,13 +361,40 @@ describe.each(storeKinds)('PUT /log/import with the $name object store', (kind) 
     expect((await counts(db)).logimportpending).toBe(5);
 
     // The roster reaches central; the next upload carrying those rows imports them and clears the parking.
-    await db('schoolusers').insert({ schooluserid: ghost.schooluserid, schoolusername: 'ghost', schooluserpasswordhash: 'x', schooluserrole: 4 });
+    await db('schoolusers').insert({ schooluserid: ghost.schooluserid, schoolusername: 'ghost', schooluserpasswordhash: 'x', schooluserrole: 4, schoolname: DEMO.schoolname });
     await db('students').insert({
       studentid: ghost.studentid, studentfirstname: 'Ghost', genderid: 1, city: 'C', country: 'X', state: 'S', curriculumid: DEMO.curriculumid, schooluserid: ghost.schooluserid,
+      schoolname: DEMO.schoolname,
     });
     const again = await upload(zip);
     expect(JSON.parse(again.headers['x-log-import']).pending).toBe(0);
     expect(await counts(db)).toMatchObject({ studentprogress: 3, studentprogressquestions: 3, studentpoints: 2, studentappusages: 2, rpiuseraccess: 3, logimportpending: 0 });
+  });
+
+  it('refuses rows of another school\'s learners: nothing of theirs is written or parked, and the count says so', async () => {
+    const other = await insertLearner(db, 'elsewhere', 'Another School');
+    const doc = logDocument({ ...people, students: [other, people.students[1]] });
+    const res = await upload(await zipOf(doc));
+    expect(res.status).toBe(200);
+    // Learner a's rows (one result with two questions, one row in each progress collection, one access and one usage)
+    // name the other school's learner; learner b's result and the teacher's own access row are ours.
+    const summary = JSON.parse(res.headers['x-log-import']);
+    expect(summary.refused).toBe(11);
+    expect(summary.pending).toBe(0);
+    expect(await db('studentprogress').where({ studentid: other.studentid }).count({ n: '*' }).first()).toMatchObject({ n: 0 });
+    expect(await counts(db)).toMatchObject({ studentprogress: 1, studentprogressquestions: 0, studentactives: 0, studentpoints: 0, studentappusages: 0, rpiuseraccess: 1, logimportpending: 0 });
+  });
+
+  it('never moves an existing row to another learner, even of the same school', async () => {
+    expect((await upload(await zipOf(logDocument(people)))).status).toBe(200);
+    const spa = 'sp-a'.padEnd(36, '0');
+    const before = await db('studentprogress').where({ studentprogressid: spa }).first();
+    // The same result id, now claiming learner b with a perfect score.
+    const forged = logDocument({ ...people, students: [people.students[1], people.students[0]] });
+    forged.log.result[0].ispass = true;
+    forged.log.result[0].resultpercentage = 100;
+    expect((await upload(await zipOf(forged))).status).toBe(200);
+    expect(await db('studentprogress').where({ studentprogressid: spa }).first()).toEqual(before);
   });
 
   it('writes nothing from a log.ini that lacks log.access, log.result or log.progress, and still answers 200', async () => {

@@ -7,6 +7,8 @@ import {
 const schema = z.object({
   NODE_ENV: nodeEnvSchema,
   RPI_PORT: port(3000),
+  SHUTDOWN_DRAIN_SECONDS: positiveInt(30),
+  HOST: optionalString,
   DATABASE_URL: z.string().default('sqlite:data/classroom.sqlite'),
   JWT_SECRET: z.string().default(PLACEHOLDER_SECRET),
   SERVER_SYNC_KEY: z.string().default(PLACEHOLDER_SECRET),
@@ -21,6 +23,7 @@ const schema = z.object({
   RATE_LIMIT_MAX: positiveInt(1200),
   LOGIN_RATE_LIMIT_MAX: positiveInt(30),
   MAX_UPLOAD_MB: positiveInt(200),
+  MAX_JSON_KB: positiveInt(1024),
 });
 
 export const CLASSROOM_SECRETS = ['JWT_SECRET', 'SERVER_SYNC_KEY'] as const;
@@ -41,6 +44,8 @@ export function loadConfig(env: Env = process.env) {
   return deepFreeze({
     nodeEnv: e.NODE_ENV,
     port: e.RPI_PORT,
+    host: e.HOST,
+    drainMs: e.SHUTDOWN_DRAIN_SECONDS * 1000,
     databaseUrl: e.DATABASE_URL,
     jwtSecret: e.JWT_SECRET,
     serverSyncKey: e.SERVER_SYNC_KEY,
@@ -54,6 +59,7 @@ export function loadConfig(env: Env = process.env) {
     accessTokenMinutes: e.ACCESS_EXPIRATION_MINUTES,
     rateLimit: { perMinute: e.RATE_LIMIT_MAX, loginPer15Minutes: e.LOGIN_RATE_LIMIT_MAX },
     maxUploadBytes: e.MAX_UPLOAD_MB * 1024 * 1024,
+    maxJsonBytes: e.MAX_JSON_KB * 1024,
   });
 }
 

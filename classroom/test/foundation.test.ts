@@ -50,22 +50,23 @@ describe('classroom public routes', () => {
 
 describe('classroom configuration', () => {
   it('defaults to port 3000 and online mode', () => {
-    const c = loadConfig({});
+    const c = loadConfig({ NODE_ENV: 'development' });
     expect(c.port).toBe(3000);
     expect(c.offline).toBe(false);
     expect(c.databaseUrl).toBe('sqlite:data/classroom.sqlite');
   });
 
   it('goes offline with RPI_OFFLINE=true or with offline:true in RPI_CONFIG', () => {
-    expect(loadConfig({ RPI_OFFLINE: 'true' }).offline).toBe(true);
+    const dev = { NODE_ENV: 'development' };
+    expect(loadConfig({ ...dev, RPI_OFFLINE: 'true' }).offline).toBe(true);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rpi-config-'));
     const file = path.join(dir, 'config.json');
     fs.writeFileSync(file, JSON.stringify({ offline: true, schoolname: 'Demo Primary School' }));
-    expect(loadConfig({ RPI_CONFIG: file }).offline).toBe(true);
+    expect(loadConfig({ ...dev, RPI_CONFIG: file }).offline).toBe(true);
     fs.writeFileSync(file, JSON.stringify({ offline: false }));
-    expect(loadConfig({ RPI_CONFIG: file }).offline).toBe(false);
+    expect(loadConfig({ ...dev, RPI_CONFIG: file }).offline).toBe(false);
     fs.writeFileSync(file, '{not json');
-    expect(() => loadConfig({ RPI_CONFIG: file })).toThrow(/RPI_CONFIG/);
+    expect(() => loadConfig({ ...dev, RPI_CONFIG: file })).toThrow(/RPI_CONFIG/);
     fs.rmSync(dir, { recursive: true });
   });
 

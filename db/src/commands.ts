@@ -30,7 +30,7 @@ export async function runDbCommand(cmd: string, c: DbCommandContext): Promise<bo
       return true;
     }
     case 'seed-demo': {
-      if (!['development', 'test', 'local'].includes(c.nodeEnv)) {
+      if (!['development', 'test'].includes(c.nodeEnv)) {
         throw new Error(`seed-demo loads demo accounts with known passwords and is refused when NODE_ENV=${c.nodeEnv}`);
       }
       const pending = await pendingMigrations(c.db, c.migrations);

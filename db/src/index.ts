@@ -10,3 +10,4 @@ export type { Knex } from 'knex';
 export * from './testing';
 export * from './demo';
 export * from './commands';
+export * from './like';

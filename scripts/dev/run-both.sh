@@ -10,6 +10,8 @@ pids=()
 stop() { trap - INT TERM EXIT; kill "${pids[@]}" 2>/dev/null || true; wait 2>/dev/null || true; }
 trap stop INT TERM EXIT
 
+# Both listen on loopback only unless HOST says otherwise.
+export HOST=${HOST:-127.0.0.1}
 PORT=$CENTRAL_PORT RPI_CLOUD=${RPI_CLOUD:-http://127.0.0.1:$CLASSROOM_PORT} node central/dist/server.js &
 pids+=($!)
 RPI_PORT=$CLASSROOM_PORT node classroom/dist/server.js &

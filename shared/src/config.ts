@@ -18,7 +18,14 @@ export class ConfigError extends Error {
   }
 }
 
-export const nodeEnvSchema = z.enum(['development', 'test', 'production', 'local']).default('development');
+/**
+ * Unset means production: a service started without NODE_ENV must not run on placeholder secrets or
+ * serve its API documentation. `make run` and the tests say development and test explicitly.
+ */
+export const nodeEnvSchema = z.enum(['development', 'test', 'production']).default('production');
+
+/** Only these two admit placeholder secrets, the API documentation and the development shortcuts. */
+export const isDevOrTest = (nodeEnv: string): boolean => nodeEnv === 'development' || nodeEnv === 'test';
 export type NodeEnv = z.infer<typeof nodeEnvSchema>;
 
 export const flag = z
@@ -38,7 +45,7 @@ export type Env = Record<string, string | undefined>;
 
 /** Outside development and test a secret must be set to a real value: name the first that is not. */
 export function checkSecrets(nodeEnv: NodeEnv, env: Env, names: readonly string[]): void {
-  if (nodeEnv === 'development' || nodeEnv === 'test' || nodeEnv === 'local') return;
+  if (isDevOrTest(nodeEnv)) return;
   for (const name of names) {
     if (isPlaceholder(env[name])) {
       throw new ConfigError(`${name} must be set to a real secret when NODE_ENV=${nodeEnv} (it is missing or still a placeholder)`);

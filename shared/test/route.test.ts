@@ -10,8 +10,8 @@ const logger = createLogger({ name: 'test', level: 'silent' });
 
 function appWith(routes: Parameters<typeof mount>[1], resolve: (g: Gate) => express.RequestHandler[] | undefined, nodeEnv = 'test') {
   const router = express.Router();
-  mount(router, routes, resolve);
-  return createBaseApp({ config: { nodeEnv, trustProxy: false, corsOrigins: ['https://ui.example.org'], jsonLimit: '1kb' }, logger, router });
+  mount(router, routes, resolve, { defaultBodyLimit: '1kb' });
+  return createBaseApp({ config: { nodeEnv, trustProxy: false, corsOrigins: ['https://ui.example.org'] }, logger, router });
 }
 
 describe('route tables', () => {
@@ -52,6 +52,36 @@ describe('route tables', () => {
     const res = await request(app).post('/thing').send({ big: 'x'.repeat(5000) });
     expect(res.status).toBe(413);
     expect(res.body.error).toBe(true);
+  });
+
+  it('reads a body only after the route\'s guards passed, with the route\'s own limit', async () => {
+    let parsedBeforeGuard = false;
+    const deny: express.RequestHandler = (req, res) => {
+      parsedBeforeGuard = req.body !== undefined;
+      res.status(401).json({ error: true, errormessage: 'Unauthorized', data: false });
+    };
+    const app = appWith([
+      route('POST', '/guarded', anyUser(), {}, () => true),
+      route('POST', '/big', publicGate(), {}, ({ body }) => body.big.length, { bodyLimit: '10kb' }),
+    ], (g) => (g.kind === 'any' ? [deny] : []));
+    // Over the default limit and not JSON at all: the guard answers first, the body is never read.
+    const refused = await request(app).post('/guarded').set('Content-Type', 'application/json').send('{"big": "' + 'x'.repeat(5000));
+    expect(refused.status).toBe(401);
+    expect(parsedBeforeGuard).toBe(false);
+    const big = await request(app).post('/big').send({ big: 'x'.repeat(5000) });
+    expect(big.body).toEqual({ error: false, data: 5000 });
+    expect((await request(app).post('/big').send({ big: 'x'.repeat(20_000) })).status).toBe(413);
+    // A path no route answers never has its body read either: the 404 comes at once.
+    expect((await request(app).post('/nothing').set('Content-Type', 'application/json').send('{not json')).status).toBe(404);
+  });
+
+  it('never puts an error\'s own text in a 500, in development and test either', async () => {
+    for (const env of ['development', 'test']) {
+      const app = appWith([route('GET', '/boom', publicGate(), {}, () => { throw new Error('SELECT secret FROM x'); })], () => [], env);
+      const res = await request(app).get('/boom');
+      expect(res.status).toBe(500);
+      expect(res.body.errormessage).toBe('Internal server error');
+    }
   });
 
   it('allows only listed origins outside development', async () => {

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { httpError, roleIdOf, secretEquals, WILDCARD_PERMISSION, type Gate, type GateResolver } from '@lms/shared';
+import { httpError, parseJsonBody, roleIdOf, secretEquals, WILDCARD_PERMISSION, type Gate, type GateResolver } from '@lms/shared';
 import type { Caller } from '../http/types';
 import { configOf, depsOf } from '../http/context';
 import { checkRecorded, decodeVerified, verifyStored, type TokenPayload, type TokenType } from './tokens';
@@ -172,15 +172,25 @@ export async function resolveCaller(req: Request): Promise<Caller> {
   return { kind: 'anonymous' };
 }
 
-/** Runs before every route: the one identity of the request, read by every guard. */
+/** Whether a request carries a body (JSON bodies are parsed by the route, after its guards). */
+const hasBody = (req: Request): boolean => req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+
+/**
+ * Runs before every route: the one identity of the request, read by every guard. The contract also
+ * takes the access token from the body field `accesstoken`: only a request with neither an
+ * Authorization header nor a query token has its body read here, and then with the default limit.
+ */
 export const identify = (): RequestHandler => (req: Request, res: Response, next: NextFunction) => {
-  resolveCaller(req).then(
-    (caller) => {
-      res.locals.caller = caller;
-      next();
-    },
-    (err: unknown) => next(err),
-  );
+  const needsBody = !req.headers.authorization && !req.query?.accesstoken && hasBody(req) && !(req as { _body?: boolean })._body;
+  (needsBody ? parseJsonBody(req, res, configOf(req).maxJsonBytes) : Promise.resolve())
+    .then(() => resolveCaller(req))
+    .then(
+      (caller) => {
+        res.locals.caller = caller;
+        next();
+      },
+      (err: unknown) => next(err),
+    );
 };
 
 const QUERY_PARAM: Record<'REFRESH' | 'CHANGEPASSWORD' | 'VERIFYEMAIL', string> = {
@@ -197,9 +207,14 @@ function resolveQueryToken(type: 'REFRESH' | 'CHANGEPASSWORD' | 'VERIFYEMAIL'): 
   return (req, res, next) => {
     const name = QUERY_PARAM[type];
     const q = req.query?.[name];
-    const b = type === 'REFRESH' ? (req.body as Record<string, unknown> | undefined)?.[name] : undefined;
-    const token = typeof q === 'string' && q ? q : typeof b === 'string' ? b : '';
-    verifyStored(depsOf(req).db, configOf(req), token, type).then(
+    const fromQuery = typeof q === 'string' && q ? q : undefined;
+    // The refresh route also takes its token from the body: read it (default limit) only when the query has none.
+    const bodyRead = !fromQuery && type === 'REFRESH' && hasBody(req) ? parseJsonBody(req, res, configOf(req).maxJsonBytes) : Promise.resolve();
+    bodyRead.then(() => {
+      const b = type === 'REFRESH' ? (req.body as Record<string, unknown> | undefined)?.[name] : undefined;
+      const token = fromQuery ?? (typeof b === 'string' ? b : '');
+      return verifyStored(depsOf(req).db, configOf(req), token, type);
+    }).then(
       (stored) => {
         res.locals.caller = stored
           ? ({ kind: 'token', type, sub: stored.payload.sub, jti: stored.payload.jti, sessionid: stored.sessionid } satisfies Caller)

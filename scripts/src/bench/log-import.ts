@@ -44,7 +44,7 @@ async function seedSchool(db: Knex, learners: Learner[]): Promise<void> {
   for (const [i, l] of learners.entries()) {
     await db('schoolusers').insert({ schooluserid: l.schooluserid, schoolusername: `learner${i}`, schooluserpasswordhash: 'x', schooluserrole: 4, schoolname: DEMO.schoolname });
     await db('students').insert({
-      studentid: l.studentid, studentfirstname: `Learner ${i}`, genderid: 1, city: 'C', country: 'X', state: 'S', curriculumid: DEMO.curriculumid, schooluserid: l.schooluserid,
+      studentid: l.studentid, studentfirstname: `Learner ${i}`, genderid: 1, city: 'C', country: 'X', state: 'S', curriculumid: DEMO.curriculumid, schooluserid: l.schooluserid, schoolname: DEMO.schoolname,
     });
   }
 }

@@ -12,11 +12,10 @@ export interface HttpConfig {
   nodeEnv: string;
   trustProxy: boolean;
   corsOrigins: string[];
-  jsonLimit: string;
 }
 
 export function isDevLike(nodeEnv: string): boolean {
-  return nodeEnv === 'development' || nodeEnv === 'test' || nodeEnv === 'local';
+  return nodeEnv === 'development' || nodeEnv === 'test';
 }
 
 const SENSITIVE_QUERY = /([?&](?:refreshtoken|changepasswordtoken|verifyemailtoken|accesstoken)=)[^&]*/gi;
@@ -126,14 +125,6 @@ function corsUnlessNoOrigin(options: cors.CorsOptions & { exposedHeaders: string
   };
 }
 
-/** A request that announces no body (no Content-Length, no Transfer-Encoding) has none to parse. */
-function jsonUnlessBodiless(json: RequestHandler): RequestHandler {
-  return (req, res, next) => {
-    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) next();
-    else json(req, res, next);
-  };
-}
-
 export interface BaseAppOptions {
   config: HttpConfig;
   logger: Logger;
@@ -145,7 +136,7 @@ export interface BaseAppOptions {
 }
 
 /**
- * The HTTP core both services share: request ids, logging, security headers, CORS, body limits,
+ * The HTTP core both services share: request ids, logging, security headers, CORS,
  * the API docs (development and test only), the 404 envelope and one error middleware.
  */
 export function createBaseApp(o: BaseAppOptions): Express {
@@ -172,7 +163,6 @@ export function createBaseApp(o: BaseAppOptions): Express {
       allowedHeaders: ['Content-Type', 'Authorization', 'Accept', 'Accept-Language', 'Cache-Control', 'TIMEOFFSET', 'X-Request-Id'],
       exposedHeaders: ['Content-Disposition', 'X-Request-Id', 'Retry-After'],
     }),
-    jsonUnlessBodiless(express.json({ limit: config.jsonLimit })),
     ...(o.preRoutes ?? []),
     o.router,
   ]));
@@ -223,7 +213,7 @@ export function errorMiddleware(config: HttpConfig, logger: Logger): ErrorReques
       return;
     }
     (req.log ?? logger).error({ err, logid }, 'unhandled error');
-    const message = isDevLike(config.nodeEnv) && e instanceof Error ? e.message : 'Internal server error';
-    res.status(500).json(errorEnvelope(message, logid));
+    // Never the error's own text, in any environment: it may hold SQL, paths or data. The log has it.
+    res.status(500).json(errorEnvelope('Internal server error', logid));
   };
 }

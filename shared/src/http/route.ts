@@ -1,4 +1,4 @@
-import { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
 import { z, type ZodType } from 'zod';
 import { httpError } from './errors';
 import { series } from './series';
@@ -80,6 +80,11 @@ export interface RouteDef<TCaller = unknown> {
   status?: number;
   /** A second path for a route already in the catalogue (left out of the gating counts). */
   alias?: boolean;
+  /**
+   * Largest JSON body this route reads (bytes or a size such as '5mb'); the service's default (1 MB)
+   * when absent. Raise it only on authenticated routes that need more.
+   */
+  bodyLimit?: string | number;
 }
 
 export function route<TCaller = unknown>(
@@ -88,15 +93,42 @@ export function route<TCaller = unknown>(
   gate: Gate,
   input: RouteInput,
   handler: Handler<TCaller>,
-  extra: Partial<Pick<RouteDef<TCaller>, 'classGuard' | 'summary' | 'tags' | 'before' | 'status' | 'alias'>> = {},
+  extra: Partial<Pick<RouteDef<TCaller>, 'classGuard' | 'summary' | 'tags' | 'before' | 'status' | 'alias' | 'bodyLimit'>> = {},
 ): RouteDef<TCaller> {
   return { method, path, gate, input, handler, ...extra };
 }
 
 export const noInput: RouteInput = {};
 
+/** JSON bodies of routes that name no limit of their own. */
+export const DEFAULT_BODY_LIMIT = '1mb';
+
+/**
+ * The JSON body parser with a limit; a request that announces no body (no Content-Length, no
+ * Transfer-Encoding) has none to parse, and a body parsed once is not parsed again.
+ */
+export function jsonBody(limit: string | number): RequestHandler {
+  const json = express.json({ limit });
+  return (req, res, next) => {
+    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) next();
+    else json(req, res, next);
+  };
+}
+
+/** Parses the JSON body now (for the few steps that must read it before the route: a token in the body). */
+export function parseJsonBody(req: Request, res: Response, limit: string | number = DEFAULT_BODY_LIMIT): Promise<void> {
+  return new Promise((resolve, reject) => {
+    jsonBody(limit)(req, res, (err?: unknown) => (err ? reject(err) : resolve()));
+  });
+}
+
 /** Turns a gate into guard middleware; undefined for a gate the service does not support. */
 export type GateResolver = (gate: Gate) => RequestHandler[] | undefined;
+
+/** Options of the route handler: the JSON body limit of routes that name none. */
+export interface RouteHandlerOptions {
+  defaultBodyLimit?: string | number;
+}
 
 function zodMessage(error: z.ZodError): string {
   return error.issues
@@ -217,8 +249,14 @@ function matchPath(segments: Segment[], given: string[]): Record<string, string>
  * route also answers HEAD, and parameters are URL-decoded (a malformed one is a 400). A request no
  * route matches goes on to the next handler (the 404).
  */
-export function routeHandler<TCaller>(routes: ReadonlyArray<RouteDef<TCaller>>, resolve: GateResolver): RequestHandler {
+export function routeHandler<TCaller>(routes: ReadonlyArray<RouteDef<TCaller>>, resolve: GateResolver, o: RouteHandlerOptions = {}): RequestHandler {
   const areas = new Map<string, CompiledRoute[]>();
+  const parsers = new Map<string | number, RequestHandler>();
+  const parserOf = (limit: string | number): RequestHandler => {
+    let p = parsers.get(limit);
+    if (!p) parsers.set(limit, (p = jsonBody(limit)));
+    return p;
+  };
   for (const def of routes) {
     const segment = firstSegment(def.path);
     if (/[:*?(]/.test(segment)) throw new Error(`Route ${def.method} ${def.path}: the first path segment must be literal`);
@@ -230,7 +268,14 @@ export function routeHandler<TCaller>(routes: ReadonlyArray<RouteDef<TCaller>>, 
     }
     let area = areas.get(segment);
     if (!area) areas.set(segment, (area = []));
-    area.push({ method: def.method, segments: compilePath(def.path), handle: series([...(def.before ?? []), ...guards, validator(def.input), runner(def)]) });
+    area.push({
+      method: def.method,
+      segments: compilePath(def.path),
+      // The body is read only once the caller has passed the route's guards (and the rate limiter and
+      // identity before them), with the route's own limit: an anonymous request cannot make the
+      // service parse a large body.
+      handle: series([...(def.before ?? []), ...guards, parserOf(def.bodyLimit ?? o.defaultBodyLimit ?? DEFAULT_BODY_LIMIT), validator(def.input), runner(def)]),
+    });
   }
   return (req, res, next) => {
     const area = areas.get(firstSegment(req.path));
@@ -268,6 +313,6 @@ export function routeHandler<TCaller>(routes: ReadonlyArray<RouteDef<TCaller>>, 
 }
 
 /** Mounts route tables on a router (see routeHandler). */
-export function mount<TCaller>(router: Router, routes: ReadonlyArray<RouteDef<TCaller>>, resolve: GateResolver): void {
-  router.use(routeHandler(routes, resolve));
+export function mount<TCaller>(router: Router, routes: ReadonlyArray<RouteDef<TCaller>>, resolve: GateResolver, o: RouteHandlerOptions = {}): void {
+  router.use(routeHandler(routes, resolve, o));
 }

@@ -13,6 +13,8 @@ export interface ServiceAppOptions<TCaller> {
   version: string;
   http: HttpConfig;
   rateLimit: { perMinute: number; loginPer15Minutes: number };
+  /** JSON body limit of routes that name none (bytes). */
+  bodyLimit: number;
   /** Sign-in routes get their own, stricter limiter that counts failed attempts only. */
   signIn: { paths: string[]; methods: Array<'post' | 'put'> };
   routes: ReadonlyArray<RouteDef<TCaller>>;
@@ -27,7 +29,7 @@ export interface ServiceAppOptions<TCaller> {
 
 /** One service's Express app: its route tables behind the shared HTTP core, rate limits and identity. */
 export function createServiceApp<TCaller>(o: ServiceAppOptions<TCaller>): Express {
-  const router = routeHandler(o.routes, o.gates);
+  const router = routeHandler(o.routes, o.gates, { defaultBodyLimit: o.bodyLimit });
 
   const general = createLimiter({ name: o.name, windowMs: 60_000, limit: o.rateLimit.perMinute, redis: o.redis, logger: o.logger, trustProxy: o.http.trustProxy });
   const signIn = createLimiter({

@@ -3,7 +3,7 @@ import { readRows, type Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
-import { applyFilters, pageRows, pagingBody, type Paging } from '../user/store';
+import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
 
 /** Every country that is not deleted, for the report filters. */
 export async function allCountries(db: Knex) {

@@ -6,7 +6,7 @@ import {
 } from '@lms/shared';
 import type { ObjectStore } from '../../objects';
 import {
-  clearPending, deferCheckpoint, existingIds, hasPending, insertArchiveLogFile, insertSync, insertTextLogFiles, settleUpserts, upsertPending, upsertRows, type PendingRow,
+  clearPending, deferCheckpoint, hasPending, insertArchiveLogFile, insertSync, insertTextLogFiles, schoolsOf, settleUpserts, upsertPending, upsertRows, type PendingRow,
 } from './store';
 
 /** Which column of each table names the learner (students.studentid) or school user (schoolusers.schooluserid). */
@@ -55,6 +55,8 @@ export interface ImportSummary {
   imported: Partial<Record<LogTable, number>>;
   /** Rows parked in `logimportpending` because central does not know their learner. */
   pending: number;
+  /** Rows refused because their learner belongs to another school than the uploading teacher's. */
+  refused: number;
   logfiles: number;
   /** False when log.ini was absent or lacked one of log.result, log.progress, log.access (nothing imported). */
   logIniImported: boolean;
@@ -68,23 +70,32 @@ class Incomplete extends Error {}
  * dropped or allowed to fail the import (see migration 0003); the ids seen are cached for the import,
  * since a school's log names a few dozen learners across a hundred thousand rows.
  */
+type Standing = 'ours' | 'unknown' | 'other';
+
 class BatchWriter {
-  private readonly known = { students: new Map<string, boolean>(), schoolusers: new Map<string, boolean>() };
+  private readonly known = { students: new Map<string, Standing>(), schoolusers: new Map<string, Standing>() };
   private readonly parkedResults = new Set<string>();
+  private readonly refusedResults = new Set<string>();
   readonly imported: Partial<Record<LogTable, number>> = {};
   pending = 0;
+  refused = 0;
 
   constructor(
     private readonly syncid: string,
     private readonly clearsPending: boolean,
+    /** The uploading teacher's school: a teacher writes progress for its own school's learners only. */
+    private readonly school: string | null,
   ) {}
 
   private async resolve(trx: Knex.Transaction, of: 'students' | 'schoolusers', ids: Iterable<string>): Promise<void> {
     const cache = this.known[of];
     const unseen = [...new Set(ids)].filter((id) => !cache.has(id));
     if (!unseen.length) return;
-    const found = await existingIds(trx, of, of === 'students' ? 'studentid' : 'schooluserid', unseen);
-    for (const id of unseen) cache.set(id, found.has(id));
+    const found = await schoolsOf(trx, of, of === 'students' ? 'studentid' : 'schooluserid', unseen);
+    for (const id of unseen) {
+      const school = found.get(id);
+      cache.set(id, school === undefined ? 'unknown' : this.school !== null && school === this.school ? 'ours' : 'other');
+    }
   }
 
   async write(trx: Knex.Transaction, batch: LogBatch): Promise<void> {
@@ -96,7 +107,8 @@ class BatchWriter {
     if (table === 'studentprogressquestions') {
       for (const r of rows) {
         const parent = String(r.studentprogressid);
-        if (this.parkedResults.has(parent)) park.push({ tablename: table, rowid: String(r.studentprogressquestionid), learnerid: null, reason: 'result parked', row: r });
+        if (this.refusedResults.has(parent)) this.refused += 1;
+        else if (this.parkedResults.has(parent)) park.push({ tablename: table, rowid: String(r.studentprogressquestionid), learnerid: null, reason: 'result parked', row: r });
         else keep.push(r);
       }
     } else {
@@ -106,11 +118,19 @@ class BatchWriter {
       const cache = this.known[ref.of];
       for (const r of rows) {
         const id = r[ref.column];
-        if (typeof id === 'string' && cache.get(id)) {
+        const standing = typeof id === 'string' ? cache.get(id) : undefined;
+        if (standing === 'ours') {
           keep.push(r);
           continue;
         }
         const rowid = String(r[pk]);
+        if (standing === 'other') {
+          // Another school's learner: neither written nor parked (parked rows are written once their
+          // learner exists, and this one already does).
+          this.refused += 1;
+          if (table === 'studentprogress') this.refusedResults.add(rowid);
+          continue;
+        }
         park.push({ tablename: table, rowid, learnerid: typeof id === 'string' ? id : null, reason: REASON[ref.of], row: r });
         if (table === 'studentprogress') this.parkedResults.add(rowid);
       }
@@ -150,11 +170,13 @@ export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logge
       checkpoint = await deferCheckpoint(trx);
       const syncid = await insertSync(trx, { filename: archive, offlineonline: input.offline, createdBy: input.schooluserid });
       const parentfileid = crypto.randomUUID();
-      const writer = new BatchWriter(syncid, await hasPending(trx));
+      const teacher = await trx('schoolusers').where({ schooluserid: input.schooluserid }).first('schoolname');
+      const writer = new BatchWriter(syncid, await hasPending(trx), (teacher?.schoolname as string | null | undefined) ?? null);
       const logFiles: string[] = [];
       let logIniImported = false;
       let imported: ImportSummary['imported'] = {};
       let pending = 0;
+      let refused = 0;
       try {
         // log.ini is imported only when log.result, log.progress and log.access are all present, which the
         // streaming reader knows only at the end: its writes go to a savepoint that is undone otherwise.
@@ -176,6 +198,7 @@ export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logge
           logIniImported = true;
           imported = writer.imported;
           pending = writer.pending;
+          refused = writer.refused;
         });
       } catch (err) {
         if (!(err instanceof Incomplete)) throw err;
@@ -183,7 +206,7 @@ export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logge
       await insertTextLogFiles(trx, parentfileid, logFiles, input.schooluserid);
       const meta = await putting;
       await insertArchiveLogFile(trx, { logfileid: parentfileid, filename: archive, meta, createdBy: input.schooluserid });
-      return { syncid, archive, imported, pending, logfiles: logFiles.length, logIniImported };
+      return { syncid, archive, imported, pending, refused, logfiles: logFiles.length, logIniImported };
     });
   } catch (err) {
     await putting.catch(() => undefined);

@@ -36,8 +36,30 @@ type Row = Record<string, unknown>;
 
 const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
-function conflictClause(pk: string, merge: string[]): string {
-  return `ON CONFLICT (${quote(pk)}) ${merge.length ? `DO UPDATE SET ${merge.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(', ')}` : 'DO NOTHING'}`;
+/**
+ * The column that says whose row it is: the learner (or school user) of each table, the result of a
+ * result's question. A merge never moves a row to another owner: a row whose key exists with another
+ * owner is left as it is (an upload could otherwise rewrite another learner's progress by its id).
+ */
+export const LOG_OWNER_COLUMN: Record<LogTable, string> = {
+  rpiuseraccess: 'userid',
+  studentprogress: 'studentid',
+  studentprogressquestions: 'studentprogressid',
+  studentactives: 'studentid',
+  studentlearningsprogress: 'studentid',
+  studentgradesprogress: 'studentid',
+  studentlevelsprogress: 'studentid',
+  studentlessonsprogress: 'studentid',
+  studentpoints: 'studentid',
+  studentappusages: 'schooluserid',
+};
+
+function conflictClause(table: LogTable, pk: string, merge: string[], columns: string[]): string {
+  const owner = LOG_OWNER_COLUMN[table];
+  const set = merge.filter((c) => c !== owner);
+  if (!set.length) return `ON CONFLICT (${quote(pk)}) DO NOTHING`;
+  const guard = columns.includes(owner) ? ` WHERE ${quote(table)}.${quote(owner)} = excluded.${quote(owner)}` : '';
+  return `ON CONFLICT (${quote(pk)}) DO UPDATE SET ${set.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(', ')}${guard}`;
 }
 
 /** Groups rows by their column set (one multi-row statement needs the same columns in every row), last key wins. */
@@ -90,7 +112,7 @@ function sqliteStatement(conn: SqliteConnection, table: string, columns: string[
   let stmt = cache.get(key);
   if (!stmt) {
     const tuple = `(${columns.map(() => '?').join(',')})`;
-    stmt = conn.prepare(`INSERT INTO ${quote(table)} (${columns.map(quote).join(',')}) VALUES ${Array(rows).fill(tuple).join(',')} ${conflictClause(pk, merge)}`);
+    stmt = conn.prepare(`INSERT INTO ${quote(table)} (${columns.map(quote).join(',')}) VALUES ${Array(rows).fill(tuple).join(',')} ${conflictClause(table as LogTable, pk, merge, columns)}`);
     cache.set(key, stmt);
   }
   return stmt;
@@ -149,7 +171,7 @@ function pgStatement(table: LogTable, columns: string[], pk: string, merge: stri
     const kinds = LOG_COLUMNS[table] as Record<string, string>;
     const text =
       `INSERT INTO ${quote(table)} (${columns.map(quote).join(',')}) ` +
-      `SELECT * FROM unnest(${columns.map((c, i) => `$${i + 1}::${PG_ARRAY_TYPE[kinds[c]] ?? 'text[]'}`).join(', ')}) ${conflictClause(pk, merge)}`;
+      `SELECT * FROM unnest(${columns.map((c, i) => `$${i + 1}::${PG_ARRAY_TYPE[kinds[c]] ?? 'text[]'}`).join(', ')}) ${conflictClause(table, pk, merge, columns)}`;
     stmt = { name: `lms_log_${crypto.createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
     pgStatements.set(key, stmt);
   }
@@ -237,11 +259,12 @@ export async function clearPending(trx: Knex.Transaction, tablename: LogTable, r
 }
 
 /** Which of `ids` exist as `column` of `table`. */
-export async function existingIds(trx: Knex.Transaction, table: 'students' | 'schoolusers', column: string, ids: string[]): Promise<Set<string>> {
-  const found = new Set<string>();
+/** The school (name) of each of these learners or school users that central knows. */
+export async function schoolsOf(trx: Knex.Transaction, table: 'students' | 'schoolusers', column: string, ids: string[]): Promise<Map<string, string | null>> {
+  const found = new Map<string, string | null>();
   for (let i = 0; i < ids.length; i += 500) {
-    const rows = await trx(table).whereIn(column, ids.slice(i, i + 500)).select(column);
-    for (const r of rows as Row[]) found.add(String(r[column]));
+    const rows = await trx(table).whereIn(column, ids.slice(i, i + 500)).select(column, 'schoolname');
+    for (const r of rows as Row[]) found.set(String(r[column]), (r.schoolname as string | null) ?? null);
   }
   return found;
 }

@@ -1,40 +1,9 @@
 import type { Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
+import { filterMap, pageOf, type MultiPaging } from '../../http/paging';
 
-// ---- IMultiPaging ------------------------------------------------------------------------------
-
-const filterValue = z.union([z.string(), z.array(z.string()), z.null()]).optional();
-export const multiPagingBody = z
-  .strictObject(
-    {
-      pageindex: z.number({ error: 'must be a number' }).optional(),
-      pagesize: z.number({ error: 'must be a number' }).int().min(0).max(200, { error: 'must be less than or equal to 200' }).optional(),
-      filter: z.array(z.object({ key: z.string({ error: 'is required' }), value: filterValue })).optional(),
-    },
-    { error: (iss) => (iss.code === 'unrecognized_keys' ? `"${iss.keys[0]}" is not allowed` : undefined) },
-  )
-  .superRefine((b, ctx) => {
-    if (b.pageindex !== undefined && (!Number.isInteger(b.pageindex) || b.pageindex < 0)) ctx.addIssue({ code: 'custom', message: 'Invalid page index', path: [] });
-    if ((b.filter?.length ?? 0) > 5) ctx.addIssue({ code: 'custom', message: 'Invalid filter', path: [] });
-  });
-export type MultiPaging = z.infer<typeof multiPagingBody>;
-
-/** Filter values by key; an empty value is ignored, an array means any of its values. */
-function filterMap(body: MultiPaging): Map<string, string[]> {
-  const m = new Map<string, string[]>();
-  for (const f of body.filter ?? []) {
-    const values = (Array.isArray(f.value) ? f.value : [f.value ?? '']).filter((v) => v !== '');
-    if (values.length) m.set(f.key, [...(m.get(f.key) ?? []), ...values]);
-  }
-  return m;
-}
-
-function page(body: MultiPaging): { limit: number; offset: number } {
-  const size = body.pagesize || 20;
-  const index = body.pageindex ?? 0;
-  return { limit: size, offset: index > 1 ? size * (index - 1) : 0 };
-}
+export { multiPagingBody, type MultiPaging } from '../../http/paging';
 
 // ---- POST /report/studentstatus ---------------------------------------------------------------------
 
@@ -69,7 +38,7 @@ export async function studentStatus(db: Knex, body: MultiPaging, tokenSchools: s
   if (tokenSchools.length) base.whereIn('sc.schoolid', tokenSchools);
 
   const total = Number((await base.clone().count({ n: '*' }).first())?.n ?? 0);
-  const { limit, offset } = page(body);
+  const { limit, offset } = pageOf(body);
   const rows = await base
     .clone()
     .leftJoin('countries as co', 'co.countryid', 'sc.countryid')

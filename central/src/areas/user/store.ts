@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { hashPassword } from '../../auth/passwords';
 import { revokeAll } from '../../auth/tokens';
 import { checkEmail, checkPassword, requiredString, strictBody } from '../../auth/validation';
+import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
 
 /** The account the migrations seed; it can be neither deleted nor lose its last way in. */
 export const SEEDED_SUPERADMIN = 'superadmin@superadmin.com';
@@ -120,57 +121,6 @@ export async function disableUser(db: Knex, lmsuserid: string, by: string): Prom
     await replaceRoles(trx, lmsuserid, []);
   });
   return 'User is deleted successfully!';
-}
-
-// ---- Paged list (IPaging) --------------------------------------------------------------------------
-
-export function pagingBody(keys: readonly [string, ...string[]]) {
-  return z
-    .strictObject(
-      {
-        pageindex: z.number({ error: 'must be a number' }).optional(),
-        pagesize: z.number({ error: 'must be a number' }).int().min(0).max(200, { error: 'must be less than or equal to 200' }).optional(),
-        filter: z
-          .array(z.object({ key: z.enum(keys, { error: `must be one of [${keys.join(', ')}]` }), value: z.union([z.string(), z.array(z.string()), z.null()]).optional() }))
-          .optional(),
-      },
-      { error: (iss) => (iss.code === 'unrecognized_keys' ? `"${iss.keys[0]}" is not allowed` : undefined) },
-    )
-    .superRefine((b, ctx) => {
-      if (b.pageindex !== undefined && (!Number.isInteger(b.pageindex) || b.pageindex < 0)) ctx.addIssue({ code: 'custom', message: 'Invalid page index', path: [] });
-      if ((b.filter?.length ?? 0) > 5) ctx.addIssue({ code: 'custom', message: 'Invalid filter', path: [] });
-    });
-}
-export type Paging = { pageindex?: number; pagesize?: number; filter?: Array<{ key: string; value?: string | string[] | null }> };
-
-/** IPaging filters: every comma part must match (AND); `"true"`/`"false"` match a boolean; arrays are ANY when `any`. */
-export function applyFilters(q: Knex.QueryBuilder, body: Paging, column: (key: string) => string, any = false): void {
-  for (const f of body.filter ?? []) {
-    const col = column(f.key);
-    if (Array.isArray(f.value)) {
-      const values = f.value.filter(Boolean);
-      if (values.length) q.where((w) => { for (const v of values) (any ? w.orWhere(col, 'like', `%${v}%`) : w.where(col, 'like', `%${v}%`)); });
-      continue;
-    }
-    const value = f.value ?? '';
-    if (value === '') continue;
-    if (value === 'true' || value === 'false') q.where(col, value === 'true');
-    else for (const part of value.split(',')) q.where(col, 'like', `%${part.trim()}%`);
-  }
-}
-
-export function pageOf(body: Paging): { limit: number; offset: number } {
-  const size = body.pagesize || 20;
-  const index = body.pageindex ?? 0;
-  return { limit: size, offset: index > 1 ? size * (index - 1) : 0 };
-}
-
-/** One page of `base` (its filters applied) in `order`, as the paged-list envelope: rows, total, the page asked for. */
-export async function pageRows(base: Knex.QueryBuilder, body: Paging, order: string, columns: readonly string[] = []) {
-  const total = Number((await base.clone().count({ n: '*' }).first())?.n ?? 0);
-  const { limit, offset } = pageOf(body);
-  const data = (await base.clone().orderBy(order).limit(limit).offset(offset).select(...columns)) as Array<Record<string, unknown>>;
-  return { data, total, pageindex: body.pageindex ?? 0, pagesize: body.pagesize ?? 0 };
 }
 
 export const userListBody = pagingBody(['lmsusername']);
