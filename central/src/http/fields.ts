@@ -18,14 +18,15 @@ export function guidParams<K extends string>(...names: K[]) {
 /**
  * A string of `min`..`max` characters that is not only whitespace (the original's `nonblank`, checked
  * after the lengths). `empty: true` lets '' through as it is (descriptions: the admin UI sends '' for an
- * untouched field).
+ * untouched field); `pattern` is checked before the lengths, as Joi checks `alphanum()`.
  */
-export function text(min: number, max: number, o: { empty?: boolean } = {}) {
+export function text(min: number, max: number, o: { empty?: boolean; pattern?: { re: RegExp; message: string } } = {}) {
   return z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') }).superRefine((v, ctx) => {
     const fail = (message: string) => ctx.addIssue({ code: 'custom', message });
     if (v === '') {
       if (!o.empty) fail('is not allowed to be empty');
-    } else if (v.length < min) fail(`length must be at least ${min} characters long`);
+    } else if (o.pattern && !o.pattern.re.test(v)) fail(o.pattern.message);
+    else if (v.length < min) fail(`length must be at least ${min} characters long`);
     else if (v.length > max) fail(`length must be less than or equal to ${max} characters long`);
     else if (v.trim() === '') fail('not allowed');
   });
