@@ -182,8 +182,8 @@ type Row = Record<string, unknown>;
 
 /**
  * The rows of the curriculum map: curricula, grades, levels, lessons, lesson quizzes and practices, deleted
- * rows included (the admin UI's map shows them with their flags), one query per table whatever the
- * size of the curricula: each table is narrowed by a sub-query on its parent, never by a list of ids.
+ * rows included as the original gave them (each carries its isdeleted flag), one query per table whatever
+ * the size of the curricula: each table is narrowed by a sub-query on its parent, never by a list of ids.
  * `curricula` narrows to some curricula (a sub-query or list of ids), undefined for all.
  */
 function contentQueries(db: Knex, curricula: Knex.QueryBuilder | string[] | undefined) {
