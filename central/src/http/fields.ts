@@ -68,6 +68,3 @@ export function number(label: string, o: NumberRule = {}) {
 
 /** An order column: an integer the database's INTEGER holds. */
 export const order = (label: string) => number(label, { int: true, min: -2147483648, max: 2147483647 });
-
-/** Path parameters: an object of the named fields (extra parameters cannot occur). */
-export const pathOf = <T extends z.ZodRawShape>(shape: T) => z.object(shape);
