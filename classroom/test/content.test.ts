@@ -53,8 +53,13 @@ describe('listing routes', () => {
     expect(one.body.data.curriculumname).toBe(DEMO.curriculumname);
   });
 
-  it('lists up to 20 learners by handle with their account name', async () => {
-    const res = await get('/student/all', { userid: 'user4', schoolname: DEMO.schoolname });
+  it('lists up to 20 learners by handle with their account name, to staff only', async () => {
+    // A learner may not read other learners' records (parents, contact, disability answers).
+    const asLearner = await get('/student/all', { userid: 'user4', schoolname: DEMO.schoolname });
+    expect(asLearner.status).toBe(403);
+    expect(JSON.stringify(asLearner.body)).not.toContain(studentid);
+    const teacher = await tokenFor(t, 3);
+    const res = await request(t.app).get('/student/all').query({ userid: 'user4', schoolname: DEMO.schoolname }).set('Authorization', `Bearer ${teacher.token}`);
     expect(res.body.data).toEqual([expect.objectContaining({ studentid, schooluser: { schoolusername: expect.stringMatching(/^user4/) } })]);
   });
 });
