@@ -1,10 +1,10 @@
 /**
- * Whether a failed statement broke a unique index or primary key (PostgreSQL 23505, SQLite's
- * SQLITE_CONSTRAINT_UNIQUE / _PRIMARYKEY): a write that raced another one past an "already exists"
- * check, which the caller answers like the check would have.
+ * Whether a database error is a unique-index violation (PostgreSQL 23505; SQLite's UNIQUE or PRIMARY KEY
+ * constraint). A write that checked "already exists" inside its transaction can still meet one when a
+ * concurrent transaction committed the same row first: the caller answers it as the same refusal.
  */
 export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: unknown; message?: unknown } | null;
-  if (!e || typeof e !== 'object') return false;
-  return e.code === '23505' || e.code === 'SQLITE_CONSTRAINT_UNIQUE' || e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+  if (!err || typeof err !== 'object') return false;
+  const code = (err as { code?: unknown }).code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }

@@ -1,59 +1,70 @@
 import { z } from 'zod';
 
 /**
- * Field rules with the original's (Joi's) words, shared by the authoring areas: one message per field,
- * the first rule it breaks, e.g. `"gradename" length must be at least 3 characters long`.
+ * Request fields refused in the words of the original's validators, which name a field by its label:
+ * `"Lesson Name" is required`, `"Lesson Name" length must be at least 3 characters long`,
+ * `"Lesson ID" must be a valid GUID`, `Lesson Name not allowed` (blank). Numbers may come as numeric
+ * strings (path parameters always do; the original converted body values the same way).
  */
+const quoted = (label: string) => `"${label}"`;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const NUMERIC = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+const labelled = { labelled: true };
 
-const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Any 8-4-4-4-12 hex id: rows carried over from the original keep ids that are not RFC 4122 v4. */
-export const guid = () => z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') }).regex(GUID, { error: 'must be a valid GUID' });
-
-/** A params schema whose every named segment is a GUID. */
-export function guidParams<K extends string>(...names: K[]) {
-  return z.object(Object.fromEntries(names.map((n) => [n, guid()])) as Record<K, ReturnType<typeof guid>>);
+export interface TextRule {
+  min?: number;
+  max?: number;
+  /** Refuse a value of whitespace only (`<Label> not allowed`). */
+  nonblank?: boolean;
 }
 
-/**
- * A string of `min`..`max` characters that is not only whitespace (the original's `nonblank`, checked
- * after the lengths). `empty: true` lets '' through as it is (descriptions: the admin UI sends '' for an
- * untouched field); `pattern` is checked before the lengths, as Joi checks `alphanum()`.
- */
-export function text(min: number, max: number, o: { empty?: boolean; pattern?: { re: RegExp; message: string } } = {}) {
-  return z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') }).superRefine((v, ctx) => {
-    const fail = (message: string) => ctx.addIssue({ code: 'custom', message });
-    if (v === '') {
-      if (!o.empty) fail('is not allowed to be empty');
-    } else if (o.pattern && !o.pattern.re.test(v)) fail(o.pattern.message);
-    else if (v.length < min) fail(`length must be at least ${min} characters long`);
-    else if (v.length > max) fail(`length must be less than or equal to ${max} characters long`);
-    else if (v.trim() === '') fail('not allowed');
-  });
+function lengthIssues(label: string, v: string, o: TextRule, ctx: z.RefinementCtx): void {
+  if (o.min !== undefined && v.length < o.min) ctx.addIssue({ code: 'custom', message: `${quoted(label)} length must be at least ${o.min} characters long`, params: labelled });
+  if (o.max !== undefined && v.length > o.max) ctx.addIssue({ code: 'custom', message: `${quoted(label)} length must be less than or equal to ${o.max} characters long`, params: labelled });
+  if (o.nonblank && v.length > 0 && v.trim().length === 0) ctx.addIssue({ code: 'custom', message: `${label} not allowed`, params: labelled });
 }
 
-/** A description: absent, null, '' or a `text(min, max)`. */
-export const description = (min: number, max: number) => text(min, max, { empty: true }).nullable().optional();
-
-const INT32_MAX = 2_147_483_647;
-
-/** A JSON number, or a string holding one (Joi converts those too). */
-const numeric = (v: unknown) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v);
-
-/**
- * An integer within `min`..`max` (the columns are 32-bit integers: a larger value would otherwise reach
- * the database and fail there).
- */
-export function integer(o: { min?: number; max?: number } = {}) {
-  const min = o.min ?? -INT32_MAX;
-  const max = o.max ?? INT32_MAX;
-  return z.preprocess(
-    numeric,
-    z.number({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a number') }).superRefine((v, ctx) => {
-      const fail = (message: string) => ctx.addIssue({ code: 'custom', message });
-      if (!Number.isInteger(v)) fail('must be an integer');
-      else if (v < min) fail(`must be greater than or equal to ${min}`);
-      else if (v > max) fail(`must be less than or equal to ${max}`);
-    }),
-  );
+/** A required string. */
+export function text(label: string, o: TextRule = {}) {
+  return z
+    .string({ error: (iss) => (iss.input === undefined ? `${quoted(label)} is required` : `${quoted(label)} must be a string`) })
+    .min(1, { error: `${quoted(label)} is not allowed to be empty`, abort: true })
+    .superRefine((v, ctx) => lengthIssues(label, v, o, ctx));
 }
+
+/** A string that may be absent, null or empty; any other value is held to the rule. */
+export function optionalText(label: string, o: TextRule = {}) {
+  return z
+    .string({ error: `${quoted(label)} must be a string` })
+    .nullable()
+    .optional()
+    .superRefine((v, ctx) => {
+      if (v) lengthIssues(label, v, o, ctx);
+    });
+}
+
+/** A required UUID, lower-cased (ids are stored lower-case; PostgreSQL compares text exactly). */
+export function guid(label: string) {
+  return z
+    .string({ error: (iss) => (iss.input === undefined ? `${quoted(label)} is required` : `${quoted(label)} must be a string`) })
+    .regex(UUID, { error: `${quoted(label)} must be a valid GUID` })
+    .transform((v) => v.toLowerCase());
+}
+
+export interface NumberRule {
+  int?: boolean;
+  min?: number;
+  max?: number;
+}
+
+/** A required number (a numeric string is read as its number). */
+export function number(label: string, o: NumberRule = {}) {
+  let n = z.number({ error: (iss) => (iss.input === undefined ? `${quoted(label)} is required` : `${quoted(label)} must be a number`) });
+  if (o.int) n = n.int({ error: `${quoted(label)} must be an integer` });
+  if (o.min !== undefined) n = n.min(o.min, { error: `${quoted(label)} must be greater than or equal to ${o.min}` });
+  if (o.max !== undefined) n = n.max(o.max, { error: `${quoted(label)} must be less than or equal to ${o.max}` });
+  return z.preprocess((v) => (typeof v === 'string' && NUMERIC.test(v.trim()) ? Number(v) : v), n);
+}
+
+/** An order column: an integer the database's INTEGER holds. */
+export const order = (label: string) => number(label, { int: true, min: -2147483648, max: 2147483647 });

@@ -4,6 +4,7 @@ import * as m0001 from './migrations/0001_schema';
 import * as m0002 from './migrations/0002_rbac';
 import * as m0003 from './migrations/0003_logimportpending';
 import * as m0004 from './migrations/0004_authoring';
+import * as m0005 from './migrations/0005_lessons';
 import { tables } from './schema-0001';
 
 export const migrations: MigrationList = [
@@ -11,6 +12,7 @@ export const migrations: MigrationList = [
   ['0002_rbac', m0002],
   ['0003_logimportpending', m0003],
   ['0004_authoring', m0004],
+  ['0005_lessons', m0005],
 ];
 
 // Tables added after 0001 join the list so that their JSON and timestamp columns read back normalised too.

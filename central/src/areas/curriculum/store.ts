@@ -4,7 +4,7 @@ import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
 import { actorOf } from '../../http/context';
-import { description, guid, guidParams, text } from '../../http/fields';
+import { description, guid, guidParams, text } from '../../http/keyed-fields';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
 import { countriesInScope } from '../../http/scope';
 import { locked, uniqueWrite } from '../../http/transaction';

@@ -4,7 +4,7 @@ import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
 import { recomputeGrade } from '../../content/points';
-import { description, guid, guidParams, integer, text } from '../../http/fields';
+import { description, guid, guidParams, integer, text } from '../../http/keyed-fields';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
 import { locked, uniqueWrite } from '../../http/transaction';
 

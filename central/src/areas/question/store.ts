@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { containsPattern, type Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
-import { guid, integer, text } from '../../http/fields';
+import { guid, integer, text } from '../../http/keyed-fields';
 import { pageRows, pagingBody, type Paging } from '../../http/paging';
 import { uniqueWrite } from '../../http/transaction';
 

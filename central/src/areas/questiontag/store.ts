@@ -3,7 +3,7 @@ import type { Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
-import { guidParams, text } from '../../http/fields';
+import { guidParams, text } from '../../http/keyed-fields';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
 import { uniqueWrite } from '../../http/transaction';
 
