@@ -58,7 +58,7 @@ describe('constraints the routes rely on', () => {
         { subjectid: 's3', subjectname: 'Maths', isdeleted: true },
       ]);
       await expect(migrateLatest(t.db, central.migrations)).rejects.toThrow('subjects: live rows share subjectname (Maths)');
-      expect(await pendingMigrations(t.db, central.migrations)).toEqual(['0004_authoring']);
+      expect(await pendingMigrations(t.db, central.migrations)).toEqual(['0004_authoring', '0005_lessons']);
       await t.db('subjects').where({ subjectid: 's2' }).update({ isdeleted: true });
       await migrateLatest(t.db, central.migrations);
       expect(await pendingMigrations(t.db, central.migrations)).toEqual([]);
