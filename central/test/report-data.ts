@@ -23,7 +23,7 @@ export const W = {
   level: { l1: fixed(51), l2: fixed(52), l3: fixed(53) },
   lesson: { ls1: fixed(61), ls2: fixed(62), ls3: fixed(63), ls4: fixed(64), off: fixed(65) },
   quiz: { ls1: fixed(71), ls2: fixed(72), ls3: fixed(73), ls4: fixed(74), off: fixed(75) },
-  question: fixed(81),
+  question: [fixed(81), fixed(82), fixed(83)],
   teacher: fixed(91),
 } as const;
 
@@ -73,12 +73,12 @@ export async function seedWorld(db: Knex): Promise<void> {
   await db('lessonquizzes').insert((['ls1', 'ls2', 'ls3', 'ls4', 'off'] as const).map((k) => ({
     lessonquizid: W.quiz[k], lessonid: W.lesson[k], lessonquizorder: 1, lessonquizname: `Quiz ${k}`, lessonquizdescription: '',
   })));
-  await db('questions').insert({ questionid: W.question, templatetypeid: 1, questionidentifier: 'q1' });
+  await db('questions').insert(W.question.map((questionid, i) => ({ questionid, templatetypeid: 1, questionidentifier: `q${i + 1}` })));
   // Two questions in every lesson quiz, three in level 1's quiz.
   await insertMany(db, 'lessonquizquestions', (['ls1', 'ls2', 'ls3', 'ls4'] as const).flatMap((k) => [1, 2].map((n) => ({
-    lessonquizquestionid: uuid(), lessonquizid: W.quiz[k], questionid: W.question, lessonquizquestionorder: n,
+    lessonquizquestionid: uuid(), lessonquizid: W.quiz[k], questionid: W.question[n - 1], lessonquizquestionorder: n,
   }))));
-  await insertMany(db, 'levelquizquestions', [1, 2, 3].map((n) => ({ levelquizquestionid: uuid(), levelid: W.level.l1, questionid: W.question, levelquizquestionorder: n })));
+  await insertMany(db, 'levelquizquestions', [1, 2, 3].map((n) => ({ levelquizquestionid: uuid(), levelid: W.level.l1, questionid: W.question[n - 1], levelquizquestionorder: n })));
   await db('schoolusers').insert({
     schooluserid: W.teacher, schoolusername: 'teacher1', schooluserpasswordhash: 'x', schooluserrole: 3, schoolname: W.schoolname.sunrise, created_at: new Date('2026-02-02T00:00:00Z'),
   });

@@ -51,10 +51,10 @@ async function insertMany(db: Knex, table: string, rows: Array<Record<string, un
 export async function seedContent(db: Knex): Promise<Content> {
   const c: Content = { curriculumid: id(), grades: [], levels: [], lessons: [] };
   const subjectid = id();
-  const questionid = id();
+  const questions = Array.from({ length: 5 }, () => id());
   await db('subjects').insert({ subjectid, subjectname: 'Mathematics' });
   await db('curriculums').insert({ curriculumid: c.curriculumid, curriculumname: 'Bench Maths', subjectid });
-  await db('questions').insert({ questionid, templatetypeid: 1, questionidentifier: 'bench' });
+  await db('questions').insert(questions.map((questionid, i) => ({ questionid, templatetypeid: 1, questionidentifier: `bench${i}` })));
   for (let g = 0; g < GRADES; g += 1) {
     const gradeid = id();
     c.grades.push(gradeid);
@@ -63,14 +63,14 @@ export async function seedContent(db: Knex): Promise<Content> {
       const levelid = id();
       c.levels.push({ levelid, gradeid });
       await db('levels').insert({ levelid, gradeid, levelname: `Level ${g + 1}.${l + 1}`, levelorder: l + 1 });
-      await insertMany(db, 'levelquizquestions', Array.from({ length: 5 }, (_, n) => ({ levelquizquestionid: id(), levelid, questionid, levelquizquestionorder: n + 1 })));
+      await insertMany(db, 'levelquizquestions', questions.map((questionid, n) => ({ levelquizquestionid: id(), levelid, questionid, levelquizquestionorder: n + 1 })));
       for (let s = 0; s < LESSONS; s += 1) {
         const lessonid = id();
         const quizid = id();
         c.lessons.push({ lessonid, levelid, gradeid, quizid });
         await db('lessons').insert({ lessonid, levelid, lessonname: `Lesson ${g + 1}.${l + 1}.${s + 1}`, lessonorder: s + 1 });
         await db('lessonquizzes').insert({ lessonquizid: quizid, lessonid, lessonquizorder: 1, lessonquizname: 'Quiz', lessonquizdescription: '' });
-        await insertMany(db, 'lessonquizquestions', Array.from({ length: 5 }, (_, n) => ({ lessonquizquestionid: id(), lessonquizid: quizid, questionid, lessonquizquestionorder: n + 1 })));
+        await insertMany(db, 'lessonquizquestions', questions.map((questionid, n) => ({ lessonquizquestionid: id(), lessonquizid: quizid, questionid, lessonquizquestionorder: n + 1 })));
       }
     }
   }
