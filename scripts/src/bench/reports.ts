@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -6,7 +6,7 @@ import path from 'node:path';
 import { central, createTestDatabase, repoRoot, type Knex } from '@lms/db';
 import { ROLE_IDS } from '@lms/shared';
 import { SIX_MONTH_SCHOOL, learnersOf, logSource, type LogShape } from './log-import-data';
-import { centralNodeArgs, freePort } from './servers';
+import { startCentral, stopServer } from './servers';
 
 // `make bench`: every report route against the reference data set: the log benchmark's six-month school
 // plus 50 generated schools of 40 learners with six months of attempts each, written straight into a
@@ -122,26 +122,6 @@ export async function seedSchool(db: Knex, c: Content, n: number, shape: LogShap
   await insertMany(db, 'studentappusages', [...progress.studentappusages]);
   await insertMany(db, 'rpiuseraccess', [...(source.access as Iterable<Record<string, unknown>>)]);
   return school;
-}
-
-const secret = () => crypto.randomBytes(32).toString('hex');
-
-async function startCentral(url: string): Promise<{ child: ChildProcess; origin: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, centralNodeArgs(), {
-    env: {
-      PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), DATABASE_URL: url, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '10000000',
-      JWT_SECRET: secret(), APPLICATION_API_KEY: secret(), SERVER_SYNC_KEY: secret(), RPI_SECRET: secret(),
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const origin = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 300; i += 1) {
-    if (child.exitCode !== null) throw new Error(`central API exited with ${child.exitCode}`);
-    if (await fetch(`${origin}/`).then((r) => r.ok, () => false)) return { child, origin };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('central API did not start');
 }
 
 /** One request, its time in ms and the bytes of its answer (read to the end). */
@@ -284,7 +264,7 @@ export async function runReportsBench(): Promise<void> {
     process.stdout.write(`slowest JSON report = ${worst.toFixed(1)} x the baseline (target <= ${TARGETS.ratio}): ${worst <= TARGETS.ratio ? 'OK' : 'ABOVE TARGET'}\n`);
     process.stdout.write(`largest CSV (${big.bytes} bytes in ${big.ms.toFixed(0)} ms): server RSS ${before.rss.toFixed(1)} MB before, peak ${after.peak.toFixed(1)} MB, growth ${growth.toFixed(1)} MB (target < ${TARGETS.csvRssMb}): ${growth < TARGETS.csvRssMb ? 'OK' : 'ABOVE TARGET'}\n`);
   } finally {
-    api?.kill();
+    if (api) await stopServer(api);
     await tdb.dispose();
   }
 }
