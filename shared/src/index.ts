@@ -11,3 +11,4 @@ export * from './permissions';
 export * from './zip';
 export * from './http/service';
 export * from './demo';
+export * from './concurrency';
