@@ -4,11 +4,12 @@ import type { CentralRoute } from '../../http/types';
 import { studentClassGuard } from '../../http/gates';
 import { depsOf } from '../../http/context';
 import { createStudentsHandler } from './create';
-import { allStudents, allStudentsQuery, createStudentsBody, createStudentsQuery, downloadQuery, downloadStudents, migrateStudentStandardIds, migrateSubjectCurriculum, sendCsv } from './store';
+import { allStudents, allStudentsQuery, createStudentsBody, createStudentsQuery, downloadQuery, downloadStudents, migrateStudentStandardIds, migrateSubjectCurriculum } from './store';
+import { sendCsv } from '../../http/csv';
 
 export const studentRoutes: CentralRoute[] = [
   // The spec: this route relies on the class guard alone (its own guard was commented out), so the API key is accepted.
-  route('GET', '/student/download-students', publicGate(), { query: downloadQuery }, async ({ req, res, query }) => { const { filename, csv } = await downloadStudents(depsOf(req).db, query); sendCsv(res, filename, csv); }, { classGuard: studentClassGuard, summary: 'CSV of learner personal data (query filters)' }),
+  route('GET', '/student/download-students', publicGate(), { query: downloadQuery }, async ({ req, res, query }) => { const { filename, columns, rows } = await downloadStudents(depsOf(req).db, query); await sendCsv(res, filename, columns, rows); }, { classGuard: studentClassGuard, summary: 'CSV of learner personal data (query filters)' }),
   route('GET', '/student/all', anyUser(), { query: allStudentsQuery }, ({ req, query }) => allStudents(depsOf(req).db, query), { classGuard: studentClassGuard, summary: 'unpaged learner list with identity fields (query filters)' }),
   route('POST', '/student', perms('view_student'), noInput, pending, { classGuard: studentClassGuard, summary: 'paged learner list' }),
   route('POST', '/student/create', roles('apikey', 'superadmin', 'admin'), { query: createStudentsQuery, body: createStudentsBody }, createStudentsHandler, { classGuard: studentClassGuard, summary: 'bulk-create learners (+ optional push to classroom with ?cloud)' }),

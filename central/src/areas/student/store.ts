@@ -1,29 +1,9 @@
 import crypto from 'node:crypto';
-import type { Response } from 'express';
 import type { Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { hashPassword } from '../../auth/passwords';
 import { strictBody } from '../../auth/validation';
-
-// ---- CSV ---------------------------------------------------------------------------------------
-
-function csvCell(v: unknown): string {
-  const s = v === null || v === undefined ? '' : String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-/** First line = the columns, then one line per row; values quoted only when needed. */
-export function toCsv(columns: readonly string[], rows: ReadonlyArray<Record<string, unknown>>): string {
-  return [columns.join(','), ...rows.map((r) => columns.map((c) => csvCell(r[c])).join(','))].join('\n');
-}
-
-export function sendCsv(res: Response, filename: string, body: string): void {
-  res.status(200);
-  res.setHeader('Content-Type', 'application/csv');
-  res.setHeader('Content-Disposition', `attachment; filename="${filename.replace(/["\\\r\n]/g, '_')}"`);
-  res.send(body);
-}
 
 // ---- Dates dd-MM-yyyy ----------------------------------------------------------------------------
 
@@ -167,7 +147,7 @@ const DOWNLOAD_COLUMNS = [
 ] as const;
 
 /** The learner CSV: the round-trip format of PUT /student/update (password column always empty). */
-export async function downloadStudents(db: Knex, q: z.infer<typeof downloadQuery>): Promise<{ filename: string; csv: string }> {
+export async function downloadStudents(db: Knex, q: z.infer<typeof downloadQuery>): Promise<{ filename: string; columns: readonly string[]; rows: Array<Record<string, unknown>> }> {
   const query = db('students as s')
     .join('schoolusers as u', 'u.schooluserid', 's.schooluserid')
     .leftJoin('standards as c', 'c.standardid', 's.standard')
@@ -201,7 +181,7 @@ export async function downloadStudents(db: Knex, q: z.infer<typeof downloadQuery
     schooluserpasswordhash: '',
     is_teacher_acc: r.is_teacher_acc ? '1' : '',
   }));
-  return { filename: `students-${q.schoolname || 'all'}.csv`, csv: toCsv(DOWNLOAD_COLUMNS, out) };
+  return { filename: `students-${q.schoolname || 'all'}.csv`, columns: DOWNLOAD_COLUMNS, rows: out };
 }
 
 // ---- Data migrations ----------------------------------------------------------------------------------
