@@ -3,12 +3,14 @@ import { columnKinds } from '../tables';
 import * as m0001 from './migrations/0001_schema';
 import * as m0002 from './migrations/0002_rbac';
 import * as m0003 from './migrations/0003_logimportpending';
+import * as m0006 from './migrations/0006_people';
 import { tables } from './schema-0001';
 
 export const migrations: MigrationList = [
   ['0001_schema', m0001],
   ['0002_rbac', m0002],
   ['0003_logimportpending', m0003],
+  ['0006_people', m0006],
 ];
 
 // Tables added after 0001 join the list so that their JSON and timestamp columns read back normalised too.

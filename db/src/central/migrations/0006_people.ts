@@ -1,0 +1,35 @@
+import type { Knex } from 'knex';
+
+/**
+ * Schools, classes, learners and teachers at scale:
+ *  - a username is unique whatever its case (`Kofi1` and `kofi1` are one sign-in name on the classroom
+ *    server), decided by the database so that two enrolments running at once cannot both take it;
+ *  - the indexes the learner list (ordered by school and first name), the class checks, the last
+ *    sign-in lookup, the teacher list and the fee records read by.
+ */
+const INDEXES: ReadonlyArray<readonly [name: string, table: string, columns: string[]]> = [
+  ['students_schoolname_studentfirstname_idx', 'students', ['schoolname', 'studentfirstname', 'studentid']],
+  ['students_standard_idx', 'students', ['standard']],
+  ['rpiuseraccess_userid_logintime_idx', 'rpiuseraccess', ['userid', 'logintime']],
+  ['schoolusers_schoolname_idx', 'schoolusers', ['schoolname', 'schooluserrole']],
+  ['schoolcontributedata_schoolid_created_at_idx', 'schoolcontributedata', ['schoolid', 'created_at']],
+];
+
+export async function up(knex: Knex): Promise<void> {
+  const clashes: Array<{ name: string }> = await knex('schoolusers')
+    .select(knex.raw('lower(schoolusername) as name'))
+    .groupByRaw('lower(schoolusername)')
+    .havingRaw('count(*) > 1');
+  if (clashes.length) {
+    throw new Error(
+      `schoolusers: these usernames exist in more than one case and must be renamed before the case-insensitive unique index can be built: ${clashes.map((c) => c.name).join(', ')}`,
+    );
+  }
+  await knex.raw('create unique index schoolusers_lower_schoolusername_unique on schoolusers (lower(schoolusername))');
+  for (const [name, table, columns] of INDEXES) await knex.schema.alterTable(table, (t) => t.index(columns, name));
+}
+
+export async function down(knex: Knex): Promise<void> {
+  for (const [name, table, columns] of [...INDEXES].reverse()) await knex.schema.alterTable(table, (t) => t.dropIndex(columns, name));
+  await knex.raw('drop index schoolusers_lower_schoolusername_unique');
+}
