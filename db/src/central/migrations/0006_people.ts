@@ -5,8 +5,11 @@ import type { Knex } from 'knex';
  *  - a username is unique whatever its case (`Kofi1` and `kofi1` are one sign-in name on the classroom
  *    server), decided by the database so that two enrolments running at once cannot both take it;
  *  - the indexes the learner list (ordered by school and first name), the class checks, the last
- *    sign-in lookup, the teacher list and the fee records read by.
+ *    sign-in lookup, the teacher list and the fee records read by;
+ *  - learner names and contacts as long as the contract admits (100 characters; the columns held 45
+ *    and 20, and PostgreSQL refuses longer text where SQLite stores it).
  */
+const WIDENED: ReadonlyArray<readonly [column: string, from: number]> = [['studentfirstname', 45], ['studentlastname', 45], ['contact', 20]];
 const INDEXES: ReadonlyArray<readonly [name: string, table: string, columns: string[]]> = [
   ['students_schoolname_studentfirstname_idx', 'students', ['schoolname', 'studentfirstname', 'studentid']],
   ['students_standard_idx', 'students', ['standard']],
@@ -27,9 +30,15 @@ export async function up(knex: Knex): Promise<void> {
   }
   await knex.raw('create unique index schoolusers_lower_schoolusername_unique on schoolusers (lower(schoolusername))');
   for (const [name, table, columns] of INDEXES) await knex.schema.alterTable(table, (t) => t.index(columns, name));
+  if (knex.client.config.client === 'pg') {
+    for (const [column] of WIDENED) await knex.raw('alter table students alter column ?? type varchar(100)', [column]);
+  }
 }
 
 export async function down(knex: Knex): Promise<void> {
+  if (knex.client.config.client === 'pg') {
+    for (const [column, from] of WIDENED) await knex.raw(`alter table students alter column ?? type varchar(${from}) using left(??, ${from})`, [column, column]);
+  }
   for (const [name, table, columns] of [...INDEXES].reverse()) await knex.schema.alterTable(table, (t) => t.dropIndex(columns, name));
   await knex.raw('drop index schoolusers_lower_schoolusername_unique');
 }
