@@ -117,3 +117,28 @@ export async function snapshot(db: Knex, tables: string[]): Promise<Record<strin
 }
 
 export const req = (t: TestApp) => request(t.app);
+
+/** RFC 4180 text (quoted cells, doubled quotes, LF or CRLF lines) as records keyed by the header line. */
+export function parseCsv(text: string): Array<Record<string, string>> {
+  const lines: string[][] = [];
+  let cell = '';
+  let line: string[] = [];
+  let quoted = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { cell += '"'; i += 1; }
+      else if (c === '"') quoted = false;
+      else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') { line.push(cell); cell = ''; }
+    else if (c === '\n' || (c === '\r' && text[i + 1] === '\n')) {
+      if (c === '\r') i += 1;
+      line.push(cell); lines.push(line); line = []; cell = '';
+    } else cell += c;
+  }
+  line.push(cell);
+  lines.push(line);
+  const [header, ...rows] = lines;
+  return rows.map((r) => Object.fromEntries(header.map((h, i) => [h, r[i] ?? ''])));
+}

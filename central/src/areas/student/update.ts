@@ -1,6 +1,6 @@
 import { isUniqueViolation, readRows, type Knex } from '@lms/db';
 import type { HandlerContext } from '@lms/shared';
-import { hashPassword } from '../../auth/passwords';
+import { hashPassword, verifyPassword } from '../../auth/passwords';
 import { revokeAll } from '../../auth/tokens';
 import { BatchProblems, isDryrun, parseBatch } from '../../http/batch';
 import { fromCsvCell } from '../../http/csv';
@@ -33,6 +33,8 @@ interface Edit {
   student: Row;
   user: Row;
   password?: string;
+  /** The stored hash, to tell a new password from the one already set. */
+  passwordhash: unknown;
   /** A new username (compared lower-cased against the others). */
   rename?: string;
 }
@@ -66,7 +68,7 @@ async function context(db: Knex, scope: Scope, rows: ReadonlyMap<number, EditRow
   const learners = await inChunks(studentids, (part) =>
     readRows<Row>(applyScope(db, db('students as s').join('schoolusers as u', 'u.schooluserid', 's.schooluserid')
       .whereIn('s.studentid', part).where({ 's.isdeleted': false, 'u.isdeleted': false }), scope, { schoolname: 's.schoolname' })
-      .select('s.*', 'u.schoolusername', 'u.schoolname as userschool')));
+      .select('s.*', 'u.schoolusername', 'u.schoolname as userschool', 'u.schooluserpasswordhash as passwordhash')));
   const byId = new Map(learners.map((l) => [String(l.studentid), l]));
   const schoolKeys = new Set<string>();
   for (const r of rows.values()) schoolKeys.add(key(r.schoolname ?? byId.get(r.studentid)?.schoolname));
@@ -199,8 +201,7 @@ async function plan(db: Knex, scope: Scope, rows: ReadonlyMap<number, EditRow>, 
     if (!ok || !school || !ids) continue;
     const { student, user } = diff(row, cur, school, classid, ids, now, by);
     const password = blank(row.schooluserpasswordhash) ? undefined : String(row.schooluserpasswordhash);
-    if (Object.keys(user).length || password) Object.assign(user, { updated_at: now, updated_by: by });
-    edits.push({ index: i, studentid: row.studentid, schooluserid: row.schooluserid, student, user, password, rename });
+    edits.push({ index: i, studentid: row.studentid, schooluserid: row.schooluserid, student, user, password, passwordhash: cur.passwordhash, rename });
   }
   // A name a row takes must be free: held by no other school user, and taken by one row only.
   const count = new Map<string, number>();
@@ -224,7 +225,13 @@ export async function updateStudentsHandler({ req, caller, body, query }: Handle
   if (isDryrun(query)) return problems.report();
   problems.throwIfAny();
 
-  for (const e of edits) if (e.password) e.user.schooluserpasswordhash = await hashPassword(e.password);
+  const now = new Date().toISOString();
+  for (const e of edits) {
+    // The password the account already has is no change (a file sent twice must change nothing).
+    if (e.password && (await verifyPassword(String(e.passwordhash ?? ''), e.password))) e.password = undefined;
+    if (e.password) e.user.schooluserpasswordhash = await hashPassword(e.password);
+    if (Object.keys(e.user).length) Object.assign(e.user, { updated_at: now, updated_by: by });
+  }
   const renames = edits.filter((e) => e.rename).map((e) => [e.index, e.rename as string] as [number, string]);
   try {
     await db.transaction(async (trx) => {
