@@ -3,6 +3,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashPassword } from '../src/auth/passwords';
 import { makeApp, type TestApp } from './helpers';
+import { staffLogin } from './accounts';
 import { addLearner, callers, parseCsv, seedWorld, snapshot, type Who, type World } from './people-fixtures';
 
 // The scoping matrix: a staff account limited to school A, and one limited to country X, against every
@@ -147,5 +148,27 @@ describe('scoping matrix', () => {
       const res = await call('scopedSchool', method, url);
       expect([url, res.status, res.body]).toEqual([url, 200, { error: false, data: true }]);
     }
+  });
+
+  it('every area refuses a token of the wrong type, a malformed body and an oversize one, writing nothing', async () => {
+    const account = (await t.tdb.db('lmsusers').where('lmsusername', 'like', 'admin-%').first()).lmsusername;
+    const refresh = `Bearer ${(await staffLogin(t.app, account)).refreshToken}`;
+    const before = await snapshot(t.tdb.db, TABLES);
+    const writes: Array<[Method, string]> = [
+      ['post', '/school/create'], ['put', `/school/update/${w.schoolA.schoolid}`], ['post', '/standard/create'], ['put', `/standard/${w.classA1}`],
+      ['post', '/student/create'], ['put', '/student/update'], ['post', '/teacher/create'], ['post', '/school-contribute/create'],
+      ['put', `/school-contribute/updateschooldashboard/${o.recordA}`], ['post', '/school'], ['post', '/student'], ['post', '/teacher'],
+    ];
+    for (const [method, url] of writes) {
+      const wrongType = await request(t.app)[method](url).set('Authorization', refresh).send({});
+      expect([url, wrongType.status]).toEqual([url, 401]);
+      const malformed = await request(t.app)[method](url).set('Authorization', as.admin).set('Content-Type', 'application/json').send('{"schoolname": ');
+      expect([url, malformed.status, malformed.body.errormessage]).toEqual([url, 400, 'Request body is not valid JSON']);
+      // 1 MB for every route but the two bulk learner routes, which take 5 MB.
+      const size = url.startsWith('/student/create') || url.startsWith('/student/update') ? 5.5 : 1.2;
+      const oversize = await request(t.app)[method](url).set('Authorization', as.admin).set('Content-Type', 'application/json').send(JSON.stringify({ pad: 'x'.repeat(size * 1024 * 1024) }));
+      expect([url, oversize.status, oversize.body.errormessage]).toEqual([url, 413, 'Request body is too large']);
+    }
+    expect(await snapshot(t.tdb.db, TABLES)).toEqual(before);
   });
 });
