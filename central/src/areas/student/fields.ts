@@ -123,7 +123,8 @@ export const editRow = strictBody({
   ...wgFields,
   dateofbirth: date({ optional: true, min: 8, loose: true }),
   dateofjoin: date({ optional: false, min: 8, loose: true }),
-  schooltype: blankable(2, 255),
+  // What the column holds (the original's validator allowed 255 and the database refused the rest).
+  schooltype: blankable(2, 250),
   city: text(2, 100),
   country: text(2, 100),
   state: text(1, 100),
