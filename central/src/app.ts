@@ -5,6 +5,7 @@ import { centralGates, identify } from './auth/guards';
 import { centralRoutes } from './areas';
 import type { Deps } from './http/types';
 import { VERSION } from './version';
+import { createMailCounters } from './auth/mail-limits';
 
 export const SIGN_IN_PATHS = ['/auth/login', '/auth/school/login', '/auth/forgotpassword', '/auth/sendverificationemail'];
 
@@ -22,6 +23,10 @@ export function createApp(config: Config, deps: Deps): Express {
     identify: identify(),
     logger: deps.logger,
     redis: deps.redis,
-    locals: { config, deps },
+    locals: {
+      config,
+      deps,
+      mailCounters: createMailCounters({ perClientPerHour: config.mailLinks.perClientPerHour, perAccountPerHour: config.mailLinks.perAccountPerHour, redis: deps.redis, logger: deps.logger }),
+    },
   });
 }

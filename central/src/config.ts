@@ -7,6 +7,7 @@ import {
 const schema = z.object({
   NODE_ENV: nodeEnvSchema,
   PORT: port(3000),
+  SHUTDOWN_DRAIN_SECONDS: positiveInt(30),
   HOST: optionalString,
   DATABASE_URL: z.string().default('sqlite:data/central.sqlite'),
   JWT_SECRET: z.string().default(PLACEHOLDER_SECRET),
@@ -37,6 +38,10 @@ const schema = z.object({
   LOGIN_RATE_LIMIT_MAX: positiveInt(20),
   MAX_UPLOAD_MB: positiveInt(200),
   MAX_JSON_KB: positiveInt(1024),
+  MAX_CONCURRENT_IMPORTS: positiveInt(2),
+  UPLOAD_IDLE_SECONDS: positiveInt(30),
+  MAIL_LINKS_PER_CLIENT_HOUR: positiveInt(10),
+  MAIL_LINKS_PER_ACCOUNT_HOUR: positiveInt(3),
 });
 
 export const CENTRAL_SECRETS = ['JWT_SECRET', 'APPLICATION_API_KEY', 'SERVER_SYNC_KEY', 'RPI_SECRET'] as const;
@@ -48,6 +53,7 @@ export function loadConfig(env: Env = process.env) {
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
     host: e.HOST,
+    drainMs: e.SHUTDOWN_DRAIN_SECONDS * 1000,
     databaseUrl: e.DATABASE_URL,
     jwtSecret: e.JWT_SECRET,
     apiKey: e.APPLICATION_API_KEY,
@@ -76,6 +82,9 @@ export function loadConfig(env: Env = process.env) {
     rateLimit: { perMinute: e.RATE_LIMIT_MAX, loginPer15Minutes: e.LOGIN_RATE_LIMIT_MAX },
     maxUploadBytes: e.MAX_UPLOAD_MB * 1024 * 1024,
     maxJsonBytes: e.MAX_JSON_KB * 1024,
+    maxConcurrentImports: e.MAX_CONCURRENT_IMPORTS,
+    uploadIdleMs: e.UPLOAD_IDLE_SECONDS * 1000,
+    mailLinks: { perClientPerHour: e.MAIL_LINKS_PER_CLIENT_HOUR, perAccountPerHour: e.MAIL_LINKS_PER_ACCOUNT_HOUR },
   });
 }
 

@@ -165,6 +165,17 @@ describe('/roles', () => {
     const extraKey = await request(t.app).post('/roles/user-bind-role').set('Authorization', root).send({ lmsuserid: user, rolesid: [], x: 1 });
     expect([extraKey.status, extraKey.body.errormessage]).toEqual([400, '"x" is not allowed']);
 
+    // Taking a permission away from the role signs its holders out at once; a rename alone does not.
+    const reader = `Bearer ${(await staffLogin(t.app, 'reader@example.org', PASSWORD)).accessToken}`;
+    const renamed = await request(t.app).put(`/roles/${roleid}`).set('Authorization', root).send({ rolename: 'Grade readers', permissionsid: [extra.permissionid] });
+    expect(renamed.status).toBe(200);
+    expect((await request(t.app).get('/roles/permissions').set('Authorization', reader)).status).toBe(403);
+    const other = await db('permissions').where({ permissionname: 'view_level' }).first();
+    const narrowed = await request(t.app).put(`/roles/${roleid}`).set('Authorization', root).send({ rolename: 'Grade readers', permissionsid: [other.permissionid] });
+    expect(narrowed.status).toBe(200);
+    expect((await request(t.app).get('/roles/permissions').set('Authorization', reader)).status).toBe(401);
+    expect(await db('tokens').where({ lmsuserid: user }).count({ n: '*' }).first()).toMatchObject({ n: 0 });
+
     await request(t.app).post('/roles/user-bind-role').set('Authorization', root).send({ lmsuserid: user, rolesid: [] });
     const gone = await request(t.app).delete(`/roles/${roleid}`).set('Authorization', root);
     expect(gone.body).toEqual({ error: false, data: true });

@@ -35,6 +35,7 @@ const EXPECTED_GATE: Record<string, string> = {
   'PUT /import/teachers': 'synckey',
   'PUT /import/master': 'synckeyOrOfflineStaff',
   'POST /student/logintime': 'anyOrSynckey',
+  'GET /student/all': 'staff',
 };
 const PUBLIC = new Set(['GET /', 'GET /version', 'POST /auth/login', 'POST /auth/logout', 'GET /school/branding']);
 const expectedGate = (key: string) =>

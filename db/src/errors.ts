@@ -1,8 +1,10 @@
 /**
- * A write refused by a unique index or primary key (PostgreSQL 23505, SQLite's UNIQUE/PRIMARY KEY
- * constraint): the answer to a race that a check before the write could not see.
+ * Whether a database error is a unique-index violation (PostgreSQL 23505; SQLite's UNIQUE or PRIMARY KEY
+ * constraint). A write that checked "already exists" inside its transaction can still meet one when a
+ * concurrent transaction committed the same row first: the caller answers it as the same refusal.
  */
 export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; message?: string } | null | undefined;
-  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || /UNIQUE constraint failed/.test(e?.message ?? '');
+  if (!err || typeof err !== 'object') return false;
+  const code = (err as { code?: unknown }).code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }

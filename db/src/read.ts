@@ -11,6 +11,7 @@ interface ReadClient {
   releaseConnection(conn: unknown): Promise<unknown>;
   postProcessResponse(result: unknown): unknown;
   _formatBindings(bindings: readonly unknown[]): unknown[];
+  emit(event: 'query', data: { sql: string; bindings: readonly unknown[]; method: 'select' }): boolean;
 }
 interface SqliteConnection {
   prepare(sql: string): { all(bindings: unknown[]): unknown[] };
@@ -33,6 +34,9 @@ export async function readRows<T = Record<string, unknown>>(query: Knex.QueryBui
   if (compiled.method !== 'select') throw new TypeError(`readRows reads a select, not a ${compiled.method} query`);
   const { sql, bindings } = compiled.toNative();
   const client = query.client as unknown as ReadClient;
+  // Announced as Knex announces its own statements (`knex.on('query')`), so that logging and the tests
+  // that count a route's statements see these reads too.
+  client.emit('query', { sql, bindings, method: 'select' });
   const reader = client.transacting ? undefined : client.readConnection?.();
   if (reader) return client.postProcessResponse(reader.prepare(sql).all(client._formatBindings(bindings))) as T[];
   const conn = await client.acquireConnection();

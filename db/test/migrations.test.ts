@@ -49,6 +49,26 @@ describe.each([
 });
 
 describe('constraints the routes rely on', () => {
+  it('holds the authoring rules among live rows, and will not index a database whose live rows already break one', async () => {
+    const t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations.slice(0, 3) });
+    try {
+      await t.db('subjects').insert([
+        { subjectid: 's1', subjectname: 'Maths', isdeleted: false },
+        { subjectid: 's2', subjectname: 'Maths', isdeleted: false },
+        { subjectid: 's3', subjectname: 'Maths', isdeleted: true },
+      ]);
+      await expect(migrateLatest(t.db, central.migrations)).rejects.toThrow('subjects: live rows share subjectname (Maths)');
+      expect(await pendingMigrations(t.db, central.migrations)).toEqual(['0004_authoring', '0005_lessons', '0006_people']);
+      await t.db('subjects').where({ subjectid: 's2' }).update({ isdeleted: true });
+      await migrateLatest(t.db, central.migrations);
+      expect(await pendingMigrations(t.db, central.migrations)).toEqual([]);
+      await expect(t.db('subjects').where({ subjectid: 's3' }).update({ isdeleted: false })).rejects.toThrow();
+      await t.db('subjects').insert({ subjectid: 's4', subjectname: 'Maths', isdeleted: true });
+    } finally {
+      await t.dispose();
+    }
+  });
+
   it('refuses a second school user with the same handle and a second link of the same role', async () => {
     const t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations });
     try {

@@ -3,6 +3,8 @@ import { columnKinds } from '../tables';
 import * as m0001 from './migrations/0001_schema';
 import * as m0002 from './migrations/0002_rbac';
 import * as m0003 from './migrations/0003_logimportpending';
+import * as m0004 from './migrations/0004_authoring';
+import * as m0005 from './migrations/0005_lessons';
 import * as m0006 from './migrations/0006_people';
 import { tables } from './schema-0001';
 
@@ -10,6 +12,8 @@ export const migrations: MigrationList = [
   ['0001_schema', m0001],
   ['0002_rbac', m0002],
   ['0003_logimportpending', m0003],
+  ['0004_authoring', m0004],
+  ['0005_lessons', m0005],
   ['0006_people', m0006],
 ];
 

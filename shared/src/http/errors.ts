@@ -40,3 +40,13 @@ export function ok<T>(data: T): SuccessEnvelope<T> {
 export function errorEnvelope(message: string, logid?: string): ErrorEnvelope {
   return logid ? { error: true, errormessage: message, data: false, logid } : { error: true, errormessage: message, data: false };
 }
+
+/**
+ * A temporary file that could not be written because the disk is full is the server's problem, not the
+ * uploader's: 507, so that a client tries again later instead of giving up on its file.
+ */
+export function uploadStorageError(err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return httpError(507, 'The server has no room to receive the upload now; please try again later');
+  return err;
+}

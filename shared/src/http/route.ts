@@ -138,7 +138,11 @@ export function zodMessage(error: z.ZodError): string {
       if (i.code === 'unrecognized_keys' && i.path.length && i.keys.length === 1 && i.message === `"${i.keys[0]}" is not allowed`) {
         return `"${[...i.path, i.keys[0]].join('.')}" is not allowed`;
       }
-      const field = i.path.length ? `"${i.path.join('.')}" ` : '';
+      // A message that opens with a quoted name already says which field it is about (a field label, as
+      // the original's validators word it: `"Lesson Name" is required`), as does a custom issue marked
+      // `labelled` (`Lesson Name not allowed`).
+      const labelled = i.message.startsWith('"') || (i.code === 'custom' && (i.params as { labelled?: boolean } | undefined)?.labelled === true);
+      const field = i.path.length && !labelled ? `"${i.path.join('.')}" ` : '';
       return `${field}${i.message}`.trim();
     })
     .join(', ');

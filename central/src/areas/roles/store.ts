@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
 import { replaceRoles } from '../user/store';
+import { revokeAll } from '../../auth/tokens';
 
 const nonblank = z
   .string({ error: 'is required' })
@@ -136,8 +137,16 @@ export async function updateRole(db: Knex, roleid: string, body: z.infer<typeof 
   if (await db('roles').where({ rolename: body.rolename }).whereNot({ roleid }).first('roleid')) throw httpError(400, 'Role name already exists');
   const ids = await resolvePermissionIds(db, body.permissionsid);
   await db.transaction(async (trx) => {
+    const before = new Set((await trx('roles_permissions').where({ roleid }).pluck('permissionid')) as string[]);
     await trx('roles').where({ roleid }).update({ rolename: body.rolename, updated_at: new Date().toISOString(), updated_by: by });
     await bindPermissions(trx, roleid, ids);
+    const after = new Set((await trx('roles_permissions').where({ roleid }).pluck('permissionid')) as string[]);
+    // Tokens carry their permissions: when a role's set changes, everyone holding it signs in again
+    // (a renamed role changes nothing a token says).
+    if (before.size !== after.size || [...before].some((p) => !after.has(p))) {
+      const holders = (await trx('lmsusers_roles').where({ roleid }).pluck('lmsuserid')) as string[];
+      for (const lmsuserid of holders) await revokeAll(trx, lmsuserid);
+    }
   });
   return db('roles').where({ roleid }).first();
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { anyOrSyncKey, anyUser, route } from '@lms/shared';
+import { anyOrSyncKey, anyUser, route, staff } from '@lms/shared';
 import type { ClassroomRoute } from '../../http/types';
 import { depsOf } from '../../http/context';
 import { learnerOf, queryText, requireLearner } from '../common';
@@ -10,8 +10,9 @@ import { lastLogins, searchStudents, setProfileImage } from './store';
 const idList = z.unknown().transform((v) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.length <= 45).slice(0, 5000) : []));
 
 export const studentRoutes: ClassroomRoute[] = [
-  route('GET', '/student/all', anyUser(), { query: z.object({ userid: queryText, schoolname: queryText }) }, ({ req, query }) => searchStudents(depsOf(req).db, query),
-    { summary: 'Up to 20 learners by handle and school' }),
+  // Full learner rows (parents, contact, disability answers): staff only (decision 30); the learner app never calls it.
+  route('GET', '/student/all', staff(), { query: z.object({ userid: queryText, schoolname: queryText }) }, ({ req, query }) => searchStudents(depsOf(req).db, query),
+    { summary: 'Up to 20 learners by handle and school (staff)' }),
   route('POST', '/student/profile', anyUser(), { body: z.object({ filename: z.string().min(1).max(250) }) }, async ({ req, caller, body }) => {
     const { db } = depsOf(req);
     const learner = await requireLearner(db, caller);
