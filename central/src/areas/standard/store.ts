@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { readRows, whereContains, type Knex } from '@lms/db';
+import { isUniqueViolation, readRows, whereContains, type Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { strictBody, uuidParam } from '../../auth/validation';
@@ -81,7 +81,8 @@ export async function standardsOfSchool(db: Knex, scope: Scope, schoolid: string
 async function targetSchool(db: Knex, scope: Scope, schoolid: string): Promise<{ schoolid: string; schoolname: string }> {
   const q = db('schools').where({ schoolid, isdeleted: false });
   // PostgreSQL: two requests naming classes of one school wait for each other, so that the
-  // duplicate-name check below sees the other's class (SQLite writes one transaction at a time).
+  // duplicate-name check below sees the other's class (SQLite writes one transaction at a time); the
+  // unique index on live class names holds the rule whatever happens.
   if (db.client.config.client === 'pg') q.forUpdate();
   const school = await applyScope(db, q, scope, { schoolid: 'schoolid' }).first('schoolid', 'schoolname');
   if (!school) throw httpError(400, 'no school found');
@@ -95,13 +96,23 @@ async function nameTaken(db: Knex, schoolid: string, standardname: string, excep
   return !!(await q.first('standardid'));
 }
 
+/** A unique-index violation (two requests naming one class at once) is the same refusal as the check's. */
+async function sameClassOnce<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw httpError(400, 'standard already exists');
+    throw err;
+  }
+}
+
 export async function createStandard(db: Knex, scope: Scope, body: StandardBody, by: string | null) {
   const standardid = crypto.randomUUID();
-  await db.transaction(async (trx) => {
+  await sameClassOnce(() => db.transaction(async (trx) => {
     const school = await targetSchool(trx, scope, body.schoolid);
     if (await nameTaken(trx, school.schoolid, body.standardname)) throw httpError(400, 'standard already exists');
     await trx('standards').insert({ standardid, standardname: body.standardname, schoolid: school.schoolid, schoolname: school.schoolname, isdeleted: false, created_by: by, updated_by: by });
-  });
+  }));
   return db('standards').where({ standardid }).first();
 }
 
@@ -114,7 +125,7 @@ const hasLearners = async (db: Knex, standardid: string) => !!(await db('student
  * /student/update), not a class edit.
  */
 export async function updateStandard(db: Knex, scope: Scope, standardid: string, body: StandardBody, by: string | null) {
-  await db.transaction(async (trx) => {
+  await sameClassOnce(() => db.transaction(async (trx) => {
     const current = await liveStandard(trx, scope, standardid);
     const school = await targetSchool(trx, scope, body.schoolid);
     if (await nameTaken(trx, school.schoolid, body.standardname, standardid)) throw httpError(400, 'standard already exists');
@@ -124,7 +135,7 @@ export async function updateStandard(db: Knex, scope: Scope, standardid: string,
     await trx('standards').where({ standardid }).update({
       standardname: body.standardname, schoolid: school.schoolid, schoolname: school.schoolname, updated_at: new Date().toISOString(), updated_by: by,
     });
-  });
+  }));
   return db('standards').where({ standardid }).first();
 }
 
@@ -145,11 +156,13 @@ export async function copySchoollessStandards(db: Knex, by: string | null): Prom
     const names = [...new Set(orphans.map((o: { standardname: string }) => o.standardname))];
     const schools = await trx('schools').where({ isdeleted: false }).select('schoolid', 'schoolname');
     const existing = await trx('standards').whereNotNull('schoolid').select('schoolid', 'standardname');
-    const have = new Set(existing.map((e: { schoolid: string; standardname: string }) => `${e.schoolid}\u0000${e.standardname}`));
+    // Whatever its case: a school's live class names are unique regardless of case (migration 0006).
+    const have = new Set(existing.map((e: { schoolid: string; standardname: string }) => `${e.schoolid}\u0000${e.standardname.toLowerCase()}`));
     const rows = [];
     for (const s of schools) {
       for (const standardname of names) {
-        if (have.has(`${s.schoolid}\u0000${standardname}`)) continue;
+        if (have.has(`${s.schoolid}\u0000${standardname.toLowerCase()}`)) continue;
+        have.add(`${s.schoolid}\u0000${standardname.toLowerCase()}`);
         rows.push({ standardid: crypto.randomUUID(), standardname, schoolid: s.schoolid, schoolname: s.schoolname, created_by: by });
       }
     }

@@ -4,6 +4,7 @@ import type { Knex } from 'knex';
  * Schools, classes, learners and teachers at scale:
  *  - a username is unique whatever its case (`Kofi1` and `kofi1` are one sign-in name on the classroom
  *    server), decided by the database so that two enrolments running at once cannot both take it;
+ *  - so is a class name among a school's live classes (a deleted class's name may be used again);
  *  - the indexes the learner list (ordered by school and first name), the class checks, the last
  *    sign-in lookup, the teacher list and the fee records read by;
  *  - learner names and contacts as long as the contract admits (100 characters; the columns held 45
@@ -29,6 +30,19 @@ export async function up(knex: Knex): Promise<void> {
     );
   }
   await knex.raw('create unique index schoolusers_lower_schoolusername_unique on schoolusers (lower(schoolusername))');
+  const classes: Array<{ schoolid: string; name: string }> = await knex('standards')
+    .where({ isdeleted: false })
+    .whereNotNull('schoolid')
+    .select('schoolid', knex.raw('lower(standardname) as name'))
+    .groupBy('schoolid', knex.raw('lower(standardname)'))
+    .havingRaw('count(*) > 1')
+    .limit(10);
+  if (classes.length) {
+    throw new Error(
+      `standards: live classes of one school share a name (${classes.map((c) => `${c.schoolid} / ${c.name}`).join('; ')}); rename or delete the extra classes, then migrate again`,
+    );
+  }
+  await knex.raw('create unique index standards_schoolid_lower_standardname_live_unique on standards (schoolid, lower(standardname)) where not isdeleted');
   for (const [name, table, columns] of INDEXES) await knex.schema.alterTable(table, (t) => t.index(columns, name));
   if (knex.client.config.client === 'pg') {
     for (const [column] of WIDENED) await knex.raw('alter table students alter column ?? type varchar(100)', [column]);
@@ -40,5 +54,6 @@ export async function down(knex: Knex): Promise<void> {
     for (const [column, from] of WIDENED) await knex.raw(`alter table students alter column ?? type varchar(${from}) using left(??, ${from})`, [column, column]);
   }
   for (const [name, table, columns] of [...INDEXES].reverse()) await knex.schema.alterTable(table, (t) => t.dropIndex(columns, name));
+  await knex.raw('drop index standards_schoolid_lower_standardname_live_unique');
   await knex.raw('drop index schoolusers_lower_schoolusername_unique');
 }
