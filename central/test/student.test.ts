@@ -359,5 +359,8 @@ describe('scope of the learner routes', () => {
     expect(csv.text.split('\n').slice(1).map((l) => l.split(',')[2])).toEqual(['chen1']);
     const all = await request(t.app).get('/student/all?teacher=true').set('Authorization', token);
     expect(all.body.data.map((r: { studentfirstname: string }) => r.studentfirstname)).toEqual(['Chen']);
+    // The username part matches whatever its case, and literally.
+    expect((await get('/student/all?userid=CHEN&teacher=true', 'admin')).body.data.map((r: { studentfirstname: string }) => r.studentfirstname)).toEqual(['Chen']);
+    expect((await get('/student/all?userid=%25&teacher=true', 'admin')).body.data).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import type { Knex } from '@lms/db';
+import { whereContains, type Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { revokeAll } from '../../auth/tokens';
@@ -38,7 +38,7 @@ export const allStudentsQuery = z.looseObject({
 /** Learner rows with identity fields, within the caller's scope; without a school or class at most 50, oldest first. */
 export async function allStudents(db: Knex, scope: Scope, q: z.infer<typeof allStudentsQuery>) {
   const query = db('students as s').join('schoolusers as u', 'u.schooluserid', 's.schooluserid').where('s.isdeleted', false).orderBy('s.created_at');
-  if (q.userid) query.where('u.schoolusername', 'like', `%${q.userid}%`);
+  if (q.userid?.trim()) whereContains(query, 'u.schoolusername', q.userid.trim());
   if (q.standard) query.where('s.standard', q.standard);
   if (q.schoolname) query.where('s.schoolname', q.schoolname);
   if (q.teacher !== 'true') query.where((w) => w.where('s.is_teacher_acc', false).orWhereNull('s.is_teacher_acc'));
