@@ -5,6 +5,7 @@ import * as m0002 from './migrations/0002_rbac';
 import * as m0003 from './migrations/0003_logimportpending';
 import * as m0004 from './migrations/0004_authoring';
 import * as m0005 from './migrations/0005_lessons';
+import * as m0006 from './migrations/0006_people';
 import * as m0008 from './migrations/0008_report_indexes';
 import { tables } from './schema-0001';
 
@@ -14,6 +15,7 @@ export const migrations: MigrationList = [
   ['0003_logimportpending', m0003],
   ['0004_authoring', m0004],
   ['0005_lessons', m0005],
+  ['0006_people', m0006],
   ['0008_report_indexes', m0008],
 ];
 

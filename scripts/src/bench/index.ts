@@ -3,6 +3,7 @@ import { runGuardedReadBench } from './guarded-read';
 import { runSoakBench } from './soak';
 import { runCurriculumTreeBench } from './curriculum-tree';
 import { runReportsBench } from './reports';
+import { runStudentsBench } from './students';
 /** Runs every benchmark in turn and prints its table; each one measures its own baseline in the same run. */
 const benches: Array<{ name: string; run: () => Promise<void> }> = [];
 benches.push({ name: 'PUT /log/import: six-month school log over HTTP', run: () => runLogImportBench() });
@@ -10,6 +11,7 @@ benches.push({ name: 'Guarded read: GET /curriculum/all with a staff token vs a 
 benches.push({ name: 'Soak: both services under mixed load (reads, sign-ins, log imports, oversize bodies)', run: () => runSoakBench() });
 benches.push({ name: 'GET /curriculum/tree of a 12 x 10 x 20 curriculum vs plain SELECTs of its rows', run: () => runCurriculumTreeBench() });
 benches.push({ name: 'Reports: every report route on 51 schools of six months (the log benchmark\'s school and 50 more)', run: () => runReportsBench() });
+benches.push({ name: 'Learners: POST /student pages and the learner CSV vs plain SELECTs', run: () => runStudentsBench() });
 
 async function main(): Promise<void> {
   // `BENCH=soak` (or any part of a benchmark's name) runs only the matching ones.

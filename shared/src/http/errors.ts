@@ -4,6 +4,8 @@ export class HttpError extends Error {
     readonly status: number,
     message: string,
     readonly headers: Record<string, string> = {},
+    /** Fields the error body carries besides the envelope's (for example the row errors of a bulk upload). */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
     this.name = 'HttpError';
@@ -12,6 +14,11 @@ export class HttpError extends Error {
 
 export function httpError(status: number, message: string, headers?: Record<string, string>): HttpError {
   return new HttpError(status, message, headers);
+}
+
+/** An error whose body has more than the envelope: `{error, errormessage, data, ...details}`. */
+export function httpErrorWith(status: number, message: string, details: Record<string, unknown>): HttpError {
+  return new HttpError(status, message, {}, details);
 }
 
 export interface ErrorEnvelope {

@@ -132,9 +132,14 @@ export interface RouteHandlerOptions {
   defaultBodyLimit?: string | number;
 }
 
-function zodMessage(error: z.ZodError): string {
+/** A schema failure in the contract's words: each issue as `"<path>" <message>`, joined by ", ". */
+export function zodMessage(error: z.ZodError): string {
   return error.issues
     .map((i) => {
+      // An unknown key inside an object names its full path once: `"students.3.extra" is not allowed`.
+      if (i.code === 'unrecognized_keys' && i.path.length && i.keys.length === 1 && i.message === `"${i.keys[0]}" is not allowed`) {
+        return `"${[...i.path, i.keys[0]].join('.')}" is not allowed`;
+      }
       // A message that opens with a quoted name already says which field it is about (a field label, as
       // the original's validators word it: `"Lesson Name" is required`), as does a custom issue marked
       // `labelled` (`Lesson Name not allowed`).

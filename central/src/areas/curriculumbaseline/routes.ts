@@ -2,8 +2,8 @@ import { noInput, perms, route } from '@lms/shared';
 import { pending } from '../../http/pending';
 import type { CentralRoute } from '../../http/types';
 import { configOf, depsOf } from '../../http/context';
-import { sendCsv } from '../student/store';
-import { baselineResultsCsv } from './store';
+import { sendCsv } from '../../http/csv';
+import { BASELINE_RESULT_COLUMNS, baselineResultRows } from './store';
 
 export const curriculumbaselineRoutes: CentralRoute[] = [
   route('POST', '/curriculumbaseline/create', perms('create_baseline-endline'), noInput, pending, { summary: 'create baseline/endline assessment' }),
@@ -15,5 +15,5 @@ export const curriculumbaselineRoutes: CentralRoute[] = [
   route('GET', '/curriculumbaseline/query', perms('view_baseline-endline'), noInput, pending, { summary: 'assessments filtered by query (name/type)' }),
   route('GET', '/curriculumbaseline/getcurriculumbaseline/:curriculumbaselineid', perms('view_baseline-endline'), noInput, pending, { summary: 'get one assessment' }),
   route('GET', '/curriculumbaseline/school/:curriculumbaselineid', perms('view_baseline-endline'), noInput, pending, { summary: 'schools of an assessment' }),
-  route('GET', '/curriculumbaseline/:curriculumbaselineid/download', perms('view_download_student'), noInput, async ({ req, res, params }) => { sendCsv(res, 'students-results.csv', await baselineResultsCsv(depsOf(req).db, configOf(req), params.curriculumbaselineid)); }, { summary: 'CSV of learner results for an assessment (merges classroom data)' }),
+  route('GET', '/curriculumbaseline/:curriculumbaselineid/download', perms('view_download_student'), noInput, async ({ req, res, params }) => { await sendCsv(res, 'students-results.csv', BASELINE_RESULT_COLUMNS, await baselineResultRows(depsOf(req).db, configOf(req), params.curriculumbaselineid)); }, { summary: 'CSV of learner results for an assessment (merges classroom data)' }),
 ];
