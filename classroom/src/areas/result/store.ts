@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Knex } from '@lms/db';
+import { isUniqueViolation, type Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { round2 } from '../common';
 import { ACTIVE, PROGRESS, recordActive, refreshAggregates } from './progress';
@@ -59,11 +59,6 @@ export function scoresOf(kind: ResultKind, percentage: number): number {
   if (percentage >= 91) return 2;
   if (percentage >= 80) return 1;
   return 0;
-}
-
-function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
-  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || /UNIQUE constraint failed/.test(e?.message ?? '');
 }
 
 const findStored = (db: Knex, s: Submission) =>
