@@ -86,7 +86,7 @@ describe('the six filter feeds', () => {
     expect(grades).toEqual([expect.objectContaining({ gradeid: DEMO.gradeid, gradename: DEMO.gradename, curriculumname: DEMO.curriculumname })]);
     expect((await get(`/curriculum/country/${DEMO.countryid}`, 'teacher')).body.data.map((c: { curriculumid: string }) => c.curriculumid)).toEqual([DEMO.curriculumid]);
     const badId = await get('/grade/curriculum/not-a-uuid', 'teacher');
-    expect([badId.status, badId.body.errormessage]).toEqual([400, '"curriculumid" must be a valid GUID']);
+    expect([badId.status, badId.body.errormessage]).toEqual([400, '"Curriculum ID" must be a valid GUID']);
     const noCountry = await get(`/curriculum/country/${crypto.randomUUID()}`, 'teacher');
     expect([noCountry.status, noCountry.body.errormessage]).toEqual([400, 'Invalid country id']);
   });

@@ -4,7 +4,7 @@ import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
 import { actorOf } from '../../http/context';
-import { description, guid, guidParams, text } from '../../http/keyed-fields';
+import { description, guid, guidParams, text } from '../../http/fields';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
 import { countriesInScope } from '../../http/scope';
 import { locked, uniqueWrite } from '../../http/transaction';
@@ -16,7 +16,7 @@ const MAX_COUNTRIES = 500;
 const optional = z.string().optional();
 
 export const allCurriculaQuery = z.looseObject({ cur: optional, curid: optional, studentid: optional, standardid: optional, schoolname: optional });
-export const countryParams = z.object({ countryid: z.string().uuid({ error: 'must be a valid GUID' }) });
+export const countryParams = guidParams({ countryid: 'Country ID' });
 
 /** Active curricula for the filter dropdowns, narrowed to a learner's, a class's or a school's curricula when asked. */
 export async function allCurricula(db: Knex, q: z.infer<typeof allCurriculaQuery>) {
@@ -57,17 +57,18 @@ export async function curriculaOfCountry(db: Knex, countryid: string) {
   return rows.filter((r) => !/baseline/i.test(r.curriculumname));
 }
 
-export const curriculumParams = guidParams('curriculumid');
+export const curriculumParams = guidParams({ curriculumid: 'Curriculum ID' });
 export const curriculumListBody = pagingBody(['curriculumname', 'curriculumdescription']);
 export const curriculumBody = strictBody({
-  curriculumname: text(3, 50),
-  curriculumdescription: description(3, 500),
+  curriculumname: text('Curriculum Name', { min: 3, max: 50, nonblank: true }),
+  curriculumdescription: description('Curriculum description', 3, 500),
+  // Items are named by their path (`"countryid.0" must be a string`), as the original names them.
   countryid: z
     .array(z.string({ error: 'must be a string' }).max(36, { error: 'length must be less than or equal to 36 characters long' }), {
-      error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array'),
+      error: (iss) => (iss.input === undefined ? '"Country Id" is required' : '"Country Id" must be an array'),
     })
-    .max(MAX_COUNTRIES, { error: `must contain less than or equal to ${MAX_COUNTRIES} items` }),
-  subjectid: guid(),
+    .max(MAX_COUNTRIES, { error: `"Country Id" must contain less than or equal to ${MAX_COUNTRIES} items` }),
+  subjectid: guid('Subject ID'),
 });
 type CurriculumBody = z.infer<typeof curriculumBody>;
 

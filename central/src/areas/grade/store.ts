@@ -4,19 +4,20 @@ import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
 import { recomputeGrade } from '../../content/points';
-import { description, guid, guidParams, integer, text } from '../../http/keyed-fields';
+import { description, guid, guidParams, integer, text } from '../../http/fields';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
 import { locked, uniqueWrite } from '../../http/transaction';
 
-export const curriculumParams = z.object({ curriculumid: z.string().uuid({ error: 'must be a valid GUID' }) });
-export const gradeParams = guidParams('gradeid');
+export const curriculumParams = guidParams({ curriculumid: 'Curriculum ID' });
+export const gradeParams = guidParams({ gradeid: 'Grade ID' });
 export const gradeListBody = pagingBody(['gradename', 'gradedescription']);
 export const gradeBody = strictBody({
-  gradename: text(3, 50),
-  gradedescription: description(3, 500),
-  gradeorder: integer({ min: 0 }),
-  curriculumid: guid(),
-  passing_points: integer(),
+  gradename: text('Grade Name', { min: 3, max: 50, nonblank: true }),
+  gradedescription: description('Grade description', 3, 500),
+  gradeorder: integer('Grade order', { min: 0 }),
+  curriculumid: guid('Curriculum ID'),
+  // A number in the original; the column is an integer, so a fraction is refused here rather than by the database.
+  passing_points: integer('Lesson Grade Passing Points'),
 });
 type GradeBody = z.infer<typeof gradeBody>;
 

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { containsPattern, type Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
-import { guid, integer, text } from '../../http/keyed-fields';
+import { guid, integer, text } from '../../http/fields';
 import { pageRows, pagingBody, type Paging } from '../../http/paging';
 import { uniqueWrite } from '../../http/transaction';
 
@@ -47,12 +47,14 @@ const option = z.looseObject(
   { error: 'must be an object' },
 );
 
+/** A tag in the body's list, named by its place (`"questiontags.0" must be a string`). */
 const tag = z.string({ error: 'must be a string' }).min(1, { error: 'is not allowed to be empty' }).max(100, { error: 'length must be less than or equal to 100 characters long' });
+const IDENTIFIER = { min: 3, max: 100, nonblank: true };
 
 /** Create and update: unknown keys are allowed (the editor sends the whole question back) and ignored. */
 export const questionBody = z.looseObject({
-  questionidentifier: text(3, 100),
-  templatetypeid: integer({ min: 1, max: TEMPLATE_TYPES }),
+  questionidentifier: text('Question identifier', IDENTIFIER),
+  templatetypeid: integer('templatetypeid', { min: 1, max: TEMPLATE_TYPES }),
   questionheading: nullable(z.looseObject({ headingtext: nullable(str), headingfile: nullable(fileMeta) }, { error: 'must be an object' })),
   questionoptions: nullable(z.array(option, { error: 'must be an array' })),
   questiontext: nullable(str),
@@ -61,13 +63,13 @@ export const questionBody = z.looseObject({
   ),
   questionfile: nullable(fileMeta),
   questiontags: nullable(z.array(tag, { error: 'must be an array' })),
-  questioncorrectvalue: nullable(integer()),
+  questioncorrectvalue: nullable(integer('questioncorrectvalue')),
 });
 type QuestionBody = z.infer<typeof questionBody>;
 
-export const questionParams = z.object({ questionid: guid() });
-export const tagParams = z.object({ questionid: guid(), tag });
-export const identifierParams = z.object({ questionid: guid(), questionidentifier: text(3, 100) });
+export const questionParams = z.object({ questionid: guid('Question ID') });
+export const tagParams = z.object({ questionid: guid('Question ID'), tag: text('Tag', { max: 100 }) });
+export const identifierParams = z.object({ questionid: guid('Question ID'), questionidentifier: text('Question identifier', IDENTIFIER) });
 
 const FILTER_KEYS = ['questionidentifier', 'questiontags', 'questionstatus', 'templatetypeid'] as const;
 export const questionListBody = pagingBody([...FILTER_KEYS], { unknownAllowed: true });

@@ -3,7 +3,7 @@ import type { Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
-import { guidParams, text } from '../../http/keyed-fields';
+import { guidParams, text } from '../../http/fields';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
 import { uniqueWrite } from '../../http/transaction';
 
@@ -11,10 +11,10 @@ import { uniqueWrite } from '../../http/transaction';
 // The original allowed ASCII only, which left the tag form unusable for Khmer and other scripts.
 const ALPHANUMERIC = /^[\p{L}\p{M}\p{N}]+$/u;
 
-export const questiontagParams = guidParams('questiontagid');
+export const questiontagParams = guidParams({ questiontagid: 'Question Tag ID' });
 export const questiontagListBody = pagingBody(['questiontagname']);
 export const questiontagBody = strictBody({
-  questiontagname: text(3, 8, { pattern: { re: ALPHANUMERIC, message: 'must only contain alpha-numeric characters' } }),
+  questiontagname: text('Question Tag Name', { min: 3, max: 8, nonblank: true, pattern: { re: ALPHANUMERIC, message: 'must only contain alpha-numeric characters' } }),
 });
 type TagBody = z.infer<typeof questiontagBody>;
 

@@ -3,13 +3,16 @@ import type { Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
-import { description, guidParams, text } from '../../http/keyed-fields';
+import { description, guidParams, text } from '../../http/fields';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
 import { locked, uniqueWrite } from '../../http/transaction';
 
-export const subjectParams = guidParams('subjectid');
+export const subjectParams = guidParams({ subjectid: 'Subject ID' });
 export const subjectListBody = pagingBody(['subjectname']);
-export const subjectBody = strictBody({ subjectname: text(3, 25), subjectdescription: description(3, 100) });
+export const subjectBody = strictBody({
+  subjectname: text('Subject Name', { min: 3, max: 25, nonblank: true }),
+  subjectdescription: description('Subject Description', 3, 100),
+});
 type SubjectBody = z.infer<typeof subjectBody>;
 
 const INVALID = 'Invalid subject id';
