@@ -7,7 +7,7 @@ import { actorOf } from '../../http/context';
 import { description, guid, guidParams, text } from '../../http/fields';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
 import { countriesInScope } from '../../http/scope';
-import { locked, uniqueWrite } from '../../http/transaction';
+import { locked, now, writeTransaction } from '../../http/writes';
 import type { Caller } from '../../http/types';
 
 /** More countries than exist anywhere: a curriculum's country list is bounded by it. */
@@ -137,7 +137,7 @@ async function setCountries(trx: Knex, caller: Caller, curriculumid: string, cou
 export async function createCurriculum(db: Knex, body: CurriculumBody, caller: Caller) {
   const curriculumid = crypto.randomUUID();
   const by = actorOf(caller);
-  await uniqueWrite(db, EXISTS, async (trx) => {
+  await writeTransaction(db, EXISTS, async (trx) => {
     await requireSubject(trx, body.subjectid);
     if (await nameTaken(trx, body.curriculumname)) throw httpError(400, EXISTS);
     await trx('curriculums').insert({
@@ -150,13 +150,13 @@ export async function createCurriculum(db: Knex, body: CurriculumBody, caller: C
 }
 
 export async function updateCurriculum(db: Knex, curriculumid: string, body: CurriculumBody, caller: Caller, curricula: Knex.QueryBuilder | undefined) {
-  await uniqueWrite(db, EXISTS, async (trx) => {
+  await writeTransaction(db, EXISTS, async (trx) => {
     if (!(await liveCurriculum(trx, curriculumid, curricula).first('curriculumid'))) throw httpError(400, INVALID);
     await requireSubject(trx, body.subjectid);
     if (await nameTaken(trx, body.curriculumname, curriculumid)) throw httpError(400, EXISTS);
     await trx('curriculums').where({ curriculumid }).update({
       curriculumname: body.curriculumname, curriculumdescription: body.curriculumdescription ?? null, subjectid: body.subjectid,
-      updated_at: new Date().toISOString(), updated_by: actorOf(caller),
+      updated_at: now(), updated_by: actorOf(caller),
     });
     await setCountries(trx, caller, curriculumid, body.countryid);
   });
@@ -166,7 +166,7 @@ export async function updateCurriculum(db: Knex, curriculumid: string, body: Cur
 /** Soft-deletes the curriculum; it is offered nowhere any more. */
 export async function deleteCurriculum(db: Knex, curriculumid: string, by: string | null, curricula: Knex.QueryBuilder | undefined): Promise<true> {
   await db.transaction(async (trx) => {
-    const n = await liveCurriculum(trx, curriculumid, curricula).update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
+    const n = await liveCurriculum(trx, curriculumid, curricula).update({ isdeleted: true, deleted_at: now(), deleted_by: by });
     if (!n) throw httpError(400, INVALID);
     await trx('curriculumcountry').where({ curriculumid }).del();
   });

@@ -6,7 +6,7 @@ import { strictBody } from '../../auth/validation';
 import { recomputeGrade } from '../../content/points';
 import { description, guid, guidParams, integer, text } from '../../http/fields';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
-import { locked, uniqueWrite } from '../../http/transaction';
+import { locked, now, writeTransaction } from '../../http/writes';
 
 export const curriculumParams = guidParams({ curriculumid: 'Curriculum ID' });
 export const gradeParams = guidParams({ gradeid: 'Grade ID' });
@@ -96,7 +96,7 @@ const gradeRow = (db: Knex, gradeid: string) => db('grades').where({ gradeid }).
 /** A new grade has no levels: its points are worked out (0) rather than taken from the client. */
 export async function createGrade(db: Knex, body: GradeBody, by: string | null, curricula: Knex.QueryBuilder | undefined) {
   const gradeid = crypto.randomUUID();
-  await uniqueWrite(db, EXISTS, async (trx) => {
+  await writeTransaction(db, EXISTS, async (trx) => {
     await requireCurriculum(trx, body.curriculumid, curricula);
     if (await nameTaken(trx, body.curriculumid, body.gradename)) throw httpError(400, EXISTS);
     await trx('grades').insert({
@@ -109,7 +109,7 @@ export async function createGrade(db: Knex, body: GradeBody, by: string | null, 
 }
 
 export async function updateGrade(db: Knex, gradeid: string, body: GradeBody, by: string | null, curricula: Knex.QueryBuilder | undefined) {
-  await uniqueWrite(db, EXISTS, async (trx) => {
+  await writeTransaction(db, EXISTS, async (trx) => {
     const q = trx('grades').where({ gradeid, isdeleted: false });
     if (curricula) q.whereIn('curriculumid', curricula);
     if (!(await q.first('gradeid'))) throw httpError(400, INVALID);
@@ -117,7 +117,7 @@ export async function updateGrade(db: Knex, gradeid: string, body: GradeBody, by
     if (await nameTaken(trx, body.curriculumid, body.gradename, gradeid)) throw httpError(400, EXISTS);
     await trx('grades').where({ gradeid }).update({
       gradename: body.gradename, gradedescription: body.gradedescription ?? null, gradeorder: body.gradeorder, curriculumid: body.curriculumid,
-      passing_points: body.passing_points, updated_at: new Date().toISOString(), updated_by: by,
+      passing_points: body.passing_points, updated_at: now(), updated_by: by,
     });
     await recomputeGrade(trx, gradeid);
   });
@@ -132,7 +132,7 @@ const liveOwn = (db: Knex, gradeid: string, curricula: Knex.QueryBuilder | undef
 
 /** A deleted grade's points count nowhere (nothing above a grade sums them). */
 export async function deleteGrade(db: Knex, gradeid: string, by: string | null, curricula: Knex.QueryBuilder | undefined): Promise<true> {
-  const n = await liveOwn(db, gradeid, curricula).update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
+  const n = await liveOwn(db, gradeid, curricula).update({ isdeleted: true, deleted_at: now(), deleted_by: by });
   if (!n) throw httpError(400, INVALID);
   return true;
 }

@@ -4,7 +4,7 @@ import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { guid, integer, text } from '../../http/fields';
 import { pageRows, pagingBody, type Paging } from '../../http/paging';
-import { uniqueWrite } from '../../http/transaction';
+import { now, writeTransaction } from '../../http/writes';
 
 /**
  * The question bank. A question's content lives in JSON columns (heading, options, distractors, file,
@@ -116,16 +116,16 @@ async function identifierTaken(trx: Knex, questionidentifier: string, except?: s
 const tagsOf = (row: { questiontags: unknown }): string[] => (Array.isArray(row.questiontags) ? row.questiontags.filter((t): t is string => typeof t === 'string') : []);
 
 export async function createQuestion(db: Knex, body: QuestionBody, by: string | null): Promise<true> {
-  await uniqueWrite(db, EXISTS, async (trx) => {
+  await writeTransaction(db, EXISTS, async (trx) => {
     if (await identifierTaken(trx, body.questionidentifier)) throw httpError(400, EXISTS);
-    const now = new Date().toISOString();
+    const stamp = now();
     await trx('questions').insert({
       questionid: crypto.randomUUID(),
       ...contentOf(body),
       questiontags: json([...new Set(body.questiontags ?? [])]),
       questionstatus: true,
       isdeleted: false,
-      lastupdated: now,
+      lastupdated: stamp,
       created_by: by,
       updated_by: by,
     });
@@ -145,35 +145,35 @@ export async function getQuestion(db: Knex, questionid: string) {
 
 /** Replaces the content; the tags (their own routes) and the status stay. */
 export async function updateQuestion(db: Knex, questionid: string, body: QuestionBody, by: string | null) {
-  await uniqueWrite(db, EXISTS, async (trx) => {
+  await writeTransaction(db, EXISTS, async (trx) => {
     await requireLive(trx, questionid);
     if (await identifierTaken(trx, body.questionidentifier, questionid)) throw httpError(400, EXISTS);
-    const now = new Date().toISOString();
-    await trx('questions').where({ questionid }).update({ ...contentOf(body), lastupdated: now, updated_at: now, updated_by: by });
+    const stamp = now();
+    await trx('questions').where({ questionid }).update({ ...contentOf(body), lastupdated: stamp, updated_at: stamp, updated_by: by });
   });
   const q = await requireLive(db, questionid);
   return { isdeleted: q.isdeleted, questionid: q.questionid, questionidentifier: q.questionidentifier, questionstatus: q.questionstatus, questiontags: tagsOf(q), templatetypeid: q.templatetypeid };
 }
 
 export async function renameQuestion(db: Knex, questionid: string, questionidentifier: string, by: string | null): Promise<true> {
-  await uniqueWrite(db, EXISTS, async (trx) => {
+  await writeTransaction(db, EXISTS, async (trx) => {
     await requireLive(trx, questionid);
     if (await identifierTaken(trx, questionidentifier, questionid)) throw httpError(400, EXISTS);
-    const now = new Date().toISOString();
-    await trx('questions').where({ questionid }).update({ questionidentifier, lastupdated: now, updated_at: now, updated_by: by });
+    const stamp = now();
+    await trx('questions').where({ questionid }).update({ questionidentifier, lastupdated: stamp, updated_at: stamp, updated_by: by });
   });
   return true;
 }
 
 export async function setQuestionStatus(db: Knex, questionid: string, questionstatus: boolean): Promise<true> {
-  const n = await live(db, questionid).update({ questionstatus, lastupdated: new Date().toISOString() });
+  const n = await live(db, questionid).update({ questionstatus, lastupdated: now() });
   if (!n) throw httpError(400, INVALID);
   return true;
 }
 
 export async function deleteQuestion(db: Knex, questionid: string, by: string | null): Promise<true> {
-  const now = new Date().toISOString();
-  const n = await live(db, questionid).update({ isdeleted: true, lastupdated: now, deleted_at: now, deleted_by: by });
+  const stamp = now();
+  const n = await live(db, questionid).update({ isdeleted: true, lastupdated: stamp, deleted_at: stamp, deleted_by: by });
   if (!n) throw httpError(400, INVALID);
   return true;
 }
@@ -185,8 +185,8 @@ export async function changeTag(db: Knex, questionid: string, tagname: string, a
     const before = tagsOf(q);
     const after = add ? [...new Set([...before, tagname])] : before.filter((t) => t !== tagname);
     if (after.length === before.length && after.every((t, i) => t === before[i])) return;
-    const now = new Date().toISOString();
-    await trx('questions').where({ questionid }).update({ questiontags: json(after), lastupdated: now, updated_at: now, updated_by: by });
+    const stamp = now();
+    await trx('questions').where({ questionid }).update({ questiontags: json(after), lastupdated: stamp, updated_at: stamp, updated_by: by });
   });
   return true;
 }

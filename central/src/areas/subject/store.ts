@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
 import { description, guidParams, text } from '../../http/fields';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
-import { locked, uniqueWrite } from '../../http/transaction';
+import { locked, now, writeTransaction } from '../../http/writes';
 
 export const subjectParams = guidParams({ subjectid: 'Subject ID' });
 export const subjectListBody = pagingBody(['subjectname']);
@@ -40,7 +40,7 @@ async function nameTaken(trx: Knex, subjectname: string, except?: string): Promi
 
 export async function createSubject(db: Knex, body: SubjectBody, by: string | null) {
   const subjectid = crypto.randomUUID();
-  await uniqueWrite(db, EXISTS, async (trx) => {
+  await writeTransaction(db, EXISTS, async (trx) => {
     if (await nameTaken(trx, body.subjectname)) throw httpError(400, EXISTS);
     await trx('subjects').insert({
       subjectid, subjectname: body.subjectname, subjectdescription: body.subjectdescription ?? null, subjectstatus: true, isdeleted: false, created_by: by, updated_by: by,
@@ -50,11 +50,11 @@ export async function createSubject(db: Knex, body: SubjectBody, by: string | nu
 }
 
 export async function updateSubject(db: Knex, subjectid: string, body: SubjectBody, by: string | null) {
-  await uniqueWrite(db, EXISTS, async (trx) => {
+  await writeTransaction(db, EXISTS, async (trx) => {
     if (!(await live(trx, subjectid).first('subjectid'))) throw httpError(400, INVALID);
     if (await nameTaken(trx, body.subjectname, subjectid)) throw httpError(400, EXISTS);
     await trx('subjects').where({ subjectid }).update({
-      subjectname: body.subjectname, subjectdescription: body.subjectdescription ?? null, updated_at: new Date().toISOString(), updated_by: by,
+      subjectname: body.subjectname, subjectdescription: body.subjectdescription ?? null, updated_at: now(), updated_by: by,
     });
   });
   return getSubject(db, subjectid);
@@ -66,7 +66,7 @@ export async function deleteSubject(db: Knex, subjectid: string, by: string | nu
     // Locked against a curriculum being given this subject meanwhile (which share-locks it).
     if (!(await locked(trx, live(trx, subjectid), 'update').first('subjectid'))) throw httpError(400, INVALID);
     if (await trx('curriculums').where({ subjectid, isdeleted: false }).first('curriculumid')) throw httpError(400, 'Subject is assigned to a curriculum.');
-    await trx('subjects').where({ subjectid }).update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
+    await trx('subjects').where({ subjectid }).update({ isdeleted: true, deleted_at: now(), deleted_by: by });
   });
   return true;
 }
