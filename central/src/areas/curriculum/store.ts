@@ -125,17 +125,28 @@ async function nameTaken(trx: Knex, curriculumname: string, except?: string): Pr
   return !!(await q.first('curriculumid'));
 }
 
-/** Replaces the countries a curriculum is offered in: each must be a live country the caller may name. */
-async function setCountries(trx: Knex, caller: Caller, curriculumid: string, countryids: string[]): Promise<void> {
+/**
+ * Replaces the countries a curriculum is offered in: each must be a live country the caller may name.
+ * `linkids`: the links' ids, in the order of the distinct countries (the demo seed's are fixed).
+ */
+async function setCountries(trx: Knex, caller: Caller, curriculumid: string, countryids: string[], linkids: readonly string[] = []): Promise<void> {
   const wanted = [...new Set(countryids)];
   const found = await countriesInScope(trx, caller, wanted);
   if (found.length !== wanted.length) throw httpError(400, 'some country not found');
   await trx('curriculumcountry').where({ curriculumid }).del();
-  if (wanted.length) await trx('curriculumcountry').insert(wanted.map((countryid) => ({ curriculumcountryid: crypto.randomUUID(), curriculumid, countryid })));
+  if (wanted.length) {
+    await trx('curriculumcountry').insert(wanted.map((countryid, i) => ({ curriculumcountryid: linkids[i] ?? crypto.randomUUID(), curriculumid, countryid })));
+  }
 }
 
-export async function createCurriculum(db: Knex, body: CurriculumBody, caller: Caller) {
-  const curriculumid = crypto.randomUUID();
+/** Ids the demo seed gives its rows; a request's curriculum and links get new ones. */
+export interface CurriculumIds {
+  curriculumid?: string;
+  curriculumcountryids?: readonly string[];
+}
+
+export async function createCurriculum(db: Knex, body: CurriculumBody, caller: Caller, ids: CurriculumIds = {}) {
+  const curriculumid = ids.curriculumid ?? crypto.randomUUID();
   const by = actorOf(caller);
   await writeTransaction(db, EXISTS, async (trx) => {
     await requireSubject(trx, body.subjectid);
@@ -144,7 +155,7 @@ export async function createCurriculum(db: Knex, body: CurriculumBody, caller: C
       curriculumid, curriculumname: body.curriculumname, curriculumdescription: body.curriculumdescription ?? null, subjectid: body.subjectid,
       curriculumstatus: true, isdeleted: false, created_by: by, updated_by: by,
     });
-    await setCountries(trx, caller, curriculumid, body.countryid);
+    await setCountries(trx, caller, curriculumid, body.countryid, ids.curriculumcountryids);
   });
   return getCurriculum(db, curriculumid, undefined);
 }

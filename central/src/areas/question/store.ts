@@ -77,21 +77,22 @@ export const questionListBody = pagingBody([...FILTER_KEYS], { unknownAllowed: t
 /** A JSON column's value as stored: SQL NULL for nothing, else its JSON text (jsonb on PostgreSQL). */
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 
-function withNewOptionIds(options: QuestionBody['questionoptions']) {
+/** Every option gets a new id, unless `keep` and it has one (the demo seed's options have fixed ids). */
+function withOptionIds(options: QuestionBody['questionoptions'], keep: boolean) {
   if (!options) return options;
   return options.map((o) => {
-    const questionoptionid = crypto.randomUUID();
+    const questionoptionid = keep && o.questionoptionid ? o.questionoptionid : crypto.randomUUID();
     return { ...o, questionoptionid, ...(o.questionassociate ? { questionassociate: { ...o.questionassociate, questionoptionid } } : {}) };
   });
 }
 
 /** The columns a create or an update writes from the body. */
-function contentOf(body: QuestionBody) {
+function contentOf(body: QuestionBody, keepOptionIds = false) {
   return {
     questionidentifier: body.questionidentifier,
     templatetypeid: body.templatetypeid,
     questionheading: json(body.questionheading),
-    questionoptions: json(withNewOptionIds(body.questionoptions)),
+    questionoptions: json(withOptionIds(body.questionoptions, keepOptionIds)),
     questiontext: body.questiontext ?? null,
     questiondistractors: json(body.questiondistractors),
     questionfile: json(body.questionfile),
@@ -115,13 +116,19 @@ async function identifierTaken(trx: Knex, questionidentifier: string, except?: s
 
 const tagsOf = (row: { questiontags: unknown }): string[] => (Array.isArray(row.questiontags) ? row.questiontags.filter((t): t is string => typeof t === 'string') : []);
 
-export async function createQuestion(db: Knex, body: QuestionBody, by: string | null): Promise<true> {
+/** Ids the demo seed gives its questions and their options; a request's question gets new ones. */
+export interface QuestionIds {
+  questionid?: string;
+  keepOptionIds?: boolean;
+}
+
+export async function createQuestion(db: Knex, body: QuestionBody, by: string | null, ids: QuestionIds = {}): Promise<true> {
   await writeTransaction(db, EXISTS, async (trx) => {
     if (await identifierTaken(trx, body.questionidentifier)) throw httpError(400, EXISTS);
     const stamp = now();
     await trx('questions').insert({
-      questionid: crypto.randomUUID(),
-      ...contentOf(body),
+      questionid: ids.questionid ?? crypto.randomUUID(),
+      ...contentOf(body, ids.keepOptionIds),
       questiontags: json([...new Set(body.questiontags ?? [])]),
       questionstatus: true,
       isdeleted: false,
