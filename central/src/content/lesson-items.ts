@@ -145,7 +145,8 @@ export function lessonItems(kind: ItemKind) {
    * points spread again. `id`: given by the demo seed, whose rows have fixed ids; a request's item
    * gets a new one.
    */
-  function add(db: Knex, lessonid: string, body: Body, by: string | null, id: string = crypto.randomUUID()): Promise<true> {
+  function add(db: Knex, lessonid: string, input: Record<string, unknown>, by: string | null, id: string = crypto.randomUUID()): Promise<true> {
+    const body = input as Body;
     return writeTransaction(db, kind.duplicate, async (trx) => {
       const lessons = await lockLessons(trx, [lessonid]);
       await checkRefs(trx, lessons.has(lessonid), body);
