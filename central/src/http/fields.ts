@@ -24,7 +24,7 @@ export interface TextRule {
   pattern?: { re: RegExp; message: string };
 }
 
-function lengthIssues(label: string, v: string, o: TextRule, ctx: z.RefinementCtx): void {
+function textIssues(label: string, v: string, o: TextRule, ctx: z.RefinementCtx): void {
   if (o.pattern && !o.pattern.re.test(v)) {
     ctx.addIssue({ code: 'custom', message: `${quoted(label)} ${o.pattern.message}`, params: labelled });
     return;
@@ -39,7 +39,7 @@ export function text(label: string, o: TextRule = {}) {
   return z
     .string({ error: (iss) => (iss.input === undefined ? `${quoted(label)} is required` : `${quoted(label)} must be a string`) })
     .min(1, { error: `${quoted(label)} is not allowed to be empty`, abort: true })
-    .superRefine((v, ctx) => lengthIssues(label, v, o, ctx));
+    .superRefine((v, ctx) => textIssues(label, v, o, ctx));
 }
 
 /** A string that may be absent, null or empty; any other value is held to the rule. */
@@ -49,7 +49,7 @@ export function optionalText(label: string, o: TextRule = {}) {
     .nullable()
     .optional()
     .superRefine((v, ctx) => {
-      if (v) lengthIssues(label, v, o, ctx);
+      if (v) textIssues(label, v, o, ctx);
     });
 }
 
