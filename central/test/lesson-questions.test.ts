@@ -97,9 +97,9 @@ describe.each(KINDS)('$path', (k) => {
 
   it('links questions at their order, active, and lists them by order with their parent and identifier', async () => {
     const parent = await k.parent();
-    // Identifiers are unique among live questions, and each kind of link runs this case on the same database.
-    const q1 = await question(a.db, { identifier: `Q-one ${k.path}` });
-    const q2 = await question(a.db, { identifier: `Q-two ${k.path}` });
+    // Identifiers are unique among live questions, and every kind's test shares the one database.
+    const q1 = await question(a.db, { identifier: `Q-one ${k.prefix}` });
+    const q2 = await question(a.db, { identifier: `Q-two ${k.prefix}` });
     const second = await link(parent, q1, 5);
     const first = await link(parent, q2, '2');
     expect(await a.db(k.table).where({ [col.id]: first }).first()).toMatchObject({ [col.status]: true, [col.order]: 2, questionid: q2 });
@@ -107,7 +107,7 @@ describe.each(KINDS)('$path', (k) => {
     expect(list.status).toBe(200);
     expect(list.body.data.map((x: Record<string, string>) => x[col.id])).toEqual([first, second]);
     expect(Object.keys(list.body.data[0]).sort()).toEqual(k.item);
-    expect(list.body.data[0]).toMatchObject({ [k.parentid]: parent, questionid: q2, questionidentifier: `Q-two ${k.path}`, [col.status]: true, [col.order]: 2, ...k.parentFields(parent) });
+    expect(list.body.data[0]).toMatchObject({ [k.parentid]: parent, questionid: q2, questionidentifier: `Q-two ${k.prefix}`, [col.status]: true, [col.order]: 2, ...k.parentFields(parent) });
   });
 
   it('reads the list in the same number of statements however many links it has', async () => {

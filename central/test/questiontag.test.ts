@@ -70,12 +70,12 @@ describe('/questiontag', () => {
     const tag = await create('shapes');
     await create('time');
     await expectRefused(db(), ['questiontags'], [
-      ['missing', post('/questiontag/create', {}), 400, '"questiontagname" is required'],
-      ['short', post('/questiontag/create', { questiontagname: 'ab' }), 400, '"questiontagname" length must be at least 3 characters long'],
-      ['long', post('/questiontag/create', { questiontagname: 'abcdefghi' }), 400, '"questiontagname" length must be less than or equal to 8 characters long'],
-      ['space', post('/questiontag/create', { questiontagname: 'two word' }), 400, '"questiontagname" must only contain alpha-numeric characters'],
-      ['symbol', post('/questiontag/create', { questiontagname: 'a-b_c' }), 400, '"questiontagname" must only contain alpha-numeric characters'],
-      ['blank', post('/questiontag/create', { questiontagname: '    ' }), 400, '"questiontagname" must only contain alpha-numeric characters'],
+      ['missing', post('/questiontag/create', {}), 400, '"Question Tag Name" is required'],
+      ['short', post('/questiontag/create', { questiontagname: 'ab' }), 400, '"Question Tag Name" length must be at least 3 characters long'],
+      ['long', post('/questiontag/create', { questiontagname: 'abcdefghi' }), 400, '"Question Tag Name" length must be less than or equal to 8 characters long'],
+      ['space', post('/questiontag/create', { questiontagname: 'two word' }), 400, '"Question Tag Name" must only contain alpha-numeric characters'],
+      ['symbol', post('/questiontag/create', { questiontagname: 'a-b_c' }), 400, '"Question Tag Name" must only contain alpha-numeric characters'],
+      ['blank', post('/questiontag/create', { questiontagname: '    ' }), 400, '"Question Tag Name" must only contain alpha-numeric characters'],
       ['unknown key', post('/questiontag/create', { questiontagname: 'money', isdeleted: true }), 400, '"isdeleted" is not allowed'],
       ['taken', post('/questiontag/create', { questiontagname: 'Shapes' }), 400, 'Question tag already exists'],
       ['taken on rename', put(`/questiontag/${tag.questiontagid}`, { questiontagname: 'time' }), 400, 'Question tag already exists'],
@@ -91,9 +91,9 @@ describe('/questiontag', () => {
   it('answers attacks without touching the table', async () => {
     await expectRefused(db(), ['questiontags'], [
       ['oversize', post('/questiontag/create', oversize()), 413, 'Request body is too large'],
-      ['malformed get', get('/questiontag/123'), 400, '"questiontagid" must be a valid GUID'],
-      ['malformed put', put('/questiontag/..%2F..%2Fetc', { questiontagname: 'money' }), 400, '"questiontagid" must be a valid GUID'],
-      ['malformed delete', del(`/questiontag/${uuid()}x`), 400, '"questiontagid" must be a valid GUID'],
+      ['malformed get', get('/questiontag/123'), 400, '"Question Tag ID" must be a valid GUID'],
+      ['malformed put', put('/questiontag/..%2F..%2Fetc', { questiontagname: 'money' }), 400, '"Question Tag ID" must be a valid GUID'],
+      ['malformed delete', del(`/questiontag/${uuid()}x`), 400, '"Question Tag ID" must be a valid GUID'],
       ['refresh token', post('/questiontag/create', { questiontagname: 'money' }, c.refresh), 401, 'Unauthorized'],
       ['teacher creates', post('/questiontag/create', { questiontagname: 'money' }, c.teacher), 403, 'Forbidden resource'],
       ['user lists', post('/questiontag', {}, c.user), 403, 'Forbidden resource'],

@@ -43,7 +43,8 @@ describe('listing routes', () => {
     expect((await get('/curriculum/all', { standardid: C.standardid })).body.data).toHaveLength(1);
     expect((await get('/grade/all', { curid: C.curriculumid })).body.data.map((g: { gradeid: string }) => g.gradeid)).toEqual([C.gradeid]);
     expect((await get('/grade/all', { grade: 'zzz' })).body.data).toEqual([]);
-    expect((await get('/level/all', { gradeid: C.gradeid, level: 'level' })).body.data.map((l: { levelid: string }) => l.levelid)).toEqual([C.levelid]);
+    expect((await get('/level/all', { gradeid: C.gradeid, level: 'level' })).body.data.map((l: { levelid: string }) => l.levelid)).toEqual([C.levelid, C.level2id]);
+    expect((await get('/level/all', { gradeid: C.gradeid, level: 'level 2' })).body.data.map((l: { levelid: string }) => l.levelid)).toEqual([C.level2id]);
     expect((await get('/lesson/all', { levelid: C.levelid, lesson: 'reading' })).body.data.map((l: { lessonid: string }) => l.lessonid)).toEqual([C.lesson2id]);
     // A LIKE wildcard in the search text is matched literally.
     expect((await get('/lesson/all', { lesson: '%' })).body.data).toEqual([]);
@@ -66,7 +67,8 @@ describe('listing routes', () => {
 
 describe('progress routes', () => {
   it('shows lesson 1 complete with its points, lesson 2 untouched, and the level quiz passed', async () => {
-    // lesson 1: learning 20 + practice 40 + quiz 40; the level quiz is worth 20; lesson 2 has 100 more to earn.
+    // lesson 1: learning 20 + practice 40 + quiz 40; the level quiz is worth 20; lesson 2 has 100 more to earn, and
+    // level 2 (one lesson and its level quiz) 120 more: 120 of 340.
     const lessons = await get(`/lesson/progress/level/${C.levelid}`);
     expect(lessons.body.data.total_points).toBe(100);
     expect(lessons.body.data.lessonsresult[0].studentlessonsprogresses[0]).toMatchObject({ points: 100, completed: true, progress: 100 });
@@ -85,10 +87,10 @@ describe('progress routes', () => {
 
     const grades = await get(`/grade/progress/curriculum/${C.curriculumid}`);
     expect(grades.body.data).toEqual({
-      gradesresult: [{ gradeid: C.gradeid, gradename: C.gradename, gradeorder: 1, number_levels: 1, number_completed_levels: 0, studentgradesprogresses: [{ points: 120, completed: false, scores: 3 }] }],
+      gradesresult: [{ gradeid: C.gradeid, gradename: C.gradename, gradeorder: 1, number_levels: 2, number_completed_levels: 0, studentgradesprogresses: [{ points: 120, completed: false, scores: 3 }] }],
       total_points: 120,
     });
-    expect((await get('/student/progress')).body.data).toBe(54.55);
+    expect((await get('/student/progress')).body.data).toBe(35.29);
     const map = await get(`/curriculum/${C.curriculumid}/map`);
     expect(map.body.data.grades[0]).toMatchObject({ gradepoints: 120 });
     expect(map.body.data.grades[0].levels[0].lessons[0].lessonpoints).toBe(100);
@@ -96,7 +98,7 @@ describe('progress routes', () => {
 
   it('grants the grade reward once, when the grade is complete', async () => {
     let res = await get(`/grade/totalgradeprogress/${C.gradeid}`);
-    expect(res.body.data).toEqual({ gradeprogress: 54.55, totalgradeprogress: 54.55, show: false, trashtype: null });
+    expect(res.body.data).toEqual({ gradeprogress: 35.29, totalgradeprogress: 35.29, show: false, trashtype: null });
     const start = Date.parse('2026-11-20T09:00:00Z');
     expect((await post(`/lesson/learning/${C.learning2id}/progress`, { ended: true, time: 30, content_length: 30 })).status).toBe(200);
     expect((await post(`/result/lesson/practice/${C.practice2id}`, {
@@ -104,10 +106,28 @@ describe('progress routes', () => {
       result: C.practice2questions.map((q, i) => ({ iscorrect: true, lessonpracticeid: C.practice2id, lessonpracticequestionid: q, questionid: C.questions[4 + i], tries: 1 })),
     })).status).toBe(200);
     res = await get(`/grade/totalgradeprogress/${C.gradeid}`);
-    expect(res.body.data).toMatchObject({ gradeprogress: 81.82, show: false });
+    expect(res.body.data).toMatchObject({ gradeprogress: 52.94, show: false });
     expect((await post(`/result/lesson/quiz/${C.quiz2id}`, {
       starttime: start + 1000,
       result: C.quiz2questions.map((q, i) => ({ iscorrect: true, lessonquizid: C.quiz2id, lessonquizquestionid: q, questionid: C.questions[4 + i] })),
+    })).status).toBe(200);
+    res = await get(`/grade/totalgradeprogress/${C.gradeid}`);
+    expect(res.body.data).toMatchObject({ gradeprogress: 64.71, show: false });
+    // Level 2: its lesson and its level quiz.
+    expect((await post(`/lesson/learning/${C.learning3id}/progress`, { ended: true, time: 30, content_length: 30 })).status).toBe(200);
+    expect((await post(`/result/lesson/practice/${C.practice3id}`, {
+      starttime: start + 2000,
+      result: C.practice3questions.map((q, i) => ({ iscorrect: true, lessonpracticeid: C.practice3id, lessonpracticequestionid: q, questionid: C.lesson3questions[i], tries: 1 })),
+    })).status).toBe(200);
+    expect((await post(`/result/lesson/quiz/${C.quiz3id}`, {
+      starttime: start + 3000,
+      result: C.quiz3questions.map((q, i) => ({ iscorrect: true, lessonquizid: C.quiz3id, lessonquizquestionid: q, questionid: C.lesson3questions[i] })),
+    })).status).toBe(200);
+    res = await get(`/grade/totalgradeprogress/${C.gradeid}`);
+    expect(res.body.data).toMatchObject({ gradeprogress: 94.12, show: false });
+    expect((await post(`/result/level/quiz/${C.level2id}`, {
+      starttime: start + 4000,
+      result: C.level2quizquestions.map((q, i) => ({ iscorrect: true, levelid: C.level2id, levelquizquestionid: q, questionid: C.lesson3questions[i] })),
     })).status).toBe(200);
     res = await get(`/grade/totalgradeprogress/${C.gradeid}`);
     expect(res.body.data).toEqual({ gradeprogress: 100, totalgradeprogress: 100, show: true, trashtype: 1 });

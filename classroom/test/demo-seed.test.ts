@@ -53,7 +53,8 @@ afterAll(async () => { await t.tdb.dispose(); });
 describe('the classroom demo seed', () => {
   it('replaces an earlier demo curriculum, moves its learners to the new one, and leaves other learners alone', async () => {
     expect((await db()('schools').select('schoolid', 'schoolname'))).toEqual([{ schoolid: DEMO_IDS.schoolid, schoolname: 'Demo Primary School' }]);
-    expect((await db()('lessons').orderBy('lessonorder').select('lessonid')).map((l) => l.lessonid)).toEqual(DEMO_IDS.lessons.map((l) => l.lessonid));
+    expect((await db()('lessons').where('levelid', DEMO_IDS.levelid).orderBy('lessonorder').select('lessonid')).map((l) => l.lessonid)).toEqual(DEMO_IDS.lessons.map((l) => l.lessonid));
+    expect(await db()('lessons').where('levelid', DEMO_IDS.level2.levelid).pluck('lessonid')).toEqual([DEMO_IDS.level2.lesson.lessonid]);
     expect(await db()('students').where('studentid', C.students[0].studentid).first()).toMatchObject({
       studentfirstname: 'Amina', studentlastname: 'Okafor', standard: DEMO_IDS.standardid, curriculumid: DEMO_IDS.curriculumid, gradeid: DEMO_IDS.gradeid,
       studentcurrentlessonid: DEMO_IDS.lessons[0].lessonid,

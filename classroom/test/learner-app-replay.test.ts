@@ -88,11 +88,14 @@ describe('the learner app on the demo data', () => {
     curriculumid = subjects.body.data[0].curriculumid;
 
     const courses = await call('get', `/grade/curriculum/${curriculumid}`, { token });
-    expect(courses.body.data).toEqual([expect.objectContaining({ gradeid: DEMO_IDS.gradeid, gradename: DEMO_IDS.gradename, gradeorder: 1, number_levels: 1, progress: 0 })]);
+    expect(courses.body.data).toEqual([expect.objectContaining({ gradeid: DEMO_IDS.gradeid, gradename: DEMO_IDS.gradename, gradeorder: 1, number_levels: 2, progress: 0 })]);
     gradeid = courses.body.data[0].gradeid;
 
     const units = await call('get', `/level/grade/${gradeid}`, { token });
-    expect(units.body.data).toEqual([expect.objectContaining({ levelid: DEMO_IDS.levelid, levelname: DEMO_IDS.levelname, levelorder: 1, progress: 0 })]);
+    expect(units.body.data).toEqual([
+      expect.objectContaining({ levelid: DEMO_IDS.levelid, levelname: DEMO_IDS.levelname, levelorder: 1, progress: 0 }),
+      expect.objectContaining({ levelid: DEMO_IDS.level2.levelid, levelname: DEMO_IDS.level2.levelname, levelorder: 2, progress: 0 }),
+    ]);
     levelid = units.body.data[0].levelid;
 
     const levels = await call('get', `/lesson/level/${levelid}`, { token });
@@ -198,7 +201,7 @@ describe('the teacher screens on the demo data', () => {
     const courses = await call('get', '/grade/all', { token, query: { curid: DEMO_IDS.curriculumid } });
     expect(courses.body.data.map((g: Record<string, unknown>) => [g.gradeid, g.gradename])).toEqual([[DEMO_IDS.gradeid, DEMO_IDS.gradename]]);
     const levels = await call('get', '/level/all', { token, query: { gradeid: DEMO_IDS.gradeid } });
-    expect(levels.body.data.map((l: Record<string, unknown>) => [l.levelid, l.levelname])).toEqual([[DEMO_IDS.levelid, DEMO_IDS.levelname]]);
+    expect(levels.body.data.map((l: Record<string, unknown>) => [l.levelid, l.levelname])).toEqual([[DEMO_IDS.levelid, DEMO_IDS.levelname], [DEMO_IDS.level2.levelid, DEMO_IDS.level2.levelname]]);
     const lessons = await call('get', '/lesson/all', { token, query: { levelid: DEMO_IDS.levelid } });
     expect(lessons.body.data.map((l: Record<string, unknown>) => [l.lessonid, l.lessonname])).toEqual(DEMO_IDS.lessons.map((l) => [l.lessonid, l.lessonname]));
 

@@ -115,8 +115,9 @@ describe('learner content', () => {
     const subjects = await request(t.app).get('/curriculum/subjects').set('Authorization', auth);
     expect(subjects.body.data).toEqual([expect.objectContaining({ curriculumid: C.curriculumid, progress: 0 })]);
     const grades = await request(t.app).get(`/grade/curriculum/${C.curriculumid}`).set('Authorization', auth);
-    expect(grades.body.data).toEqual([expect.objectContaining({ gradeid: C.gradeid, number_levels: 1, progress: 0, studentgradesprogresses: [] })]);
+    expect(grades.body.data).toEqual([expect.objectContaining({ gradeid: C.gradeid, number_levels: 2, progress: 0, studentgradesprogresses: [] })]);
     const levels = await request(t.app).get(`/level/grade/${C.gradeid}`).set('Authorization', auth);
+    expect(levels.body.data.map((l: { levelid: string }) => l.levelid)).toEqual([C.levelid, C.level2id]);
     expect(levels.body.data[0]).toMatchObject({ levelid: C.levelid, progress: 0 });
     const lessons = await request(t.app).get(`/lesson/level/${C.levelid}`).set('Authorization', auth);
     expect(lessons.body.data.level_has_quiz).toBe(true);

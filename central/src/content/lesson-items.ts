@@ -140,8 +140,37 @@ export function lessonItems(kind: ItemKind) {
     return row as { lessonid: string };
   }
 
+  /**
+   * A new, active item of the lesson (`body`: the create body as its schema gave it); the lesson's
+   * points spread again. `id`: given by the demo seed, whose rows have fixed ids; a request's item
+   * gets a new one.
+   */
+  function add(db: Knex, lessonid: string, input: Record<string, unknown>, by: string | null, id: string = crypto.randomUUID()): Promise<true> {
+    const body = input as Body;
+    return writeTransaction(db, kind.duplicate, async (trx) => {
+      const lessons = await lockLessons(trx, [lessonid]);
+      await checkRefs(trx, lessons.has(lessonid), body);
+      if (await taken(trx, lessonid, body)) throw httpError(400, kind.duplicate);
+      await trx(kind.table).insert({
+        [col.id]: id,
+        lessonid,
+        ...(kind.document ? { documentid: body.documentid } : {}),
+        [col.name]: body[col.name],
+        [col.description]: body[col.description],
+        [col.order]: body[col.order],
+        [col.status]: true,
+        points: 0,
+        created_by: by,
+        updated_by: by,
+      });
+      if (kind.scored) await recomputeLessons(trx, [lessonid]);
+      return true as const;
+    });
+  }
+
   return {
     inputs,
+    add,
 
     /** GET `…/:lessonid`: the lesson's items by order, in one query once the lesson is known. */
     async list({ req, params }: Ctx) {
@@ -159,28 +188,10 @@ export function lessonItems(kind: ItemKind) {
       return row;
     },
 
-    /** POST `…/:lessonid`: a new, active item; the lesson's points spread again. */
+
+    /** POST `…/:lessonid`. */
     create({ req, params, body, caller }: Ctx) {
-      const by = actorOf(caller);
-      return writeTransaction(depsOf(req).db, kind.duplicate, async (trx) => {
-        const lessons = await lockLessons(trx, [params.lessonid]);
-        await checkRefs(trx, lessons.has(params.lessonid), body);
-        if (await taken(trx, params.lessonid, body)) throw httpError(400, kind.duplicate);
-        await trx(kind.table).insert({
-          [col.id]: crypto.randomUUID(),
-          lessonid: params.lessonid,
-          ...(kind.document ? { documentid: body.documentid } : {}),
-          [col.name]: body[col.name],
-          [col.description]: body[col.description],
-          [col.order]: body[col.order],
-          [col.status]: true,
-          points: 0,
-          created_by: by,
-          updated_by: by,
-        });
-        if (kind.scored) await recomputeLessons(trx, [params.lessonid]);
-        return true;
-      });
+      return add(depsOf(req).db, params.lessonid, body, actorOf(caller));
     },
 
     /** PUT `…/activate/:id`, `…/deactivate/:id`. */

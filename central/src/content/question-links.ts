@@ -99,8 +99,25 @@ export function questionLinks(kind: LinkKind) {
     return true;
   }
 
+  /**
+   * An active link of the question to the parent at an order. `id`: given by the demo seed, whose rows
+   * have fixed ids; a request's link gets a new one.
+   */
+  function add(db: Knex, parent: string, questionid: string, order: number, id: string = crypto.randomUUID()): Promise<true> {
+    return writeTransaction(db, kind.duplicate, async (trx) => {
+      const problems: string[] = [];
+      if (!(await liveParent(trx, parent)).length) problems.push(kind.parent.invalid);
+      if (!(await trx('questions').where({ questionid, isdeleted: false }).first('questionid'))) problems.push(INVALID_QUESTION);
+      if (problems.length) throw httpError(400, problems.join(', '));
+      if (await trx(kind.table).where({ [parentid]: parent, questionid }).first(col.id)) throw httpError(400, kind.duplicate);
+      await trx(kind.table).insert({ [col.id]: id, [parentid]: parent, questionid, [col.status]: true, [col.order]: order });
+      return true as const;
+    });
+  }
+
   return {
     inputs,
+    add,
 
     /** GET `…/:parentid`: the parent's links by order, in one query once the parent is known. */
     async list({ req, params }: Ctx) {
@@ -109,23 +126,10 @@ export function questionLinks(kind: LinkKind) {
       return shape(await readRows(kind.listQuery(db).where(`x.${parentid}`, params[parentid]).orderBy([{ column: `x.${col.order}` }, { column: `x.${col.id}` }])));
     },
 
-    /** POST `…/:parentid/:questionid/:order`: an active link. */
+
+    /** POST `…/:parentid/:questionid/:order`. */
     create({ req, params }: Ctx) {
-      return writeTransaction(depsOf(req).db, kind.duplicate, async (trx) => {
-        const problems: string[] = [];
-        if (!(await liveParent(trx, params[parentid])).length) problems.push(kind.parent.invalid);
-        if (!(await trx('questions').where({ questionid: params.questionid, isdeleted: false }).first('questionid'))) problems.push(INVALID_QUESTION);
-        if (problems.length) throw httpError(400, problems.join(', '));
-        if (await trx(kind.table).where({ [parentid]: params[parentid], questionid: params.questionid }).first(col.id)) throw httpError(400, kind.duplicate);
-        await trx(kind.table).insert({
-          [col.id]: crypto.randomUUID(),
-          [parentid]: params[parentid],
-          questionid: params.questionid,
-          [col.status]: true,
-          [col.order]: params[col.order],
-        });
-        return true;
-      });
+      return add(depsOf(req).db, params[parentid], params.questionid, params[col.order]);
     },
 
     /** PUT `…/activate/:id`, `…/deactivate/:id`. */
@@ -160,13 +164,17 @@ export const setLessonInput = {
   }),
 } satisfies RouteInput;
 
-export function setLesson({ req, params, body }: Ctx) {
-  return writeTransaction(depsOf(req).db, undefined, async (trx) => {
-    const link = await trx('levelquizquestions').where({ levelquizquestionid: params.levelquizquestionid }).first('levelid');
+/** Ties a level-quiz question to a live lesson of its level, or to none (`null`). */
+export function setLevelQuizLesson(db: Knex, levelquizquestionid: string, lessonid: string | null): Promise<true> {
+  return writeTransaction(db, undefined, async (trx) => {
+    const link = await trx('levelquizquestions').where({ levelquizquestionid }).first('levelid');
     if (!link) throw httpError(400, levelQuizQuestionKind.invalid);
-    const lessonid = body.lessonid ? (body.lessonid as string) : null;
     if (lessonid && !(await trx('lessons').where({ lessonid, levelid: link.levelid, isdeleted: false }).first('lessonid'))) throw httpError(400, INVALID_LESSON);
-    await trx('levelquizquestions').where({ levelquizquestionid: params.levelquizquestionid }).update({ lessonid });
-    return true;
+    await trx('levelquizquestions').where({ levelquizquestionid }).update({ lessonid });
+    return true as const;
   });
+}
+
+export function setLesson({ req, params, body }: Ctx) {
+  return setLevelQuizLesson(depsOf(req).db, params.levelquizquestionid, body.lessonid ? (body.lessonid as string) : null);
 }

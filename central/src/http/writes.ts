@@ -15,5 +15,15 @@ export async function writeTransaction<T>(db: Knex, duplicate: string | undefine
   }
 }
 
+/**
+ * Locks the rows `q` selects until the transaction ends, on PostgreSQL (`share`: others may read and
+ * share-lock them, not change them; `update`: nobody else may lock them). SQLite needs nothing: it runs
+ * one write transaction at a time.
+ */
+export function locked<Q extends Knex.QueryBuilder>(trx: Knex, q: Q, mode: 'share' | 'update'): Q {
+  if (trx.client.config.client !== 'pg') return q;
+  return (mode === 'share' ? q.forShare() : q.forUpdate()) as Q;
+}
+
 /** The time written to `updated_at` / `deleted_at`. */
 export const now = (): string => new Date().toISOString();

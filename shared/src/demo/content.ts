@@ -3,6 +3,26 @@ import { DEMO_IDS } from './ids';
 // What the demo curriculum holds beyond its ids: point values and the questions, in the central question
 // format (the one the admin UI authors and the learner app renders).
 
+/** The descriptions of the demo rows, and where its learners live: the same on both servers. */
+export const DEMO_TEXT = {
+  subject: 'Demo subject',
+  curriculum: 'Demo curriculum',
+  grade: 'Demo grade',
+  level: 'Demo level',
+  lesson: 'Demo lesson',
+  learning: 'Demo learning video',
+  practice: 'Demo practice set',
+  quiz: 'Demo quiz',
+  plan: 'Plan for the teacher',
+  school: { schooltype: 'Public', city: 'Phnom Penh', state: 'Phnom Penh', expectedcontribution: 25, expectedusage: 40, uitheme: 'kids' },
+} as const;
+
+/** The documents the demo's learnings and plan show (rows only: no media file ships with the demo). */
+export const DEMO_DOCUMENTS = [
+  ...[...DEMO_IDS.lessons, DEMO_IDS.level2.lesson].map((l) => ({ documentid: l.documentid, documentname: l.documentname, documenttypeid: 2 })),
+  { documentid: DEMO_IDS.lessonplan.documentid, documentname: DEMO_IDS.lessonplan.documentname, documenttypeid: 5 },
+];
+
 /** Point values of the demo content (a lesson is worth 100: its video 20, its practice 40, its quiz 40). */
 export const DEMO_POINTS = {
   learning: 20,
@@ -145,9 +165,19 @@ const SPECS: QuestionSpec[] = [
     options: [{ text: 'mat', correct: true }], distractors: ['hat', 'dog'],
     correct: 'The cat sat on the mat.', incorrect: 'Which word rhymes with cat and is something to sit on?',
   },
+  {
+    templatetypeid: 1, identifier: 'DEMO-L2-add-single', heading: 'What is 3 + 4?',
+    options: [{ text: '6', correct: false }, { text: '7', correct: true }, { text: '8', correct: false }],
+    correct: 'Yes: 3 and 4 more make 7.', incorrect: 'Start at 3 and count on four more.',
+  },
+  {
+    templatetypeid: 3, identifier: 'DEMO-L2-add-multi', heading: 'Select every sum that makes 10.',
+    options: [{ text: '4 + 6', correct: true }, { text: '3 + 5', correct: false }, { text: '7 + 3', correct: true }],
+    correct: 'Right: 4 + 6 and 7 + 3 both make 10.', incorrect: 'Add each pair on your fingers: which ones reach 10?',
+  },
 ];
 
-/** The demo questions, one per renderable template type (1–8), ids in `DEMO_IDS.questionids` order. */
+/** The demo questions, one per renderable template type (1–8), then level 2's; ids in `DEMO_IDS.questionids` order. */
 export const DEMO_QUESTIONS: DemoQuestion[] = SPECS.map((s, i) => {
   const questionid = DEMO_IDS.questionids[i];
   return {

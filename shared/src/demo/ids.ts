@@ -35,7 +35,8 @@ export interface DemoLearner {
   genderid: number;
 }
 
-const questionids = Array.from({ length: 8 }, (_, i) => b(0x100 + i));
+/** The eight template-type questions of lessons 1 and 2, then the two of level 2's lesson. */
+const questionids = Array.from({ length: 10 }, (_, i) => b(0x100 + i));
 
 function lesson(n: 0 | 1, fields: Omit<DemoLesson, 'questionids' | 'lessonpracticequestionids' | 'lessonquizquestionids' | 'lessonorder'>): DemoLesson {
   const slice = questionids.slice(n * 4, n * 4 + 4);
@@ -78,10 +79,32 @@ export const DEMO_IDS = {
       lessonpracticeid: b(0x10), lessonpracticename: 'Reading simple words practice', lessonquizid: b(0x12), lessonquizname: 'Reading simple words quiz',
     }),
   ] as const,
-  /** One question per template type the tablet renders and a curriculum author can fill in: 1–8, in order. */
+  /**
+   * One question per template type the tablet renders and a curriculum author can fill in (1–8, in order,
+   * lessons 1 and 2), then level 2's two.
+   */
   questionids,
   /** Beyond the original data set: a level quiz (one question of each lesson), a baseline check and a lesson plan. */
   levelquiz: { levelquizquestionids: [b(0x500), b(0x501)], questionids: [questionids[0], questionids[4]] },
+  /** Beyond the original data set too: a second level of one lesson, with a level quiz of its own. */
+  level2: {
+    levelid: b(0x800),
+    levelname: 'Level 2',
+    lesson: {
+      lessonid: b(0x801), lessonname: 'Adding within ten', lessonorder: 1,
+      documentid: b(0x802), documentname: 'demo/adding-within-ten.mp4', lessonlearningid: b(0x803), lessonlearningname: 'Adding within ten video',
+      lessonpracticeid: b(0x804), lessonpracticename: 'Adding within ten practice', lessonquizid: b(0x805), lessonquizname: 'Adding within ten quiz',
+      questionids: questionids.slice(8, 10),
+      lessonpracticequestionids: [b(0x810), b(0x811)],
+      lessonquizquestionids: [b(0x820), b(0x821)],
+    } satisfies DemoLesson,
+    levelquiz: { levelquizquestionids: [b(0x830), b(0x831)], questionids: questionids.slice(8, 10) },
+  },
+  /**
+   * Results central holds before any classroom log arrives, so that its reports show something: every
+   * learner of the original data set did the practice and the quiz of lessons 1 and 2.
+   */
+  progressids: Array.from({ length: 12 }, (_, i) => b(0x200 + i)),
   baseline: { curriculumbaselineid: b(0x600), baselinename: 'Start of year check', baselinequestionids: [b(0x601), b(0x602)], questionids: [questionids[0], questionids[7]] },
   lessonplan: { lessonplanid: b(0x700), lessonplanname: 'Teaching counting', documentid: b(0x701), documentname: 'demo/teaching-counting.pdf' },
   password: 'demo',

@@ -54,9 +54,9 @@ async function nameTaken(db: Knex, countryname: string, except?: string): Promis
   return !!(await q.first('countryid'));
 }
 
-export async function createCountry(db: Knex, body: CountryBody, by: string | null) {
+/** `countryid`: given by the demo seed, whose rows have fixed ids; a request's country gets a new one. */
+export async function createCountry(db: Knex, body: CountryBody, by: string | null, countryid: string = crypto.randomUUID()) {
   if (await nameTaken(db, body.countryname)) throw httpError(400, 'Country already exists');
-  const countryid = crypto.randomUUID();
   await db('countries').insert({ countryid, countryname: body.countryname, expectedusage: body.expectedusage ?? 0, isdeleted: false, created_by: by, updated_by: by });
   return getCountry(db, countryid);
 }

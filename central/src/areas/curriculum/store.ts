@@ -4,10 +4,10 @@ import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
 import { actorOf } from '../../http/context';
-import { description, guid, guidParams, text } from '../../http/keyed-fields';
+import { description, guid, guidParams, text } from '../../http/fields';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
 import { countriesInScope } from '../../http/scope';
-import { locked, uniqueWrite } from '../../http/transaction';
+import { locked, now, writeTransaction } from '../../http/writes';
 import type { Caller } from '../../http/types';
 
 /** More countries than exist anywhere: a curriculum's country list is bounded by it. */
@@ -16,7 +16,7 @@ const MAX_COUNTRIES = 500;
 const optional = z.string().optional();
 
 export const allCurriculaQuery = z.looseObject({ cur: optional, curid: optional, studentid: optional, standardid: optional, schoolname: optional });
-export const countryParams = z.object({ countryid: z.string().uuid({ error: 'must be a valid GUID' }) });
+export const countryParams = guidParams({ countryid: 'Country ID' });
 
 /** Active curricula for the filter dropdowns, narrowed to a learner's, a class's or a school's curricula when asked. */
 export async function allCurricula(db: Knex, q: z.infer<typeof allCurriculaQuery>) {
@@ -57,17 +57,18 @@ export async function curriculaOfCountry(db: Knex, countryid: string) {
   return rows.filter((r) => !/baseline/i.test(r.curriculumname));
 }
 
-export const curriculumParams = guidParams('curriculumid');
+export const curriculumParams = guidParams({ curriculumid: 'Curriculum ID' });
 export const curriculumListBody = pagingBody(['curriculumname', 'curriculumdescription']);
 export const curriculumBody = strictBody({
-  curriculumname: text(3, 50),
-  curriculumdescription: description(3, 500),
+  curriculumname: text('Curriculum Name', { min: 3, max: 50, nonblank: true }),
+  curriculumdescription: description('Curriculum description', 3, 500),
+  // Items are named by their path (`"countryid.0" must be a string`), as the original names them.
   countryid: z
     .array(z.string({ error: 'must be a string' }).max(36, { error: 'length must be less than or equal to 36 characters long' }), {
-      error: (iss) => (iss.input === undefined ? 'is required' : 'must be an array'),
+      error: (iss) => (iss.input === undefined ? '"Country Id" is required' : '"Country Id" must be an array'),
     })
-    .max(MAX_COUNTRIES, { error: `must contain less than or equal to ${MAX_COUNTRIES} items` }),
-  subjectid: guid(),
+    .max(MAX_COUNTRIES, { error: `"Country Id" must contain less than or equal to ${MAX_COUNTRIES} items` }),
+  subjectid: guid('Subject ID'),
 });
 type CurriculumBody = z.infer<typeof curriculumBody>;
 
@@ -124,38 +125,49 @@ async function nameTaken(trx: Knex, curriculumname: string, except?: string): Pr
   return !!(await q.first('curriculumid'));
 }
 
-/** Replaces the countries a curriculum is offered in: each must be a live country the caller may name. */
-async function setCountries(trx: Knex, caller: Caller, curriculumid: string, countryids: string[]): Promise<void> {
+/**
+ * Replaces the countries a curriculum is offered in: each must be a live country the caller may name.
+ * `linkids`: the links' ids, in the order of the distinct countries (the demo seed's are fixed).
+ */
+async function setCountries(trx: Knex, caller: Caller, curriculumid: string, countryids: string[], linkids: readonly string[] = []): Promise<void> {
   const wanted = [...new Set(countryids)];
   const found = await countriesInScope(trx, caller, wanted);
   if (found.length !== wanted.length) throw httpError(400, 'some country not found');
   await trx('curriculumcountry').where({ curriculumid }).del();
-  if (wanted.length) await trx('curriculumcountry').insert(wanted.map((countryid) => ({ curriculumcountryid: crypto.randomUUID(), curriculumid, countryid })));
+  if (wanted.length) {
+    await trx('curriculumcountry').insert(wanted.map((countryid, i) => ({ curriculumcountryid: linkids[i] ?? crypto.randomUUID(), curriculumid, countryid })));
+  }
 }
 
-export async function createCurriculum(db: Knex, body: CurriculumBody, caller: Caller) {
-  const curriculumid = crypto.randomUUID();
+/** Ids the demo seed gives its rows; a request's curriculum and links get new ones. */
+export interface CurriculumIds {
+  curriculumid?: string;
+  curriculumcountryids?: readonly string[];
+}
+
+export async function createCurriculum(db: Knex, body: CurriculumBody, caller: Caller, ids: CurriculumIds = {}) {
+  const curriculumid = ids.curriculumid ?? crypto.randomUUID();
   const by = actorOf(caller);
-  await uniqueWrite(db, EXISTS, async (trx) => {
+  await writeTransaction(db, EXISTS, async (trx) => {
     await requireSubject(trx, body.subjectid);
     if (await nameTaken(trx, body.curriculumname)) throw httpError(400, EXISTS);
     await trx('curriculums').insert({
       curriculumid, curriculumname: body.curriculumname, curriculumdescription: body.curriculumdescription ?? null, subjectid: body.subjectid,
       curriculumstatus: true, isdeleted: false, created_by: by, updated_by: by,
     });
-    await setCountries(trx, caller, curriculumid, body.countryid);
+    await setCountries(trx, caller, curriculumid, body.countryid, ids.curriculumcountryids);
   });
   return getCurriculum(db, curriculumid, undefined);
 }
 
 export async function updateCurriculum(db: Knex, curriculumid: string, body: CurriculumBody, caller: Caller, curricula: Knex.QueryBuilder | undefined) {
-  await uniqueWrite(db, EXISTS, async (trx) => {
+  await writeTransaction(db, EXISTS, async (trx) => {
     if (!(await liveCurriculum(trx, curriculumid, curricula).first('curriculumid'))) throw httpError(400, INVALID);
     await requireSubject(trx, body.subjectid);
     if (await nameTaken(trx, body.curriculumname, curriculumid)) throw httpError(400, EXISTS);
     await trx('curriculums').where({ curriculumid }).update({
       curriculumname: body.curriculumname, curriculumdescription: body.curriculumdescription ?? null, subjectid: body.subjectid,
-      updated_at: new Date().toISOString(), updated_by: actorOf(caller),
+      updated_at: now(), updated_by: actorOf(caller),
     });
     await setCountries(trx, caller, curriculumid, body.countryid);
   });
@@ -165,7 +177,7 @@ export async function updateCurriculum(db: Knex, curriculumid: string, body: Cur
 /** Soft-deletes the curriculum; it is offered nowhere any more. */
 export async function deleteCurriculum(db: Knex, curriculumid: string, by: string | null, curricula: Knex.QueryBuilder | undefined): Promise<true> {
   await db.transaction(async (trx) => {
-    const n = await liveCurriculum(trx, curriculumid, curricula).update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
+    const n = await liveCurriculum(trx, curriculumid, curricula).update({ isdeleted: true, deleted_at: now(), deleted_by: by });
     if (!n) throw httpError(400, INVALID);
     await trx('curriculumcountry').where({ curriculumid }).del();
   });

@@ -4,19 +4,20 @@ import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
 import { recomputeGrade } from '../../content/points';
-import { description, guid, guidParams, integer, text } from '../../http/keyed-fields';
+import { description, guid, guidParams, integer, text } from '../../http/fields';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
-import { locked, uniqueWrite } from '../../http/transaction';
+import { locked, now, writeTransaction } from '../../http/writes';
 
-export const curriculumParams = z.object({ curriculumid: z.string().uuid({ error: 'must be a valid GUID' }) });
-export const gradeParams = guidParams('gradeid');
+export const curriculumParams = guidParams({ curriculumid: 'Curriculum ID' });
+export const gradeParams = guidParams({ gradeid: 'Grade ID' });
 export const gradeListBody = pagingBody(['gradename', 'gradedescription']);
 export const gradeBody = strictBody({
-  gradename: text(3, 50),
-  gradedescription: description(3, 500),
-  gradeorder: integer({ min: 0 }),
-  curriculumid: guid(),
-  passing_points: integer(),
+  gradename: text('Grade Name', { min: 3, max: 50, nonblank: true }),
+  gradedescription: description('Grade description', 3, 500),
+  gradeorder: integer('Grade order', { min: 0 }),
+  curriculumid: guid('Curriculum ID'),
+  // A number in the original; the column is an integer, so a fraction is refused here rather than by the database.
+  passing_points: integer('Lesson Grade Passing Points'),
 });
 type GradeBody = z.infer<typeof gradeBody>;
 
@@ -92,10 +93,12 @@ async function nameTaken(trx: Knex, curriculumid: string, gradename: string, exc
 
 const gradeRow = (db: Knex, gradeid: string) => db('grades').where({ gradeid }).first();
 
-/** A new grade has no levels: its points are worked out (0) rather than taken from the client. */
-export async function createGrade(db: Knex, body: GradeBody, by: string | null, curricula: Knex.QueryBuilder | undefined) {
-  const gradeid = crypto.randomUUID();
-  await uniqueWrite(db, EXISTS, async (trx) => {
+/**
+ * A new grade has no levels: its points are worked out (0) rather than taken from the client. `gradeid`:
+ * given by the demo seed, whose rows have fixed ids; a request's grade gets a new one.
+ */
+export async function createGrade(db: Knex, body: GradeBody, by: string | null, curricula: Knex.QueryBuilder | undefined, gradeid: string = crypto.randomUUID()) {
+  await writeTransaction(db, EXISTS, async (trx) => {
     await requireCurriculum(trx, body.curriculumid, curricula);
     if (await nameTaken(trx, body.curriculumid, body.gradename)) throw httpError(400, EXISTS);
     await trx('grades').insert({
@@ -108,7 +111,7 @@ export async function createGrade(db: Knex, body: GradeBody, by: string | null, 
 }
 
 export async function updateGrade(db: Knex, gradeid: string, body: GradeBody, by: string | null, curricula: Knex.QueryBuilder | undefined) {
-  await uniqueWrite(db, EXISTS, async (trx) => {
+  await writeTransaction(db, EXISTS, async (trx) => {
     const q = trx('grades').where({ gradeid, isdeleted: false });
     if (curricula) q.whereIn('curriculumid', curricula);
     if (!(await q.first('gradeid'))) throw httpError(400, INVALID);
@@ -116,7 +119,7 @@ export async function updateGrade(db: Knex, gradeid: string, body: GradeBody, by
     if (await nameTaken(trx, body.curriculumid, body.gradename, gradeid)) throw httpError(400, EXISTS);
     await trx('grades').where({ gradeid }).update({
       gradename: body.gradename, gradedescription: body.gradedescription ?? null, gradeorder: body.gradeorder, curriculumid: body.curriculumid,
-      passing_points: body.passing_points, updated_at: new Date().toISOString(), updated_by: by,
+      passing_points: body.passing_points, updated_at: now(), updated_by: by,
     });
     await recomputeGrade(trx, gradeid);
   });
@@ -131,7 +134,7 @@ const liveOwn = (db: Knex, gradeid: string, curricula: Knex.QueryBuilder | undef
 
 /** A deleted grade's points count nowhere (nothing above a grade sums them). */
 export async function deleteGrade(db: Knex, gradeid: string, by: string | null, curricula: Knex.QueryBuilder | undefined): Promise<true> {
-  const n = await liveOwn(db, gradeid, curricula).update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
+  const n = await liveOwn(db, gradeid, curricula).update({ isdeleted: true, deleted_at: now(), deleted_by: by });
   if (!n) throw httpError(400, INVALID);
   return true;
 }

@@ -2,9 +2,9 @@ import crypto from 'node:crypto';
 import { containsPattern, type Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
-import { guid, integer, text } from '../../http/keyed-fields';
+import { guid, integer, text } from '../../http/fields';
 import { pageRows, pagingBody, type Paging } from '../../http/paging';
-import { uniqueWrite } from '../../http/transaction';
+import { now, writeTransaction } from '../../http/writes';
 
 /**
  * The question bank. A question's content lives in JSON columns (heading, options, distractors, file,
@@ -47,12 +47,14 @@ const option = z.looseObject(
   { error: 'must be an object' },
 );
 
+/** A tag in the body's list, named by its place (`"questiontags.0" must be a string`). */
 const tag = z.string({ error: 'must be a string' }).min(1, { error: 'is not allowed to be empty' }).max(100, { error: 'length must be less than or equal to 100 characters long' });
+const IDENTIFIER = { min: 3, max: 100, nonblank: true };
 
 /** Create and update: unknown keys are allowed (the editor sends the whole question back) and ignored. */
 export const questionBody = z.looseObject({
-  questionidentifier: text(3, 100),
-  templatetypeid: integer({ min: 1, max: TEMPLATE_TYPES }),
+  questionidentifier: text('Question identifier', IDENTIFIER),
+  templatetypeid: integer('templatetypeid', { min: 1, max: TEMPLATE_TYPES }),
   questionheading: nullable(z.looseObject({ headingtext: nullable(str), headingfile: nullable(fileMeta) }, { error: 'must be an object' })),
   questionoptions: nullable(z.array(option, { error: 'must be an array' })),
   questiontext: nullable(str),
@@ -61,13 +63,13 @@ export const questionBody = z.looseObject({
   ),
   questionfile: nullable(fileMeta),
   questiontags: nullable(z.array(tag, { error: 'must be an array' })),
-  questioncorrectvalue: nullable(integer()),
+  questioncorrectvalue: nullable(integer('questioncorrectvalue')),
 });
 type QuestionBody = z.infer<typeof questionBody>;
 
-export const questionParams = z.object({ questionid: guid() });
-export const tagParams = z.object({ questionid: guid(), tag });
-export const identifierParams = z.object({ questionid: guid(), questionidentifier: text(3, 100) });
+export const questionParams = z.object({ questionid: guid('Question ID') });
+export const tagParams = z.object({ questionid: guid('Question ID'), tag: text('Tag', { max: 100 }) });
+export const identifierParams = z.object({ questionid: guid('Question ID'), questionidentifier: text('Question identifier', IDENTIFIER) });
 
 const FILTER_KEYS = ['questionidentifier', 'questiontags', 'questionstatus', 'templatetypeid'] as const;
 export const questionListBody = pagingBody([...FILTER_KEYS], { unknownAllowed: true });
@@ -75,21 +77,22 @@ export const questionListBody = pagingBody([...FILTER_KEYS], { unknownAllowed: t
 /** A JSON column's value as stored: SQL NULL for nothing, else its JSON text (jsonb on PostgreSQL). */
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 
-function withNewOptionIds(options: QuestionBody['questionoptions']) {
+/** Every option gets a new id, unless `keep` and it has one (the demo seed's options have fixed ids). */
+function withOptionIds(options: QuestionBody['questionoptions'], keep: boolean) {
   if (!options) return options;
   return options.map((o) => {
-    const questionoptionid = crypto.randomUUID();
+    const questionoptionid = keep && o.questionoptionid ? o.questionoptionid : crypto.randomUUID();
     return { ...o, questionoptionid, ...(o.questionassociate ? { questionassociate: { ...o.questionassociate, questionoptionid } } : {}) };
   });
 }
 
 /** The columns a create or an update writes from the body. */
-function contentOf(body: QuestionBody) {
+function contentOf(body: QuestionBody, keepOptionIds = false) {
   return {
     questionidentifier: body.questionidentifier,
     templatetypeid: body.templatetypeid,
     questionheading: json(body.questionheading),
-    questionoptions: json(withNewOptionIds(body.questionoptions)),
+    questionoptions: json(withOptionIds(body.questionoptions, keepOptionIds)),
     questiontext: body.questiontext ?? null,
     questiondistractors: json(body.questiondistractors),
     questionfile: json(body.questionfile),
@@ -113,17 +116,23 @@ async function identifierTaken(trx: Knex, questionidentifier: string, except?: s
 
 const tagsOf = (row: { questiontags: unknown }): string[] => (Array.isArray(row.questiontags) ? row.questiontags.filter((t): t is string => typeof t === 'string') : []);
 
-export async function createQuestion(db: Knex, body: QuestionBody, by: string | null): Promise<true> {
-  await uniqueWrite(db, EXISTS, async (trx) => {
+/** Ids the demo seed gives its questions and their options; a request's question gets new ones. */
+export interface QuestionIds {
+  questionid?: string;
+  keepOptionIds?: boolean;
+}
+
+export async function createQuestion(db: Knex, body: QuestionBody, by: string | null, ids: QuestionIds = {}): Promise<true> {
+  await writeTransaction(db, EXISTS, async (trx) => {
     if (await identifierTaken(trx, body.questionidentifier)) throw httpError(400, EXISTS);
-    const now = new Date().toISOString();
+    const stamp = now();
     await trx('questions').insert({
-      questionid: crypto.randomUUID(),
-      ...contentOf(body),
+      questionid: ids.questionid ?? crypto.randomUUID(),
+      ...contentOf(body, ids.keepOptionIds),
       questiontags: json([...new Set(body.questiontags ?? [])]),
       questionstatus: true,
       isdeleted: false,
-      lastupdated: now,
+      lastupdated: stamp,
       created_by: by,
       updated_by: by,
     });
@@ -143,35 +152,35 @@ export async function getQuestion(db: Knex, questionid: string) {
 
 /** Replaces the content; the tags (their own routes) and the status stay. */
 export async function updateQuestion(db: Knex, questionid: string, body: QuestionBody, by: string | null) {
-  await uniqueWrite(db, EXISTS, async (trx) => {
+  await writeTransaction(db, EXISTS, async (trx) => {
     await requireLive(trx, questionid);
     if (await identifierTaken(trx, body.questionidentifier, questionid)) throw httpError(400, EXISTS);
-    const now = new Date().toISOString();
-    await trx('questions').where({ questionid }).update({ ...contentOf(body), lastupdated: now, updated_at: now, updated_by: by });
+    const stamp = now();
+    await trx('questions').where({ questionid }).update({ ...contentOf(body), lastupdated: stamp, updated_at: stamp, updated_by: by });
   });
   const q = await requireLive(db, questionid);
   return { isdeleted: q.isdeleted, questionid: q.questionid, questionidentifier: q.questionidentifier, questionstatus: q.questionstatus, questiontags: tagsOf(q), templatetypeid: q.templatetypeid };
 }
 
 export async function renameQuestion(db: Knex, questionid: string, questionidentifier: string, by: string | null): Promise<true> {
-  await uniqueWrite(db, EXISTS, async (trx) => {
+  await writeTransaction(db, EXISTS, async (trx) => {
     await requireLive(trx, questionid);
     if (await identifierTaken(trx, questionidentifier, questionid)) throw httpError(400, EXISTS);
-    const now = new Date().toISOString();
-    await trx('questions').where({ questionid }).update({ questionidentifier, lastupdated: now, updated_at: now, updated_by: by });
+    const stamp = now();
+    await trx('questions').where({ questionid }).update({ questionidentifier, lastupdated: stamp, updated_at: stamp, updated_by: by });
   });
   return true;
 }
 
 export async function setQuestionStatus(db: Knex, questionid: string, questionstatus: boolean): Promise<true> {
-  const n = await live(db, questionid).update({ questionstatus, lastupdated: new Date().toISOString() });
+  const n = await live(db, questionid).update({ questionstatus, lastupdated: now() });
   if (!n) throw httpError(400, INVALID);
   return true;
 }
 
 export async function deleteQuestion(db: Knex, questionid: string, by: string | null): Promise<true> {
-  const now = new Date().toISOString();
-  const n = await live(db, questionid).update({ isdeleted: true, lastupdated: now, deleted_at: now, deleted_by: by });
+  const stamp = now();
+  const n = await live(db, questionid).update({ isdeleted: true, lastupdated: stamp, deleted_at: stamp, deleted_by: by });
   if (!n) throw httpError(400, INVALID);
   return true;
 }
@@ -183,8 +192,8 @@ export async function changeTag(db: Knex, questionid: string, tagname: string, a
     const before = tagsOf(q);
     const after = add ? [...new Set([...before, tagname])] : before.filter((t) => t !== tagname);
     if (after.length === before.length && after.every((t, i) => t === before[i])) return;
-    const now = new Date().toISOString();
-    await trx('questions').where({ questionid }).update({ questiontags: json(after), lastupdated: now, updated_at: now, updated_by: by });
+    const stamp = now();
+    await trx('questions').where({ questionid }).update({ questiontags: json(after), lastupdated: stamp, updated_at: stamp, updated_by: by });
   });
   return true;
 }

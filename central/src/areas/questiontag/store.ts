@@ -3,18 +3,18 @@ import type { Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
-import { guidParams, text } from '../../http/keyed-fields';
+import { guidParams, text } from '../../http/fields';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
-import { uniqueWrite } from '../../http/transaction';
+import { now, writeTransaction } from '../../http/writes';
 
 // "Alphanumeric" in any script: letters, their combining marks (Khmer vowel signs are marks) and digits.
 // The original allowed ASCII only, which left the tag form unusable for Khmer and other scripts.
 const ALPHANUMERIC = /^[\p{L}\p{M}\p{N}]+$/u;
 
-export const questiontagParams = guidParams('questiontagid');
+export const questiontagParams = guidParams({ questiontagid: 'Question Tag ID' });
 export const questiontagListBody = pagingBody(['questiontagname']);
 export const questiontagBody = strictBody({
-  questiontagname: text(3, 8, { pattern: { re: ALPHANUMERIC, message: 'must only contain alpha-numeric characters' } }),
+  questiontagname: text('Question Tag Name', { min: 3, max: 8, nonblank: true, pattern: { re: ALPHANUMERIC, message: 'must only contain alpha-numeric characters' } }),
 });
 type TagBody = z.infer<typeof questiontagBody>;
 
@@ -45,7 +45,7 @@ async function nameTaken(trx: Knex, questiontagname: string, except?: string): P
 export async function createQuestiontag(db: Knex, body: TagBody, by: string | null) {
   const questiontagid = crypto.randomUUID();
   const questiontagname = body.questiontagname.trim().toLowerCase();
-  await uniqueWrite(db, EXISTS, async (trx) => {
+  await writeTransaction(db, EXISTS, async (trx) => {
     if (await nameTaken(trx, questiontagname)) throw httpError(400, EXISTS);
     await trx('questiontags').insert({ questiontagid, questiontagname, isdeleted: false, created_by: by, updated_by: by });
   });
@@ -53,16 +53,16 @@ export async function createQuestiontag(db: Knex, body: TagBody, by: string | nu
 }
 
 export async function updateQuestiontag(db: Knex, questiontagid: string, body: TagBody, by: string | null) {
-  await uniqueWrite(db, EXISTS, async (trx) => {
+  await writeTransaction(db, EXISTS, async (trx) => {
     if (!(await live(trx, questiontagid).first('questiontagid'))) throw httpError(400, INVALID);
     if (await nameTaken(trx, body.questiontagname, questiontagid)) throw httpError(400, EXISTS);
-    await trx('questiontags').where({ questiontagid }).update({ questiontagname: body.questiontagname, updated_at: new Date().toISOString(), updated_by: by });
+    await trx('questiontags').where({ questiontagid }).update({ questiontagname: body.questiontagname, updated_at: now(), updated_by: by });
   });
   return getQuestiontag(db, questiontagid);
 }
 
 export async function deleteQuestiontag(db: Knex, questiontagid: string, by: string | null): Promise<true> {
-  const n = await live(db, questiontagid).update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
+  const n = await live(db, questiontagid).update({ isdeleted: true, deleted_at: now(), deleted_by: by });
   if (!n) throw httpError(400, INVALID);
   return true;
 }

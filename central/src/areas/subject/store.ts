@@ -3,13 +3,16 @@ import type { Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
-import { description, guidParams, text } from '../../http/keyed-fields';
+import { description, guidParams, text } from '../../http/fields';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
-import { locked, uniqueWrite } from '../../http/transaction';
+import { locked, now, writeTransaction } from '../../http/writes';
 
-export const subjectParams = guidParams('subjectid');
+export const subjectParams = guidParams({ subjectid: 'Subject ID' });
 export const subjectListBody = pagingBody(['subjectname']);
-export const subjectBody = strictBody({ subjectname: text(3, 25), subjectdescription: description(3, 100) });
+export const subjectBody = strictBody({
+  subjectname: text('Subject Name', { min: 3, max: 25, nonblank: true }),
+  subjectdescription: description('Subject Description', 3, 100),
+});
 type SubjectBody = z.infer<typeof subjectBody>;
 
 const INVALID = 'Invalid subject id';
@@ -35,9 +38,9 @@ async function nameTaken(trx: Knex, subjectname: string, except?: string): Promi
   return !!(await q.first('subjectid'));
 }
 
-export async function createSubject(db: Knex, body: SubjectBody, by: string | null) {
-  const subjectid = crypto.randomUUID();
-  await uniqueWrite(db, EXISTS, async (trx) => {
+/** `subjectid`: given by the demo seed, whose rows have fixed ids; a request's subject gets a new one. */
+export async function createSubject(db: Knex, body: SubjectBody, by: string | null, subjectid: string = crypto.randomUUID()) {
+  await writeTransaction(db, EXISTS, async (trx) => {
     if (await nameTaken(trx, body.subjectname)) throw httpError(400, EXISTS);
     await trx('subjects').insert({
       subjectid, subjectname: body.subjectname, subjectdescription: body.subjectdescription ?? null, subjectstatus: true, isdeleted: false, created_by: by, updated_by: by,
@@ -47,11 +50,11 @@ export async function createSubject(db: Knex, body: SubjectBody, by: string | nu
 }
 
 export async function updateSubject(db: Knex, subjectid: string, body: SubjectBody, by: string | null) {
-  await uniqueWrite(db, EXISTS, async (trx) => {
+  await writeTransaction(db, EXISTS, async (trx) => {
     if (!(await live(trx, subjectid).first('subjectid'))) throw httpError(400, INVALID);
     if (await nameTaken(trx, body.subjectname, subjectid)) throw httpError(400, EXISTS);
     await trx('subjects').where({ subjectid }).update({
-      subjectname: body.subjectname, subjectdescription: body.subjectdescription ?? null, updated_at: new Date().toISOString(), updated_by: by,
+      subjectname: body.subjectname, subjectdescription: body.subjectdescription ?? null, updated_at: now(), updated_by: by,
     });
   });
   return getSubject(db, subjectid);
@@ -63,7 +66,7 @@ export async function deleteSubject(db: Knex, subjectid: string, by: string | nu
     // Locked against a curriculum being given this subject meanwhile (which share-locks it).
     if (!(await locked(trx, live(trx, subjectid), 'update').first('subjectid'))) throw httpError(400, INVALID);
     if (await trx('curriculums').where({ subjectid, isdeleted: false }).first('curriculumid')) throw httpError(400, 'Subject is assigned to a curriculum.');
-    await trx('subjects').where({ subjectid }).update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
+    await trx('subjects').where({ subjectid }).update({ isdeleted: true, deleted_at: now(), deleted_by: by });
   });
   return true;
 }
