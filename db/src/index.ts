@@ -11,3 +11,4 @@ export * from './testing';
 export * from './demo';
 export * from './commands';
 export * from './like';
+export * from './errors';

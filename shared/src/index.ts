@@ -10,3 +10,4 @@ export * from './http/serve';
 export * from './permissions';
 export * from './zip';
 export * from './http/service';
+export * from './media';

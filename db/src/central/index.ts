@@ -3,13 +3,15 @@ import { columnKinds } from '../tables';
 import * as m0001 from './migrations/0001_schema';
 import * as m0002 from './migrations/0002_rbac';
 import * as m0003 from './migrations/0003_logimportpending';
+import * as m0007 from './migrations/0007_media';
 import { tables } from './schema-0001';
 
 export const migrations: MigrationList = [
   ['0001_schema', m0001],
   ['0002_rbac', m0002],
   ['0003_logimportpending', m0003],
+  ['0007_media', m0007],
 ];
 
 // Tables added after 0001 join the list so that their JSON and timestamp columns read back normalised too.
-export const kinds = columnKinds([...tables, ...m0003.logImportPendingTables]);
+export const kinds = columnKinds([...tables, ...m0003.logImportPendingTables, ...m0007.mediaTables]);
