@@ -19,7 +19,8 @@ export function createApp(config: Config, deps: Deps): Express {
     signIn: { paths: SIGN_IN_PATHS, methods: ['post', 'put'] },
     routes: serviceRoutes,
     gates: centralGates,
-    identify: identify(),
+    // A presigned upload's body is the file itself, whatever type the client says it is.
+    identify: identify({ rawBody: (req) => req.method === 'PUT' && /^\/media\//i.test(req.path) }),
     logger: deps.logger,
     redis: deps.redis,
     locals: { config, deps },

@@ -159,15 +159,17 @@ export async function putChecked(store: ObjectStore, key: string, source: Readab
   source.on('error', (err) => check.destroy(err));
   // A request whose connection drops may end with 'close' alone, no error: without this the store
   // would wait for the rest of the file for ever.
+  // (A request announces 'close' once its body has arrived, read or not: `complete` tells the two apart.)
+  const arrived = () => ('complete' in source ? Boolean((source as { complete?: boolean }).complete) : source.readableEnded);
   source.once('close', () => {
-    if (!source.readableEnded) check.destroy(httpError(400, UPLOAD_MESSAGES.interrupted));
+    if (!arrived()) check.destroy(httpError(400, UPLOAD_MESSAGES.interrupted));
   });
   source.pipe(check);
   try {
     return await store.put(key, check, { contentType: o.contentType });
   } catch (err) {
     source.unpipe(check);
-    throw httpCause(refused) ?? httpCause(err) ?? (source.destroyed && !source.readableEnded ? httpError(400, UPLOAD_MESSAGES.interrupted) : err);
+    throw httpCause(refused) ?? httpCause(err) ?? (source.destroyed && !arrived() ? httpError(400, UPLOAD_MESSAGES.interrupted) : err);
   }
 }
 
