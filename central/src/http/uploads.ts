@@ -266,3 +266,26 @@ export async function takeClaim(db: Knex, claim: string, ttlMs: number): Promise
 export async function releaseClaim(db: Knex, claim: string): Promise<void> {
   await db('mediaclaims').where({ claim }).delete();
 }
+
+/**
+ * Feedback pictures arrive base64-encoded inside the JSON body (contract §10): a picture may decode to
+ * at most FEEDBACK_IMAGE_MAX_BYTES, a request carry at most FEEDBACK_MAX_IMAGES of them, and its body
+ * may be at most FEEDBACK_BODY_LIMIT, so that one request stays well within the server's memory.
+ */
+export const FEEDBACK_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+export const FEEDBACK_MAX_IMAGES = 12;
+export const FEEDBACK_BODY_LIMIT = '24mb';
+
+/**
+ * The bytes of a base64 picture (a `data:…;base64,` prefix is allowed), checked like an upload: its
+ * size (413) before it is decoded, and its first bytes against its extension.
+ */
+export function decodeChecked(content: string, name: CheckedName, maxBytes: number): Buffer {
+  const text = content.replace(/^data:[\w.+-]+\/[\w.+-]+;base64,/, '').replace(/\s+/g, '');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 === 1) throw httpError(400, UPLOAD_MESSAGES.badType);
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  if (Math.floor((text.length * 3) / 4) - padding > maxBytes) throw tooLarge(maxBytes);
+  const bytes = Buffer.from(text, 'base64');
+  if (!headMatches(name.ext, bytes.subarray(0, SNIFF_BYTES))) throw httpError(400, UPLOAD_MESSAGES.badType);
+  return bytes;
+}
