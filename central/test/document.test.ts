@@ -146,6 +146,17 @@ describe.each(['folder', 's3'] as const)('documents on the %s store', (kind) => 
     expect(await count(db(), 'mediaclaims')).toBe(0);
   });
 
+  it('refuses a name another upload is writing (on any instance), and takes over a claim that lapsed', async () => {
+    const soon = new Date(Date.now() + 60_000).toISOString();
+    await db()('mediaclaims').insert({ claim: 'name:Busy_1.png', expires_at: soon });
+    const busy = await upload('Busy_1.png', media.png());
+    expect({ status: busy.status, message: busy.body.errormessage }).toEqual({ status: 400, message: 'File exists, Please delete old file before upload' });
+    expect(await keys()).not.toContain('Busy_1.png');
+    await db()('mediaclaims').where({ claim: 'name:Busy_1.png' }).update({ expires_at: new Date(Date.now() - 1000).toISOString() });
+    expect((await upload('Busy_1.png', media.png())).status).toBe(200);
+    expect(await count(db(), 'mediaclaims')).toBe(0);
+  });
+
   it('refuses an oversize file while it streams, without holding it in memory', async () => {
     const size = 96 * 1024 * 1024;
     const { result, growthMb } = await rssGrowthMb(() => streamUpload(origin, { auth: admin, filename: 'Huge.mp4', head: media.mp4(64), size }));

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import { configOf, depsOf, objectsOf } from './context';
 import { PassThrough, Transform, type Readable, type TransformCallback } from 'node:stream';
 import busboy from 'busboy';
 import { isUniqueViolation, type Knex } from '@lms/db';
@@ -12,6 +13,15 @@ import type { ObjectStore, StoredObject } from '../objects';
  * checks straight into the object store; it is never held whole in memory, and a refused file never
  * becomes an object.
  */
+
+/** Where a request's media go: its database (rows, claims), its object store, and the size limit. */
+export interface MediaTarget {
+  db: Knex;
+  store: ObjectStore;
+  maxBytes: number;
+}
+
+export const mediaTargetOf = (req: Request): MediaTarget => ({ db: depsOf(req).db, store: objectsOf(req), maxBytes: configOf(req).maxMediaBytes });
 
 /** The contract's messages (document upload, §7); feedback pictures share them (§10). */
 export const UPLOAD_MESSAGES = {
@@ -105,10 +115,6 @@ export class MediaCheck extends Transform {
 
   constructor(private readonly ext: string, private readonly maxBytes: number) {
     super();
-  }
-
-  get bytes(): number {
-    return this.size;
   }
 
   private release(): Error | undefined {
@@ -246,21 +252,19 @@ export const UPLOAD_CLAIM_MS = 60 * 60 * 1000;
 
 /**
  * Takes the claim (`name:<key>` while an upload writes that key, `url:<signature>` for a used
- * presigned URL); false when someone holds it. A lapsed claim is taken over.
+ * presigned URL); false when someone holds it. Lapsed claims are swept first, so that a crashed
+ * upload's claim does not hold its name for ever and spent URLs do not pile up.
  */
 export async function takeClaim(db: Knex, claim: string, ttlMs: number): Promise<boolean> {
   const now = new Date();
-  for (let attempt = 0; attempt < 2; attempt += 1) {
-    try {
-      await db('mediaclaims').insert({ claim, expires_at: new Date(now.getTime() + ttlMs).toISOString(), created_at: now.toISOString() });
-      return true;
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      const lapsed = await db('mediaclaims').where({ claim }).where('expires_at', '<', now.toISOString()).delete();
-      if (!lapsed) return false;
-    }
+  await db('mediaclaims').where('expires_at', '<', now.toISOString()).delete();
+  try {
+    await db('mediaclaims').insert({ claim, expires_at: new Date(now.getTime() + ttlMs).toISOString(), created_at: now.toISOString() });
+    return true;
+  } catch (err) {
+    if (isUniqueViolation(err)) return false;
+    throw err;
   }
-  return false;
 }
 
 export async function releaseClaim(db: Knex, claim: string): Promise<void> {

@@ -3,9 +3,8 @@ import type { CentralRoute } from '../../http/types';
 import { actorOf, configOf, depsOf } from '../../http/context';
 import { scopeOf } from '../../http/scope';
 import { sendCsv } from '../student/store';
-import { baselineResultsCsv } from './store';
 import {
-  activateBaseline, activateParams, baselineCreateBody, baselineIdParams, baselineQuery, baselineSchools, baselineUpdateBody, createBaseline,
+  baselineResultsCsv, activateBaseline, activateParams, baselineCreateBody, baselineIdParams, baselineQuery, baselineSchools, baselineUpdateBody, createBaseline,
   deactivateBaseline, deleteBaseline, getBaseline, listBaselines, updateBaseline,
 } from './store';
 

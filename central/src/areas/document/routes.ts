@@ -1,16 +1,14 @@
 import { httpError, perms, route, type HandlerContext } from '@lms/shared';
 import type { Caller, CentralRoute } from '../../http/types';
-import { actorOf, configOf, depsOf, objectsOf } from '../../http/context';
+import { actorOf, configOf, depsOf } from '../../http/context';
 import { PRESIGN_SECONDS, presignedMediaUrl } from '../../http/presign';
-import { UPLOAD_MESSAGES, checkDocumentName, receiveOneFile, releaseClaim } from '../../http/uploads';
+import { UPLOAD_MESSAGES, checkDocumentName, mediaTargetOf, receiveOneFile } from '../../http/uploads';
 import {
-  changeDocumentTag, deleteDocument, discardDocumentFile, documentIdParams, documentListBody, documentTagParams, listDocuments, nameHeld,
-  presignParams, recordDocument, writeDocumentFile, type MediaTarget, type WrittenDocument,
+  changeDocumentTag, deleteDocument, documentIdParams, documentListBody, documentTagParams, listDocuments, nameHeld, presignParams, recordDocument,
+  settleWritten, writeDocumentFile, type WrittenDocument,
 } from './store';
 
 type Ctx = HandlerContext<Caller>;
-
-export const mediaTarget = (ctx: Ctx): MediaTarget => ({ db: depsOf(ctx.req).db, store: objectsOf(ctx.req), maxBytes: configOf(ctx.req).maxMediaBytes });
 
 /**
  * The media library's upload: the one file part is streamed through the upload checks into the object
@@ -19,7 +17,7 @@ export const mediaTarget = (ctx: Ctx): MediaTarget => ({ db: depsOf(ctx.req).db,
  * neither the object nor the row.
  */
 async function uploadDocument(ctx: Ctx): Promise<true> {
-  const target = mediaTarget(ctx);
+  const target = mediaTargetOf(ctx.req);
   let written: WrittenDocument | undefined;
   let recorded = false;
   try {
@@ -30,14 +28,8 @@ async function uploadDocument(ctx: Ctx): Promise<true> {
     recorded = true;
     return true;
   } finally {
-    if (written) await settleWritten(ctx, target, written, recorded);
+    if (written) await settleWritten(target, written, recorded, (err) => ctx.req.log.error({ err }, 'could not remove the file of a refused upload'));
   }
-}
-
-/** After a write: the claim goes when the row is in; otherwise the object goes with it. */
-export async function settleWritten(ctx: Ctx, target: MediaTarget, written: WrittenDocument, recorded: boolean): Promise<void> {
-  if (recorded) await releaseClaim(target.db, written.claim);
-  else await discardDocumentFile(target, written).catch((err: unknown) => ctx.req.log.error({ err }, 'could not remove the file of a refused upload'));
 }
 
 /**
@@ -46,7 +38,7 @@ export async function settleWritten(ctx: Ctx, target: MediaTarget, written: Writ
  */
 async function presign(ctx: Ctx): Promise<string> {
   const name = checkDocumentName(ctx.params.filename);
-  const { db, store } = mediaTarget(ctx);
+  const { db, store } = mediaTargetOf(ctx.req);
   if (await nameHeld(db, name.key)) throw httpError(400, UPLOAD_MESSAGES.exists);
   if (store.presignPut) return store.presignPut(name.key, PRESIGN_SECONDS);
   return presignedMediaUrl(ctx.req, configOf(ctx.req), name.key, actorOf(ctx.caller));

@@ -4,8 +4,8 @@ import type { Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
-import { UPLOAD_CLAIM_MS, UPLOAD_MESSAGES, putChecked, releaseClaim, takeClaim, type CheckedName } from '../../http/uploads';
-import type { ObjectStore, StoredObject } from '../../objects';
+import { UPLOAD_CLAIM_MS, UPLOAD_MESSAGES, putChecked, releaseClaim, takeClaim, type CheckedName, type MediaTarget } from '../../http/uploads';
+import type { StoredObject } from '../../objects';
 
 export const documentListBody = pagingBody(['documentname', 'documenttypeid', 'documenttags']);
 // The original validates neither; bounded so that a path cannot be used to send a large value.
@@ -77,12 +77,6 @@ export interface WrittenDocument {
   claim: string;
 }
 
-export interface MediaTarget {
-  db: Knex;
-  store: ObjectStore;
-  maxBytes: number;
-}
-
 /**
  * Writes a document's file into the object store under its name, through the upload checks. A name a
  * live document holds, or that another upload is writing at this moment, is refused before a byte is
@@ -135,4 +129,10 @@ export async function discardDocumentFile(t: MediaTarget, written: WrittenDocume
   } finally {
     await releaseClaim(t.db, written.claim);
   }
+}
+
+/** After a write: the claim goes once the row is in; otherwise the object goes with it. */
+export async function settleWritten(t: MediaTarget, written: WrittenDocument, recorded: boolean, onError: (err: unknown) => void): Promise<void> {
+  if (recorded) await releaseClaim(t.db, written.claim);
+  else await discardDocumentFile(t, written).catch(onError);
 }

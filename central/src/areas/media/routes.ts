@@ -3,10 +3,9 @@ import { FEEDBACK_PREFIX, httpError, isMediaKey, mediaContentType, publicGate, r
 import type { Caller, CentralRoute } from '../../http/types';
 import { configOf, objectsOf } from '../../http/context';
 import { PRESIGN_MESSAGES, PRESIGN_SECONDS, verifyPresigned } from '../../http/presign';
-import { checkDocumentName, releaseClaim, takeClaim, tooLarge } from '../../http/uploads';
+import { checkDocumentName, mediaTargetOf, releaseClaim, takeClaim, tooLarge } from '../../http/uploads';
 import { isObjectNotFound } from '../../objects';
-import { mediaTarget, settleWritten } from '../document/routes';
-import { recordDocument, writeDocumentFile, type WrittenDocument } from '../document/store';
+import { recordDocument, settleWritten, writeDocumentFile, type WrittenDocument } from '../document/store';
 
 type Ctx = HandlerContext<Caller>;
 
@@ -44,7 +43,7 @@ async function presignedUpload(ctx: Ctx): Promise<true> {
   const { req, params, query } = ctx;
   const signature = verifyPresigned(configOf(req), params.filename, query);
   const name = checkDocumentName(params.filename);
-  const target = mediaTarget(ctx);
+  const target = mediaTargetOf(req);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > target.maxBytes) throw tooLarge(target.maxBytes);
   const urlClaim = `url:${signature}`;
@@ -63,7 +62,7 @@ async function presignedUpload(ctx: Ctx): Promise<true> {
     req.resume();
     throw err;
   } finally {
-    if (written) await settleWritten(ctx, target, written, recorded);
+    if (written) await settleWritten(target, written, recorded, (err) => req.log.error({ err }, 'could not remove the file of a refused upload'));
   }
 }
 
