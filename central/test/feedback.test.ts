@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEMO, seedDemoContent } from '@lms/db';
 import { ROLE_IDS } from '@lms/shared';
 import { ObjectStoreError, type ObjectStore } from '../src/objects';
@@ -130,6 +130,28 @@ describe.each(['folder', 's3'] as const)('feedback on the %s store', (kind) => {
     expect((await rows()).length).toBe(before.rows);
     expect(await feedbackKeys()).toEqual(before.keys);
     expect(await t.tdb.db('mediaclaims')).toEqual([]);
+  });
+
+  it('never writes over a picture already in the store under the generated name', async () => {
+    // Close to now: the teacher's token must still be valid at that time.
+    const at = new Date(Date.now() + 60_000);
+    const taken = `${teacherId}_router_${at.getTime()}.png`;
+    const original = media.png(700);
+    await store.put(`feedback/${taken}`, original, { contentType: 'image/png' });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(at);
+    try {
+      const before = (await rows()).length;
+      const res = await create(form({ router: { images: [{ filename: 'cable.png', content: b64(media.png()) }] } }));
+      expect({ status: res.status, message: res.body.errormessage }).toEqual({ status: 400, message: `${taken} already exists, please rename your file!` });
+      expect((await rows()).length).toBe(before);
+    } finally {
+      vi.useRealTimers();
+    }
+    const kept: Buffer[] = [];
+    for await (const c of await store.get(`feedback/${taken}`)) kept.push(c as Buffer);
+    expect(Buffer.concat(kept).equals(original)).toBe(true);
+    await store.delete(`feedback/${taken}`);
   });
 
   it('accepts feedback without pictures and missing parts of the form', async () => {
