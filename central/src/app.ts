@@ -5,6 +5,7 @@ import { centralGates, identify } from './auth/guards';
 import { serviceRoutes } from './areas';
 import type { Deps } from './http/types';
 import { VERSION } from './version';
+import { createMailCounters } from './auth/mail-limits';
 
 export const SIGN_IN_PATHS = ['/auth/login', '/auth/school/login', '/auth/forgotpassword', '/auth/sendverificationemail'];
 
@@ -23,6 +24,10 @@ export function createApp(config: Config, deps: Deps): Express {
     identify: identify({ rawBody: (req) => req.method === 'PUT' && /^\/media\//i.test(req.path) }),
     logger: deps.logger,
     redis: deps.redis,
-    locals: { config, deps },
+    locals: {
+      config,
+      deps,
+      mailCounters: createMailCounters({ perClientPerHour: config.mailLinks.perClientPerHour, perAccountPerHour: config.mailLinks.perAccountPerHour, redis: deps.redis, logger: deps.logger }),
+    },
   });
 }

@@ -7,6 +7,7 @@ import {
 const schema = z.object({
   NODE_ENV: nodeEnvSchema,
   PORT: port(3000),
+  SHUTDOWN_DRAIN_SECONDS: positiveInt(30),
   HOST: optionalString,
   DATABASE_URL: z.string().default('sqlite:data/central.sqlite'),
   JWT_SECRET: z.string().default(PLACEHOLDER_SECRET),
@@ -39,6 +40,10 @@ const schema = z.object({
   MAX_MEDIA_MB: positiveInt(200),
   PUBLIC_URL: optionalString,
   MAX_JSON_KB: positiveInt(1024),
+  MAX_CONCURRENT_IMPORTS: positiveInt(2),
+  UPLOAD_IDLE_SECONDS: positiveInt(30),
+  MAIL_LINKS_PER_CLIENT_HOUR: positiveInt(10),
+  MAIL_LINKS_PER_ACCOUNT_HOUR: positiveInt(3),
 });
 
 export const CENTRAL_SECRETS = ['JWT_SECRET', 'APPLICATION_API_KEY', 'SERVER_SYNC_KEY', 'RPI_SECRET'] as const;
@@ -50,6 +55,7 @@ export function loadConfig(env: Env = process.env) {
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
     host: e.HOST,
+    drainMs: e.SHUTDOWN_DRAIN_SECONDS * 1000,
     databaseUrl: e.DATABASE_URL,
     jwtSecret: e.JWT_SECRET,
     apiKey: e.APPLICATION_API_KEY,
@@ -82,6 +88,9 @@ export function loadConfig(env: Env = process.env) {
     // the address the presign request itself was sent to.
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     maxJsonBytes: e.MAX_JSON_KB * 1024,
+    maxConcurrentImports: e.MAX_CONCURRENT_IMPORTS,
+    uploadIdleMs: e.UPLOAD_IDLE_SECONDS * 1000,
+    mailLinks: { perClientPerHour: e.MAIL_LINKS_PER_CLIENT_HOUR, perAccountPerHour: e.MAIL_LINKS_PER_ACCOUNT_HOUR },
   });
 }
 

@@ -16,5 +16,5 @@ startOrExit('central API', async () => {
   const stopSharingRevocations = redis ? await shareRevocations(redis, logger) : undefined;
   const objects = createObjectStore(config.objectStore);
   const app = createApp(config, { db, logger, redis, objects });
-  serve({ name: 'central API', port: config.port, host: config.host, logger, app, close: [() => checkpointsSettled().then(() => db.destroy()), () => stopSharingRevocations?.(), () => redis?.quit()] });
+  serve({ name: 'central API', port: config.port, host: config.host, drainMs: config.drainMs, logger, app, close: [() => checkpointsSettled().then(() => db.destroy()), () => stopSharingRevocations?.(), () => redis?.quit()] });
 });

@@ -9,7 +9,7 @@ export const PASSWORD = 'Secret123';
 
 export async function createStaff(
   db: Knex,
-  o: { lmsusername: string; roleids?: string[]; password?: string; isverified?: boolean; isdisabled?: boolean; countries?: string[] },
+  o: { lmsusername: string; roleids?: string[]; password?: string; isverified?: boolean; isdisabled?: boolean; countries?: string[]; schools?: string[] },
 ): Promise<string> {
   const lmsuserid = crypto.randomUUID();
   await db('lmsusers').insert({
@@ -22,6 +22,7 @@ export async function createStaff(
     isverified: o.isverified ?? true,
     isdisabled: o.isdisabled ?? false,
     countries: o.countries ? JSON.stringify(o.countries) : null,
+    schools: o.schools ? JSON.stringify(o.schools) : null,
   });
   for (const roleid of o.roleids ?? []) await db('lmsusers_roles').insert({ lmsuserid, roleid });
   return lmsuserid;

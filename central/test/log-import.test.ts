@@ -231,6 +231,8 @@ describe.each(storeKinds)('PUT /log/import with the $name object store', (kind) 
     });
     const sync = await db('syncs').first();
     expect(sync).toMatchObject({ type: 1, offlineonline: true, created_by: people.teacherid, filename: expect.stringMatching(/^logupload-\d{13}\.zip$/) });
+    // The rows it wrote, for the sync-status report.
+    expect(sync.rowcount).toBe(13);
     expect(Math.abs(Number(sync.filename.slice(10, 23)) - Date.now())).toBeLessThan(60_000);
 
     const archive = await db('logfiles').where({ type: 2 }).first();

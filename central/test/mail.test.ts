@@ -1,6 +1,6 @@
 import net from 'node:net';
 import request from 'supertest';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ROLE_IDS } from '@lms/shared';
 import { makeApp, type TestApp } from './helpers';
 import { createStaff } from './accounts';
@@ -51,7 +51,7 @@ describe('mail by SMTP when SMTP_URL is set', () => {
   it('sends the password-reset link to the staff address', async () => {
     const res = await request(t.app).post('/auth/forgotpassword').send({ lmsusername: 'mailme@example.org' });
     expect(res.body).toEqual({ error: false, data: 'Password reset mail sent.' });
-    expect(messages).toHaveLength(1);
+    await vi.waitFor(() => expect(messages).toHaveLength(1), { timeout: 5000 });
     expect(messages[0]).toMatch(/^To: mailme@example.org/m);
     expect(messages[0]).toMatch(/^From: lms@example.org/m);
     const link = /https:\/\/admin\.example\.org\/auth\/changepassword\/([\w-]+\.[\w-]+\.[\w-]+)/.exec(messages[0].replace(/=\r\n/g, ''));

@@ -8,7 +8,7 @@ import { DEMO, seedDemoContent } from '@lms/db';
 import { CONTENT_KEY_LIST, ROLE_IDS, readPackageJson } from '@lms/shared';
 import { ClassroomClient } from '../src/classroom-client';
 import { closedPort, makeApp, type TestApp } from './helpers';
-import { createSchoolUser, createStaff, staffLogin } from './accounts';
+import { createSchoolUser, createStaff, schoolLogin, staffLogin } from './accounts';
 
 // The central side of curriculum and roster sync against a recording stand-in for the classroom server
 // (the real one is driven in e2e-sync.test.ts).
@@ -376,6 +376,41 @@ describe('POST /sync/cloud/:schoolname/students', () => {
   });
 });
 
+describe('content sent towards classrooms is recorded for the sync-status report', () => {
+  beforeEach(async () => {
+    await t.tdb.db('contentpushes').del();
+  });
+
+  it('a curriculum push (every school of the classroom server), with its sender and row count', async () => {
+    expect((await request(t.app).post('/sync/cloud').set('Authorization', bearer(admin))).status).toBe(200);
+    const rows = await t.tdb.db('contentpushes').select();
+    expect(rows).toEqual([expect.objectContaining({ kind: 'content', schoolid: null, created_by_name: 'admin@example.org' })]);
+    // Every row of the package: content rows of the seed (a curriculum, a grade, a level, a lesson, ...).
+    const sent = await readPackageJson({ buffer: fake.received[0].file!.bytes });
+    const rowsSent = Object.values(sent.json as Record<string, unknown[]>).reduce((n, list) => n + list.length, 0);
+    expect(rows[0].rowcount).toBe(rowsSent);
+  });
+
+  it('a roster push for its school; nothing when the classroom refuses', async () => {
+    expect((await request(t.app).post(`/sync/cloud/${encodeURIComponent(DEMO.schoolname)}/students`).set('Authorization', bearer(admin))).status).toBe(200);
+    expect(await t.tdb.db('contentpushes').select('kind', 'schoolid', 'rowcount')).toEqual([{ kind: 'students', schoolid: DEMO.schoolid, rowcount: 3 }]);
+    fake.answer = () => ({ status: 400, body: { error: true, errormessage: 'Invalid file', data: false } });
+    expect((await request(t.app).post('/sync/cloud').set('Authorization', bearer(admin))).status).toBe(500);
+    expect(await t.tdb.db('contentpushes').count({ n: '*' }).first()).toMatchObject({ n: 1 });
+  });
+
+  it('a teacher of the school fetching the package for the classroom', async () => {
+    const schoolTeacher = (await schoolLogin(t.app, 'teacher1')).accessToken;
+    expect((await download('/sync/content', schoolTeacher)).status).toBe(200);
+    const [row] = await t.tdb.db('contentpushes').select();
+    expect(row).toMatchObject({ kind: 'download', schoolid: DEMO.schoolid, created_by_name: 'teacher1' });
+    expect(row.rowcount).toBeGreaterThan(5);
+    // A staff download is not tied to a school.
+    expect((await download('/sync/content', teacher)).status).toBe(200);
+    expect(await t.tdb.db('contentpushes').count({ n: '*' }).first()).toMatchObject({ n: 1 });
+  });
+});
+
 describe('GET /export/:schoolname/students|teachers', () => {
   it('downloads the learners with their progress, without password hashes', async () => {
     const res = await download(`/export/${encodeURIComponent(DEMO.schoolname)}/students`, superadmin);
@@ -515,10 +550,17 @@ describe('online reports (proxied to the classroom server)', () => {
     expect(level.body.data).toEqual({ data: [], total: 0, pageindex: 0, pagesize: 0, student: { studentfirstname: 'Amina' } });
   });
 
-  it('answers a download with the classroom\'s rows', async () => {
-    fake.answer = () => ({ status: 200, body: { error: false, data: [{ curriculum: 'Demo' }] } });
+  it('answers a download as the CSV of the classroom\'s rows', async () => {
+    const row = {
+      schoolname: 'Demo School', schooluser: { schoolusername: 'u1' }, class: { standardname: 'Class 1' },
+      level: { levelname: 'L1', grade: { gradename: 'G1', curriculum: { curriculumname: 'Demo' } } },
+      laststudentprogress: { marks: 3, resultpercentage: 75, scores: 4, totalquestions: 4 },
+    };
+    fake.answer = () => ({ status: 200, body: { error: false, data: [row] } });
     const res = await request(t.app).post('/report/online/studentlevelquiz/class/download').set('Authorization', bearer(superadmin)).send({});
-    expect(res.body).toEqual({ error: false, data: [{ curriculum: 'Demo' }] });
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/csv/);
+    expect(res.text).toBe('curriculum,school,userid,class,course,level,marks,totalquestions,percentage,quizscore,result\nDemo,Demo School,u1,Class 1,G1,L1,3,4,75%,4,Redo');
     expect(fake.received[0].url).toBe('/report/studentlevelquiz/class/download');
   });
 

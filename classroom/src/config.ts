@@ -9,6 +9,7 @@ import {
 const schema = z.object({
   NODE_ENV: nodeEnvSchema,
   RPI_PORT: port(3000),
+  SHUTDOWN_DRAIN_SECONDS: positiveInt(30),
   HOST: optionalString,
   DATABASE_URL: z.string().default('sqlite:data/classroom.sqlite'),
   JWT_SECRET: z.string().default(PLACEHOLDER_SECRET),
@@ -47,6 +48,7 @@ export function loadConfig(env: Env = process.env) {
     nodeEnv: e.NODE_ENV,
     port: e.RPI_PORT,
     host: e.HOST,
+    drainMs: e.SHUTDOWN_DRAIN_SECONDS * 1000,
     databaseUrl: e.DATABASE_URL,
     jwtSecret: e.JWT_SECRET,
     serverSyncKey: e.SERVER_SYNC_KEY,

@@ -12,5 +12,5 @@ startOrExit('classroom server', async () => {
   await assertMigrated(db);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
   const app = createApp(config, { db, logger, redis });
-  serve({ name: 'classroom server', port: config.port, host: config.host, logger, app, close: [() => db.destroy(), () => redis?.quit()] });
+  serve({ name: 'classroom server', port: config.port, host: config.host, drainMs: config.drainMs, logger, app, close: [() => db.destroy(), () => redis?.quit()] });
 });

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { DEMO, seedDemoContent } from '@lms/db';
+import { DEMO_IDS } from '@lms/shared';
 import { profileClaims } from '../src/auth/claims';
 import { issueAccessToken } from '../src/auth/tokens';
 import type { TestApp } from './helpers';
@@ -30,11 +31,14 @@ let counter = 0;
 /** Creates a school user of the given role (with a students row for a learner) and signs a token for it. */
 export async function tokenFor(t: TestApp, role: 1 | 2 | 3 | 4, opts: TokenOptions = {}): Promise<TestUser> {
   const db = t.tdb.db;
-  if (!(await db('curriculums').where('curriculumid', DEMO.curriculumid).first())) await seedDemoContent(db);
+  // On a database the classroom demo seed has filled, users join its school and class; elsewhere the shared skeleton's.
+  const seeded = Boolean(await db('schools').where('schoolid', DEMO_IDS.schoolid).first());
+  const S = seeded ? DEMO_IDS : DEMO;
+  if (!seeded && !(await db('curriculums').where('curriculumid', DEMO.curriculumid).first())) await seedDemoContent(db);
   counter += 1;
   const schooluserid = crypto.randomUUID();
   const schoolusername = opts.schoolusername ?? `user${role}x${counter}${crypto.randomBytes(2).toString('hex')}`;
-  const schoolname = opts.schoolname ?? DEMO.schoolname;
+  const schoolname = opts.schoolname ?? S.schoolname;
   await db('schoolusers').insert({
     schooluserid,
     schoolusername,
@@ -50,14 +54,14 @@ export async function tokenFor(t: TestApp, role: 1 | 2 | 3 | 4, opts: TokenOptio
       studentfirstname: `First${counter}`,
       studentlastname: `Last${counter}`,
       genderid: 1,
-      standard: DEMO.standardname,
+      standard: S.standardid,
       schoolname,
       city: 'Town',
-      country: DEMO.countryname,
+      country: S.countryname,
       state: 'State',
-      curriculumid: DEMO.curriculumid,
-      curriculumids: JSON.stringify([DEMO.curriculumid]),
-      gradeid: DEMO.gradeid,
+      curriculumid: S.curriculumid,
+      curriculumids: JSON.stringify([S.curriculumid]),
+      gradeid: S.gradeid,
       isactive: true,
       schooluserid,
       is_teacher_acc: role !== 4,

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '@lms/db';
+import { DEMO_QUESTIONS } from '@lms/shared';
 import { CLASSROOM_DEMO as C, seedDemo } from '../src/seed/demo';
 import { makeApp, type TestApp } from './helpers';
 import { tokenFor } from './auth-helpers';
@@ -28,86 +28,97 @@ beforeAll(async () => {
     result: C.quizquestions.map((q, i) => ({ iscorrect: true, lessonquizid: C.quizid, lessonquizquestionid: q, questionid: C.questions[i] })),
   })).status).toBe(200);
   expect((await post(`/lesson/learning/${C.learningid}/progress`, { ended: true, time: 60, content_length: 60 })).status).toBe(200);
-  expect((await post(`/result/level/quiz/${DEMO.levelid}`, {
+  expect((await post(`/result/level/quiz/${C.levelid}`, {
     starttime: start + 2000,
-    result: C.levelquizquestions.map((q, i) => ({ iscorrect: true, levelid: DEMO.levelid, levelquizquestionid: q, questionid: C.questions[2 + i] })),
+    result: C.levelquizquestions.map((q, i) => ({ iscorrect: true, levelid: C.levelid, levelquizquestionid: q, questionid: C.questions[2 + i] })),
   })).status).toBe(200);
 });
 afterAll(async () => { await t.tdb.dispose(); });
 
 describe('listing routes', () => {
   it('filters curriculums, grades, levels and lessons by name and parent', async () => {
-    expect((await get('/curriculum/all', { cur: 'MATH' })).body.data.map((c: { curriculumid: string }) => c.curriculumid)).toEqual([DEMO.curriculumid]);
+    expect((await get('/curriculum/all', { cur: 'CURRIC' })).body.data.map((c: { curriculumid: string }) => c.curriculumid)).toEqual([C.curriculumid]);
     expect((await get('/curriculum/all', { cur: 'history' })).body.data).toEqual([]);
     expect((await get('/curriculum/all', { studentid })).body.data).toHaveLength(1);
-    expect((await get('/curriculum/all', { standardid: DEMO.standardid })).body.data).toHaveLength(1);
-    expect((await get('/grade/all', { curid: DEMO.curriculumid })).body.data.map((g: { gradeid: string }) => g.gradeid)).toEqual([DEMO.gradeid]);
+    expect((await get('/curriculum/all', { standardid: C.standardid })).body.data).toHaveLength(1);
+    expect((await get('/grade/all', { curid: C.curriculumid })).body.data.map((g: { gradeid: string }) => g.gradeid)).toEqual([C.gradeid]);
     expect((await get('/grade/all', { grade: 'zzz' })).body.data).toEqual([]);
-    expect((await get('/level/all', { gradeid: DEMO.gradeid, level: 'level' })).body.data.map((l: { levelid: string }) => l.levelid)).toEqual([DEMO.levelid]);
-    expect((await get('/lesson/all', { levelid: DEMO.levelid, lesson: 'adding' })).body.data.map((l: { lessonid: string }) => l.lessonid)).toEqual([C.lesson2id]);
+    expect((await get('/level/all', { gradeid: C.gradeid, level: 'level' })).body.data.map((l: { levelid: string }) => l.levelid)).toEqual([C.levelid]);
+    expect((await get('/lesson/all', { levelid: C.levelid, lesson: 'reading' })).body.data.map((l: { lessonid: string }) => l.lessonid)).toEqual([C.lesson2id]);
     // A LIKE wildcard in the search text is matched literally.
     expect((await get('/lesson/all', { lesson: '%' })).body.data).toEqual([]);
     const all = await get('/curriculum');
-    expect(all.body.data.map((c: { curriculumid: string }) => c.curriculumid)).toEqual([DEMO.curriculumid]);
-    const one = await get(`/curriculum/${DEMO.curriculumid}`);
-    expect(one.body.data.curriculumname).toBe(DEMO.curriculumname);
+    expect(all.body.data.map((c: { curriculumid: string }) => c.curriculumid)).toEqual([C.curriculumid]);
+    const one = await get(`/curriculum/${C.curriculumid}`);
+    expect(one.body.data.curriculumname).toBe(C.curriculumname);
   });
 
   it('lists up to 20 learners by handle with their account name, to staff only', async () => {
     // A learner may not read other learners' records (parents, contact, disability answers).
-    const asLearner = await get('/student/all', { userid: 'user4', schoolname: DEMO.schoolname });
+    const asLearner = await get('/student/all', { userid: 'user4', schoolname: C.schoolname });
     expect(asLearner.status).toBe(403);
     expect(JSON.stringify(asLearner.body)).not.toContain(studentid);
     const teacher = await tokenFor(t, 3);
-    const res = await request(t.app).get('/student/all').query({ userid: 'user4', schoolname: DEMO.schoolname }).set('Authorization', `Bearer ${teacher.token}`);
+    const res = await request(t.app).get('/student/all').query({ userid: 'user4', schoolname: C.schoolname }).set('Authorization', `Bearer ${teacher.token}`);
     expect(res.body.data).toEqual([expect.objectContaining({ studentid, schooluser: { schoolusername: expect.stringMatching(/^user4/) } })]);
   });
 });
 
 describe('progress routes', () => {
   it('shows lesson 1 complete with its points, lesson 2 untouched, and the level quiz passed', async () => {
-    // lesson 1: learning 10 + practice 20 + quiz 30; the level quiz is worth 50; lesson 2 has 10 more to earn.
-    const lessons = await get(`/lesson/progress/level/${DEMO.levelid}`);
-    expect(lessons.body.data.total_points).toBe(60);
-    expect(lessons.body.data.lessonsresult[0].studentlessonsprogresses[0]).toMatchObject({ points: 60, completed: true, progress: 100 });
+    // lesson 1: learning 20 + practice 40 + quiz 40; the level quiz is worth 20; lesson 2 has 100 more to earn.
+    const lessons = await get(`/lesson/progress/level/${C.levelid}`);
+    expect(lessons.body.data.total_points).toBe(100);
+    expect(lessons.body.data.lessonsresult[0].studentlessonsprogresses[0]).toMatchObject({ points: 100, completed: true, progress: 100 });
     expect(lessons.body.data.lessonsresult[1].studentlessonsprogresses).toEqual([]);
-    expect(lessons.body.data.level).toMatchObject({ levelid: DEMO.levelid, level_quiz_reward: 50, level_quiz_scores: 3, level_quiz_total_scores: 3, progress: 100 });
+    expect(lessons.body.data.level).toMatchObject({ levelid: C.levelid, level_quiz_reward: 20, level_quiz_scores: 3, level_quiz_total_scores: 3, progress: 100 });
 
-    const summary = await get(`/lesson/${DEMO.lessonid}/progress`);
+    const summary = await get(`/lesson/${C.lessonid}/progress`);
     expect(summary.body.data.lesson).toMatchObject({
-      student_learning_points: 10, student_practice_points: 20, student_quiz_points: 30, number_learnings: 1, number_practices: 1, number_quizzes: 1,
-      level: { levelid: DEMO.levelid, grade: { gradeid: DEMO.gradeid } },
+      student_learning_points: 20, student_practice_points: 40, student_quiz_points: 40, number_learnings: 1, number_practices: 1, number_quizzes: 1,
+      level: { levelid: C.levelid, grade: { gradeid: C.gradeid } },
     });
 
-    const levels = await get(`/level/progress/grade/${DEMO.gradeid}`);
-    expect(levels.body.data.levelsresult[0]).toMatchObject({ number_completed_lessons: 1, studentlevelsprogresses: [{ points: 110, completed: false, progress: 91.67 }] });
-    expect(levels.body.data.total_points).toBe(110);
+    const levels = await get(`/level/progress/grade/${C.gradeid}`);
+    expect(levels.body.data.levelsresult[0]).toMatchObject({ number_completed_lessons: 1, studentlevelsprogresses: [{ points: 120, completed: false, progress: 54.55 }] });
+    expect(levels.body.data.total_points).toBe(120);
 
-    const grades = await get(`/grade/progress/curriculum/${DEMO.curriculumid}`);
+    const grades = await get(`/grade/progress/curriculum/${C.curriculumid}`);
     expect(grades.body.data).toEqual({
-      gradesresult: [{ gradeid: DEMO.gradeid, gradename: DEMO.gradename, gradeorder: 1, number_levels: 1, number_completed_levels: 0, studentgradesprogresses: [{ points: 110, completed: false, scores: 3 }] }],
-      total_points: 110,
+      gradesresult: [{ gradeid: C.gradeid, gradename: C.gradename, gradeorder: 1, number_levels: 1, number_completed_levels: 0, studentgradesprogresses: [{ points: 120, completed: false, scores: 3 }] }],
+      total_points: 120,
     });
-    expect((await get('/student/progress')).body.data).toBe(91.67);
-    const map = await get(`/curriculum/${DEMO.curriculumid}/map`);
-    expect(map.body.data.grades[0]).toMatchObject({ gradepoints: 110 });
-    expect(map.body.data.grades[0].levels[0].lessons[0].lessonpoints).toBe(60);
+    expect((await get('/student/progress')).body.data).toBe(54.55);
+    const map = await get(`/curriculum/${C.curriculumid}/map`);
+    expect(map.body.data.grades[0]).toMatchObject({ gradepoints: 120 });
+    expect(map.body.data.grades[0].levels[0].lessons[0].lessonpoints).toBe(100);
   });
 
   it('grants the grade reward once, when the grade is complete', async () => {
-    let res = await get(`/grade/totalgradeprogress/${DEMO.gradeid}`);
-    expect(res.body.data).toEqual({ gradeprogress: 91.67, totalgradeprogress: 91.67, show: false, trashtype: null });
+    let res = await get(`/grade/totalgradeprogress/${C.gradeid}`);
+    expect(res.body.data).toEqual({ gradeprogress: 54.55, totalgradeprogress: 54.55, show: false, trashtype: null });
+    const start = Date.parse('2026-11-20T09:00:00Z');
     expect((await post(`/lesson/learning/${C.learning2id}/progress`, { ended: true, time: 30, content_length: 30 })).status).toBe(200);
-    res = await get(`/grade/totalgradeprogress/${DEMO.gradeid}`);
+    expect((await post(`/result/lesson/practice/${C.practice2id}`, {
+      starttime: start,
+      result: C.practice2questions.map((q, i) => ({ iscorrect: true, lessonpracticeid: C.practice2id, lessonpracticequestionid: q, questionid: C.questions[4 + i], tries: 1 })),
+    })).status).toBe(200);
+    res = await get(`/grade/totalgradeprogress/${C.gradeid}`);
+    expect(res.body.data).toMatchObject({ gradeprogress: 81.82, show: false });
+    expect((await post(`/result/lesson/quiz/${C.quiz2id}`, {
+      starttime: start + 1000,
+      result: C.quiz2questions.map((q, i) => ({ iscorrect: true, lessonquizid: C.quiz2id, lessonquizquestionid: q, questionid: C.questions[4 + i] })),
+    })).status).toBe(200);
+    res = await get(`/grade/totalgradeprogress/${C.gradeid}`);
     expect(res.body.data).toEqual({ gradeprogress: 100, totalgradeprogress: 100, show: true, trashtype: 1 });
-    res = await get(`/grade/totalgradeprogress/${DEMO.gradeid}`);
+    res = await get(`/grade/totalgradeprogress/${C.gradeid}`);
     expect(res.body.data.show).toBe(false);
     expect(await t.tdb.db('studenttrash').where({ studentid }).count({ n: '*' }).first()).toEqual({ n: 1 });
   });
 
   it("lists the caller's learning progress of a lesson", async () => {
-    const res = await get(`/lesson/${DEMO.lessonid}/learning/progress`);
-    expect(res.body.data).toEqual([expect.objectContaining({ lessonlearningid: C.learningid, progress_percentage: 100, points: 10 })]);
+    const res = await get(`/lesson/${C.lessonid}/learning/progress`);
+    expect(res.body.data).toEqual([expect.objectContaining({ lessonlearningid: C.learningid, progress_percentage: 100, points: 20 })]);
   });
 });
 
@@ -115,16 +126,17 @@ describe('question routes', () => {
   it('serves practice, lesson, level and baseline questions with their questionobject', async () => {
     const practice = await get(`/question/practice/${C.practiceid}`);
     expect(practice.body.data.map((p: { lessonpracticequestionid: string }) => p.lessonpracticequestionid)).toEqual(C.practicequestions);
-    expect(practice.body.data[0].question.questionobject.questionfeedback).toEqual({ correct: 'Well done!', incorrect: 'Try counting again.' });
-    const lesson = await get(`/question/lesson/${DEMO.lessonid}`);
-    expect(lesson.body.data.lessonpractices[0].lessonpracticequestions).toHaveLength(2);
-    expect(lesson.body.data.lessonquizzes[0].lessonquizquestions).toHaveLength(3);
-    const level = await get(`/question/level/${DEMO.levelid}`);
-    expect(level.body.data.levelquizquestions.map((q: { questionid: string }) => q.questionid)).toEqual([C.questions[2], C.questions[3]]);
+    expect(practice.body.data[0].question.questionobject.questionfeedback).toEqual(DEMO_QUESTIONS[0].questionfeedback);
+    expect(practice.body.data[0].question.questionobject.questionfeedback).toHaveProperty('correctmessage');
+    const lesson = await get(`/question/lesson/${C.lessonid}`);
+    expect(lesson.body.data.lessonpractices[0].lessonpracticequestions).toHaveLength(4);
+    expect(lesson.body.data.lessonquizzes[0].lessonquizquestions).toHaveLength(4);
+    const level = await get(`/question/level/${C.levelid}`);
+    expect(level.body.data.levelquizquestions.map((q: { questionid: string }) => q.questionid)).toEqual([C.questions[0], C.questions[4]]);
     const baseline = await get(`/question/baseline/${C.baselineid}`);
     expect(baseline.body.data.baselinequestion).toHaveLength(2);
-    expect((await get(`/question/practice/${DEMO.lessonid}`)).body.data).toEqual([]);
-    expect((await get(`/question/baseline/${DEMO.lessonid}`)).status).toBe(404);
+    expect((await get(`/question/practice/${C.lessonid}`)).body.data).toEqual([]);
+    expect((await get(`/question/baseline/${C.lessonid}`)).status).toBe(404);
     expect((await get(`/question/level/${C.quizid}/answers`)).body).toEqual({ error: true, errormessage: 'No level-quiz result is found', data: false });
   });
 });

@@ -3,7 +3,6 @@ import bcrypt from 'bcryptjs';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '@lms/db';
 import { CLASSROOM_DEMO as C, seedDemo } from '../src/seed/demo';
 import { makeApp, type TestApp } from './helpers';
 import { tokenFor } from './auth-helpers';
@@ -35,7 +34,7 @@ describe('POST /auth/login', () => {
     const claims = jwt.verify(res.body.data.accessToken, t.config.jwtSecret, { algorithms: ['HS256'] }) as Record<string, unknown>;
     expect(claims).toMatchObject({
       sub: learner.schooluserid, schooluserid: learner.schooluserid, schoolusername: 'demo.student', schooluserrole: 4, claims: 'wUKhn97t',
-      studentid: learner.studentid, curriculumids: [DEMO.curriculumid], schoolname: DEMO.schoolname, schoolid: DEMO.schoolid, uitheme: 'kids',
+      studentid: learner.studentid, curriculumids: [C.curriculumid], schoolname: C.schoolname, schoolid: C.schoolid, uitheme: 'kids', standard: C.standardid,
       baselineid: null, baselinepassed: false, is_teacher_acc: false, dateofjoin: '2026/01/05', genderid: 2,
     });
     expect(await count('tokens', { token: claims.jti as string, lmsuserid: learner.schooluserid })).toBe(1);
@@ -114,35 +113,74 @@ describe('learner content', () => {
   it('walks curriculum → grade → level → lesson → learning and questions', async () => {
     const auth = await signIn();
     const subjects = await request(t.app).get('/curriculum/subjects').set('Authorization', auth);
-    expect(subjects.body.data).toEqual([expect.objectContaining({ curriculumid: DEMO.curriculumid, progress: 0 })]);
-    const grades = await request(t.app).get(`/grade/curriculum/${DEMO.curriculumid}`).set('Authorization', auth);
-    expect(grades.body.data).toEqual([expect.objectContaining({ gradeid: DEMO.gradeid, number_levels: 1, progress: 0, studentgradesprogresses: [] })]);
-    const levels = await request(t.app).get(`/level/grade/${DEMO.gradeid}`).set('Authorization', auth);
-    expect(levels.body.data[0]).toMatchObject({ levelid: DEMO.levelid, progress: 0 });
-    const lessons = await request(t.app).get(`/lesson/level/${DEMO.levelid}`).set('Authorization', auth);
+    expect(subjects.body.data).toEqual([expect.objectContaining({ curriculumid: C.curriculumid, progress: 0 })]);
+    const grades = await request(t.app).get(`/grade/curriculum/${C.curriculumid}`).set('Authorization', auth);
+    expect(grades.body.data).toEqual([expect.objectContaining({ gradeid: C.gradeid, number_levels: 1, progress: 0, studentgradesprogresses: [] })]);
+    const levels = await request(t.app).get(`/level/grade/${C.gradeid}`).set('Authorization', auth);
+    expect(levels.body.data[0]).toMatchObject({ levelid: C.levelid, progress: 0 });
+    const lessons = await request(t.app).get(`/lesson/level/${C.levelid}`).set('Authorization', auth);
     expect(lessons.body.data.level_has_quiz).toBe(true);
-    expect(lessons.body.data.lesson.map((l: { lessonid: string }) => l.lessonid)).toEqual([DEMO.lessonid, C.lesson2id]);
-    const lesson = await request(t.app).get(`/lesson/${DEMO.lessonid}/learning`).set('Authorization', auth);
+    expect(lessons.body.data.lesson.map((l: { lessonid: string }) => l.lessonid)).toEqual([C.lessonid, C.lesson2id]);
+    const lesson = await request(t.app).get(`/lesson/${C.lessonid}/learning`).set('Authorization', auth);
     expect(lesson.status).toBe(200);
-    expect(lesson.body.data.lessonlearnings).toEqual([{ lessonlearningid: C.learningid, lessonlearningname: 'Watch: counting to ten', lessonlearningorder: 1 }]);
+    expect(lesson.body.data.lessonlearnings).toEqual([{ lessonlearningid: C.learningid, lessonlearningname: 'Counting to ten video', lessonlearningorder: 1 }]);
     expect(lesson.body.data.lessonquizzes[0].lessonquizid).toBe(C.quizid);
     expect(lesson.body.data).not.toHaveProperty('lessonplans');
     const learning = await request(t.app).get(`/lesson/learning/${C.learningid}`).set('Authorization', auth);
-    expect(learning.body.data).toMatchObject({ studentlearningprogress: null, lessonlearningfileobject: { filename: 'counting-to-ten.mp4', filetype: 2, fileext: 'mp4' } });
+    expect(learning.body.data).toMatchObject({ studentlearningprogress: null, lessonlearningfileobject: { filename: 'demo/counting-to-ten.mp4', filetype: 2, fileext: 'mp4' } });
     const quiz = await request(t.app).get(`/question/quiz/${C.quizid}`).set('Authorization', auth);
-    expect(quiz.body.data).toHaveLength(3);
-    expect(quiz.body.data[0].question.questionobject).toMatchObject({ questiontext: 'How many apples?', questionoptions: ['3', '4', '5'] });
-    const map = await request(t.app).get(`/curriculum/${DEMO.curriculumid}/map`).set('Authorization', auth);
+    expect(quiz.body.data).toHaveLength(4);
+    expect(quiz.body.data[0].question.questionobject).toMatchObject({
+      questiontext: 'Which number is larger?',
+      questionheading: { headingtext: 'Which number is larger?' },
+      questionoptions: [expect.objectContaining({ questionoptiontext: '7', questionoptioniscorrect: false }), expect.objectContaining({ questionoptiontext: '12', questionoptioniscorrect: true }), expect.objectContaining({ questionoptiontext: '3' })],
+    });
+    const map = await request(t.app).get(`/curriculum/${C.curriculumid}/map`).set('Authorization', auth);
     expect(map.body.data.grades[0].levels[0]).toMatchObject({ hasquiz: true, levelpoints: 0 });
-    expect(map.body.data.grades[0].levels[0].lessons[1].lessonheading).toBe(2);
+    expect(map.body.data.grades[0].levels[0].lessons.map((l: { lessonid: string }) => l.lessonid)).toEqual([C.lessonid, C.lesson2id]);
   });
 
   it('shows lesson plans to teacher accounts only', async () => {
     const teacher = await signIn('demo.teacher');
-    const lesson = await request(t.app).get(`/lesson/${DEMO.lessonid}/learning`).set('Authorization', teacher);
+    const lesson = await request(t.app).get(`/lesson/${C.lessonid}/learning`).set('Authorization', teacher);
     expect(lesson.body.data.lessonplans).toEqual([{ lessonplanid: C.planid, lessonplanname: 'Teaching counting', lessonplanorder: 1 }]);
     expect((await request(t.app).get(`/lesson/plan/${C.planid}`).set('Authorization', teacher)).body.data.lessonplanfileobject.fileext).toBe('pdf');
     expect((await request(t.app).get(`/lesson/plan/${C.planid}`).set('Authorization', await signIn())).status).toBe(403);
+  });
+
+  it("leaves a practice or quiz without an active question out of a learner's lesson, and shows staff every one", async () => {
+    const extra = {
+      practice: crypto.randomUUID(), quiz: crypto.randomUUID(), inactiveQuiz: crypto.randomUUID(), question: crypto.randomUUID(),
+      link: crypto.randomUUID(), inactiveLink: crypto.randomUUID(),
+    };
+    const lessonid = C.lesson2id;
+    await db()('lessonpractices').insert({ lessonpracticeid: extra.practice, lessonid, lessonpracticeorder: 2, lessonpracticename: 'Empty practice', lessonpracticedescription: '', points: 10 });
+    await db()('lessonquizzes').insert([
+      { lessonquizid: extra.quiz, lessonid, lessonquizorder: 2, lessonquizname: 'Quiz of a deleted question', lessonquizdescription: '', points: 10 },
+      { lessonquizid: extra.inactiveQuiz, lessonid, lessonquizorder: 3, lessonquizname: 'Quiz of an inactive link', lessonquizdescription: '', points: 10 },
+    ]);
+    await db()('questions').insert({ questionid: extra.question, templatetypeid: 1, questionidentifier: 'DELETED-1', isdeleted: true });
+    await db()('lessonquizquestions').insert([
+      { lessonquizquestionid: extra.link, lessonquizid: extra.quiz, questionid: extra.question, lessonquizquestionorder: 1, lessonquizquestionstatus: true },
+      { lessonquizquestionid: extra.inactiveLink, lessonquizid: extra.inactiveQuiz, questionid: C.questions[4], lessonquizquestionorder: 1, lessonquizquestionstatus: false },
+    ]);
+    try {
+      const ids = (body: { lessonpractices: Array<{ lessonpracticeid: string }>; lessonquizzes: Array<{ lessonquizid: string }> }) =>
+        [body.lessonpractices.map((p) => p.lessonpracticeid), body.lessonquizzes.map((q) => q.lessonquizid)];
+      const asLearner = await request(t.app).get(`/lesson/${lessonid}/learning`).set('Authorization', await signIn());
+      expect(ids(asLearner.body.data)).toEqual([[C.practice2id], [C.quiz2id]]);
+      const asTeacher = await request(t.app).get(`/lesson/${lessonid}/learning`).set('Authorization', await signIn('demo.teacher'));
+      expect(ids(asTeacher.body.data)).toEqual([[C.practice2id, extra.practice], [C.quiz2id, extra.quiz, extra.inactiveQuiz]]);
+      // What the learner is no longer offered is exactly what has no question to serve.
+      for (const id of [extra.quiz, extra.inactiveQuiz]) {
+        expect((await request(t.app).get(`/question/quiz/${id}`).set('Authorization', await signIn())).body.data).toEqual([]);
+      }
+    } finally {
+      await db()('lessonquizquestions').whereIn('lessonquizquestionid', [extra.link, extra.inactiveLink]).del();
+      await db()('lessonquizzes').whereIn('lessonquizid', [extra.quiz, extra.inactiveQuiz]).del();
+      await db()('lessonpractices').where('lessonpracticeid', extra.practice).del();
+      await db()('questions').where('questionid', extra.question).del();
+    }
   });
 
   it('answers 400 for a malformed id and 404 for an unknown lesson', async () => {
@@ -160,15 +198,15 @@ describe('result submission', () => {
 
   it('saves a passing quiz with its answers and aggregates, and a replay writes nothing', async () => {
     const auth = await signIn();
-    const body = quizBody(Date.parse('2026-11-20T09:00:00Z'), [true, true, true]);
+    const body = quizBody(Date.parse('2026-11-20T09:00:00Z'), [true, true, true, true]);
     const first = await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth).send(body);
     expect(first.body).toEqual({ error: false, data: true });
     const rows = await db()('studentprogress').where({ studentid: learner.studentid, studentprogressreferenceid: C.quizid });
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ ispass: true, progresstype: 2, resultpercentage: 100, points: 30, fullpoints: 30, marks: 3, scores: 3, starttime: '2026-11-20T09:00:00.000Z' });
-    expect(await count('studentprogressquestions', { studentprogressid: rows[0].studentprogressid })).toBe(3);
-    const lessonRow = await db()('studentlessonsprogress').where({ studentid: learner.studentid, lessonid: DEMO.lessonid }).first();
-    expect(lessonRow).toMatchObject({ points: 30, completed: true, scores: 3 });
+    expect(rows[0]).toMatchObject({ ispass: true, progresstype: 2, resultpercentage: 100, points: 40, fullpoints: 40, marks: 4, scores: 3, starttime: '2026-11-20T09:00:00.000Z' });
+    expect(await count('studentprogressquestions', { studentprogressid: rows[0].studentprogressid })).toBe(4);
+    const lessonRow = await db()('studentlessonsprogress').where({ studentid: learner.studentid, lessonid: C.lessonid }).first();
+    expect(lessonRow).toMatchObject({ points: 40, completed: true, scores: 3 });
 
     const snapshot = async () => Promise.all(['studentprogress', 'studentprogressquestions', 'studentactives', 'studentpoints', 'studentlessonsprogress'].map((x) => count(x)));
     const before = await snapshot();
@@ -179,12 +217,12 @@ describe('result submission', () => {
 
   it('answers concurrent duplicates 200 and keeps one attempt', async () => {
     const auth = await signIn();
-    const body = quizBody(Date.parse('2026-11-20T09:30:00Z'), [true, false, true]);
+    const body = quizBody(Date.parse('2026-11-20T09:30:00Z'), [true, false, true, true]);
     const results = await Promise.all(Array.from({ length: 4 }, () => request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth).send(body)));
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     const rows = await db()('studentprogress').where({ studentid: learner.studentid, studentprogressreferenceid: C.quizid, starttime: '2026-11-20T09:30:00.000Z' });
     expect(rows).toHaveLength(1);
-    expect(await count('studentprogressquestions', { studentprogressid: rows[0].studentprogressid })).toBe(3);
+    expect(await count('studentprogressquestions', { studentprogressid: rows[0].studentprogressid })).toBe(4);
   });
 
   it('records a failing practice as not passed and earns no points', async () => {
@@ -206,7 +244,7 @@ describe('result submission', () => {
   it('refuses a missing field, an unknown key or a question of another quiz, and writes nothing', async () => {
     const auth = await signIn();
     const before = await count('studentprogress');
-    const base = quizBody(Date.parse('2026-11-20T11:00:00Z'), [true, true, true]);
+    const base = quizBody(Date.parse('2026-11-20T11:00:00Z'), [true, true, true, true]);
     const missing = await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth)
       .send({ ...base, result: [{ iscorrect: true, lessonquizid: C.quizid, questionid: C.questions[0] }] });
     expect(missing.status).toBe(400);
@@ -216,31 +254,60 @@ describe('result submission', () => {
     expect((await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth).send(foreign)).status).toBe(400);
     expect((await request(t.app).post(`/result/lesson/quiz/${crypto.randomUUID()}`).set('Authorization', auth).send(base)).status).toBe(400);
     expect(await count('studentprogress')).toBe(before);
+    // Newer app builds add the chosen answer to each item: kept out of the row, never a reason to refuse.
+    const withAnswer = { ...base, result: base.result.map((r: Record<string, unknown>) => ({ ...r, answer: '4' })) };
+    const accepted = await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth).send(withAnswer);
+    expect(accepted.status).toBe(200);
+    expect(await count('studentprogress')).toBe(before + 1);
   });
 
   it('makes level-quiz and baseline submissions idempotent too (the original failed on their replays)', async () => {
     const auth = await signIn();
     const level = {
       starttime: Date.parse('2026-11-20T12:00:00Z'),
-      result: C.levelquizquestions.map((q, i) => ({ iscorrect: true, levelid: DEMO.levelid, levelquizquestionid: q, questionid: C.questions[2 + i] })),
+      result: C.levelquizquestions.map((q, i) => ({ iscorrect: true, levelid: C.levelid, levelquizquestionid: q, questionid: C.questions[2 + i] })),
     };
-    for (let i = 0; i < 2; i++) expect((await request(t.app).post(`/result/level/quiz/${DEMO.levelid}`).set('Authorization', auth).send(level)).body).toEqual({ error: false, data: true });
-    expect(await count('studentprogress', { studentid: learner.studentid, studentprogressreferenceid: DEMO.levelid })).toBe(1);
+    for (let i = 0; i < 2; i++) expect((await request(t.app).post(`/result/level/quiz/${C.levelid}`).set('Authorization', auth).send(level)).body).toEqual({ error: false, data: true });
+    expect(await count('studentprogress', { studentid: learner.studentid, studentprogressreferenceid: C.levelid })).toBe(1);
     const baseline = {
       starttime: Date.parse('2026-11-20T12:30:00Z'),
       result: C.baselinequestions.map((q, i) => ({ iscorrect: i === 0, curriculumbaselineid: C.baselineid, baselinequestionid: q, questionid: C.questions[i * 3] })),
     };
     for (let i = 0; i < 2; i++) expect((await request(t.app).post(`/result/baseline/question/${C.baselineid}`).set('Authorization', auth).send(baseline)).status).toBe(200);
     expect(await count('studentprogress', { studentid: learner.studentid, studentprogressreferenceid: C.baselineid })).toBe(1);
-    const check = await request(t.app).post(`/curriculum/baseline/${DEMO.curriculumid}/${encodeURIComponent(DEMO.schoolname)}/${learner.schooluserid}`).set('Authorization', auth).send({});
+    const check = await request(t.app).post(`/curriculum/baseline/${C.curriculumid}/${encodeURIComponent(C.schoolname)}/${learner.schooluserid}`).set('Authorization', auth).send({});
     expect(check.body.data).toEqual({ baselinename: 'Start of year check', curriculumbaselineid: C.baselineid, baselinepass: true });
-    const answers = await request(t.app).get(`/question/level/${DEMO.levelid}/answers`).set('Authorization', auth);
+    const answers = await request(t.app).get(`/question/level/${C.levelid}/answers`).set('Authorization', auth);
     expect(answers.body.data.levelquizquestions.map((q: { answer: { iscorrect: boolean } }) => q.answer.iscorrect)).toEqual([true, true]);
+  });
+
+  it('records a practice or quiz handed in with no right answer (result: []) as one failed attempt, 0 %', async () => {
+    const dara = C.students[3];
+    const auth = await signIn(dara.schoolusername);
+    const starttime = Date.parse('2026-11-21T09:00:00Z');
+    for (const [url, referenceid] of [[`/result/lesson/practice/${C.practiceid}`, C.practiceid], [`/result/lesson/quiz/${C.quizid}`, C.quizid]]) {
+      for (let i = 0; i < 2; i++) {
+        const res = await request(t.app).post(url).set('Authorization', auth).send({ starttime, endtime: starttime + 30_000, result: [] });
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({ error: false, data: true });
+      }
+      const rows = await db()('studentprogress').where({ studentid: dara.studentid, studentprogressreferenceid: referenceid });
+      expect(rows).toHaveLength(1);
+      expect(rows[0]).toMatchObject({ ispass: false, resultpercentage: 0, marks: 0, points: 0, scores: 0, starttime: '2026-11-21T09:00:00.000Z' });
+      expect(await count('studentprogressquestions', { studentprogressid: rows[0].studentprogressid })).toBe(0);
+    }
+    const lessonRow = await db()('studentlessonsprogress').where({ studentid: dara.studentid, lessonid: C.lessonid }).first();
+    expect(lessonRow).toMatchObject({ points: 0, completed: false });
+    // A level quiz or baseline check without a single answer is still refused, and writes nothing.
+    const before = await count('studentprogress');
+    const level = await request(t.app).post(`/result/level/quiz/${C.levelid}`).set('Authorization', auth).send({ starttime, result: [] });
+    expect(level.status).toBe(400);
+    expect(await count('studentprogress')).toBe(before);
   });
 
   it('a user without a students row cannot submit', async () => {
     const teacher = await signIn('demo.teacher');
-    const res = await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', teacher).send(quizBody(Date.now(), [true, true, true]));
+    const res = await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', teacher).send(quizBody(Date.now(), [true, true, true, true]));
     expect(res.body).toEqual({ error: true, errormessage: 'Invalid student id', data: false });
   });
 });
@@ -256,7 +323,7 @@ describe('learning progress, usage, profile', () => {
     expect(row).toMatchObject({ progress: 30, progress_percentage: 50, points: 0 });
     await post({ ended: true, time: 60, content_length: 60 });
     row = await db()('studentlearningsprogress').where({ studentid: C.students[1].studentid, lessonlearningid: C.learningid }).first();
-    expect(row).toMatchObject({ progress_percentage: 100, points: 10, viewed: 1 });
+    expect(row).toMatchObject({ progress_percentage: 100, points: 20, viewed: 1 });
     const mine = await request(t.app).get(`/lesson/learning/${C.learningid}/progress`).set('Authorization', auth);
     expect(mine.body.data.studentlearningprogressid).toBe(row.studentlearningprogressid);
   });

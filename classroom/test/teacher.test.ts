@@ -1,6 +1,5 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO } from '@lms/db';
 import { CLASSROOM_DEMO as C, seedDemo } from '../src/seed/demo';
 import { makeApp, type TestApp } from './helpers';
 import { tokenFor, type TestUser } from './auth-helpers';
@@ -10,6 +9,7 @@ let teacher: string;
 let learnerAuth: string;
 let otherSchoolTeacher: TestUser;
 const [amina, jonas] = C.students;
+const learnerIds = C.students.map((s) => s.studentid);
 
 async function signIn(username: string): Promise<string> {
   const res = await request(t.app).post('/auth/login').send({ studentusername: username, studentpassword: 'demo' });
@@ -31,53 +31,55 @@ beforeAll(async () => {
   teacher = await signIn('demo.teacher');
   learnerAuth = await signIn(amina.schoolusername);
   await signIn(jonas.schoolusername);
-  expect((await quiz(learnerAuth, Date.parse('2026-11-19T09:00:00Z'), [true, false, false])).status).toBe(200);
-  expect((await quiz(learnerAuth, Date.parse('2026-11-20T09:00:00Z'), [true, true, true])).status).toBe(200);
+  expect((await quiz(learnerAuth, Date.parse('2026-11-19T09:00:00Z'), [true, false, false, false])).status).toBe(200);
+  expect((await quiz(learnerAuth, Date.parse('2026-11-20T09:00:00Z'), [true, true, true, true])).status).toBe(200);
 });
 afterAll(async () => { await t.tdb.dispose(); });
 
 describe('teacher routes', () => {
   it("lists the school's classes, learners and gender counts", async () => {
-    expect((await request(t.app).get('/teacher/standards').set('Authorization', teacher)).body.data).toEqual([{ standard: DEMO.standardname }]);
-    expect((await request(t.app).get('/teacher/stats').set('Authorization', teacher)).body.data).toEqual({ total: 2, gendercount: [{ genderid: 1, count: 1 }, { genderid: 2, count: 1 }] });
+    expect((await request(t.app).get('/teacher/standards').set('Authorization', teacher)).body.data).toEqual([{ standard: C.standardid }]);
+    expect((await request(t.app).get('/teacher/stats').set('Authorization', teacher)).body.data).toEqual({ total: 5, gendercount: [{ genderid: 1, count: 2 }, { genderid: 2, count: 3 }] });
     const students = (await request(t.app).get('/teacher/students').set('Authorization', teacher)).body.data;
-    expect(students.map((s: { studentid: string }) => s.studentid).sort()).toEqual([amina.studentid, jonas.studentid].sort());
-    expect((await request(t.app).get('/teacher/standard/all').query({ standard: 'class' }).set('Authorization', teacher)).body.data).toEqual([{ standardid: DEMO.standardid, standardname: DEMO.standardname }]);
+    expect(students.map((s: { studentid: string }) => s.studentid).sort()).toEqual([...learnerIds].sort());
+    expect((await request(t.app).get('/teacher/standard/all').query({ standard: 'class' }).set('Authorization', teacher)).body.data).toEqual([{ standardid: C.standardid, standardname: C.standardname }]);
     expect((await request(t.app).get('/teacher/standards').set('Authorization', otherSchoolTeacher.auth)).body.data).toEqual([]);
   });
 
   it('shows the profile with the previous sign-in; a teacher who never signed in gets 400', async () => {
-    const res = await request(t.app).get('/teacher/profile').query({ standard: DEMO.standardname }).set('Authorization', teacher);
-    expect(res.body.data.teacher).toMatchObject({ schoolusername: 'demo.teacher', schoolname: DEMO.schoolname });
+    const res = await request(t.app).get('/teacher/profile').query({ standard: C.standardid }).set('Authorization', teacher);
+    expect(res.body.data.teacher).toMatchObject({ schoolusername: 'demo.teacher', schoolname: C.schoolname });
     expect(res.body.data.teacher.rpiuseraccesses).toHaveLength(2);
     expect(res.body.data.teacher.logintime).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}:\d{2} [AP]M$/);
-    expect(res.body.data.numberofstudents).toBe(2);
+    expect(res.body.data.numberofstudents).toBe(5);
     expect((await request(t.app).get('/teacher/profile').set('Authorization', otherSchoolTeacher.auth)).body).toEqual({ error: true, errormessage: 'No teacher!', data: false });
   });
 
   it("shows a learner's stats and attempts, and keeps teachers to their own school", async () => {
     const stats = await request(t.app).get(`/teacher/stats/student/${amina.studentid}`).set('Authorization', teacher);
-    expect(stats.body.data).toMatchObject({ studentid: amina.studentid, currentlessonid: DEMO.lessonid, currentlevelid: DEMO.levelid, currentgradeid: DEMO.gradeid });
+    expect(stats.body.data).toMatchObject({ studentid: amina.studentid, currentlessonid: C.lessonid, currentlevelid: C.levelid, currentgradeid: C.gradeid });
     expect(stats.body.data.lastlogin).toBeTruthy();
     const quizzes = await request(t.app).get(`/teacher/stats/student/${amina.studentid}/quiz`).set('Authorization', teacher);
-    expect(quizzes.body.data.map((r: { resultpercentage: number; lessonname: string }) => [r.resultpercentage, r.lessonname])).toEqual([[100, DEMO.lessonname], [33.33, DEMO.lessonname]]);
+    expect(quizzes.body.data.map((r: { resultpercentage: number; lessonname: string }) => [r.resultpercentage, r.lessonname])).toEqual([[100, C.lessonname], [25, C.lessonname]]);
     expect((await request(t.app).get(`/teacher/stats/student/${amina.studentid}/practice`).set('Authorization', teacher)).body.data).toEqual([]);
     expect((await request(t.app).get(`/teacher/stats/student/${amina.studentid}`).set('Authorization', otherSchoolTeacher.auth)).body).toEqual({ error: true, errormessage: 'Invalid Student ID', data: false });
     const info = await request(t.app).get('/teacher/studentinfo').query({ studentid: amina.studentid }).set('Authorization', teacher);
-    expect(info.body.data).toMatchObject({ studentprogressreferenceid: C.quizid, ispass: true, lessonid: DEMO.lessonid });
+    expect(info.body.data).toMatchObject({ studentprogressreferenceid: C.quizid, ispass: true, lessonid: C.lessonid });
   });
 
   it('builds the class score sheet for a lesson, paged', async () => {
     const res = await request(t.app).post('/teacher/studentprogress').set('Authorization', teacher)
-      .send({ pageindex: 1, pagesize: 20, filter: [{ key: 'standard', value: DEMO.standardname }, { key: 'lessonid', value: DEMO.lessonid }] });
-    expect(res.body.data).toMatchObject({ total: 2, pageindex: 1, pagesize: 20 });
+      .send({ pageindex: 1, pagesize: 20, filter: [{ key: 'standard', value: C.standardid }, { key: 'lessonid', value: C.lessonid }] });
+    expect(res.body.data).toMatchObject({ total: 5, pageindex: 1, pagesize: 20 });
     const row = res.body.data.data.find((r: { studentid: string }) => r.studentid === amina.studentid);
-    expect(row.studentprogress).toEqual({ studentprogressreferenceid: C.quizid, scores: 3, resultpercentage: 100, marks: 3, ispass: 1, totalquestions: 3 });
+    expect(row).toMatchObject({ studentfirstname: 'Amina', studentlastname: 'Okafor' });
+    expect(row.studentprogress).toEqual({ studentprogressreferenceid: C.quizid, scores: 3, resultpercentage: 100, marks: 4, mark: 4, ispass: 1, totalquestions: 4 });
     expect(row.schooluser).toEqual({ schoolusername: amina.schoolusername });
     const other = res.body.data.data.find((r: { studentid: string }) => r.studentid === jonas.studentid);
-    expect(other.studentprogress.ispass).toBe(0);
+    expect(other.studentprogress).toEqual({ studentprogressreferenceid: null, scores: 0, resultpercentage: 0, marks: 0, mark: 0, ispass: 0, totalquestions: 0 });
+    expect(other.studentlastname).toBe('Meyer');
     const defaults = await request(t.app).post('/teacher/studentprogress').set('Authorization', teacher).send({});
-    expect(defaults.body.data.total).toBe(2);
+    expect(defaults.body.data.total).toBe(5);
     expect((await request(t.app).post('/teacher/studentprogress').set('Authorization', otherSchoolTeacher.auth).send({})).body.errormessage).toBe('school has no student!');
   });
 });
@@ -85,10 +87,10 @@ describe('teacher routes', () => {
 describe('reports', () => {
   it('answers lesson-quiz results per learner to staff and to the sync key, and refuses learners', async () => {
     for (const auth of [teacher, t.config.serverSyncKey]) {
-      const res = await request(t.app).post('/report/studentprogress').set('Authorization', auth).send({ filter: [{ key: 'lessonid', value: DEMO.lessonid }] });
+      const res = await request(t.app).post('/report/studentprogress').set('Authorization', auth).send({ filter: [{ key: 'lessonid', value: C.lessonid }] });
       expect(res.status).toBe(200);
       expect(res.body.data.total).toBe(1);
-      expect(res.body.data.data[0]).toMatchObject({ studentid: amina.studentid, totalquestions: 3, laststudentprogress: { resultpercentage: 100 }, class: { standardname: DEMO.standardname } });
+      expect(res.body.data.data[0]).toMatchObject({ studentid: amina.studentid, totalquestions: 4, laststudentprogress: { resultpercentage: 100 }, class: { standardname: C.standardname } });
     }
     expect((await request(t.app).post('/report/studentprogress').set('Authorization', learnerAuth).send({})).status).toBe(403);
     const download = await request(t.app).post('/report/studentprogress/download').set('Authorization', teacher).send({});
@@ -101,19 +103,19 @@ describe('reports', () => {
   });
 
   it('reports per class, last completed quiz, sign-in status and progress', async () => {
-    const cls = await request(t.app).post('/report/studentprogress/class').set('Authorization', teacher).send({ filter: [{ key: 'standard', value: DEMO.standardname }] });
-    expect(cls.body.data.data[0]).toMatchObject({ class: { standardname: DEMO.standardname }, learners: 1, passed: 1 });
+    const cls = await request(t.app).post('/report/studentprogress/class').set('Authorization', teacher).send({ filter: [{ key: 'standard', value: C.standardid }] });
+    expect(cls.body.data.data[0]).toMatchObject({ class: { standardname: C.standardname }, learners: 1, passed: 1 });
     const last = await request(t.app).post('/report/studentlastcompletedquiz').set('Authorization', teacher).send({});
-    expect(last.body.data.data[0]).toMatchObject({ studentid: amina.studentid, curriculum: { curriculumname: DEMO.curriculumname }, studentprogresses: 1 });
+    expect(last.body.data.data[0]).toMatchObject({ studentid: amina.studentid, curriculum: { curriculumname: C.curriculumname }, studentprogresses: 1 });
     const status = await request(t.app).post('/report/studentstatus/download').set('Authorization', t.config.serverSyncKey).send({});
     const byId = new Map(status.body.data.map((r: { studentid: string }) => [r.studentid, r]));
-    expect(byId.get(amina.studentid)).toMatchObject({ status: true, schoolname: DEMO.schoolname, country: DEMO.countryname, curriculum: { curriculumname: DEMO.curriculumname } });
+    expect(byId.get(amina.studentid)).toMatchObject({ status: true, schoolname: C.schoolname, country: C.countryname, curriculum: { curriculumname: C.curriculumname } });
     const grade = await request(t.app).post('/report/student-grade-progress').set('Authorization', teacher).send({ filter: [{ key: 'studentid', value: amina.studentid }] });
-    expect(grade.body.data.data[0]).toMatchObject({ studentid: amina.studentid, gradeid: DEMO.gradeid, gradename: DEMO.gradename });
+    expect(grade.body.data.data[0]).toMatchObject({ studentid: amina.studentid, gradeid: C.gradeid, gradename: C.gradename });
     const lesson = await request(t.app).post('/report/student-lesson-progress').set('Authorization', teacher).send({ filter: [{ key: 'studentid', value: amina.studentid }] });
     expect(lesson.body.data.student).toMatchObject({ studentid: amina.studentid });
-    expect(lesson.body.data.data[0]).toMatchObject({ lessonid: DEMO.lessonid, completed: true, points: 30 });
-    expect((await request(t.app).get('/report/offlineonline').query({ countryid: 'all' }).set('Authorization', teacher)).body.data).toEqual({ name: 'Online', value: 2 });
+    expect(lesson.body.data.data[0]).toMatchObject({ lessonid: C.lessonid, completed: true, points: 40 });
+    expect((await request(t.app).get('/report/offlineonline').query({ countryid: 'all' }).set('Authorization', teacher)).body.data).toEqual({ name: 'Online', value: C.students.length });
   });
 
   it('serves baseline results as a bare array to the sync key', async () => {

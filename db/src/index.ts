@@ -11,4 +11,5 @@ export * from './testing';
 export * from './demo';
 export * from './commands';
 export * from './like';
+export * from './json';
 export * from './errors';

@@ -49,6 +49,48 @@ describe.each([
 });
 
 describe('constraints the routes rely on', () => {
+  it('holds the authoring rules among live rows, and will not index a database whose live rows already break one', async () => {
+    const t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations.slice(0, 3) });
+    try {
+      await t.db('subjects').insert([
+        { subjectid: 's1', subjectname: 'Maths', isdeleted: false },
+        { subjectid: 's2', subjectname: 'Maths', isdeleted: false },
+        { subjectid: 's3', subjectname: 'Maths', isdeleted: true },
+      ]);
+      await expect(migrateLatest(t.db, central.migrations)).rejects.toThrow('subjects: live rows share subjectname (Maths)');
+      expect(await pendingMigrations(t.db, central.migrations)).toEqual(['0004_authoring', '0005_lessons', '0006_people', '0007_media', '0008_report_indexes']);
+      await t.db('subjects').where({ subjectid: 's2' }).update({ isdeleted: true });
+      await migrateLatest(t.db, central.migrations);
+      expect(await pendingMigrations(t.db, central.migrations)).toEqual([]);
+      await expect(t.db('subjects').where({ subjectid: 's3' }).update({ isdeleted: false })).rejects.toThrow();
+      await t.db('subjects').insert({ subjectid: 's4', subjectname: 'Maths', isdeleted: true });
+    } finally {
+      await t.dispose();
+    }
+  });
+
+  it('makes usernames unique whatever their case, and names the clashes of a database that already has some', async () => {
+    const t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations.slice(0, 5) });
+    try {
+      const user = (id: string, schoolusername: string) => ({ schooluserid: id, schoolusername, schooluserpasswordhash: 'x', schooluserrole: 4 });
+      await t.db('schoolusers').insert([user('u1', 'Amina'), user('u2', 'amina'), user('u3', 'kofi')]);
+      await expect(migrateLatest(t.db, central.migrations)).rejects.toThrow('these usernames exist in more than one case and must be renamed before the case-insensitive unique index can be built: amina');
+      expect(await pendingMigrations(t.db, central.migrations)).toEqual(['0006_people', '0007_media', '0008_report_indexes']);
+      await t.db('schoolusers').where({ schooluserid: 'u2' }).update({ schoolusername: 'amina2' });
+      await migrateLatest(t.db, central.migrations);
+      await expect(t.db('schoolusers').insert(user('u4', 'KOFI'))).rejects.toThrow();
+      expect(await t.db('schoolusers').count({ n: '*' }).first()).toEqual({ n: 3 });
+      // A class name once among a school's live classes, whatever its case; a deleted class frees it.
+      await t.db('standards').insert([{ standardid: 'c1', standardname: 'Class 1', schoolid: null, isdeleted: true }]);
+      await t.db('countries').insert({ countryid: 'k1', countryname: 'K' });
+      await t.db('schools').insert({ schoolid: 's1', schoolname: 'S', countryid: 'k1', curriculums: '[]' });
+      await t.db('standards').insert([{ standardid: 'c2', standardname: 'Class 1', schoolid: 's1', isdeleted: false }, { standardid: 'c3', standardname: 'Class 1', schoolid: 's1', isdeleted: true }]);
+      await expect(t.db('standards').insert({ standardid: 'c4', standardname: 'CLASS 1', schoolid: 's1' })).rejects.toThrow();
+    } finally {
+      await t.dispose();
+    }
+  });
+
   it('refuses a second school user with the same handle and a second link of the same role', async () => {
     const t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations });
     try {

@@ -6,11 +6,13 @@ set -euo pipefail
 BASE=${CLASSROOM_URL:-http://127.0.0.1:3001}
 OUT=${OUT:-studentlog.zip}
 
-LESSON=d0000000-0000-4000-8000-000000000008
-QUIZ=d0000000-0000-4000-8000-000000000140
-Q1=d0000000-0000-4000-8000-000000000150; LQ1=d0000000-0000-4000-8000-000000000170
-Q2=d0000000-0000-4000-8000-000000000151; LQ2=d0000000-0000-4000-8000-000000000171
-Q3=d0000000-0000-4000-8000-000000000152; LQ3=d0000000-0000-4000-8000-000000000172
+# (shared/src/demo/ids.ts: lesson 1 "Counting to ten", its quiz, the quiz's four questions and their link rows)
+LESSON=b0000000-0000-4000-8000-000000000009
+QUIZ=b0000000-0000-4000-8000-000000000011
+Q1=b0000000-0000-4000-8000-000000000100; LQ1=b0000000-0000-4000-8000-000000000400
+Q2=b0000000-0000-4000-8000-000000000101; LQ2=b0000000-0000-4000-8000-000000000401
+Q3=b0000000-0000-4000-8000-000000000102; LQ3=b0000000-0000-4000-8000-000000000402
+Q4=b0000000-0000-4000-8000-000000000103; LQ4=b0000000-0000-4000-8000-000000000403
 
 token_of() { sed -n 's/.*"accessToken":"\([^"]*\)".*/\1/p'; }
 
@@ -29,7 +31,8 @@ BODY=$(cat <<JSON
 {"starttime":$START,"endtime":$END,"result":[
  {"iscorrect":true,"lessonquizid":"$QUIZ","lessonquizquestionid":"$LQ1","questionid":"$Q1"},
  {"iscorrect":true,"lessonquizid":"$QUIZ","lessonquizquestionid":"$LQ2","questionid":"$Q2"},
- {"iscorrect":true,"lessonquizid":"$QUIZ","lessonquizquestionid":"$LQ3","questionid":"$Q3"}]}
+ {"iscorrect":true,"lessonquizid":"$QUIZ","lessonquizquestionid":"$LQ3","questionid":"$Q3"},
+ {"iscorrect":true,"lessonquizid":"$QUIZ","lessonquizquestionid":"$LQ4","questionid":"$Q4"}]}
 JSON
 )
 curl -fsS -X POST "$BASE/result/lesson/quiz/$QUIZ" -H "Authorization: Bearer $LEARNER" -H 'Content-Type: application/json' -d "$BODY"; echo

@@ -11,3 +11,5 @@ export * from './permissions';
 export * from './zip';
 export * from './http/service';
 export * from './media';
+export * from './demo';
+export * from './concurrency';

@@ -2,19 +2,24 @@ import crypto from 'node:crypto';
 import argon2 from 'argon2';
 import bcrypt from 'bcryptjs';
 import { z } from 'zod';
+import { concurrencyLimit } from '@lms/shared';
 
 // OWASP Password Storage Cheat Sheet: argon2id, 19 MiB, 2 iterations, 1 lane.
 const OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
+// At most two argon2 computations at once in this process (hashing and verifying alike): each holds a
+// 19 MiB block while it runs, and memory the allocator took for a burst of them is not given back.
+const argon2Slot = concurrencyLimit(2);
+
 export function hashPassword(plain: string): Promise<string> {
-  return argon2.hash(plain, OPTIONS);
+  return argon2Slot(() => argon2.hash(plain, OPTIONS));
 }
 
 // Verified against when the account does not exist or its hash is unusable, so that an unknown
 // account costs the same time as a wrong password.
 let dummyHash: Promise<string> | undefined;
 function dummy(): Promise<string> {
-  dummyHash ??= argon2.hash('not-a-password-anyone-has', OPTIONS);
+  dummyHash ??= hashPassword('not-a-password-anyone-has');
   return dummyHash;
 }
 
@@ -30,10 +35,11 @@ const BARE_MD5 = /^[0-9a-f]{32}$/i;
  */
 export async function verifyPassword(hash: string | null | undefined, plain: string): Promise<boolean> {
   try {
-    if (typeof hash === 'string' && hash.startsWith('$argon2')) return await argon2.verify(hash, plain);
+    if (typeof hash === 'string' && hash.startsWith('$argon2')) return await argon2Slot(() => argon2.verify(hash, plain));
     if (typeof hash === 'string' && BCRYPT.test(hash)) return await bcrypt.compare(md5hex(plain), hash);
     if (typeof hash === 'string' && BARE_MD5.test(hash)) return crypto.timingSafeEqual(Buffer.from(md5hex(plain)), Buffer.from(hash.toLowerCase()));
-    await argon2.verify(await dummy(), plain);
+    const d = await dummy();
+    await argon2Slot(() => argon2.verify(d, plain));
     return false;
   } catch {
     return false;

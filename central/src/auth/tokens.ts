@@ -234,6 +234,13 @@ export async function checkRecorded(db: Knex, payload: TokenPayload, type: Token
     .where({ token: payload.jti, tokentype: TOKEN_TYPES[type], lmsuserid: payload.sub })
     .first('sessionid');
   if (!row) return undefined;
+  if (typeof payload.schooluserid === 'string') {
+    // A school account disabled or deleted since the sign-in ends its tokens, within the same few seconds
+    // as any other revocation. An account whose row is gone altogether is left to the route: the log
+    // import answers it with the contract's own 400 (`Teacher does not exist!`).
+    const account = await db('schoolusers').where({ schooluserid: payload.sub }).first('isdisabled', 'isdeleted');
+    if (account && (account.isdisabled || account.isdeleted)) return undefined;
+  }
   const sessionid = (row.sessionid as string | null) ?? null;
   if (type === 'ACCESS') {
     if (remembered.size >= MAX_REMEMBERED) remembered.delete(remembered.keys().next().value as string);

@@ -48,6 +48,12 @@ export interface ClassroomAnswer {
   body: unknown;
 }
 
+/** A 2xx answer whose body is read as it arrives (a report of every learner of a school). */
+export interface ClassroomStream {
+  status: number;
+  body: Readable;
+}
+
 /** A request body: bytes, or a file sent from disk (re-opened on every attempt). */
 type Body = { kind: 'json'; value: unknown } | { kind: 'multipart-file'; field: string; filename: string; path: string };
 
@@ -76,20 +82,28 @@ export class ClassroomClient {
 
   /** `PUT /import/<kind>` with the ZIP at `zipPath` as the multipart part `importfile` (filename importfile.zip). */
   async putImport(kind: 'master' | 'students' | 'teachers', zipPath: string): Promise<ClassroomAnswer> {
-    return this.call('PUT', `import/${kind}`, { kind: 'multipart-file', field: 'importfile', filename: 'importfile.zip', path: zipPath });
+    return this.call('PUT', `import/${kind}`, { kind: 'multipart-file', field: 'importfile', filename: 'importfile.zip', path: zipPath }, false) as Promise<ClassroomAnswer>;
   }
 
   /** `POST <path>` with a JSON body, answering the classroom's parsed envelope. */
   async postJson(path: string, body: unknown): Promise<ClassroomAnswer> {
-    return this.call('POST', path.replace(/^\/+/, ''), { kind: 'json', value: body ?? {} });
+    return this.call('POST', path.replace(/^\/+/, ''), { kind: 'json', value: body ?? {} }, false) as Promise<ClassroomAnswer>;
   }
 
-  private async call(method: string, path: string, body: Body): Promise<ClassroomAnswer> {
+  /**
+   * `POST <path>` with a JSON body; a 2xx answer's body as a stream, for the caller to read as it arrives
+   * (only the socket's idle timeout applies once it has begun). Any other answer fails as postJson's does.
+   */
+  async postJsonStream(path: string, body: unknown): Promise<ClassroomStream> {
+    return this.call('POST', path.replace(/^\/+/, ''), { kind: 'json', value: body ?? {} }, true) as Promise<ClassroomStream>;
+  }
+
+  private async call(method: string, path: string, body: Body, stream: boolean): Promise<ClassroomAnswer | ClassroomStream> {
     const url = new URL(path, this.base);
     let delay = this.o.retryDelayMs;
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await this.once(method, url, body);
+        return await this.once(method, url, body, stream);
       } catch (err) {
         const retry = err instanceof TransientError && attempt < this.o.attempts;
         if (!retry) throw err instanceof TransientError ? err.final : err;
@@ -99,8 +113,8 @@ export class ClassroomClient {
     }
   }
 
-  private once(method: string, url: URL, body: Body): Promise<ClassroomAnswer> {
-    return new Promise<ClassroomAnswer>((resolve, reject) => {
+  private once(method: string, url: URL, body: Body, stream = false): Promise<ClassroomAnswer | ClassroomStream> {
+    return new Promise<ClassroomAnswer | ClassroomStream>((resolve, reject) => {
       let settled = false;
       const finish = (fn: () => void) => {
         if (settled) return;
@@ -144,6 +158,11 @@ export class ClassroomClient {
       req.on('timeout', () => req.destroy(new TimeoutError()));
       req.on('error', (err: NodeJS.ErrnoException) => fail(classifyNetworkError(err)));
       req.on('response', (res) => {
+        const code = res.statusCode ?? 0;
+        if (stream && code >= 200 && code < 300) {
+          finish(() => resolve({ status: code, body: res }));
+          return;
+        }
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (chunk: Buffer) => {

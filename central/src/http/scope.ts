@@ -91,3 +91,32 @@ export function scopedSchoolIds(db: Knex, scope: Scope): Knex.QueryBuilder | und
 export function scopedCountryIds(db: Knex, scope: Scope): Knex.QueryBuilder | undefined {
   return scope.all ? undefined : schoolsIn(db, scope, 'countryid');
 }
+
+/** The schools a restricted scope admits, by id and by name (one query); null when the scope admits every school. */
+export async function scopeSchools(db: Knex, scope: Scope): Promise<{ ids: string[]; names: string[] } | null> {
+  if (scope.all) return null;
+  const rows = (await schoolsIn(db, scope, 'schoolid').select('schoolname')) as Array<{ schoolid: string; schoolname: string }>;
+  return { ids: rows.map((r) => r.schoolid), names: rows.map((r) => r.schoolname) };
+}
+
+/**
+ * The curricula a staff caller's `countries`/`schools` claims admit, as a sub-query of curriculum ids:
+ * those offered (curriculumcountry) in one of the caller's countries, or in a country of one of its
+ * schools. Undefined when the caller sees every curriculum: curricula are shared content, so only a
+ * staff account's own claims narrow them (the API key, the sync key and school users are not narrowed).
+ */
+export function scopedCurriculumIds(db: Knex, caller: Caller): Knex.QueryBuilder | undefined {
+  if (caller.kind !== 'staff') return undefined;
+  const scope = scopeOf(caller);
+  if (scope.all) return undefined;
+  return applyScope(db, db('curriculumcountry').select('curriculumid'), scope, { countryid: 'countryid' });
+}
+
+/** Of `countryids`, the live countries a caller may name (all of them for an unrestricted caller). */
+export async function countriesInScope(db: Knex, caller: Caller, countryids: readonly string[]): Promise<string[]> {
+  if (!countryids.length) return [];
+  const q = db('countries').whereIn('countryid', [...countryids]).where('isdeleted', false).select('countryid');
+  const scope = caller.kind === 'staff' ? scopeOf(caller) : ({ all: true } as const);
+  const rows = (await applyScope(db, q, scope, { countryid: 'countryid' })) as Array<{ countryid: string }>;
+  return rows.map((r) => r.countryid);
+}

@@ -1,117 +1,150 @@
-import { DEMO, seedDemoContent, type Knex } from '@lms/db';
+import type { Knex } from '@lms/db';
+import { DEMO_IDS, DEMO_POINTS, DEMO_QUESTIONS, parseContentPackage, parseStudentsPackage, parseTeachersPackage } from '@lms/shared';
+import { applyContent, applyStudents, applyTeachers } from '../areas/import/store';
 import { hashPassword } from '../auth/passwords';
 
-const id = (n: number) => `d0000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+const D = DEMO_IDS;
+const [L1, L2] = D.lessons;
 
-/** Fixed ids of the classroom demo content beyond the shared skeleton (DEMO). */
+/**
+ * The demo data under the names the tests and scripts use: the skeleton's ids and names, lesson 1's
+ * practice and quiz with their link rows, lesson 2, the level quiz, the baseline and the sign-ins.
+ */
 export const CLASSROOM_DEMO = {
-  lesson2id: id(101),
-  document: { video: id(110), audio: id(111), plan: id(112) },
-  learningid: id(120),
-  learning2id: id(121),
-  planid: id(125),
-  practiceid: id(130),
-  quizid: id(140),
-  questions: [id(150), id(151), id(152), id(153)],
-  practicequestions: [id(160), id(161)],
-  quizquestions: [id(170), id(171), id(172)],
-  levelquizquestions: [id(180), id(181)],
-  baselineid: id(190),
-  baselinequestions: [id(191), id(192)],
-  teacher: { schooluserid: id(200), schoolusername: 'demo.teacher' },
-  students: [
-    { schooluserid: id(210), studentid: id(211), schoolusername: 'demo.student', first: 'Amina', last: 'Okafor', genderid: 2 },
-    { schooluserid: id(220), studentid: id(221), schoolusername: 'demo.student2', first: 'Jonas', last: 'Meyer', genderid: 1 },
-  ],
-  password: 'demo',
+  countryid: D.countryid, countryname: D.countryname, schoolid: D.schoolid, schoolname: D.schoolname,
+  standardid: D.standardid, standardname: D.standardname, subjectid: D.subjectid, subjectname: D.subjectname,
+  curriculumid: D.curriculumid, curriculumname: D.curriculumname, gradeid: D.gradeid, gradename: D.gradename,
+  levelid: D.levelid, levelname: D.levelname,
+  lessonid: L1.lessonid, lessonname: L1.lessonname, learningid: L1.lessonlearningid, practiceid: L1.lessonpracticeid, quizid: L1.lessonquizid,
+  lesson2id: L2.lessonid, lesson2name: L2.lessonname, learning2id: L2.lessonlearningid, practice2id: L2.lessonpracticeid, quiz2id: L2.lessonquizid,
+  practice2questions: L2.lessonpracticequestionids,
+  quiz2questions: L2.lessonquizquestionids,
+  /** Every demo question; lesson 1's practice and quiz link the first four, in order. */
+  questions: D.questionids,
+  practicequestions: L1.lessonpracticequestionids,
+  quizquestions: L1.lessonquizquestionids,
+  levelquizquestions: D.levelquiz.levelquizquestionids,
+  baselineid: D.baseline.curriculumbaselineid,
+  baselinequestions: D.baseline.baselinequestionids,
+  planid: D.lessonplan.lessonplanid,
+  teacher: D.teacher,
+  students: D.learners.map((l) => ({ schooluserid: l.schooluserid, studentid: l.studentid, schoolusername: l.schoolusername, first: l.studentfirstname, last: l.studentlastname, genderid: l.genderid })),
+  password: D.password,
 } as const;
 
-const question = (questionid: string, n: number, text: string, options: string[], correct: number) => ({
-  questionid,
-  questionheading: JSON.stringify({ text: `Question ${n}` }),
-  questionoptions: JSON.stringify(options),
-  questiontext: text,
-  questiondistractors: JSON.stringify([]),
-  questionfile: null,
-  templatetypeid: 1,
-  questionidentifier: `DEMO-Q${n}`,
-  questioncorrectvalue: correct,
-  questionfeedback: JSON.stringify({ correct: 'Well done!', incorrect: 'Try counting again.' }),
-});
+// Fixed instants keep a second run of the seed from changing a row.
+const SEEDED_AT = '2026-01-05T00:00:00.000Z';
 
-/** Demo data for development and test; returns the lines to print (sign-ins and what was loaded). */
+/** The demo curriculum as central's `GET /sync/content` would send it (format 2, all 19 keys). */
+export function demoContentPackage(): Record<string, Array<Record<string, unknown>>> {
+  const lessonOf = (questionid: string) => D.lessons.find((l) => l.questionids.includes(questionid))!.lessonid;
+  return {
+    curriculums: [{ curriculumid: D.curriculumid, curriculumname: D.curriculumname, curriculumstatus: true, curriculumdescription: 'Demo curriculum', isdeleted: false, subjectid: D.subjectid }],
+    curriculumbaselines: [{
+      curriculumbaselineid: D.baseline.curriculumbaselineid, curriculumid: D.curriculumid, baselineid: D.baseline.curriculumbaselineid, baselinename: D.baseline.baselinename,
+      baselinetype: 1, baselinestatus: true, startdate: null, enddate: null, schoolid: [D.schoolid], isdeleted: false,
+    }],
+    baselinequestion: D.baseline.baselinequestionids.map((id, i) => ({
+      baselinequestionid: id, curriculumbaselineid: D.baseline.curriculumbaselineid, questionid: D.baseline.questionids[i], baselinequestionstatus: true, baselinequestionorder: i + 1, isdeleted: false,
+    })),
+    grades: [{ gradeid: D.gradeid, curriculumid: D.curriculumid, gradestatus: true, gradename: D.gradename, gradedescription: 'Demo grade', gradeorder: 1, isdeleted: false, passing_points: DEMO_POINTS.passing, points: DEMO_POINTS.lesson }],
+    levels: [{
+      levelid: D.levelid, gradeid: D.gradeid, levelname: D.levelname, leveldescription: 'Demo level', isdeleted: false, levelstatus: true, levelorder: 1,
+      passing_points: DEMO_POINTS.passing, quiz_points: DEMO_POINTS.levelquiz, points: DEMO_POINTS.lesson,
+    }],
+    lessons: D.lessons.map((l) => ({
+      lessonid: l.lessonid, levelid: D.levelid, lessonname: l.lessonname, lessondescription: 'Demo lesson', practicecount: 1, quizcount: 1, lessonpasspercentage: DEMO_POINTS.passing,
+      lessonorder: l.lessonorder, lessonstatus: true, isdeleted: false, total_points: DEMO_POINTS.lesson, brick_points: 0, passing_points: DEMO_POINTS.passing,
+      learning_points: DEMO_POINTS.learning, quizzes_points: DEMO_POINTS.quiz, practices_points: DEMO_POINTS.practice,
+    })),
+    lessonlearnings: D.lessons.map((l) => ({
+      lessonlearningid: l.lessonlearningid, lessonlearningname: l.lessonlearningname, lessonlearningdescription: 'Demo learning video', lessonlearningstatus: true,
+      lessonid: l.lessonid, documentid: l.documentid, lessonlearningorder: 1, points: DEMO_POINTS.learning,
+    })),
+    lessonpractices: D.lessons.map((l) => ({
+      lessonpracticeid: l.lessonpracticeid, lessonid: l.lessonid, lessonpracticeorder: 1, lessonpracticestatus: true, lessonpracticename: l.lessonpracticename,
+      lessonpracticedescription: 'Demo practice set', points: DEMO_POINTS.practice,
+    })),
+    lessonpracticequestions: D.lessons.flatMap((l) => l.lessonpracticequestionids.map((id, i) => ({
+      lessonpracticequestionid: id, lessonpracticeid: l.lessonpracticeid, lessonpracticequestionstatus: true, questionid: l.questionids[i], lessonpracticequestionorder: i + 1,
+    }))),
+    lessonquizzes: D.lessons.map((l) => ({
+      lessonquizid: l.lessonquizid, lessonid: l.lessonid, lessonquizorder: 1, lessonquizname: l.lessonquizname, lessonquizstatus: true, lessonquizdescription: 'Demo quiz', points: DEMO_POINTS.quiz,
+    })),
+    lessonquizquestions: D.lessons.flatMap((l) => l.lessonquizquestionids.map((id, i) => ({
+      lessonquizquestionid: id, lessonquizid: l.lessonquizid, questionid: l.questionids[i], lessonquizquestionstatus: true, lessonquizquestionorder: i + 1,
+    }))),
+    levelquizquestions: D.levelquiz.levelquizquestionids.map((id, i) => ({
+      levelquizquestionid: id, levelid: D.levelid, questionid: D.levelquiz.questionids[i], levelquizquestionstatus: true, levelquizquestionorder: i + 1,
+      lessonid: lessonOf(D.levelquiz.questionids[i]),
+    })),
+    questions: DEMO_QUESTIONS.map((q) => ({ ...q, isdeleted: false, questionstatus: true, lastupdated: SEEDED_AT })),
+    documents: [
+      ...D.lessons.map((l) => ({ documentid: l.documentid, documenttypeid: 2, documentname: l.documentname })),
+      { documentid: D.lessonplan.documentid, documenttypeid: 3, documentname: D.lessonplan.documentname },
+    ].map((doc) => ({ ...doc, documents3meta: { seeded: true }, isdeleted: false, documenttags: ['demo'], lastupdated: SEEDED_AT })),
+    standards: [{ standardid: D.standardid, standardname: D.standardname, schoolname: D.schoolname, schoolid: D.schoolid, isdeleted: false, created_at: SEEDED_AT, updated_at: SEEDED_AT }],
+    schools: [{
+      schoolid: D.schoolid, schoolname: D.schoolname, expectedcontribution: 25, expectedusage: 40, countryid: D.countryid, curriculums: [D.curriculumid],
+      isdeleted: false, uitheme: 'kids', brandingconfig: null,
+    }],
+    countries: [{ countryid: D.countryid, countryname: D.countryname, expectedusage: 40, isdeleted: false }],
+    lessonplans: [{
+      lessonplanid: D.lessonplan.lessonplanid, lessonplanname: D.lessonplan.lessonplanname, lessonplandescription: 'Plan for the teacher', lessonplanstatus: true,
+      lessonid: L1.lessonid, documentid: D.lessonplan.documentid, lessonplanorder: 1, points: 0,
+    }],
+    subjects: [{ subjectid: D.subjectid, subjectname: D.subjectname, subjectstatus: true, subjectdescription: 'Demo subject', isdeleted: false, created_at: SEEDED_AT, updated_at: SEEDED_AT }],
+  };
+}
+
+/** The demo roster as central's roster push would send it (`students.ini`), every learner in the demo class. */
+export function demoStudentsPackage(passwordhash: string) {
+  return {
+    studentusers: D.learners.map((l) => ({
+      schooluserid: l.schooluserid, schoolusername: l.schoolusername, schooluserpasswordhash: passwordhash, schooluserrole: 4, schooluserstatus: true,
+      schoolname: D.schoolname, isdisabled: false, isdeleted: false,
+      student: {
+        studentid: l.studentid, studentfirstname: l.studentfirstname, studentlastname: l.studentlastname, genderid: l.genderid,
+        standard: D.standardid, schooltype: 'Public', schoolname: D.schoolname, city: 'Phnom Penh', country: D.countryname, state: 'Phnom Penh',
+        dateofjoin: SEEDED_AT, curriculumid: D.curriculumid, curriculumids: [D.curriculumid], gradeid: D.gradeid, startinglevelid: D.levelid,
+        studentcurrentlevelid: D.levelid, studentcurrentlessonid: L1.lessonid, isactive: true, type: 'offline', is_teacher_acc: false,
+      },
+    })),
+  };
+}
+
+/**
+ * Demo data for development and test; returns the lines to print. The curriculum and the roster go in
+ * through the same code as central's pushes, so the result is what a push of this data set leaves:
+ * the classroom's content becomes the demo curriculum, and learners other than the demo's keep their rows.
+ */
 export async function seedDemo(db: Knex): Promise<string[]> {
-  await seedDemoContent(db);
-  const c = CLASSROOM_DEMO;
-  const hash = await hashPassword(c.password);
-  const rows: Array<[string, string, Array<Record<string, unknown>>]> = [
-    ['lessons', 'lessonid', [
-      { lessonid: DEMO.lessonid, levelid: DEMO.levelid, lessonname: DEMO.lessonname, lessonorder: 1, lessonstatus: true },
-      { lessonid: c.lesson2id, levelid: DEMO.levelid, lessonname: 'Lesson 2: Adding small numbers', lessonorder: 2, lessonstatus: true },
-    ]],
-    ['levels', 'levelid', [{ levelid: DEMO.levelid, gradeid: DEMO.gradeid, levelname: DEMO.levelname, levelorder: 1, levelstatus: true, quiz_points: 50 }]],
-    ['documents', 'documentid', [
-      { documentid: c.document.video, documenttypeid: 2, documentname: 'counting-to-ten.mp4' },
-      { documentid: c.document.audio, documenttypeid: 1, documentname: 'adding-song.mp3' },
-      { documentid: c.document.plan, documenttypeid: 3, documentname: 'counting-plan.pdf' },
-    ]],
-    ['lessonlearnings', 'lessonlearningid', [
-      { lessonlearningid: c.learningid, lessonlearningname: 'Watch: counting to ten', lessonlearningdescription: 'A short video', lessonid: DEMO.lessonid, documentid: c.document.video, lessonlearningorder: 1, points: 10 },
-      { lessonlearningid: c.learning2id, lessonlearningname: 'Listen: the adding song', lessonlearningdescription: 'A song', lessonid: c.lesson2id, documentid: c.document.audio, lessonlearningorder: 1, points: 10 },
-    ]],
-    ['lessonplans', 'lessonplanid', [
-      { lessonplanid: c.planid, lessonplanname: 'Teaching counting', lessonplandescription: 'Plan for the teacher', lessonid: DEMO.lessonid, documentid: c.document.plan, lessonplanorder: 1 },
-    ]],
-    ['lessonpractices', 'lessonpracticeid', [
-      { lessonpracticeid: c.practiceid, lessonid: DEMO.lessonid, lessonpracticeorder: 1, lessonpracticename: 'Practice counting', lessonpracticedescription: 'Count the apples', points: 20 },
-    ]],
-    ['lessonquizzes', 'lessonquizid', [
-      { lessonquizid: c.quizid, lessonid: DEMO.lessonid, lessonquizorder: 1, lessonquizname: 'Counting quiz', lessonquizdescription: 'Three questions', points: 30 },
-    ]],
-    ['questions', 'questionid', [
-      question(c.questions[0], 1, 'How many apples?', ['3', '4', '5'], 1),
-      question(c.questions[1], 2, 'What comes after 6?', ['5', '7', '8'], 1),
-      question(c.questions[2], 3, 'How many fingers on one hand?', ['4', '5', '6'], 1),
-      question(c.questions[3], 4, 'What is 2 + 3?', ['5', '6', '4'], 0),
-    ]],
-    ['lessonpracticequestions', 'lessonpracticequestionid', [
-      { lessonpracticequestionid: c.practicequestions[0], lessonpracticeid: c.practiceid, questionid: c.questions[0], lessonpracticequestionorder: 1 },
-      { lessonpracticequestionid: c.practicequestions[1], lessonpracticeid: c.practiceid, questionid: c.questions[1], lessonpracticequestionorder: 2 },
-    ]],
-    ['lessonquizquestions', 'lessonquizquestionid', [
-      { lessonquizquestionid: c.quizquestions[0], lessonquizid: c.quizid, questionid: c.questions[0], lessonquizquestionorder: 1 },
-      { lessonquizquestionid: c.quizquestions[1], lessonquizid: c.quizid, questionid: c.questions[1], lessonquizquestionorder: 2 },
-      { lessonquizquestionid: c.quizquestions[2], lessonquizid: c.quizid, questionid: c.questions[2], lessonquizquestionorder: 3 },
-    ]],
-    ['levelquizquestions', 'levelquizquestionid', [
-      { levelquizquestionid: c.levelquizquestions[0], levelid: DEMO.levelid, questionid: c.questions[2], levelquizquestionorder: 1, lessonid: DEMO.lessonid },
-      { levelquizquestionid: c.levelquizquestions[1], levelid: DEMO.levelid, questionid: c.questions[3], levelquizquestionorder: 2, lessonid: c.lesson2id },
-    ]],
-    ['curriculumbaseline', 'curriculumbaselineid', [
-      { curriculumbaselineid: c.baselineid, curriculumid: DEMO.curriculumid, baselineid: c.baselineid, baselinename: 'Start of year check', baselinetype: 1, baselinestatus: true, schoolid: JSON.stringify([DEMO.schoolid]) },
-    ]],
-    ['baselinequestion', 'baselinequestionid', [
-      { baselinequestionid: c.baselinequestions[0], curriculumbaselineid: c.baselineid, questionid: c.questions[0], baselinequestionstatus: true, baselinequestionorder: 1 },
-      { baselinequestionid: c.baselinequestions[1], curriculumbaselineid: c.baselineid, questionid: c.questions[3], baselinequestionstatus: true, baselinequestionorder: 2 },
-    ]],
-    ['schoolusers', 'schooluserid', [
-      { schooluserid: c.teacher.schooluserid, schoolusername: c.teacher.schoolusername, schooluserpasswordhash: hash, schooluserrole: 3, schoolname: DEMO.schoolname },
-      ...c.students.map((s) => ({ schooluserid: s.schooluserid, schoolusername: s.schoolusername, schooluserpasswordhash: hash, schooluserrole: 4, schoolname: DEMO.schoolname })),
-    ]],
-    ['students', 'studentid', c.students.map((s) => ({
-      studentid: s.studentid, studentfirstname: s.first, studentlastname: s.last, genderid: s.genderid, standard: DEMO.standardname, schoolname: DEMO.schoolname,
-      city: 'Demo Town', country: DEMO.countryname, state: 'Demo State', curriculumid: DEMO.curriculumid, curriculumids: JSON.stringify([DEMO.curriculumid]),
-      gradeid: DEMO.gradeid, startinglevelid: DEMO.levelid, studentcurrentlevelid: DEMO.levelid, studentcurrentlessonid: DEMO.lessonid, isactive: true,
-      schooluserid: s.schooluserid, dateofjoin: '2026-01-05T00:00:00.000Z',
-    }))],
-  ];
-  await db.transaction(async (trx) => {
-    for (const [table, key, list] of rows) {
-      for (const row of list) await trx(table).insert(row).onConflict(key).merge();
+  const hash = await hashPassword(D.password);
+  const content = parseContentPackage(demoContentPackage());
+  const roster = parseStudentsPackage(demoStudentsPackage(hash));
+  const teachers = parseTeachersPackage([{
+    schooluserid: D.teacher.schooluserid, schoolusername: D.teacher.schoolusername, schooluserpasswordhash: hash, schooluserstatus: true,
+    schoolname: D.schoolname, isdisabled: false, isdeleted: false,
+  }]);
+  try {
+    await db.transaction(async (trx) => {
+      // The demo learners may still point at the grade, level and lesson of an earlier demo curriculum, which the
+      // content push removes; the roster below points them at the new ones.
+      await trx('students').whereIn('studentid', D.learners.map((l) => l.studentid))
+        .update({ gradeid: null, startinglevelid: null, studentcurrentlevelid: null, studentcurrentlessonid: null });
+      await applyContent(trx, content);
+      await applyTeachers(trx, teachers);
+      await applyStudents(trx, roster);
+    });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
+      throw new Error('the demo curriculum replaces this classroom\'s curriculum, and a learner outside the demo still points at a grade, level or lesson it would remove; nothing was changed', { cause: err });
     }
-  });
+    throw err;
+  }
   return [
-    `classroom: demo school "${DEMO.schoolname}" with curriculum "${DEMO.curriculumname}" (1 grade, 1 level, 2 lessons, a practice, a quiz, a level quiz, a baseline)`,
-    `classroom sign-ins (POST /auth/login): teacher ${c.teacher.schoolusername} / ${c.password}; learners ${c.students.map((s) => s.schoolusername).join(', ')} / ${c.password}`,
+    `classroom: demo school "${D.schoolname}", class "${D.standardname}", curriculum "${D.curriculumname}": 1 grade, 1 level, 2 lessons each with a video, a practice and a quiz, ${DEMO_QUESTIONS.length} questions (template types 1–8), a level quiz, a baseline`,
+    `classroom sign-ins (POST /auth/login): teacher ${D.teacher.schoolusername} / ${D.password}; learners ${D.learners.map((l) => l.schoolusername).join(', ')} / ${D.password}`,
   ];
 }

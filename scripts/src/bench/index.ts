@@ -1,20 +1,29 @@
 import { runLogImportBench } from './log-import';
 import { runGuardedReadBench } from './guarded-read';
 import { runMediaUploadBench } from './media-upload';
+import { runSoakBench } from './soak';
+import { runCurriculumTreeBench } from './curriculum-tree';
+import { runReportsBench } from './reports';
+import { runStudentsBench } from './students';
 /** Runs every benchmark in turn and prints its table; each one measures its own baseline in the same run. */
 const benches: Array<{ name: string; run: () => Promise<void> }> = [];
 benches.push({ name: 'PUT /log/import: six-month school log over HTTP', run: () => runLogImportBench() });
 benches.push({ name: 'Guarded read: GET /curriculum/all with a staff token vs a bare Express route', run: () => runGuardedReadBench() });
+benches.push({ name: 'Soak: both services under mixed load (reads, sign-ins, log imports, oversize bodies)', run: () => runSoakBench() });
+benches.push({ name: 'GET /curriculum/tree of a 12 x 10 x 20 curriculum vs plain SELECTs of its rows', run: () => runCurriculumTreeBench() });
+benches.push({ name: 'Reports: every report route on 51 schools of six months (the log benchmark\'s school and 50 more)', run: () => runReportsBench() });
+benches.push({ name: 'Learners: POST /student pages and the learner CSV vs plain SELECTs', run: () => runStudentsBench() });
 benches.push({ name: 'POST /document/upload: a 100 MB video streamed into the object store vs a plain disk copy', run: () => runMediaUploadBench() });
 
 async function main(): Promise<void> {
+  // `BENCH=soak` (or any part of a benchmark's name) runs only the matching ones.
+  const only = process.env.BENCH?.toLowerCase();
+  if (only) benches.splice(0, benches.length, ...benches.filter((b) => b.name.toLowerCase().includes(only)));
   if (!benches.length) {
     process.stdout.write('no benchmarks registered\n');
     return;
   }
-  // BENCH_ONLY=<words>: only the benchmarks whose name contains them (one at a time while working on it).
-  const only = process.env.BENCH_ONLY?.toLowerCase();
-  for (const b of benches.filter((x) => !only || x.name.toLowerCase().includes(only))) {
+  for (const b of benches) {
     process.stdout.write(`\n== ${b.name}\n`);
     await b.run();
   }

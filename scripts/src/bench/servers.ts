@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,4 +45,32 @@ export function pinsCpus(): boolean {
  */
 export function onCpu(cpu: number, args: string[]): { command: string; args: string[] } {
   return pinsCpus() ? { command: 'taskset', args: ['-c', String(cpu), process.execPath, ...args] } : { command: process.execPath, args };
+}
+
+/** A central API started as `npm start -w central` runs it, on `databaseUrl`, with throw-away secrets; `env` adds settings. */
+export async function startCentral(databaseUrl: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; origin: string }> {
+  const secret = () => crypto.randomBytes(32).toString('hex');
+  const port = await freePort();
+  const child = spawn(process.execPath, centralNodeArgs(), {
+    env: {
+      PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000',
+      JWT_SECRET: secret(), APPLICATION_API_KEY: secret(), SERVER_SYNC_KEY: secret(), RPI_SECRET: secret(), ...env,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i += 1) {
+    if (child.exitCode !== null) throw new Error(`central API exited with ${child.exitCode}`);
+    if (await fetch(`${origin}/`).then((r) => r.ok, () => false)) return { child, origin };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill();
+  throw new Error('central API did not start');
+}
+
+/** Stops a server started here and waits (up to 10 s) until it has exited. */
+export async function stopServer(child: ChildProcess): Promise<void> {
+  const exited = child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
+  child.kill();
+  await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
 }

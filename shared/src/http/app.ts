@@ -196,7 +196,7 @@ export function errorMiddleware(config: HttpConfig, logger: Logger): ErrorReques
     const logid = String(req.id ?? '');
     if (err instanceof HttpError) {
       for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
-      res.status(err.status).json(errorEnvelope(err.message, err.status >= 500 ? logid : undefined));
+      res.status(err.status).json({ ...errorEnvelope(err.message, err.status >= 500 ? logid : undefined), ...err.details });
       return;
     }
     const e = err as BodyParserError;

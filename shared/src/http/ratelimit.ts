@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
+import { MemoryStore, ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
 import type { RedisStore } from 'rate-limit-redis';
 import type { createClient } from 'redis';
 import type { Logger } from 'pino';
@@ -76,4 +76,39 @@ export function createLimiter(o: LimiterOptions): RequestHandler {
       res.status(429).json(errorEnvelope('Too many requests, please try again later.'));
     },
   });
+}
+
+export interface Counter {
+  /** Counts one hit of `key`; true while the key stays within its limit, with the seconds until its window ends. */
+  hit(key: string): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
+}
+
+/**
+ * A named counter for limits that a middleware cannot key (an e-mail address read from the body):
+ * the same stores as the limiters, so several instances sharing Redis share the counts.
+ */
+export function createCounter(o: { name: string; windowMs: number; limit: number; redis?: RedisClient; logger: Logger }): Counter {
+  let store: Store;
+  if (o.redis) {
+    const client = o.redis;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { RedisStore: Store } = require('rate-limit-redis') as { RedisStore: typeof RedisStore };
+    store = new Store({ prefix: `rl:${o.name}:`, sendCommand: (...args: string[]) => client.sendCommand(args) });
+  } else {
+    store = new MemoryStore();
+  }
+  void store.init?.({ windowMs: o.windowMs } as Parameters<NonNullable<Store['init']>>[0]);
+  return {
+    async hit(key) {
+      try {
+        const { totalHits, resetTime } = await store.increment(key);
+        const retryAfterSeconds = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + o.windowMs) - Date.now()) / 1000));
+        return { allowed: totalHits <= o.limit, retryAfterSeconds };
+      } catch (err) {
+        // As the limiters: a store outage lets the request through.
+        o.logger.error({ err, counter: o.name }, 'rate counter unavailable');
+        return { allowed: true, retryAfterSeconds: 0 };
+      }
+    },
+  };
 }

@@ -80,6 +80,8 @@ export interface RouteDef<TCaller = unknown> {
   status?: number;
   /** A second path for a route already in the catalogue (left out of the gating counts). */
   alias?: boolean;
+  /** A route beyond the original's catalogue (left out of the spec's gating counts, counted apart). */
+  addition?: boolean;
   /**
    * Largest JSON body this route reads (bytes or a size such as '5mb'); the service's default (1 MB)
    * when absent. Raise it only on authenticated routes that need more.
@@ -95,7 +97,7 @@ export function route<TCaller = unknown>(
   gate: Gate,
   input: RouteInput,
   handler: Handler<TCaller>,
-  extra: Partial<Pick<RouteDef<TCaller>, 'classGuard' | 'summary' | 'tags' | 'before' | 'status' | 'alias' | 'bodyLimit' | 'rawBody'>> = {},
+  extra: Partial<Pick<RouteDef<TCaller>, 'classGuard' | 'summary' | 'tags' | 'before' | 'status' | 'alias' | 'addition' | 'bodyLimit' | 'rawBody'>> = {},
 ): RouteDef<TCaller> {
   return { method, path, gate, input, handler, ...extra };
 }
@@ -132,10 +134,19 @@ export interface RouteHandlerOptions {
   defaultBodyLimit?: string | number;
 }
 
-function zodMessage(error: z.ZodError): string {
+/** A schema failure in the contract's words: each issue as `"<path>" <message>`, joined by ", ". */
+export function zodMessage(error: z.ZodError): string {
   return error.issues
     .map((i) => {
-      const field = i.path.length ? `"${i.path.join('.')}" ` : '';
+      // An unknown key inside an object names its full path once: `"students.3.extra" is not allowed`.
+      if (i.code === 'unrecognized_keys' && i.path.length && i.keys.length === 1 && i.message === `"${i.keys[0]}" is not allowed`) {
+        return `"${[...i.path, i.keys[0]].join('.')}" is not allowed`;
+      }
+      // A message that opens with a quoted name already says which field it is about (a field label, as
+      // the original's validators word it: `"Lesson Name" is required`), as does a custom issue marked
+      // `labelled` (`Lesson Name not allowed`).
+      const labelled = i.message.startsWith('"') || (i.code === 'custom' && (i.params as { labelled?: boolean } | undefined)?.labelled === true);
+      const field = i.path.length && !labelled ? `"${i.path.join('.')}" ` : '';
       return `${field}${i.message}`.trim();
     })
     .join(', ');

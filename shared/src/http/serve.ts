@@ -1,3 +1,4 @@
+import type http from 'node:http';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config';
@@ -9,23 +10,62 @@ export interface ServeOptions {
   host?: string;
   logger: Logger;
   app: Express;
+  /** How long requests in flight may take to finish after a stop signal (default 30 s). */
+  drainMs?: number;
   /** Released on shutdown (database pools, Redis clients). */
   close: Array<() => Promise<unknown> | unknown>;
 }
 
-/** Listens and stops cleanly on SIGINT/SIGTERM. */
-export function serve(o: ServeOptions): void {
+/**
+ * Listens, and on SIGINT/SIGTERM shuts down gracefully: stops accepting connections, closes idle
+ * keep-alive connections, lets requests in flight finish (an import completes or rolls back) for at
+ * most `drainMs`, then closes connections still open, releases the database and other resources and
+ * exits 0. A second signal ends the process at once.
+ */
+export function serve(o: ServeOptions): http.Server {
   const onListening = () => o.logger.info({ host: o.host ?? '*', port: o.port }, `${o.name} listening on ${o.host ?? '*'}:${o.port}`);
   const server = o.host ? o.app.listen(o.port, o.host, onListening) : o.app.listen(o.port, onListening);
-  const stop = () => {
-    o.logger.info('shutting down');
-    server.close(() => {
-      void Promise.allSettled(o.close.map((c) => c())).finally(() => process.exit(0));
+  let inFlight = 0;
+  let stopping = false;
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    inFlight += 1;
+    // A response of a server that is stopping asks the client not to reuse the connection.
+    if (stopping) res.setHeader('Connection', 'close');
+    res.once('close', () => {
+      inFlight -= 1;
+      if (stopping) server.closeIdleConnections();
     });
-    setTimeout(() => process.exit(0), 5000).unref();
+  });
+  const drainMs = o.drainMs ?? 30_000;
+  let stoppedAt = 0;
+  const stop = (signal: string) => {
+    if (stopping) {
+      // A terminal's Ctrl-C may reach the process twice (SIGINT, then the runner's SIGTERM): only a
+      // later, deliberate second signal cuts the drain short.
+      if (Date.now() - stoppedAt < 2000) return;
+      o.logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    stoppedAt = Date.now();
+    o.logger.info({ signal, inFlight }, 'shutting down: finishing requests in flight');
+    const forced = setTimeout(() => {
+      o.logger.warn({ inFlight }, 'requests still running after the drain time: closing their connections');
+      server.closeAllConnections();
+    }, drainMs);
+    forced.unref();
+    server.close(() => {
+      clearTimeout(forced);
+      void Promise.allSettled(o.close.map((c) => c())).finally(() => {
+        o.logger.info('stopped');
+        process.exit(0);
+      });
+    });
+    server.closeIdleConnections();
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  return server;
 }
 
 /** Runs a service's start-up; any failure before listening ends the process with its reason. */

@@ -1,4 +1,5 @@
-import { httpError, publicGate, route, tokenOf, type HandlerContext } from '@lms/shared';
+import { clientKey, httpError, publicGate, route, tokenOf, type HandlerContext } from '@lms/shared';
+import { mailCountersOf } from '../../auth/mail-limits';
 import { z } from 'zod';
 import type { Caller, CentralRoute } from '../../http/types';
 import { configOf, depsOf } from '../../http/context';
@@ -96,11 +97,26 @@ async function refresh(ctx: Ctx) {
   }
 }
 
+/**
+ * Reset and verification links. The answer is the same whether an account has the address or not, and
+ * comes before any mail is sent, so that neither its text nor its timing tells which addresses have
+ * accounts. Every request counts, per client address and per e-mail address, so that nobody can flood
+ * a mailbox.
+ */
 async function emailLink(ctx: Ctx, type: 'CHANGEPASSWORD' | 'VERIFYEMAIL', sent: string) {
-  const account = await findStaffByName(depsOf(ctx.req).db, ctx.body.lmsusername);
-  if (!account) throw httpError(400, 'Email not exists');
-  if (account.isdisabled) return 'User info not found';
-  await sendLink(ctx, account, type);
+  const { req } = ctx;
+  const config = configOf(req);
+  const counters = mailCountersOf(req);
+  const address = clientKey(config.trustProxy ? req.ip : req.socket.remoteAddress);
+  for (const [counter, key] of [[counters.perClient, address], [counters.perAccount, String(ctx.body.lmsusername).toLowerCase()]] as const) {
+    const r = await counter.hit(key);
+    if (!r.allowed) throw httpError(429, 'Too many requests, please try again later.', { 'Retry-After': String(r.retryAfterSeconds) });
+  }
+  const deps = depsOf(req);
+  const account = await findStaffByName(deps.db, ctx.body.lmsusername);
+  if (account && !account.isdisabled) {
+    sendLink(ctx, account, type).catch((err: unknown) => deps.logger.error({ err, reqId: req.id }, 'mail link could not be sent'));
+  }
   return sent;
 }
 

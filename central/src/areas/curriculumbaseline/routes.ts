@@ -2,9 +2,9 @@ import { noInput, perms, route } from '@lms/shared';
 import type { CentralRoute } from '../../http/types';
 import { actorOf, configOf, depsOf } from '../../http/context';
 import { scopeOf } from '../../http/scope';
-import { sendCsv } from '../student/store';
+import { sendCsv } from '../../http/csv';
 import {
-  baselineResultsCsv, activateBaseline, activateParams, baselineCreateBody, baselineIdParams, baselineQuery, baselineSchools, baselineUpdateBody, createBaseline,
+  BASELINE_RESULT_COLUMNS, baselineResultRows, activateBaseline, activateParams, baselineCreateBody, baselineIdParams, baselineQuery, baselineSchools, baselineUpdateBody, createBaseline,
   deactivateBaseline, deleteBaseline, getBaseline, listBaselines, updateBaseline,
 } from './store';
 
@@ -18,5 +18,5 @@ export const curriculumbaselineRoutes: CentralRoute[] = [
   route('GET', '/curriculumbaseline/query', perms('view_baseline-endline'), { query: baselineQuery }, ({ req, query }) => listBaselines(depsOf(req).db, query), { summary: 'assessments filtered by query (name/type)' }),
   route('GET', '/curriculumbaseline/getcurriculumbaseline/:curriculumbaselineid', perms('view_baseline-endline'), { params: baselineIdParams }, ({ req, params }) => getBaseline(depsOf(req).db, params.curriculumbaselineid), { summary: 'get one assessment' }),
   route('GET', '/curriculumbaseline/school/:curriculumbaselineid', perms('view_baseline-endline'), { params: baselineIdParams }, ({ req, params, caller }) => baselineSchools(depsOf(req).db, params.curriculumbaselineid, scopeOf(caller)), { summary: 'schools of an assessment' }),
-  route('GET', '/curriculumbaseline/:curriculumbaselineid/download', perms('view_download_student'), noInput, async ({ req, res, params }) => { sendCsv(res, 'students-results.csv', await baselineResultsCsv(depsOf(req).db, configOf(req), params.curriculumbaselineid)); }, { summary: 'CSV of learner results for an assessment (merges classroom data)' }),
+  route('GET', '/curriculumbaseline/:curriculumbaselineid/download', perms('view_download_student'), noInput, async ({ req, res, params }) => { await sendCsv(res, 'students-results.csv', BASELINE_RESULT_COLUMNS, await baselineResultRows(depsOf(req).db, configOf(req), params.curriculumbaselineid)); }, { summary: 'CSV of learner results for an assessment (merges classroom data)' }),
 ];

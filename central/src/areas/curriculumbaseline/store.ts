@@ -1,12 +1,11 @@
 import type { Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
-import { toCsv } from '../student/store';
 import crypto from 'node:crypto';
 import { readRows, whereContains } from '@lms/db';
 import { z } from 'zod';
 import { applyScope, type Scope } from '../../http/scope';
 
-const COLUMNS = ['student', 'username', 'schoolname', 'baselinename', 'ispass', 'resultpercentage', 'correct', 'totalquestions', 'scores'] as const;
+export const BASELINE_RESULT_COLUMNS = ['student', 'username', 'schoolname', 'baselinename', 'ispass', 'resultpercentage', 'correct', 'totalquestions', 'scores'] as const;
 
 interface ResultRow {
   studentfirstname?: string | null;
@@ -59,8 +58,8 @@ async function classroomResults(config: { rpiCloud: string; serverSyncKey: strin
   }));
 }
 
-/** Learner identity with assessment results, from the cloud and the classroom server, as CSV. */
-export async function baselineResultsCsv(db: Knex, config: { rpiCloud: string; serverSyncKey: string }, id: string): Promise<string> {
+/** Learner identity with assessment results, from the cloud and the classroom server, as CSV rows. */
+export async function baselineResultRows(db: Knex, config: { rpiCloud: string; serverSyncKey: string }, id: string): Promise<Array<Record<string, unknown>>> {
   const baseline = await db('curriculumbaseline').where({ curriculumbaselineid: id }).first('curriculumbaselineid', 'baselinename');
   if (!baseline) throw httpError(400, 'Invalid curriculum Baseline');
   const totalquestions = Number(
@@ -75,7 +74,7 @@ export async function baselineResultsCsv(db: Knex, config: { rpiCloud: string; s
       .select('s.studentfirstname', 'u.schoolusername', 's.schoolname', 'p.ispass', 'p.resultpercentage', 'p.marks', 'p.scores')
   ).map((r: ResultRow) => ({ ...r, baselinename: baseline.baselinename, totalquestions }));
   const classroom = await classroomResults(config, id);
-  return toCsv(COLUMNS, [...cloud, ...classroom].map(csvRow));
+  return [...cloud, ...classroom].map(csvRow);
 }
 
 // ---- The assessments themselves (baseline, midline, endline) -------------------------------------

@@ -203,6 +203,9 @@ export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logge
       } catch (err) {
         if (!(err instanceof Incomplete)) throw err;
       }
+      // How many rows the upload wrote, for the sync-status report.
+      const rowcount = Object.values(imported).reduce((n, k) => n + (k ?? 0), 0);
+      await trx('syncs').where({ syncid }).update({ rowcount });
       await insertTextLogFiles(trx, parentfileid, logFiles, input.schooluserid);
       const meta = await putting;
       await insertArchiveLogFile(trx, { logfileid: parentfileid, filename: archive, meta, createdBy: input.schooluserid });

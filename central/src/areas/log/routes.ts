@@ -6,6 +6,7 @@ import { logImportSwitch } from '../../http/switches';
 import { importLogZip } from './import';
 import { schoolUserExists } from './store';
 import { spoolUpload } from './upload';
+import type { Config } from '../../config';
 
 // The app sends `offline=true|false`; 1/0 are accepted too, and anything else is a clear 400.
 const importQuery = z.object({
@@ -24,6 +25,25 @@ export const LOG_IMPORT_MESSAGES = {
   failed: 'Invalid File',
 } as const;
 
+/** Imports at once per instance: each holds a reader thread, a temporary file and a transaction. */
+const importSlots = new WeakMap<Config, { used: number }>();
+
+function takeImportSlot(config: Config): () => void {
+  let slots = importSlots.get(config);
+  if (!slots) importSlots.set(config, (slots = { used: 0 }));
+  if (slots.used >= config.maxConcurrentImports) {
+    throw httpError(429, 'Too many log imports in progress, please try again later.', { 'Retry-After': '30' });
+  }
+  slots.used += 1;
+  let released = false;
+  const s = slots;
+  return () => {
+    if (released) return;
+    released = true;
+    s.used -= 1;
+  };
+}
+
 async function importLog(ctx: HandlerContext<Caller>): Promise<boolean> {
   const { req, res, caller } = ctx;
   const deps = depsOf(req);
@@ -34,11 +54,12 @@ async function importLog(ctx: HandlerContext<Caller>): Promise<boolean> {
   if (caller.kind !== 'school' || !caller.schooluserid) throw httpError(400, LOG_IMPORT_MESSAGES.notTeacher);
   if (!(await schoolUserExists(deps.db, caller.schooluserid))) throw httpError(400, LOG_IMPORT_MESSAGES.noTeacher);
 
+  const release = takeImportSlot(config);
   const started = performance.now();
-  // The log reader's thread boots while the upload arrives.
+  // The log reader's thread boots while the upload arrives (only once the import has its slot).
   const reader = startLogReader();
   try {
-    const upload = await spoolUpload(req, 'importfile', config.maxUploadBytes);
+    const upload = await spoolUpload(req, 'importfile', config.maxUploadBytes, config.uploadIdleMs);
     const spooled = performance.now();
     try {
       const summary = await importLogZip(
@@ -58,6 +79,7 @@ async function importLog(ctx: HandlerContext<Caller>): Promise<boolean> {
     }
   } finally {
     reader.dispose();
+    release();
   }
 }
 

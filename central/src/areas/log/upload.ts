@@ -6,7 +6,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import busboy from 'busboy';
-import { httpError } from '@lms/shared';
+import { httpError, uploadStorageError } from '@lms/shared';
 
 export interface SpooledFile {
   /** Absolute path of the temporary copy; remove it with `dispose`. */
@@ -22,7 +22,7 @@ export interface SpooledFile {
  * (a six-month log can be tens of megabytes and the original crashed on such uploads). Other parts
  * are drained and ignored. Over `maxBytes` the request is refused with 413 before more is written.
  */
-export async function spoolUpload(req: Request, field: string, maxBytes: number): Promise<SpooledFile> {
+export async function spoolUpload(req: Request, field: string, maxBytes: number, idleMs = 30_000): Promise<SpooledFile> {
   const contentType = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data/i.test(contentType)) throw httpError(400, `Invalid File (send the ZIP as multipart/form-data field ${field})`);
 
@@ -41,9 +41,22 @@ export async function spoolUpload(req: Request, field: string, maxBytes: number)
       }
       let writing: Promise<{ size: number; filename: string }> | null = null;
       let failed = false;
+      // An upload that stops sending holds a slot, a temporary file and a reader: it is given up.
+      let idle: NodeJS.Timeout | undefined;
+      const stillSending = () => {
+        clearTimeout(idle);
+        idle = setTimeout(() => {
+          fail(httpError(408, `Invalid File (the upload sent nothing for ${Math.round(idleMs / 1000)} s)`));
+          // The client stalled: answer, then close the connection rather than wait for the rest.
+          setImmediate(() => req.socket.destroySoon());
+        }, idleMs);
+      };
+      stillSending();
+      req.on('data', stillSending);
       const fail = (err: unknown) => {
         if (failed) return;
         failed = true;
+        clearTimeout(idle);
         req.unpipe(bb);
         // Keep reading (and discarding) so that the client sees our answer instead of a reset connection.
         req.resume();
@@ -64,6 +77,7 @@ export async function spoolUpload(req: Request, field: string, maxBytes: number)
       });
       bb.on('error', (err) => fail(httpError(400, `Invalid File (${err instanceof Error ? err.message : 'bad multipart request'})`)));
       bb.on('close', () => {
+        clearTimeout(idle);
         if (failed) return;
         if (!writing) resolve(null);
         else writing.then(resolve, fail);
@@ -75,6 +89,6 @@ export async function spoolUpload(req: Request, field: string, maxBytes: number)
     return { path: file, size: result.size, filename: result.filename, dispose };
   } catch (err) {
     await dispose();
-    throw err;
+    throw uploadStorageError(err);
   }
 }

@@ -66,9 +66,13 @@ async function presignedUpload(ctx: Ctx): Promise<true> {
   }
 }
 
-/** Routes beyond the contract's catalogue: media serving and the folder store's presigned uploads. */
+/**
+ * Routes beyond the contract's catalogue: media serving and the folder store's presigned uploads. They
+ * are mounted beside the catalogue's tables, not in them: the persona matrix tests gates, and these
+ * answer by the URL (a signature, a file name), not by who calls.
+ */
 export const mediaRoutes: CentralRoute[] = [
-  route('GET', '/media/feedback/:filename', publicGate(), { params: fileParams }, (ctx) => serveKey(ctx, `${FEEDBACK_PREFIX}${ctx.params.filename}`), { summary: 'a feedback picture (public; Range, ETag)' }),
-  route('GET', '/media/:filename', publicGate(), { params: fileParams }, (ctx) => serveKey(ctx, ctx.params.filename), { summary: 'a document file (public; Range, ETag)' }),
-  route('PUT', '/media/:filename', publicGate(), { params: fileParams, query: presignedQuery }, presignedUpload, { rawBody: true, summary: 'upload through a presigned URL of the folder store (one PUT before it expires)' }),
+  route('GET', '/media/feedback/:filename', publicGate(), { params: fileParams }, (ctx) => serveKey(ctx, `${FEEDBACK_PREFIX}${ctx.params.filename}`), { summary: 'a feedback picture (public; Range, ETag)', addition: true }),
+  route('GET', '/media/:filename', publicGate(), { params: fileParams }, (ctx) => serveKey(ctx, ctx.params.filename), { summary: 'a document file (public; Range, ETag)', addition: true }),
+  route('PUT', '/media/:filename', publicGate(), { params: fileParams, query: presignedQuery }, presignedUpload, { rawBody: true, addition: true, summary: 'upload through a presigned URL of the folder store (one PUT before it expires)' }),
 ];

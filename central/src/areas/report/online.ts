@@ -1,12 +1,21 @@
 import { z } from 'zod';
 import { httpError, type HandlerContext } from '@lms/shared';
-import { classroomClientOf } from '../../classroom-client';
-import { configOf } from '../../http/context';
+import { ClassroomError, classroomClientOf } from '../../classroom-client';
+import { EnvelopeError, envelopeRows } from '../../classroom-client/rows';
+import { sendCsv } from '../../http/csv';
+import { configOf, depsOf } from '../../http/context';
+import { withoutIdentityDeep } from '../../http/privacy';
+import { scopeOf, scopeSchools } from '../../http/scope';
 import type { Caller } from '../../http/types';
-import { classroomData, classroomFailure } from '../sync/push';
+import { classroomData } from '../sync/push';
+import { ACTIVITY_COLUMNS, CURRENT_LEVEL_COLUMNS, LEVEL_QUIZ_COLUMNS, QUIZ_COLUMNS, REPORT_CSV, activityLines, currentLevelCsvRow, quizCsvRow } from './downloads';
+import { dateOf } from './values';
 
-// Reports of learner activity held on the classroom server (contract D): central forwards the request
-// body with the server key and re-wraps the classroom's answer in its own envelope.
+// Reports of learner activity held on the classroom server (contract §16.3): central forwards the request
+// body with the server key and re-wraps the classroom's answer in its own envelope; the downloads are
+// written as CSV while the classroom's rows arrive. A caller whose token names schools or countries sees
+// only those: the classroom is asked for the schools of the scope (a `schoolid` filter), and any row it
+// answers for another school is dropped on the way through.
 
 type Ctx = HandlerContext<Caller>;
 
@@ -14,59 +23,121 @@ type Ctx = HandlerContext<Caller>;
 export const onlineReportBody = z
   .object({
     pageindex: z.number().int().min(0).optional(),
-    pagesize: z.number().int().min(0).max(200).optional(),
-    filter: z.array(z.object({ key: z.string().min(1), value: z.unknown() }).passthrough()).max(20).optional(),
+    pagesize: z.number().int().min(0).max(1000).optional(),
+    filter: z.array(z.object({ key: z.string().min(1).max(100), value: z.unknown() }).passthrough()).max(20).optional(),
   })
   .passthrough();
 
 export const onlineReportInput = { body: onlineReportBody };
 
 type Body = z.infer<typeof onlineReportBody>;
+type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
-interface Options {
-  /** The three per-learner progress reports also carry the learner. */
-  withStudent?: boolean;
-  /** The active-status report is limited to the caller's schools, when the token names some. */
-  scopeToSchools?: boolean;
+/**
+ * A classroom failure as the caller should see it: the classroom refusing the request (a 4xx other than a
+ * refused server key) is the caller's own mistake, 400 with the classroom's words; anything else (no
+ * answer, a refused key, a server error, an answer that is not an envelope) is 500.
+ */
+export function reportFailure(err: unknown): never {
+  if (err instanceof ClassroomError) {
+    if (err.kind === 'rejected' && err.status !== undefined && err.status >= 400 && err.status < 500) {
+      throw httpError(400, err.remoteMessage ?? `Classroom server refused the report (${err.status})`);
+    }
+    throw httpError(500, err.message);
+  }
+  if (err instanceof EnvelopeError || err instanceof SyntaxError) throw httpError(500, 'Classroom server answered without a success envelope');
+  throw err;
 }
 
-function callerSchools(caller: Caller): string[] {
-  if (caller.kind !== 'staff') return [];
-  const schools = caller.claims.schools;
-  return Array.isArray(schools) ? schools.filter((s): s is string => typeof s === 'string' && s !== '') : [];
+interface Scoped {
+  body: Body;
+  /** Whether a row belongs to the caller's scope (every row when unrestricted). */
+  keep: (row: Row) => boolean;
+  /** The scope admits no school at all: nothing to ask. */
+  nothing: boolean;
 }
 
-async function ask(ctx: Ctx, classroomPath: string, o: Options): Promise<unknown> {
-  let body: Body = ctx.body;
-  const schools = o.scopeToSchools ? callerSchools(ctx.caller) : [];
-  if (schools.length) body = { ...body, filter: [...(body.filter ?? []), { key: 'schoolid', value: schools }] };
-  const answer = await classroomClientOf(configOf(ctx.req), { totalTimeoutMs: 120_000 }).postJson(classroomPath, body).catch(classroomFailure);
-  return classroomData(answer);
+async function scoped(ctx: Ctx): Promise<Scoped> {
+  const body: Body = ctx.body ?? {};
+  const schools = await scopeSchools(depsOf(ctx.req).db, scopeOf(ctx.caller));
+  if (!schools) return { body, keep: () => true, nothing: false };
+  const ids = new Set(schools.ids);
+  const names = new Set(schools.names.map((n) => n.toLowerCase()));
+  const keep = (row: Row) => {
+    const id = row?.school?.schoolid;
+    if (typeof id === 'string' && id) return ids.has(id);
+    const name = row?.school?.schoolname ?? row?.schoolname ?? row?.student?.schoolname;
+    return typeof name === 'string' && names.has(name.toLowerCase());
+  };
+  return { body: { ...body, filter: [...(body.filter ?? []), { key: 'schoolid', value: schools.ids }] }, keep, nothing: schools.ids.length === 0 };
 }
+
+const client = (ctx: Ctx) => classroomClientOf(configOf(ctx.req), { totalTimeoutMs: 120_000 });
 
 /** A paged report: `{data, total, pageindex, pagesize}` with the page echoed as the caller sent it. */
-export function pagedOnlineReport(classroomPath: string, o: Options = {}) {
+export function pagedOnlineReport(classroomPath: string, o: { withStudent?: boolean } = {}) {
   return async (ctx: Ctx): Promise<unknown> => {
-    const data = (await ask(ctx, classroomPath, o)) as { data?: unknown; total?: unknown; student?: unknown } | null;
-    if (!data || typeof data !== 'object' || !Array.isArray(data.data)) {
-      throw httpError(500, `Classroom server answered ${classroomPath} without a page of rows`);
-    }
-    const out: Record<string, unknown> = {
-      data: data.data,
-      total: typeof data.total === 'number' ? data.total : data.data.length,
-      pageindex: (ctx.body as Body).pageindex ?? 0,
-      pagesize: (ctx.body as Body).pagesize ?? 0,
-    };
-    if (o.withStudent) out.student = data.student ?? null;
-    return out;
+    const sent: Body = ctx.body ?? {};
+    const page = (data: unknown[], total: number, student?: unknown) => ({
+      data,
+      total,
+      pageindex: sent.pageindex ?? 0,
+      pagesize: sent.pagesize ?? 0,
+      ...(o.withStudent ? { student: student ?? null } : {}),
+    });
+    const s = await scoped(ctx);
+    if (s.nothing) return page([], 0);
+    const answer = await client(ctx).postJson(classroomPath, s.body).catch(reportFailure);
+    const data = classroomData(answer) as { data?: unknown; total?: unknown; student?: unknown } | null;
+    if (!data || typeof data !== 'object' || !Array.isArray(data.data)) throw httpError(500, `Classroom server answered ${classroomPath} without a page of rows`);
+    const rows = (data.data as Row[]).filter(s.keep);
+    const total = typeof data.total === 'number' ? data.total : data.data.length;
+    const student = data.student && typeof data.student === 'object' && !s.keep(data.student as Row) ? null : data.student;
+    // A teacher reads these reports too, and never a learner's identity (spec, Teacher rule 8).
+    return page(withoutIdentityDeep(rows, ctx.caller) as unknown[], Math.max(rows.length, total - (data.data.length - rows.length)), withoutIdentityDeep(student, ctx.caller));
   };
 }
 
-/** A download report: the classroom's rows, unpaged. */
-export function downloadOnlineReport(classroomPath: string, o: Options = {}) {
-  return async (ctx: Ctx): Promise<unknown> => {
-    const data = await ask(ctx, classroomPath, o);
-    if (!Array.isArray(data)) throw httpError(500, `Classroom server answered ${classroomPath} without rows`);
-    return data;
+export type OnlineLayout = 'quiz' | 'levelquiz' | 'currentlevel' | 'activity';
+
+/**
+ * A download: the classroom's rows (`{error:false, data:[rows]}`) read as they arrive and written as the
+ * same CSV layout as the offline report's.
+ */
+export function downloadOnlineReport(classroomPath: string, layout: OnlineLayout) {
+  return async (ctx: Ctx): Promise<void> => {
+    const s = await scoped(ctx);
+    const columns = { quiz: QUIZ_COLUMNS, levelquiz: LEVEL_QUIZ_COLUMNS, currentlevel: CURRENT_LEVEL_COLUMNS, activity: ACTIVITY_COLUMNS }[layout];
+    const toCsv = layout === 'quiz' ? quizCsvRow(true) : layout === 'levelquiz' ? quizCsvRow(false) : currentLevelCsvRow;
+    let start: Date | undefined;
+    let end: Date | undefined;
+    if (layout === 'activity') {
+      const first = (k: string) => {
+        const v = (s.body.filter ?? []).find((f) => f.key === k)?.value;
+        return typeof v === 'string' ? v : undefined;
+      };
+      start = dateOf(first('startDate'), 'startDate');
+      end = dateOf(first('endDate'), 'endDate');
+    }
+    const answer = s.nothing ? undefined : await client(ctx).postJsonStream(classroomPath, s.body).catch(reportFailure);
+    async function* rows(): AsyncGenerator<Row> {
+      if (!answer) return;
+      try {
+        for await (const row of envelopeRows(answer.body)) {
+          if (row && typeof row === 'object' && s.keep(row as Row)) yield row as Row;
+        }
+      } catch (err) {
+        answer.body.destroy();
+        reportFailure(err);
+      }
+    }
+    async function* lines(): AsyncGenerator<Row> {
+      for await (const r of rows()) yield toCsv(r);
+    }
+    try {
+      await sendCsv(ctx.res, REPORT_CSV, columns, layout === 'activity' ? activityLines(rows(), start, end) : lines());
+    } finally {
+      answer?.body.destroy();
+    }
   };
 }

@@ -1,141 +1,32 @@
-import crypto from 'node:crypto';
-import type { Response } from 'express';
-import type { Knex } from '@lms/db';
+import { whereContains, type Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
-import { hashPassword } from '../../auth/passwords';
-import { strictBody } from '../../auth/validation';
+import { revokeAll } from '../../auth/tokens';
+import type { BatchProblems } from '../../http/batch';
+import { applyScope, type Scope } from '../../http/scope';
 
-// ---- CSV ---------------------------------------------------------------------------------------
+// ---- Usernames ------------------------------------------------------------------------------------------
 
-function csvCell(v: unknown): string {
-  const s = v === null || v === undefined ? '' : String(v);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-/** First line = the columns, then one line per row; values quoted only when needed. */
-export function toCsv(columns: readonly string[], rows: ReadonlyArray<Record<string, unknown>>): string {
-  return [columns.join(','), ...rows.map((r) => columns.map((c) => csvCell(r[c])).join(','))].join('\n');
-}
-
-export function sendCsv(res: Response, filename: string, body: string): void {
-  res.status(200);
-  res.setHeader('Content-Type', 'application/csv');
-  res.setHeader('Content-Disposition', `attachment; filename="${filename.replace(/["\\\r\n]/g, '_')}"`);
-  res.send(body);
-}
-
-// ---- Dates dd-MM-yyyy ----------------------------------------------------------------------------
-
-function parseDmy(v: string | null | undefined): Date | null {
-  const m = /^(\d{2})-(\d{2})-(\d{4})$/.exec(v ?? '');
-  if (!m) return null;
-  const d = new Date(Date.UTC(Number(m[3]), Number(m[2]) - 1, Number(m[1])));
-  return d.getUTCDate() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 ? d : null;
-}
-
-function toDmy(iso: string | null | undefined): string {
-  if (!iso) return '';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '';
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${p(d.getUTCDate())}-${p(d.getUTCMonth() + 1)}-${d.getUTCFullYear()}`;
-}
-
-// ---- POST /student/create -------------------------------------------------------------------------
-
-const WG = ['wg_seeing', 'wg_hearing', 'wg_walking', 'wg_remembering', 'wg_selfcare', 'wg_communicating'] as const;
-const text = (min: number, max: number) => z.string().min(min, { error: `length must be at least ${min} characters long` }).max(max, { error: `length must be less than or equal to ${max} characters long` });
-const optText = z.union([text(0, 100), z.null()]).optional();
-const wgAnswer = z.union([z.enum(['1', '2', '3', '4']), z.literal(''), z.null()]).optional();
-const dmy = z.union([z.string().length(10, { error: 'not valid' }), z.literal(''), z.null()]).optional();
-const alnum = (min: number, max: number) => text(min, max).regex(/^[A-Za-z0-9]+$/, { error: 'must only contain alpha-numeric characters' });
-
-const learner = strictBody({
-  studentfirstname: text(2, 100),
-  studentlastname: optText,
-  familyname: optText,
-  mothername: optText,
-  fathername: optText,
-  contact: optText,
-  dateofbirth: dmy,
-  dateofjoin: z.string({ error: 'is required' }),
-  genderid: z.enum(['1', '2'], { error: 'must be one of [1, 2]' }),
-  ...Object.fromEntries(WG.map((k) => [k, wgAnswer])),
-  city: text(2, 100),
-  country: text(2, 100),
-  state: text(0, 100),
-  schooltype: text(1, 100).optional(),
-  schoolusername: alnum(2, 16),
-  schooluserpasswordhash: alnum(1, 16),
-  type: z.enum(['offline', 'online']).optional(),
-  is_teacher_acc: z.enum(['1', '0', '']).optional(),
-});
-
-export const createStudentsBody = strictBody({
-  curriculumid: z.array(z.string()).min(1, { error: 'must contain at least 1 items' }),
-  schoolid: z.string({ error: 'is required' }),
-  standard: z.union([z.string(), z.null()]).optional(),
-  students: z.array(learner).min(1, { error: 'must contain at least 1 items' }).max(500, { error: 'must contain less than or equal to 500 items' }),
-});
-export const createStudentsQuery = z.looseObject({ online: z.string().optional(), cloud: z.string().optional() });
-
-export type CreatedLearner = { schooluser: Record<string, unknown>; student: Record<string, unknown> };
-
-/** Usernames already taken (case-insensitive), including twice in the same upload. */
+/** Usernames already taken (compared lower-cased, as the unique index does), and any named twice in `names`. */
 export async function takenUsernames(db: Knex, names: string[]): Promise<string[]> {
   const lower = names.map((n) => n.toLowerCase());
+  if (!lower.length) return [];
   const dupes = lower.filter((n, i) => lower.indexOf(n) !== i);
-  const rows = await db('schoolusers').whereRaw(`lower(schoolusername) in (${lower.map(() => '?').join(',')})`, lower).select('schoolusername');
-  return [...new Set([...rows.map((r: { schoolusername: string }) => r.schoolusername.toLowerCase()), ...dupes])];
+  const rows: Array<{ name: string }> = [];
+  // Bounded statements: SQLite takes at most 32,766 bound values.
+  for (let i = 0; i < lower.length; i += 500) {
+    const part = lower.slice(i, i + 500);
+    rows.push(...(await db('schoolusers').whereRaw(`lower(schoolusername) in (${part.map(() => '?').join(',')})`, part).select(db.raw('lower(schoolusername) as name'))));
+  }
+  return [...new Set([...rows.map((r) => r.name), ...dupes])];
 }
 
-export async function schoolById(db: Knex, schoolid: string) {
-  return db('schools').where({ schoolid, isdeleted: false }).first('schoolid', 'schoolname', 'countryid');
-}
-
-/** Creates a school user (role 4) and a learner row per item, all or nothing. */
-export async function createStudents(
-  db: Knex,
-  body: z.infer<typeof createStudentsBody>,
-  online: boolean,
-  by: string | null,
-  push?: (created: CreatedLearner[]) => Promise<void>,
-): Promise<true> {
-  const school = await schoolById(db, body.schoolid);
-  if (!school) throw httpError(400, 'Invalid School Name');
-  for (const s of body.students) if (s.is_teacher_acc !== '1' && !body.standard) throw httpError(400, 'Student must has a class!');
-  const taken = await takenUsernames(db, body.students.map((s) => s.schoolusername));
-  if (taken.length) throw httpError(400, `Students already exists, ${taken.join(',')}`);
-  const hashes = await Promise.all(body.students.map((s) => hashPassword(s.schooluserpasswordhash)));
-  const now = new Date().toISOString();
-  const created: CreatedLearner[] = body.students.map((s, i) => {
-    const schooluserid = crypto.randomUUID();
-    const teacherAccount = s.is_teacher_acc === '1';
-    const answers = Object.fromEntries(WG.map((k) => [k, (s as Record<string, unknown>)[k] ? Number((s as Record<string, unknown>)[k]) : null]));
-    const answered = Object.values(answers).some((v) => v !== null);
-    return {
-      schooluser: {
-        schooluserid, schoolusername: s.schoolusername, schooluserpasswordhash: hashes[i], schooluserrole: 4, schooluserstatus: true,
-        schoolname: school.schoolname, created_by: by,
-      },
-      student: {
-        studentid: crypto.randomUUID(), schooluserid, studentfirstname: s.studentfirstname, studentlastname: s.studentlastname ?? '',
-        familyname: s.familyname ?? '', mothername: s.mothername ?? '', fathername: s.fathername ?? '', contact: s.contact ?? '',
-        dateofbirth: parseDmy(s.dateofbirth)?.toISOString() ?? null, dateofjoin: (parseDmy(s.dateofjoin) ?? new Date()).toISOString(),
-        genderid: Number(s.genderid), ...answers, wg_source: answered ? 1 : null, wg_collected_at: answered ? now : null,
-        city: s.city, country: s.country, state: s.state, schooltype: s.schooltype ?? null, schoolname: school.schoolname,
-        standard: body.standard || null, curriculumid: body.curriculumid[0], curriculumids: JSON.stringify(body.curriculumid),
-        type: online || teacherAccount ? 'online' : 'offline', isactive: true, is_teacher_acc: teacherAccount, created_by: by,
-      },
-    };
-  });
-  await db.transaction(async (trx) => {
-    await trx.batchInsert('schoolusers', created.map((c) => c.schooluser), 200);
-    await trx.batchInsert('students', created.map((c) => c.student), 200);
-    if (push) await push(created);
-  });
-  return true;
+/** One problem per row whose username is taken, and the contract's one line naming them all. */
+export function noteTakenUsernames(problems: BatchProblems, rows: Array<[index: number, username: string]>, taken: string[], prefix = 'Students already exists, '): void {
+  if (!taken.length) return;
+  const set = new Set(taken);
+  for (const [i, name] of rows) if (set.has(name.toLowerCase())) problems.add(i, 'schoolusername', `${prefix}${name.toLowerCase()}`, null);
+  problems.note(`${prefix}${taken.join(',')}`);
 }
 
 // ---- GET /student/all ---------------------------------------------------------------------------------
@@ -144,64 +35,36 @@ export const allStudentsQuery = z.looseObject({
   userid: z.string().optional(), standard: z.string().optional(), schoolname: z.string().optional(), teacher: z.string().optional(),
 });
 
-/** Learner rows with identity fields; without a school or class at most 50, oldest first. */
-export async function allStudents(db: Knex, q: z.infer<typeof allStudentsQuery>) {
+/** Learner rows with identity fields, within the caller's scope; without a school or class at most 50, oldest first. */
+export async function allStudents(db: Knex, scope: Scope, q: z.infer<typeof allStudentsQuery>) {
   const query = db('students as s').join('schoolusers as u', 'u.schooluserid', 's.schooluserid').where('s.isdeleted', false).orderBy('s.created_at');
-  if (q.userid) query.where('u.schoolusername', 'like', `%${q.userid}%`);
+  if (q.userid?.trim()) whereContains(query, 'u.schoolusername', q.userid.trim());
   if (q.standard) query.where('s.standard', q.standard);
   if (q.schoolname) query.where('s.schoolname', q.schoolname);
   if (q.teacher !== 'true') query.where((w) => w.where('s.is_teacher_acc', false).orWhereNull('s.is_teacher_acc'));
   if (!q.schoolname && !q.standard) query.limit(50);
+  applyScope(db, query, scope, { schoolname: 's.schoolname' });
   const rows = await query.select('s.*', 'u.schoolusername');
   return rows.map(({ schoolusername, ...row }: Record<string, unknown>) => ({ ...row, schooluser: { schoolusername } }));
 }
 
-// ---- GET /student/download-students -------------------------------------------------------------------
+// ---- DELETE /student/:schooluserid ----------------------------------------------------------------------
 
-export const downloadQuery = z.looseObject({ countryid: z.string().optional(), schoolname: z.string().optional(), studentid: z.string().optional() });
-
-const DOWNLOAD_COLUMNS = [
-  'studentid', 'schooluserid', 'schoolusername', 'schoolname', 'curriculums', 'standard', 'studentfirstname', 'studentlastname',
-  'familyname', 'mothername', 'fathername', 'contact', 'genderid', ...WG, 'dateofbirth', 'dateofjoin', 'schooltype', 'city',
-  'country', 'state', 'type', 'isactive', 'schooluserpasswordhash', 'is_teacher_acc',
-] as const;
-
-/** The learner CSV: the round-trip format of PUT /student/update (password column always empty). */
-export async function downloadStudents(db: Knex, q: z.infer<typeof downloadQuery>): Promise<{ filename: string; csv: string }> {
-  const query = db('students as s')
-    .join('schoolusers as u', 'u.schooluserid', 's.schooluserid')
-    .leftJoin('standards as c', 'c.standardid', 's.standard')
-    .where({ 's.isdeleted': false, 's.isactive': true, 'u.isdeleted': false })
-    .orderBy(['s.schoolname', 's.studentfirstname']);
-  if (q.countryid) {
-    const country = await db('countries').where({ countryid: q.countryid }).first('countryname');
-    if (!country) throw httpError(400, 'Country does not exists!');
-    query.where('s.country', country.countryname);
-  }
-  if (q.schoolname) {
-    const school = await db('schools').where({ schoolname: q.schoolname }).first('schoolid');
-    if (!school) throw httpError(400, 'School does not exists!');
-    query.where('s.schoolname', q.schoolname);
-  }
-  if (q.studentid) query.where('s.studentid', q.studentid);
-  const rows = await query.select('s.*', 'u.schoolusername', 'c.standardname');
-  const names = new Map(
-    (await db('curriculums').select('curriculumid', 'curriculumname')).map((c: { curriculumid: string; curriculumname: string }) => [c.curriculumid, c.curriculumname]),
-  );
-  const out = rows.map((r: Record<string, any>) => ({ // eslint-disable-line @typescript-eslint/no-explicit-any
-    ...r,
-    curriculums: (Array.isArray(r.curriculumids) && r.curriculumids.length ? r.curriculumids : [r.curriculumid])
-      .map((id: string) => names.get(id) ?? '')
-      .filter(Boolean)
-      .join('/'),
-    standard: r.standardname ?? '',
-    dateofbirth: toDmy(r.dateofbirth),
-    dateofjoin: toDmy(r.dateofjoin),
-    isactive: r.isactive ? 1 : 0,
-    schooluserpasswordhash: '',
-    is_teacher_acc: r.is_teacher_acc ? '1' : '',
-  }));
-  return { filename: `students-${q.schoolname || 'all'}.csv`, csv: toCsv(DOWNLOAD_COLUMNS, out) };
+/**
+ * Soft-deletes a learner and its school user together. The rows stay: the username remains taken and
+ * the learner's progress stays in the reports. Its sign-ins end.
+ */
+export async function deleteStudent(db: Knex, scope: Scope, schooluserid: string, by: string | null): Promise<true> {
+  await db.transaction(async (trx) => {
+    const learner = await applyScope(trx, trx('students as s').where('s.schooluserid', schooluserid), scope, { schoolname: 's.schoolname' }).first('s.studentid', 's.isdeleted');
+    if (!learner) throw httpError(400, 'Invalid school user id');
+    if (learner.isdeleted) throw httpError(400, 'Student already deleted or not found');
+    const stamp = { isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by };
+    await trx('students').where({ studentid: learner.studentid }).update(stamp);
+    await trx('schoolusers').where({ schooluserid }).update(stamp);
+    await revokeAll(trx, schooluserid);
+  });
+  return true;
 }
 
 // ---- Data migrations ----------------------------------------------------------------------------------

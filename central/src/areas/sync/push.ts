@@ -8,13 +8,23 @@ import { configOf, depsOf } from '../../http/context';
 import { packageToTempFile } from './store';
 
 /** Streams a package to the client as a ZIP download. */
-export async function sendZip(res: Response, filename: string, zip: Readable): Promise<void> {
+export async function sendZip(res: Response, filename: string, zip: Readable, beforeEnd?: () => Promise<void>): Promise<void> {
   res.status(200);
   res.setHeader('Content-Type', 'application/zip');
   res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
   // Rosters and curriculum are not for shared caches.
   res.setHeader('Cache-Control', 'no-store');
-  await pipeline(zip, res);
+  if (!beforeEnd) {
+    await pipeline(zip, res);
+    return;
+  }
+  // What the whole package tells (how many rows it held) is recorded before the client sees its end.
+  await pipeline(zip, res, { end: false });
+  try {
+    await beforeEnd();
+  } finally {
+    res.end();
+  }
 }
 
 /**

@@ -3,7 +3,7 @@ import { anyUser, httpError, noInput, roles, route, writeStudentsZip, type Handl
 import { depsOf } from '../../http/context';
 import type { Caller, CentralRoute } from '../../http/types';
 import { pushFile, pushPackage, sendZip } from './push';
-import { contentPackage, legacyContentPackage, onSnapshot, packageToTempFile, reportDataPackage, schoolRoster } from './store';
+import { contentPackage, legacyContentPackage, onSnapshot, packageToTempFile, recordContentPush, reportDataPackage, schoolOfSchoolUser, schoolRoster } from './store';
 
 type Ctx = HandlerContext<Caller>;
 
@@ -18,22 +18,54 @@ async function legacySync({ req, res }: Ctx): Promise<void> {
   await sendZip(res, SYNC_ZIP, legacyContentPackage(depsOf(req).db));
 }
 
-async function contentDownload({ req, res }: Ctx): Promise<void> {
-  await sendZip(res, SYNC_ZIP, contentPackage(depsOf(req).db));
+/** Who sent content, as the sync-status report names them. */
+function sender(caller: Caller): { id: string | null; name: string | null } {
+  if (caller.kind === 'staff') return { id: caller.lmsuserid, name: caller.lmsusername };
+  if (caller.kind === 'school') return { id: caller.schooluserid, name: caller.schoolusername };
+  return { id: null, name: caller.kind === 'apikey' ? 'API KEY' : null };
 }
 
-async function pushContent({ req }: Ctx): Promise<unknown> {
-  const file = await onSnapshot(depsOf(req).db, (q) => packageToTempFile(contentPackage(q)));
-  return pushFile(req, 'master', file);
+/** Records what was sent; the content reached the classroom (or the teacher) already, so a failure is logged, not answered. */
+async function recorded(req: Ctx['req'], write: () => Promise<void>): Promise<void> {
+  try {
+    await write();
+  } catch (err) {
+    depsOf(req).logger.warn({ err }, 'content push not recorded');
+  }
+}
+
+async function contentDownload({ req, res, caller }: Ctx): Promise<void> {
+  const { db } = depsOf(req);
+  const counter = { rows: 0 };
+  // A teacher fetching the package takes it to their classroom's server: that school's last content.
+  const record = caller.kind !== 'school' ? undefined : () => recorded(req, async () => {
+    const school = await schoolOfSchoolUser(db, caller.schooluserid);
+    if (school) await recordContentPush(db, { kind: 'download', schoolid: school, rowcount: counter.rows, by: sender(caller) });
+  });
+  await sendZip(res, SYNC_ZIP, contentPackage(db, counter), record);
+}
+
+async function pushContent({ req, caller }: Ctx): Promise<unknown> {
+  const { db } = depsOf(req);
+  const counter = { rows: 0 };
+  const file = await onSnapshot(db, (q) => packageToTempFile(contentPackage(q, counter)));
+  const answer = await pushFile(req, 'master', file);
+  await recorded(req, () => recordContentPush(db, { kind: 'content', schoolid: null, rowcount: counter.rows, by: sender(caller) }));
+  return answer;
 }
 
 const schoolParams = { params: z.object({ schoolname: z.string().trim().min(1, 'School name is required').max(250) }) };
 
-async function pushStudents({ req, params }: Ctx): Promise<unknown> {
+async function pushStudents({ req, params, caller }: Ctx): Promise<unknown> {
   // Hashes travel here, and only here: the classroom must verify the learners' own passwords offline.
   const studentusers = await schoolRoster(depsOf(req).db, params.schoolname, { teacherAccounts: true, hash: true });
   if (studentusers.length === 0) throw httpError(400, 'No student available');
-  return pushPackage(req, 'students', writeStudentsZip({ studentusers }));
+  const answer = await pushPackage(req, 'students', writeStudentsZip({ studentusers }));
+  await recorded(req, async () => {
+    const school = await depsOf(req).db('schools').where({ schoolname: params.schoolname }).first('schoolid');
+    if (school) await recordContentPush(depsOf(req).db, { kind: 'students', schoolid: school.schoolid as string, rowcount: studentusers.length, by: sender(caller) });
+  });
+  return answer;
 }
 
 export const syncRoutes: CentralRoute[] = [

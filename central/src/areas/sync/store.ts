@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -58,11 +59,35 @@ const SOURCES: Record<ContentKey, Paging> = {
   subjects: { table: 'subjects', pk: 'subjectid' },
 };
 
-/** The curriculum package (contract B, format 2, 19 keys): what `GET /sync/content` serves and `POST /sync/cloud` pushes. */
-export function contentPackage(db: Knex): Readable {
+/** Passes rows through, counting them (how many rows a package carried, for the sync-status report). */
+async function* counted(rows: AsyncGenerator<Row>, counter: { rows: number }): AsyncGenerator<Row> {
+  for await (const r of rows) {
+    counter.rows += 1;
+    yield r;
+  }
+}
+
+/**
+ * The curriculum package (contract B, format 2, 19 keys): what `GET /sync/content` serves and `POST /sync/cloud`
+ * pushes. `counter.rows` counts the rows written into it.
+ */
+export function contentPackage(db: Knex, counter: { rows: number } = { rows: 0 }): Readable {
   const content = {} as Record<ContentKey, RowSource>;
-  for (const key of CONTENT_KEY_LIST) content[key] = pagedRows(db, SOURCES[key]);
+  for (const key of CONTENT_KEY_LIST) content[key] = counted(pagedRows(db, SOURCES[key]), counter);
   return writeContentZip(content);
+}
+
+/**
+ * Records content sent towards classrooms (GET /report/syncstatus): `schoolid` null for a curriculum push
+ * to the classroom server, which serves every school on it.
+ */
+export async function recordContentPush(
+  db: Knex,
+  o: { kind: 'content' | 'students' | 'download'; schoolid: string | null; rowcount: number; by: { id: string | null; name: string | null } },
+): Promise<void> {
+  await db('contentpushes').insert({
+    contentpushid: crypto.randomUUID(), kind: o.kind, schoolid: o.schoolid, rowcount: o.rowcount, created_by: o.by.id, created_by_name: o.by.name, created_at: new Date(),
+  });
 }
 
 /** The keys of the older format (`GET /sync`), in their order. */
@@ -226,6 +251,12 @@ export async function rosterProgress(db: Knex, studentids: string[]): Promise<Re
 export async function schoolTeachers(db: Knex, schoolname: string): Promise<Row[]> {
   const rows = (await db('schoolusers').where({ schoolname, schooluserrole: 3 }).orderBy('schooluserid')) as Row[];
   return rows.map(withoutHash);
+}
+
+/** The id of a school user's school (by the name the account carries), if that school exists. */
+export async function schoolOfSchoolUser(db: Knex, schooluserid: string): Promise<string | undefined> {
+  const row = await db('schoolusers as u').join('schools as sc', 'sc.schoolname', 'u.schoolname').where('u.schooluserid', schooluserid).first('sc.schoolid');
+  return row?.schoolid as string | undefined;
 }
 
 export async function schoolExists(db: Knex, schoolname: string): Promise<boolean> {

@@ -14,7 +14,8 @@ export async function curriculumIdsOfLearner(db: Knex, q: { studentid?: string; 
   else if (q.standardid) {
     const standard = await db('standards').where('standardid', q.standardid).first('standardname', 'schoolname');
     if (!standard) return [];
-    const s = db('students').where('standard', standard.standardname);
+    // students.standard holds the class id; some clients wrote the class name there instead.
+    const s = db('students').where((w) => w.where('standard', q.standardid!).orWhere('standard', standard.standardname));
     const school = q.schoolname || standard.schoolname;
     if (school) s.andWhereRaw('lower(schoolname) = ?', [String(school).toLowerCase()]);
     student = await s.orderBy('studentid').first('curriculumid', 'curriculumids');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import busboy from 'busboy';
-import { httpError } from '@lms/shared';
+import { httpError, uploadStorageError } from '@lms/shared';
 
 /** The multipart file part every import carries (central and the teacher app both name it so). */
 export const UPLOAD_FIELD = 'importfile';
@@ -54,6 +54,12 @@ export async function receiveUpload(req: Request, maxBytes: number): Promise<Upl
           tooLarge = true;
         });
         written = pipeline(stream, fs.createWriteStream(file)).then(() => bytes);
+        // A write that fails (a full disk) answers at once; the rest of the request is read and dropped.
+        written.catch((err: unknown) => {
+          req.unpipe(parser);
+          req.resume();
+          reject(err);
+        });
       });
       parser.on('error', () => reject(httpError(400, 'Invalid file (malformed multipart request)')));
       parser.on('close', () => {
@@ -70,6 +76,6 @@ export async function receiveUpload(req: Request, maxBytes: number): Promise<Upl
     return { path: file, size, dispose };
   } catch (err) {
     dispose();
-    throw err;
+    throw uploadStorageError(err);
   }
 }

@@ -71,7 +71,10 @@ export const lessonRoutes: ClassroomRoute[] = [
   }, { summary: 'One learning with its file facts and the caller progress' }),
   route('GET', '/lesson/:lessonid/learning', anyUser(), { params: lessonParams }, async ({ req, caller, params }) => {
     const { db } = depsOf(req);
-    const out = await lessonWithContent(db, params.lessonid, await isTeacherAccount(db, caller));
+    const out = await lessonWithContent(db, params.lessonid, {
+      withPlans: await isTeacherAccount(db, caller),
+      answerableOnly: userOf(caller).schooluserrole === SCHOOL_ROLE.student,
+    });
     if (!out) throw httpError(404, `lesson ${params.lessonid} not found`);
     return out;
   }, { summary: 'A lesson with its learnings, practices, quizzes (and plans for teachers)' }),

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Knex } from '@lms/db';
 import { num, round2, whereContains } from '../common';
+import { LINKS, parentsWithQuestions } from '../question/store';
 import { ACTIVE, PROGRESS, lessonTotals, recordActive, refreshAggregates } from '../result/progress';
 
 export function searchLessons(db: Knex, q: { levelid?: string; lesson?: string }) {
@@ -93,17 +94,27 @@ export function fileObject(documentname: string | null | undefined) {
   return { filename, filetype, fileext };
 }
 
-export async function lessonWithContent(db: Knex, lessonid: string, withPlans: boolean) {
+export async function lessonWithContent(db: Knex, lessonid: string, viewer: { withPlans: boolean; answerableOnly: boolean }) {
   const lesson = await db('lessons').where({ lessonid, isdeleted: false }).first();
   if (!lesson) return null;
-  const [lessonlearnings, lessonpractices, lessonquizzes] = await Promise.all([
+  const [lessonlearnings, practices, quizzes] = await Promise.all([
     db('lessonlearnings').where({ lessonid, lessonlearningstatus: true }).orderBy('lessonlearningorder').select('lessonlearningid', 'lessonlearningname', 'lessonlearningorder'),
     db('lessonpractices').where({ lessonid, lessonpracticestatus: true }).orderBy('lessonpracticeorder').select('lessonpracticeid', 'lessonpracticename', 'lessonpracticeorder'),
     db('lessonquizzes').where({ lessonid, lessonquizstatus: true }).orderBy('lessonquizorder').select('lessonquizid', 'lessonquizname', 'lessonquizorder'),
   ]);
+  let lessonpractices = practices;
+  let lessonquizzes = quizzes;
+  // The learner app opens a practice or quiz at its first question without checking there is one, so a learner
+  // is never offered one that has none to serve; staff still see every item, to find and fix such content.
+  if (viewer.answerableOnly) {
+    const answerablePractices = await parentsWithQuestions(db, LINKS.practice, practices.map((p) => p.lessonpracticeid));
+    const answerableQuizzes = await parentsWithQuestions(db, LINKS.quiz, quizzes.map((q) => q.lessonquizid));
+    lessonpractices = practices.filter((p) => answerablePractices.has(p.lessonpracticeid));
+    lessonquizzes = quizzes.filter((q) => answerableQuizzes.has(q.lessonquizid));
+  }
   const out: Record<string, unknown> = { ...lesson, lessonlearnings, lessonpractices, lessonquizzes };
   // Lesson plans are teaching material: only teacher accounts see them.
-  if (withPlans) out.lessonplans = await db('lessonplans').where({ lessonid, lessonplanstatus: true }).orderBy('lessonplanorder').select('lessonplanid', 'lessonplanname', 'lessonplanorder');
+  if (viewer.withPlans) out.lessonplans = await db('lessonplans').where({ lessonid, lessonplanstatus: true }).orderBy('lessonplanorder').select('lessonplanid', 'lessonplanname', 'lessonplanorder');
   return out;
 }
 

@@ -33,5 +33,5 @@ async function serveMedia({ req, res, params }: HandlerContext<Caller>): Promise
 
 /** Routes beyond the contract's catalogue. */
 export const mediaRoutes: ClassroomRoute[] = [
-  route('GET', '/media/:filename', publicGate(), { params: z.object({ filename: z.string().max(300) }) }, serveMedia, { summary: 'a lesson media file (public; Range, ETag)' }),
+  route('GET', '/media/:filename', publicGate(), { params: z.object({ filename: z.string().max(300) }) }, serveMedia, { summary: 'a lesson media file (public; Range, ETag)', addition: true }),
 ];

@@ -26,18 +26,31 @@ export const LINKS = {
   baseline: { table: 'baselinequestion', parent: 'curriculumbaselineid', status: 'baselinequestionstatus', order: 'baselinequestionorder' },
 } satisfies Record<string, LinkSpec>;
 
+/** The link rows that are served: active ones (for a baseline, not deleted ones). */
+function servedLinks(db: Knex, spec: LinkSpec, parentIds: string[]) {
+  const q = db(spec.table).whereIn(`${spec.table}.${spec.parent}`, parentIds);
+  // A baseline question's status flag defaults to false in the original schema, so only deletion hides it.
+  return spec.table === 'baselinequestion' ? q.andWhere(`${spec.table}.isdeleted`, false) : q.andWhere(`${spec.table}.${spec.status}`, true);
+}
+
 /** Link rows of one or more parents, each with its question nested (and the question's questionobject inside it). */
 export async function linkedQuestions(db: Knex, spec: LinkSpec, parentIds: string[]) {
   if (!parentIds.length) return [];
-  const q = db(spec.table).whereIn(spec.parent, parentIds).orderBy(spec.order);
-  // A baseline question's status flag defaults to false in the original schema, so only deletion hides it.
-  if (spec.table === 'baselinequestion') q.andWhere('isdeleted', false);
-  else q.andWhere(spec.status, true);
-  const links = await q;
+  const links = await servedLinks(db, spec, parentIds).orderBy(spec.order);
   const ids = [...new Set(links.map((l) => l.questionid).filter(Boolean))];
   const questions = ids.length ? await db('questions').whereIn('questionid', ids).andWhere('isdeleted', false) : [];
   const byId = new Map(questions.map((x) => [x.questionid, withQuestionObject(x)]));
   return links.filter((l) => byId.has(l.questionid)).map((l) => ({ ...l, question: byId.get(l.questionid) }));
+}
+
+/** Which of the parents have at least one question that `linkedQuestions` would serve. */
+export async function parentsWithQuestions(db: Knex, spec: LinkSpec, parentIds: string[]): Promise<Set<string>> {
+  if (!parentIds.length) return new Set();
+  const rows = await servedLinks(db, spec, parentIds)
+    .join('questions', 'questions.questionid', `${spec.table}.questionid`)
+    .andWhere('questions.isdeleted', false)
+    .distinct(`${spec.table}.${spec.parent} as parentid`);
+  return new Set(rows.map((r: { parentid: string }) => r.parentid));
 }
 
 export async function levelWithQuestions(db: Knex, levelid: string) {

@@ -10,6 +10,8 @@ export interface LearnerRow {
   studentfirstname: string;
   studentlastname: string | null;
   standard: string | null;
+  /** The class's name; `standard` holds the class id. */
+  standardname: string | null;
   schoolname: string | null;
   curriculumid: string;
   schoolusername: string;
@@ -28,10 +30,11 @@ export async function learners(db: Knex, f: Filters, keys: string[], school: str
     .join('schoolusers as u', 'u.schooluserid', 's.schooluserid')
     .leftJoin('schools as sc', function join() { this.on(db.raw('lower(sc.schoolname) = lower(s.schoolname)')); })
     .leftJoin('countries as c', 'c.countryid', 'sc.countryid')
+    .leftJoin('standards as st', 'st.standardid', 's.standard')
     .where('u.isdeleted', false)
     .andWhere((w) => w.where('s.is_teacher_acc', false).orWhereNull('s.is_teacher_acc'))
     .select('s.studentid', 's.schooluserid', 's.studentfirstname', 's.studentlastname', 's.standard', 's.schoolname', 's.curriculumid',
-      'u.schoolusername', 'sc.schoolid', 'sc.countryid', 'c.countryname', 's.isactive')
+      'u.schoolusername', 'sc.schoolid', 'sc.countryid', 'c.countryname', 's.isactive', 'st.standardname')
     .orderBy([{ column: 's.schoolname' }, { column: 's.standard' }, { column: 's.studentfirstname' }]);
   const has = (k: string) => keys.includes(k) && f.has(k);
   if (has('studentid')) q.whereIn('s.studentid', f.get('studentid')!);
@@ -43,6 +46,9 @@ export async function learners(db: Knex, f: Filters, keys: string[], school: str
   if (school !== undefined) q.whereRaw('lower(s.schoolname) = ?', [school.toLowerCase()]);
   return q;
 }
+
+/** `students.standard` holds the class id; a value that names no class row (a class name some clients wrote) is shown as it is. */
+const classNameOf = (p: LearnerRow): string | null => p.standardname ?? p.standard;
 
 interface ContentRow { id: string; lessonid: string | null; lessonname: string | null; levelid: string; levelname: string; gradeid: string; gradename: string; curriculumid: string }
 
@@ -95,7 +101,7 @@ export async function latestAttempts(db: Knex, f: Filters, type: number, learner
     return {
       studentid: p.studentid,
       student: { studentid: p.studentid, studentfirstname: p.studentfirstname, studentlastname: p.studentlastname, schooluserid: p.schooluserid, schooluser: { schoolusername: p.schoolusername } },
-      class: { standardname: p.standard },
+      class: { standardname: classNameOf(p) },
       school: { schoolid: p.schoolid, schoolname: p.schoolname },
       curriculumid: c.curriculumid,
       grade: { gradeid: c.gradeid, gradename: c.gradename },
@@ -173,7 +179,7 @@ export async function studentStatus(db: Knex, f: Filters, school: string | undef
     schooluserid: p.schooluserid,
     schooluser: { schoolusername: p.schoolusername },
     school: { schoolid: p.schoolid, schoolname: p.schoolname, countryid: p.countryid, countries: { countryname: p.countryname } },
-    class: { standardname: p.standard },
+    class: { standardname: classNameOf(p) },
     curriculum: { curriculumname: curricula.get(p.curriculumid) ?? null },
     status: logins.has(p.schooluserid),
     lastLogin: logins.get(p.schooluserid) ?? null,
@@ -195,7 +201,7 @@ export async function aggregateRows(db: Knex, f: Filters, kind: 'grade' | 'level
   if (f.has('levelid') && kind === 'lesson') q.whereIn('a.levelid', f.get('levelid')!);
   const rows = (await q).map((r: Record<string, unknown>) => {
     const p = byStudent.get(String(r.studentid))!;
-    return { ...r, student: { studentfirstname: p.studentfirstname, studentlastname: p.studentlastname, schooluser: { schoolusername: p.schoolusername } }, class: { standardname: p.standard }, school: { schoolid: p.schoolid, schoolname: p.schoolname } };
+    return { ...r, student: { studentfirstname: p.studentfirstname, studentlastname: p.studentlastname, schooluser: { schoolusername: p.schoolusername } }, class: { standardname: classNameOf(p) }, school: { schoolid: p.schoolid, schoolname: p.schoolname } };
   });
   const one = f.get('studentid')?.length === 1 ? byStudent.get(f.get('studentid')![0]) ?? null : null;
   return { rows, student: one };

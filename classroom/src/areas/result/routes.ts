@@ -7,18 +7,23 @@ import { KINDS, saveResult, type Answer, type ResultKind } from './store';
 
 const id = z.string().uuid();
 
-function submissionBody<T extends z.ZodRawShape>(item: T) {
+// Answer items keep what we know and drop the rest: newer builds of the learner app send more per answer
+// (the chosen `answer`), and refusing them would leave their results queued on the tablet for good.
+function submissionBody<T extends z.ZodRawShape>(item: T, minAnswers: number) {
   return z.object({
-    result: z.array(z.object({ iscorrect: z.boolean(), questionid: id, ...item }).strict()).min(1).max(500),
+    result: z.array(z.object({ iscorrect: z.boolean(), questionid: id, ...item })).min(minAnswers).max(500),
     starttime: instant.optional(),
     endtime: instant.optional(),
   }).strict();
 }
 
-const practiceBody = submissionBody({ lessonpracticeid: id, lessonpracticequestionid: id, tries: z.number().int().min(0).max(1000) });
-const quizBody = submissionBody({ lessonquizid: id, lessonquizquestionid: id });
-const levelBody = submissionBody({ levelid: id, levelquizquestionid: id });
-const baselineBody = submissionBody({ curriculumbaselineid: id, baselinequestionid: id });
+// The learner app's practice screen sends only the questions answered right, so a practice with every answer
+// wrong arrives as `result: []`. That is a failed attempt (0 %), taken the same way on the quiz route: refusing
+// it would leave the app's queue retrying it for a day.
+const practiceBody = submissionBody({ lessonpracticeid: id, lessonpracticequestionid: id, tries: z.number().int().min(0).max(1000) }, 0);
+const quizBody = submissionBody({ lessonquizid: id, lessonquizquestionid: id }, 0);
+const levelBody = submissionBody({ levelid: id, levelquizquestionid: id }, 1);
+const baselineBody = submissionBody({ curriculumbaselineid: id, baselinequestionid: id }, 1);
 
 function handler(kind: ResultKind, param: string) {
   return async ({ req, caller, params, body }: { req: import('express').Request; caller: import('../../http/types').Caller; params: Record<string, string>; body: { result: Array<Record<string, unknown>>; starttime?: Date; endtime?: Date } }) => {

@@ -80,14 +80,16 @@ export async function saveResult(db: Knex, kind: ResultKind, s: Submission): Pro
     if (a.parentid !== s.referenceid) throw httpError(400, `"${kind.link.parent}" of every answer must be ${s.referenceid}`);
   }
   const linkIds = [...new Set(s.answers.map((a) => a.linkid))];
-  const links = await db(kind.link.table).where(kind.link.parent, s.referenceid).whereIn(kind.link.id, linkIds).select(kind.link.id);
-  if (links.length !== linkIds.length) throw httpError(400, `Invalid ${kind.link.id}`);
+  if (linkIds.length) {
+    const links = await db(kind.link.table).where(kind.link.parent, s.referenceid).whereIn(kind.link.id, linkIds).select(kind.link.id);
+    if (links.length !== linkIds.length) throw httpError(400, `Invalid ${kind.link.id}`);
+  }
 
   const stored = await findStored(db, s);
   if (stored) return { row: stored, replay: true };
 
   const correct = s.answers.filter((a) => a.iscorrect).length;
-  const percentage = round2((correct * 100) / s.answers.length);
+  const percentage = s.answers.length ? round2((correct * 100) / s.answers.length) : 0;
   const ispass = percentage >= 80;
   const full = kind.content.points ? Number(content[kind.content.points] ?? 0) : 0;
   const row = {
@@ -107,7 +109,7 @@ export async function saveResult(db: Knex, kind: ResultKind, s: Submission): Pro
   try {
     await db.transaction(async (trx) => {
       await trx('studentprogress').insert(row);
-      await trx('studentprogressquestions').insert(s.answers.map((a) => ({
+      if (s.answers.length) await trx('studentprogressquestions').insert(s.answers.map((a) => ({
         studentprogressquestionid: crypto.randomUUID(),
         studentprogressid: row.studentprogressid,
         tries: a.tries ?? 0,

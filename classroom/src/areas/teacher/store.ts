@@ -126,7 +126,7 @@ export async function classScoreSheet(db: Knex, schoolname: string, filters: { s
   const lessonid = filters.lessonid ?? (await firstLessonOf(db, firstLearner.curriculumid));
   const learners = await learnersOfSchool(db, schoolname).andWhere('students.standard', standard)
     .join('schoolusers', 'schoolusers.schooluserid', 'students.schooluserid')
-    .orderBy('students.studentfirstname').select('students.studentid', 'students.studentfirstname', 'students.schooluserid', 'schoolusers.schoolusername');
+    .orderBy('students.studentfirstname').select('students.studentid', 'students.studentfirstname', 'students.studentlastname', 'students.schooluserid', 'schoolusers.schoolusername');
   const ids = learners.map((l) => l.studentid);
   const lessonRows = lessonid && ids.length ? await db('studentlessonsprogress').where({ lessonid }).whereIn('studentid', ids).select('studentid', 'progress', 'scores', 'lessonid') : [];
   const quizIds = lessonid ? (await db('lessonquizzes').where({ lessonid }).select('lessonquizid')).map((q) => q.lessonquizid) : [];
@@ -140,14 +140,18 @@ export async function classScoreSheet(db: Knex, schoolname: string, filters: { s
   }
   return learners.map((l, i) => {
     const best = attempts.find((a) => a.studentid === l.studentid);
+    const marks = best ? num(best.marks) : 0;
     return {
       studentid: l.studentid,
       studentfirstname: l.studentfirstname,
+      // The app's score sheet shows "<last name> <first name>" and "<mark>/<totalquestions>": both keys are
+      // sent beside the original's `marks`, which other clients read.
+      studentlastname: l.studentlastname ?? '',
       schooluserid: l.schooluserid,
       studentlessonsprogresses: lessonRows.filter((r) => r.studentid === l.studentid).map((r) => ({ progress: num(r.progress), scores: num(r.scores), lessonid: r.lessonid })),
       studentprogress: best
-        ? { studentprogressreferenceid: best.studentprogressreferenceid, scores: num(best.scores), resultpercentage: num(best.resultpercentage), marks: num(best.marks), ispass: best.ispass ? 1 : 0, totalquestions: counts.get(best.studentprogressid) ?? 0 }
-        : { studentprogressreferenceid: null, scores: 0, resultpercentage: 0, marks: 0, ispass: 0, totalquestions: 0 },
+        ? { studentprogressreferenceid: best.studentprogressreferenceid, scores: num(best.scores), resultpercentage: num(best.resultpercentage), marks, mark: marks, ispass: best.ispass ? 1 : 0, totalquestions: counts.get(best.studentprogressid) ?? 0 }
+        : { studentprogressreferenceid: null, scores: 0, resultpercentage: 0, marks, mark: marks, ispass: 0, totalquestions: 0 },
       index: i + 1,
       schooluser: { schoolusername: l.schoolusername },
     };

@@ -1,0 +1,73 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { classroom, createTestDatabase, type TestDatabase } from '@lms/db';
+import { closedPort, testDatabase } from './helpers';
+
+const get = (port: number) =>
+  new Promise<number>((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path: '/', agent: false }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject);
+  });
+
+async function waitUntilUp(port: number, child: ChildProcess): Promise<void> {
+  for (let i = 0; i < 200; i += 1) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
+    try {
+      if ((await get(port)) === 200) return;
+    } catch { /* not listening yet */ }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('server did not start');
+}
+
+const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+
+const services = [
+  { name: 'central', server: '../dist/server.js', portVar: 'PORT', db: () => testDatabase() },
+  { name: 'classroom', server: '../../classroom/dist/server.js', portVar: 'RPI_PORT', db: () => createTestDatabase({ kinds: classroom.kinds, migrations: classroom.migrations }) },
+];
+
+describe.each(services)('graceful shutdown of the $name service', (svc) => {
+  const dbs: TestDatabase[] = [];
+  afterAll(async () => {
+    for (const d of dbs) await d.dispose();
+  });
+
+  it('on SIGTERM stops accepting, finishes the request in flight, then exits 0', async () => {
+    const tdb = await svc.db();
+    dbs.push(tdb);
+    const port = await closedPort();
+    const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-shutdown-'));
+    const child = spawn(process.execPath, [path.resolve(__dirname, svc.server)], {
+      env: { PATH: process.env.PATH, NODE_ENV: 'test', DATABASE_URL: tdb.url, [svc.portVar]: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_DIR: logDir },
+      stdio: 'ignore',
+    });
+    try {
+      await waitUntilUp(port, child);
+      // A request whose body is still arriving when the signal comes.
+      const body = JSON.stringify({ lmsusername: 'nobody@example.org', lmsuserpassword: 'Wrong-Passw0rd', studentusername: 'x', studentpassword: 'y' });
+      const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/auth/login', agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } });
+      const answer = new Promise<number>((resolve, reject) => {
+        req.on('response', (res) => { res.resume(); res.on('end', () => resolve(res.statusCode ?? 0)); });
+        req.on('error', reject);
+      });
+      req.write(body.slice(0, 10));
+      await new Promise((r) => setTimeout(r, 200));
+      child.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 300));
+      // No new connections once stopping.
+      await expect(get(port)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      expect(child.exitCode).toBeNull();
+      req.end(body.slice(10));
+      // The request in flight still gets its real answer (a refused sign-in), then the process ends cleanly.
+      expect(await answer).toBe(400);
+      expect(await exited(child)).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      fs.rmSync(logDir, { recursive: true, force: true });
+    }
+  });
+});
