@@ -35,7 +35,7 @@ describe.each(['folder', 's3'] as const)('documents on the %s store', (kind) => 
     const s = storeFor(kind, sandbox, `documents-${kind}`);
     store = s.store;
     dir = s.dir;
-    t = await makeApp({ ...s.env, MAX_MEDIA_MB: '8', RATE_LIMIT_MAX: '100000' }, undefined, { objects: store });
+    t = await makeApp({ ...s.env, MAX_MEDIA_MB: '8', UPLOAD_IDLE_SECONDS: '1', RATE_LIMIT_MAX: '100000' }, undefined, { objects: store });
     ({ server, origin } = await listen(t.app));
     await createStaff(t.tdb.db, { lmsusername: 'media@doc.test', roleids: [ROLE_IDS.superadmin] });
     admin = `Bearer ${(await staffLogin(t.app, 'media@doc.test')).accessToken}`;
@@ -171,6 +171,15 @@ describe.each(['folder', 's3'] as const)('documents on the %s store', (kind) => 
     await eventually(async () => (await count(db(), 'mediaclaims')) === 0);
     expect(await docs('Cut.mp4')).toEqual([]);
     expect(await keys()).not.toContain('Cut.mp4');
+    expect(await folderLeftovers(dir)).toEqual([]);
+  });
+
+  it('answers 408 to a client that stops sending, and keeps nothing of its upload', async () => {
+    const result = await streamUpload(origin, { auth: admin, filename: 'Slow.mp4', head: media.mp4(64), size: 4 * 1024 * 1024, stallAt: 2 * 1024 * 1024 });
+    expect(result).toEqual({ status: 408, body: { error: true, errormessage: 'The upload sent nothing for 1 s', data: false } });
+    await eventually(async () => (await count(db(), 'mediaclaims')) === 0);
+    expect(await docs('Slow.mp4')).toEqual([]);
+    expect(await keys()).not.toContain('Slow.mp4');
     expect(await folderLeftovers(dir)).toEqual([]);
   });
 

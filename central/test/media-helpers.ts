@@ -56,9 +56,10 @@ export interface StreamedUpload {
 /**
  * A multipart upload written chunk by chunk (1 MB at a time, with backpressure) so that the client never
  * holds the file: `head` then filler up to `size` bytes. With `cutAt`, the connection is dropped after
- * that many bytes of the file (the promise then resolves with status 0 unless an answer came first).
+ * that many bytes of the file (the promise then resolves with status 0 unless an answer came first); with
+ * `stallAt`, the client stops sending there and waits for the answer.
  */
-export function streamUpload(origin: string, o: { auth: string; filename: string; head: Buffer; size: number; cutAt?: number; path?: string }): Promise<StreamedUpload> {
+export function streamUpload(origin: string, o: { auth: string; filename: string; head: Buffer; size: number; cutAt?: number; stallAt?: number; path?: string }): Promise<StreamedUpload> {
   const boundary = `----lms-test-${crypto.randomBytes(6).toString('hex')}`;
   const pre = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${o.filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
   const post = Buffer.from(`\r\n--${boundary}--\r\n`);
@@ -81,7 +82,7 @@ export function streamUpload(origin: string, o: { auth: string; filename: string
     });
     req.on('error', (err) => (answered ? undefined : o.cutAt !== undefined ? resolve({ status: 0, body: {} }) : reject(err)));
     let sent = 0;
-    const limit = o.cutAt ?? o.size;
+    const limit = o.cutAt ?? o.stallAt ?? o.size;
     req.write(pre);
     const pump = () => {
       while (sent < limit) {
@@ -93,7 +94,9 @@ export function streamUpload(origin: string, o: { auth: string; filename: string
           return;
         }
       }
-      if (o.cutAt !== undefined) {
+      if (o.stallAt !== undefined) {
+        // A client that stops sending and waits: the server must answer and let go.
+      } else if (o.cutAt !== undefined) {
         // Give the server the bytes already sent, then drop the connection mid-file.
         setTimeout(() => { req.destroy(); if (!answered) resolve({ status: 0, body: {} }); }, 200);
       } else {

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import http from 'node:http';
 import type { Server } from 'node:http';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,7 +35,7 @@ async function setup(kind: 'folder' | 's3', env: Record<string, string> = {}) {
 
 describe('presigned uploads on the folder store (a URL signed by central)', () => {
   let ctx: Awaited<ReturnType<typeof setup>>;
-  beforeAll(async () => { ctx = await setup('folder', { PUBLIC_URL: 'http://media.example.org/api/' }); });
+  beforeAll(async () => { ctx = await setup('folder', { PUBLIC_URL: 'http://media.example.org/api/', UPLOAD_IDLE_SECONDS: '1' }); });
   afterAll(async () => {
     await new Promise((r) => ctx.server.close(r));
     await ctx.t.tdb.dispose();
@@ -106,6 +107,24 @@ describe('presigned uploads on the folder store (a URL signed by central)', () =
     const ok = await put(url, media.png(1000));
     expect(ok.status).toBe(200);
     expect(await db()('documents').where({ documentname: 'Retry_1.png' })).toHaveLength(1);
+  });
+
+  it('answers 408 to a PUT that stops sending, keeps nothing, and lets the URL be used again', async () => {
+    const url = local((await presign('Stall_1.mp4')).body.data as string);
+    const result = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(`${ctx.origin}${url}`, { method: 'PUT', headers: { 'Content-Type': 'video/mp4', 'Content-Length': 200_000 } });
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => { body += c.toString(); });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.write(media.mp4(50_000));
+    });
+    expect(result.status).toBe(408);
+    expect(JSON.parse(result.body).errormessage).toBe('The upload sent nothing for 1 s');
+    await nothingOf('Stall_1.mp4');
+    expect((await put(url, media.mp4(1000))).status).toBe(200);
   });
 
   it('checks the name when it signs, and never signs a name a live document holds', async () => {

@@ -19,9 +19,13 @@ export interface MediaTarget {
   db: Knex;
   store: ObjectStore;
   maxBytes: number;
+  /** A client silent this long is refused (UPLOAD_IDLE_SECONDS). */
+  idleMs?: number;
 }
 
-export const mediaTargetOf = (req: Request): MediaTarget => ({ db: depsOf(req).db, store: objectsOf(req), maxBytes: configOf(req).maxMediaBytes });
+export const mediaTargetOf = (req: Request): MediaTarget => ({
+  db: depsOf(req).db, store: objectsOf(req), maxBytes: configOf(req).maxMediaBytes, idleMs: configOf(req).uploadIdleMs,
+});
 
 /** The contract's messages (document upload, §7); feedback pictures share them (§10). */
 export const UPLOAD_MESSAGES = {
@@ -33,6 +37,9 @@ export const UPLOAD_MESSAGES = {
   exists: 'File exists, Please delete old file before upload',
   interrupted: 'The upload was interrupted',
 } as const;
+
+/** A client that stopped sending: answered, then its connection is closed rather than waited on. */
+export const stalled = (idleMs: number) => httpError(408, `The upload sent nothing for ${Math.round(idleMs / 1000)} s`, { Connection: 'close' });
 
 export const tooLarge = (maxBytes: number) => httpError(413, `File too large (at most ${Math.floor(maxBytes / (1024 * 1024))} MB)`);
 
@@ -154,7 +161,7 @@ export function httpCause(err: unknown): HttpError | undefined {
  * HttpError and leaves no object (the store's put is all-or-nothing); a source that breaks off
  * (the client went away) rejects with 400 `The upload was interrupted`.
  */
-export async function putChecked(store: ObjectStore, key: string, source: Readable, o: { ext: string; contentType: string; maxBytes: number }): Promise<StoredObject> {
+export async function putChecked(store: ObjectStore, key: string, source: Readable, o: { ext: string; contentType: string; maxBytes: number; idleMs?: number }): Promise<StoredObject> {
   // Failed before its reader came (the request was refused meanwhile): its events are past.
   if (source.destroyed) throw httpCause(source.errored) ?? httpError(400, UPLOAD_MESSAGES.interrupted);
   const check = new MediaCheck(o.ext, o.maxBytes);
@@ -171,22 +178,33 @@ export async function putChecked(store: ObjectStore, key: string, source: Readab
     if (!arrived()) check.destroy(httpError(400, UPLOAD_MESSAGES.interrupted));
   });
   source.pipe(check);
+  // A client that stops sending holds a claim and a temporary file: after `idleMs` of silence it is refused (408).
+  let idle: NodeJS.Timeout | undefined;
+  const stillSending = () => {
+    clearTimeout(idle);
+    if (o.idleMs) idle = setTimeout(() => check.destroy(stalled(o.idleMs!)), o.idleMs);
+  };
+  stillSending();
+  source.on('data', stillSending);
   try {
     return await store.put(key, check, { contentType: o.contentType });
   } catch (err) {
     source.unpipe(check);
     throw httpCause(refused) ?? httpCause(err) ?? (source.destroyed && !arrived() ? httpError(400, UPLOAD_MESSAGES.interrupted) : err);
+  } finally {
+    clearTimeout(idle);
+    source.off('data', stillSending);
   }
 }
 
 /**
  * Receives a multipart request whose one file part (any field name) is handed to `onFile` as a
- * stream, while it arrives. Settles only once `onFile` has settled, so that what it stored is known
+ * stream, while it arrives; a client silent for `idleMs` is answered 408. Settles only once `onFile` has settled, so that what it stored is known
  * to the caller, who removes it when this rejects: a second file part (`Only one file upload
  * allowed`), no file part (`Invalid file type`), a broken multipart body or a connection that drops
  * midway (the file stream is then destroyed, so that a store write in progress fails).
  */
-export function receiveOneFile<T>(req: Request, onFile: (filename: string, stream: Readable) => Promise<T>): Promise<T> {
+export function receiveOneFile<T>(req: Request, onFile: (filename: string, stream: Readable) => Promise<T>, idleMs = 30_000): Promise<T> {
   if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) return Promise.reject(httpError(400, UPLOAD_MESSAGES.noFile));
   return new Promise<T>((resolve, reject) => {
     let bb: busboy.Busboy;
@@ -201,9 +219,19 @@ export function receiveOneFile<T>(req: Request, onFile: (filename: string, strea
     let file: Readable | undefined;
     let relay: PassThrough | undefined;
     let failed = false;
+    let idle: NodeJS.Timeout | undefined;
+    const stillSending = () => {
+      clearTimeout(idle);
+      if (failed) return;
+      idle = setTimeout(() => fail(stalled(idleMs)), idleMs);
+    };
+    stillSending();
+    req.on('data', stillSending);
     const fail = (err: unknown) => {
       if (failed) return;
       failed = true;
+      clearTimeout(idle);
+      req.off('data', stillSending);
       req.unpipe(bb);
       // Keep reading (and discarding) so that the client sees the answer instead of a reset connection.
       req.resume();
@@ -236,6 +264,8 @@ export function receiveOneFile<T>(req: Request, onFile: (filename: string, strea
     bb.on('fieldsLimit', () => fail(httpError(400, UPLOAD_MESSAGES.oneFile)));
     bb.on('error', () => fail(httpError(400, UPLOAD_MESSAGES.interrupted)));
     bb.on('close', () => {
+      clearTimeout(idle);
+      req.off('data', stillSending);
       if (failed) return;
       if (!working) fail(httpError(400, UPLOAD_MESSAGES.noFile));
       else working.then(resolve, fail);

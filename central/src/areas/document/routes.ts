@@ -23,7 +23,7 @@ async function uploadDocument(ctx: Ctx): Promise<true> {
   try {
     await receiveOneFile(ctx.req, async (filename, stream) => {
       written = await writeDocumentFile(target, checkDocumentName(filename), stream);
-    });
+    }, target.idleMs);
     await recordDocument(target.db, written!, actorOf(ctx.caller));
     recorded = true;
     return true;

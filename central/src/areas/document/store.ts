@@ -87,7 +87,7 @@ export async function writeDocumentFile(t: MediaTarget, name: CheckedName, sourc
   const claim = `name:${name.key}`;
   if (!(await takeClaim(t.db, claim, UPLOAD_CLAIM_MS))) throw httpError(400, UPLOAD_MESSAGES.exists);
   try {
-    const stored = await putChecked(t.store, name.key, source, { ext: name.ext, contentType: name.contentType, maxBytes: t.maxBytes });
+    const stored = await putChecked(t.store, name.key, source, { ext: name.ext, contentType: name.contentType, maxBytes: t.maxBytes, idleMs: t.idleMs });
     return { name, stored, claim };
   } catch (err) {
     await releaseClaim(t.db, claim);
