@@ -199,10 +199,11 @@ export async function putChecked(store: ObjectStore, key: string, source: Readab
 
 /**
  * Receives a multipart request whose one file part (any field name) is handed to `onFile` as a
- * stream, while it arrives; a client silent for `idleMs` is answered 408. Settles only once `onFile` has settled, so that what it stored is known
+ * stream, while it arrives. Settles only once `onFile` has settled, so that what it stored is known
  * to the caller, who removes it when this rejects: a second file part (`Only one file upload
- * allowed`), no file part (`Invalid file type`), a broken multipart body or a connection that drops
- * midway (the file stream is then destroyed, so that a store write in progress fails).
+ * allowed`), no file part (`Invalid file type`), a broken multipart body, a client silent for
+ * `idleMs` (408) or a connection that drops midway (the file stream is then failed, so that a store
+ * write in progress fails).
  */
 export function receiveOneFile<T>(req: Request, onFile: (filename: string, stream: Readable) => Promise<T>, idleMs = 30_000): Promise<T> {
   if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) return Promise.reject(httpError(400, UPLOAD_MESSAGES.noFile));
