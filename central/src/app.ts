@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { createServiceApp } from '@lms/shared';
 import type { Config } from './config';
 import { centralGates, identify } from './auth/guards';
-import { centralRoutes } from './areas';
+import { serviceRoutes } from './areas';
 import type { Deps } from './http/types';
 import { VERSION } from './version';
 import { createMailCounters } from './auth/mail-limits';
@@ -18,9 +18,10 @@ export function createApp(config: Config, deps: Deps): Express {
     bodyLimit: config.maxJsonBytes,
     rateLimit: config.rateLimit,
     signIn: { paths: SIGN_IN_PATHS, methods: ['post', 'put'] },
-    routes: centralRoutes,
+    routes: serviceRoutes,
     gates: centralGates,
-    identify: identify(),
+    // A presigned upload's body is the file itself, whatever type the client says it is.
+    identify: identify({ rawBody: (req) => req.method === 'PUT' && /^\/media\//i.test(req.path) }),
     logger: deps.logger,
     redis: deps.redis,
     locals: {

@@ -37,6 +37,8 @@ const schema = z.object({
   RATE_LIMIT_MAX: positiveInt(600),
   LOGIN_RATE_LIMIT_MAX: positiveInt(20),
   MAX_UPLOAD_MB: positiveInt(200),
+  MAX_MEDIA_MB: positiveInt(200),
+  PUBLIC_URL: optionalString,
   MAX_JSON_KB: positiveInt(1024),
   MAX_CONCURRENT_IMPORTS: positiveInt(2),
   UPLOAD_IDLE_SECONDS: positiveInt(30),
@@ -81,6 +83,10 @@ export function loadConfig(env: Env = process.env) {
     },
     rateLimit: { perMinute: e.RATE_LIMIT_MAX, loginPer15Minutes: e.LOGIN_RATE_LIMIT_MAX },
     maxUploadBytes: e.MAX_UPLOAD_MB * 1024 * 1024,
+    maxMediaBytes: e.MAX_MEDIA_MB * 1024 * 1024,
+    // The address clients reach this API at, for the presigned upload URLs of the folder store; unset:
+    // the address the presign request itself was sent to.
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     maxJsonBytes: e.MAX_JSON_KB * 1024,
     maxConcurrentImports: e.MAX_CONCURRENT_IMPORTS,
     uploadIdleMs: e.UPLOAD_IDLE_SECONDS * 1000,

@@ -1,4 +1,4 @@
-import { centralRoutes } from './areas';
+import { serviceRoutes } from './areas';
 import { isPending } from './http/pending';
 import type { CentralRoute } from './http/types';
 
@@ -18,7 +18,7 @@ export function gateShape(r: CentralRoute): GateShape {
   }
 }
 
-export function routeCounts(routes: CentralRoute[] = centralRoutes) {
+export function routeCounts(routes: CentralRoute[] = serviceRoutes) {
   const catalogue = routes.filter((r) => !r.alias && !r.addition);
   const counts: Record<GateShape, number> = { perms: 0, roles: 0, any: 0, public: 0 };
   const pending: Record<GateShape, number> = { perms: 0, roles: 0, any: 0, public: 0 };

@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { createServiceApp } from '@lms/shared';
 import type { Config } from './config';
 import { classroomGates, identify } from './auth/guards';
-import { classroomRoutes } from './areas';
+import { serviceRoutes } from './areas';
 import { VERSION } from './areas/app/routes';
 import type { Deps } from './http/types';
 
@@ -17,7 +17,7 @@ export function createApp(config: Config, deps: Deps): Express {
     bodyLimit: config.maxJsonBytes,
     rateLimit: config.rateLimit,
     signIn: { paths: SIGN_IN_PATHS, methods: ['post'] },
-    routes: classroomRoutes,
+    routes: serviceRoutes,
     gates: classroomGates,
     identify: identify(),
     logger: deps.logger,

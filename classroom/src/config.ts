@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { z } from 'zod';
+import { repoRoot } from '@lms/db';
 import {
   ConfigError, PLACEHOLDER_SECRET, checkSecrets, commaList, deepFreeze, flag, nodeEnvSchema, optionalString, parseEnv, port,
   positiveInt, readJsonFile, type Env,
@@ -19,6 +21,7 @@ const schema = z.object({
   CORS_ORIGINS: commaList,
   LOG_LEVEL: z.string().default('info'),
   LOG_DIR: z.string().default('data/logs'),
+  MEDIA_DIR: z.string().default('data/media'),
   ACCESS_EXPIRATION_MINUTES: positiveInt(1440),
   RATE_LIMIT_MAX: positiveInt(1200),
   LOGIN_RATE_LIMIT_MAX: positiveInt(30),
@@ -56,6 +59,8 @@ export function loadConfig(env: Env = process.env) {
     corsOrigins: e.CORS_ORIGINS,
     logLevel: e.LOG_LEVEL,
     logDir: e.LOG_DIR,
+    // Lesson pictures, audio and video for the tablets, served at /media/<file>; `npm run sync-content` fills it.
+    mediaDir: path.resolve(repoRoot, e.MEDIA_DIR),
     accessTokenMinutes: e.ACCESS_EXPIRATION_MINUTES,
     rateLimit: { perMinute: e.RATE_LIMIT_MAX, loginPer15Minutes: e.LOGIN_RATE_LIMIT_MAX },
     maxUploadBytes: e.MAX_UPLOAD_MB * 1024 * 1024,

@@ -10,5 +10,6 @@ export * from './http/serve';
 export * from './permissions';
 export * from './zip';
 export * from './http/service';
+export * from './media';
 export * from './demo';
 export * from './concurrency';

@@ -32,6 +32,7 @@ import { userRoutes } from './user/routes';
 import { feedbackRoutes } from './feedback/routes';
 import { reportRoutes } from './report/routes';
 import { appRoutes } from './app/routes';
+import { mediaRoutes } from './media/routes';
 import type { CentralRoute } from '../http/types';
 
 /** Every central route, in the order they are matched. */
@@ -71,3 +72,9 @@ export const centralRoutes: CentralRoute[] = [
   ...feedbackRoutes,
   ...reportRoutes,
 ];
+
+/**
+ * What the service mounts: the catalogue, then the routes beyond it (the public media files and the
+ * folder store's presigned uploads), which the catalogue's counts leave out.
+ */
+export const serviceRoutes: CentralRoute[] = [...centralRoutes, ...mediaRoutes];

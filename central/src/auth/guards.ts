@@ -179,9 +179,10 @@ const hasBody = (req: Request): boolean => req.headers['content-length'] !== und
  * Runs before every route: the one identity of the request, read by every guard. The contract also
  * takes the access token from the body field `accesstoken`: only a request with neither an
  * Authorization header nor a query token has its body read here, and then with the default limit.
+ * `rawBody` names the requests whose body is a file (an upload through a presigned URL): never read here.
  */
-export const identify = (): RequestHandler => (req: Request, res: Response, next: NextFunction) => {
-  const needsBody = !req.headers.authorization && !req.query?.accesstoken && hasBody(req) && !(req as { _body?: boolean })._body;
+export const identify = (o: { rawBody?: (req: Request) => boolean } = {}): RequestHandler => (req: Request, res: Response, next: NextFunction) => {
+  const needsBody = !req.headers.authorization && !req.query?.accesstoken && hasBody(req) && !(req as { _body?: boolean })._body && !o.rawBody?.(req);
   (needsBody ? parseJsonBody(req, res, configOf(req).maxJsonBytes) : Promise.resolve())
     .then(() => resolveCaller(req))
     .then(

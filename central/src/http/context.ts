@@ -1,8 +1,23 @@
 import type { Request } from 'express';
 import type { Config } from '../config';
+import { createObjectStore, type ObjectStore } from '../objects';
 import type { Caller, Deps } from './types';
 
 export const depsOf = (req: Request): Deps => req.app.locals.deps as Deps;
 export const configOf = (req: Request): Config => req.app.locals.config as Config;
 /** Who a write is recorded as (the audit columns): a staff caller's lmsuserid, else nobody. */
 export const actorOf = (c: Caller): string | null => (c.kind === 'staff' ? c.lmsuserid : null);
+
+const fallbackStores = new WeakMap<Config, ObjectStore>();
+/** The object store the app was given, or one built once from the configuration (OBJECT_DIR / S3_ENDPOINT). */
+export function objectsOf(req: Request): ObjectStore {
+  const given = depsOf(req).objects;
+  if (given) return given;
+  const config = configOf(req);
+  let store = fallbackStores.get(config);
+  if (!store) {
+    store = createObjectStore(config.objectStore);
+    fallbackStores.set(config, store);
+  }
+  return store;
+}

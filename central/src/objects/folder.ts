@@ -146,7 +146,7 @@ export function createFolderStore(config: FolderStoreConfig): ObjectStore {
       }
     },
 
-    async get(key: string): Promise<Readable> {
+    async get(key: string, range?: { start: number; end: number }): Promise<Readable> {
       assertValidKey(key);
       let handle: FileHandle;
       try {
@@ -159,7 +159,7 @@ export function createFolderStore(config: FolderStoreConfig): ObjectStore {
         throw notFoundOr(err, key);
       }
       // Opened before returning, so a missing object rejects here rather than as a late stream error.
-      return handle.createReadStream();
+      return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
     },
 
     async stat(key: string): Promise<ObjectInfo> {

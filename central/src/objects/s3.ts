@@ -151,10 +151,11 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
       }
     },
 
-    async get(key: string): Promise<Readable> {
+    async get(key: string, range?: { start: number; end: number }): Promise<Readable> {
       assertValidKey(key);
       try {
         await ensureBucket();
+        if (range) return await client.getPartialObject(bucket, key, range.start, range.end - range.start + 1);
         return await client.getObject(bucket, key);
       } catch (err) {
         throw wrap(err, 'read object', key);
@@ -195,6 +196,16 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
         // S3 answers 204 for a missing key already; some compatible stores answer NoSuchKey instead.
         if (NOT_FOUND.has(codeOf(err) ?? '')) return;
         throw wrap(err, 'delete object', key);
+      }
+    },
+
+    async presignPut(key: string, expiresSeconds: number, requestDate?: Date): Promise<string> {
+      assertValidKey(key);
+      try {
+        await ensureBucket();
+        return await client.presignedUrl('PUT', bucket, key, expiresSeconds, {}, requestDate);
+      } catch (err) {
+        throw wrap(err, 'presign an upload of', key);
       }
     },
 

@@ -51,11 +51,17 @@ export type ObjectBody = Buffer | Uint8Array | string | Readable;
 export interface ObjectStore {
   readonly kind: 'folder' | 's3';
   put(key: string, body: ObjectBody, options?: PutOptions): Promise<StoredObject>;
-  get(key: string): Promise<Readable>;
+  /** The object's bytes, or only those of an inclusive byte range (for media served with `Range`). */
+  get(key: string, range?: { start: number; end: number }): Promise<Readable>;
   stat(key: string): Promise<ObjectInfo>;
   delete(key: string): Promise<void>;
   /** Every object whose key starts with `prefix` (plain string prefix, as S3 does), sorted by key. */
   list(prefix?: string): Promise<ListedObject[]>;
+  /**
+   * S3-compatible stores only: a URL that lets its holder PUT this key directly into the bucket until it
+   * expires (`requestDate` defaults to now). The folder store has none; central signs its own.
+   */
+  presignPut?(key: string, expiresSeconds: number, requestDate?: Date): Promise<string>;
 }
 
 export type ObjectStoreErrorCode = 'NotFound' | 'InvalidKey' | 'InvalidMetadata' | 'Conflict' | 'Unavailable' | 'Failed';

@@ -14,6 +14,7 @@ import { importRoutes } from './import/routes';
 import { exportRoutes } from './export/routes';
 import { studentRoutes } from './student/routes';
 import { teacherRoutes } from './teacher/routes';
+import { mediaRoutes } from './media/routes';
 
 /** Every classroom route, in the order they are matched. */
 export const classroomRoutes: ClassroomRoute[] = [
@@ -33,3 +34,6 @@ export const classroomRoutes: ClassroomRoute[] = [
   ...studentRoutes,
   ...teacherRoutes,
 ];
+
+/** What the service mounts: the catalogue, then the routes beyond it (the lesson media files). */
+export const serviceRoutes: ClassroomRoute[] = [...classroomRoutes, ...mediaRoutes];

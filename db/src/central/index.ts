@@ -6,6 +6,7 @@ import * as m0003 from './migrations/0003_logimportpending';
 import * as m0004 from './migrations/0004_authoring';
 import * as m0005 from './migrations/0005_lessons';
 import * as m0006 from './migrations/0006_people';
+import * as m0007 from './migrations/0007_media';
 import * as m0008 from './migrations/0008_report_indexes';
 import { tables } from './schema-0001';
 
@@ -16,8 +17,9 @@ export const migrations: MigrationList = [
   ['0004_authoring', m0004],
   ['0005_lessons', m0005],
   ['0006_people', m0006],
+  ['0007_media', m0007],
   ['0008_report_indexes', m0008],
 ];
 
 // Tables added after 0001 join the list so that their JSON and timestamp columns read back normalised too.
-export const kinds = columnKinds([...tables, ...m0003.logImportPendingTables, ...m0008.contentPushTables]);
+export const kinds = columnKinds([...tables, ...m0003.logImportPendingTables, ...m0007.mediaTables, ...m0008.contentPushTables]);

@@ -1,5 +1,6 @@
 import { runLogImportBench } from './log-import';
 import { runGuardedReadBench } from './guarded-read';
+import { runMediaUploadBench } from './media-upload';
 import { runSoakBench } from './soak';
 import { runCurriculumTreeBench } from './curriculum-tree';
 import { runReportsBench } from './reports';
@@ -12,6 +13,7 @@ benches.push({ name: 'Soak: both services under mixed load (reads, sign-ins, log
 benches.push({ name: 'GET /curriculum/tree of a 12 x 10 x 20 curriculum vs plain SELECTs of its rows', run: () => runCurriculumTreeBench() });
 benches.push({ name: 'Reports: every report route on 51 schools of six months (the log benchmark\'s school and 50 more)', run: () => runReportsBench() });
 benches.push({ name: 'Learners: POST /student pages and the learner CSV vs plain SELECTs', run: () => runStudentsBench() });
+benches.push({ name: 'POST /document/upload: a 100 MB video streamed into the object store vs a plain disk copy', run: () => runMediaUploadBench() });
 
 async function main(): Promise<void> {
   // `BENCH=soak` (or any part of a benchmark's name) runs only the matching ones.

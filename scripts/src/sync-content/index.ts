@@ -6,7 +6,11 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
 import { parseArgs } from 'node:util';
+import { repoRoot } from '@lms/db';
 import { CONTENT_KEY_LIST, parseContentPackage, readPackageJson } from '@lms/shared';
+import { MediaError, curriculumMedia, describeSummary, mediaFromCentral, mediaFromSaved, type MediaSummary } from './media';
+
+export { MANIFEST, curriculumMedia, mediaFromCentral, mediaFromSaved, readManifest, type MediaSummary } from './media';
 
 /**
  * The client-side curriculum sync for a device or an operator: download the package from the central API
@@ -37,6 +41,16 @@ export interface SyncContentOptions {
   save?: string;
   /** Longest silence on a connection (default 60 s). */
   idleTimeoutMs?: number;
+  /** The classroom server's media folder (its MEDIA_DIR); without it the media step is skipped. */
+  mediaDir?: string;
+  /** Offline: copy the media from this saved folder or ZIP instead of downloading it. */
+  mediaFrom?: string;
+  /** Where media files are downloaded from: `<mediaUrl>/<file>` (default: the central API's `/media`). */
+  mediaUrl?: string;
+  /** Only these curricula's media (default: every live curriculum of the package). */
+  curriculumids?: string[];
+  /** Skip the media step. */
+  noMedia?: boolean;
 }
 
 export class SyncContentError extends Error {
@@ -185,18 +199,49 @@ export async function downloadPackage(central: string, token: string, dest: stri
   }
 }
 
-/** Checks that the file is a curriculum package a classroom server accepts (all 19 keys as arrays). */
-export async function checkPackage(file: string, log: Log): Promise<void> {
+/**
+ * Checks that the file is a curriculum package a classroom server accepts (all 19 keys as arrays);
+ * answers the ids of its live curricula (whose media the classroom needs).
+ */
+export async function checkPackage(file: string, log: Log): Promise<string[]> {
   if (!fs.existsSync(file)) throw new SyncContentError(`No such file: ${file}`);
-  let counted: Record<string, number>;
   try {
     const { name, json } = await readPackageJson({ path: file });
     const pkg = parseContentPackage(json);
-    counted = Object.fromEntries(CONTENT_KEY_LIST.map((k) => [k, pkg[k].length]));
+    const counted = Object.fromEntries(CONTENT_KEY_LIST.map((k) => [k, pkg[k].length]));
     log(`Package ${path.basename(file)} (${mb(fs.statSync(file).size)}, entry ${name}) holds ${counted.curriculums} curriculums, ${counted.lessons} lessons, ${counted.questions} questions`);
+    return pkg.curriculums.filter((c) => !c.isdeleted && typeof c.curriculumid === 'string').map((c) => c.curriculumid as string);
   } catch (err) {
     throw new SyncContentError(`${file} is not a usable curriculum package: ${(err as Error).message}`);
   }
+}
+
+/** The media folder of the run (none: the media step is skipped). */
+export function mediaDirOf(o: SyncContentOptions): string | undefined {
+  return o.noMedia || !o.mediaDir ? undefined : path.resolve(o.mediaDir);
+}
+
+/** The media step: after the package, the files its curricula use. */
+async function syncMedia(o: SyncContentOptions, dir: string, token: string | undefined, curriculumids: string[], log: Log): Promise<MediaSummary> {
+  let summary: MediaSummary;
+  try {
+    if (o.mediaFrom) summary = await mediaFromSaved({ source: o.mediaFrom, dir }, log);
+    else {
+      if (!o.central || !token) throw new SyncContentError('The media step needs --central (or --media-from a saved folder or ZIP offline)');
+      const ids = o.curriculumids?.length ? o.curriculumids : curriculumids;
+      const names = await curriculumMedia(o.central, token, ids, o.idleTimeoutMs);
+      summary = await mediaFromCentral({ mediaUrl: o.mediaUrl ?? `${o.central.replace(/\/+$/, '')}/media`, names, dir, idleTimeoutMs: o.idleTimeoutMs }, log);
+    }
+  } catch (err) {
+    if (err instanceof MediaError) throw new SyncContentError(err.message);
+    throw err;
+  }
+  log(describeSummary(summary));
+  if (summary.failed.length) {
+    const list = summary.failed.slice(0, 10).map((f) => `  ${f.name}: ${f.reason}`).join('\n');
+    throw new SyncContentError(`${summary.failed.length} media file${summary.failed.length === 1 ? '' : 's'} could not be brought (run again to resume):\n${list}`);
+  }
+  return summary;
 }
 
 /** Uploads a package to `PUT /import/master` as the multipart part `importfile`. */
@@ -238,13 +283,16 @@ export async function syncContent(o: SyncContentOptions, log: Log = () => undefi
   if (!o.file && !o.centralToken && !(o.centralUser && o.centralPassword)) {
     throw new SyncContentError('--central-token (or LMS_CENTRAL_TOKEN), or --central-user with LMS_CENTRAL_PASSWORD, is needed to download from the central API');
   }
-  if (!o.classroom && !o.save) throw new SyncContentError('Give --classroom to upload, or --save to keep the download');
+  if (!o.classroom && !o.save && !o.mediaDir) throw new SyncContentError('Give --classroom to upload, --save to keep the download, or --media-dir to bring the media');
   if (o.classroom && !o.classroomToken && !o.syncKey && !(o.classroomUser && o.classroomPassword)) {
     throw new SyncContentError('--classroom-token, --classroom-user with LMS_CLASSROOM_PASSWORD, or --sync-key (or LMS_CLASSROOM_TOKEN / SERVER_SYNC_KEY) is needed to upload');
   }
 
   let file = o.file;
   let temp: string | undefined;
+  let token = o.centralToken;
+  const mediaDir = mediaDirOf(o);
+  if (!mediaDir && !o.noMedia) log('Media: not brought this time (give --media-dir, the classroom server\'s MEDIA_DIR, to bring the lesson media)');
   try {
     if (!file) {
       if (o.save) file = o.save;
@@ -252,7 +300,6 @@ export async function syncContent(o: SyncContentOptions, log: Log = () => undefi
         temp = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-sync-content-'));
         file = path.join(temp, 'sync-data.zip');
       }
-      let token = o.centralToken;
       if (!token) {
         log(`Signing in to ${o.central} as ${o.centralUser}`);
         token = await centralSignIn(o.central!, o.centralUser!, o.centralPassword!, o.idleTimeoutMs);
@@ -260,7 +307,7 @@ export async function syncContent(o: SyncContentOptions, log: Log = () => undefi
       await downloadPackage(o.central!, token, file, log, o.idleTimeoutMs);
       if (o.save) log(`Saved ${file}`);
     }
-    await checkPackage(file, log);
+    const curriculumids = await checkPackage(file, log);
     if (o.classroom) {
       // The sync key goes raw, as the classroom's server gate expects; a person's token as a bearer token.
       let auth = o.syncKey;
@@ -274,6 +321,7 @@ export async function syncContent(o: SyncContentOptions, log: Log = () => undefi
       }
       await uploadPackage(o.classroom, auth, file, log, o.idleTimeoutMs);
     }
+    if (mediaDir) await syncMedia(o, mediaDir, token, curriculumids, log);
   } finally {
     if (temp) fs.rmSync(temp, { recursive: true, force: true });
   }
@@ -291,6 +339,13 @@ const USAGE = `Usage: npm run sync-content -- [options]
   --file PATH            upload this saved package instead of downloading (no central needed)
   --save PATH            keep the downloaded package here (alone: download only)
   --timeout SECONDS      longest silence on a connection (default 60)
+  --media-dir DIR        the classroom server's media folder (its MEDIA_DIR, or MEDIA_DIR from the
+                         environment): brings the files the package's curricula use (central
+                         GET /export/documents/:id, then GET /media/<file>), only those missing or changed
+  --media-from PATH      offline: copy the media from a saved media folder or a ZIP of one
+  --media-url URL        download media from <URL>/<file> instead of <central>/media
+  --curriculum ID        only this curriculum's media (repeatable)
+  --no-media             skip the media step
 
 Passwords are read from the environment only, never from the command line (which other users of the
 machine can see).
@@ -299,10 +354,12 @@ Examples:
   LMS_CENTRAL_PASSWORD=… LMS_CLASSROOM_PASSWORD=… npm run sync-content -- --central https://lms.example.org/api \\
     --central-user admin@example.org --classroom http://10.0.0.2:3001 --classroom-user teacher1 --save today.zip
   npm run sync-content -- --file today.zip --classroom http://10.0.0.2:3001
+  npm run sync-content -- --central https://lms.example.org/api --central-user admin@example.org --save usb/today.zip --media-dir usb/media
+  npm run sync-content -- --file usb/today.zip --classroom http://127.0.0.1:3001 --media-from usb/media
 `;
 
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, err: (text: string) => void = (t) => { process.stderr.write(t); }): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -317,6 +374,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
         file: { type: 'string' },
         save: { type: 'string' },
         timeout: { type: 'string' },
+        'media-dir': { type: 'string' },
+        'media-from': { type: 'string' },
+        'media-url': { type: 'string' },
+        curriculum: { type: 'string', multiple: true },
+        'no-media': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -350,6 +412,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
         file: str(values.file),
         save: str(values.save),
         idleTimeoutMs: timeout ? timeout * 1000 : undefined,
+        // MEDIA_DIR as the classroom server reads it: relative to the repository root.
+        mediaDir: str(values['media-dir']) ?? (str(env.MEDIA_DIR) ? path.resolve(repoRoot, env.MEDIA_DIR!) : undefined),
+        mediaFrom: str(values['media-from']),
+        mediaUrl: str(values['media-url']),
+        curriculumids: Array.isArray(values.curriculum) ? values.curriculum : undefined,
+        noMedia: values['no-media'] === true,
       },
       (line) => err(`${line}\n`),
     );

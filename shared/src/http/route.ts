@@ -87,6 +87,8 @@ export interface RouteDef<TCaller = unknown> {
    * when absent. Raise it only on authenticated routes that need more.
    */
   bodyLimit?: string | number;
+  /** The route reads the request body itself (a file upload), whatever its content type: never parsed as JSON. */
+  rawBody?: boolean;
 }
 
 export function route<TCaller = unknown>(
@@ -95,7 +97,7 @@ export function route<TCaller = unknown>(
   gate: Gate,
   input: RouteInput,
   handler: Handler<TCaller>,
-  extra: Partial<Pick<RouteDef<TCaller>, 'classGuard' | 'summary' | 'tags' | 'before' | 'status' | 'alias' | 'addition' | 'bodyLimit'>> = {},
+  extra: Partial<Pick<RouteDef<TCaller>, 'classGuard' | 'summary' | 'tags' | 'before' | 'status' | 'alias' | 'addition' | 'bodyLimit' | 'rawBody'>> = {},
 ): RouteDef<TCaller> {
   return { method, path, gate, input, handler, ...extra };
 }
@@ -285,7 +287,13 @@ export function routeHandler<TCaller>(routes: ReadonlyArray<RouteDef<TCaller>>, 
       // The body is read only once the caller has passed the route's guards (and the rate limiter and
       // identity before them), with the route's own limit: an anonymous request cannot make the
       // service parse a large body.
-      handle: series([...(def.before ?? []), ...guards, parserOf(def.bodyLimit ?? o.defaultBodyLimit ?? DEFAULT_BODY_LIMIT), validator(def.input), runner(def)]),
+      handle: series([
+        ...(def.before ?? []),
+        ...guards,
+        ...(def.rawBody ? [] : [parserOf(def.bodyLimit ?? o.defaultBodyLimit ?? DEFAULT_BODY_LIMIT)]),
+        validator(def.input),
+        runner(def),
+      ]),
     });
   }
   return (req, res, next) => {

@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import { anyUser, httpError, isZipError, route, startLogReader, type HandlerContext } from '@lms/shared';
 import type { CentralRoute, Caller } from '../../http/types';
-import { configOf, depsOf } from '../../http/context';
+import { configOf, depsOf, objectsOf } from '../../http/context';
 import { logImportSwitch } from '../../http/switches';
-import { createObjectStore, type ObjectStore } from '../../objects';
-import type { Config } from '../../config';
 import { importLogZip } from './import';
 import { schoolUserExists } from './store';
 import { spoolUpload } from './upload';
+import type { Config } from '../../config';
 
 // The app sends `offline=true|false`; 1/0 are accepted too, and anything else is a clear 400.
 const importQuery = z.object({
@@ -25,20 +24,6 @@ export const LOG_IMPORT_MESSAGES = {
   invalidEntry: 'There is invalid file inside zip-file',
   failed: 'Invalid File',
 } as const;
-
-const fallbackStores = new WeakMap<Config, ObjectStore>();
-/** The archive store the app was given, or one built from the configuration (OBJECT_DIR / S3_ENDPOINT). */
-function objectsOf(ctx: HandlerContext<Caller>): ObjectStore {
-  const given = depsOf(ctx.req).objects;
-  if (given) return given;
-  const config = configOf(ctx.req);
-  let store = fallbackStores.get(config);
-  if (!store) {
-    store = createObjectStore(config.objectStore);
-    fallbackStores.set(config, store);
-  }
-  return store;
-}
 
 /** Imports at once per instance: each holds a reader thread, a temporary file and a transaction. */
 const importSlots = new WeakMap<Config, { used: number }>();
@@ -78,7 +63,7 @@ async function importLog(ctx: HandlerContext<Caller>): Promise<boolean> {
     const spooled = performance.now();
     try {
       const summary = await importLogZip(
-        { db: deps.db, objects: objectsOf(ctx), logger: deps.logger },
+        { db: deps.db, objects: objectsOf(req), logger: deps.logger },
         { filePath: upload.path, schooluserid: caller.schooluserid, offline: ctx.query.offline as boolean, reader },
       );
       // The body stays the contract's `{error:false, data:true}`; what was imported travels in a header for

@@ -1,0 +1,164 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { central, createTestDatabase, repoRoot, type TestDatabase } from '@lms/db';
+import { ROLE_IDS } from '@lms/shared';
+import { centralNodeArgs, freePort } from './servers';
+
+// `make bench`: a large video uploaded through POST /document/upload (streamed into the folder object
+// store), against a plain disk copy of the same file in the same run, and the server's memory meanwhile.
+
+const SIZE_MB = Number(process.env.BENCH_MEDIA_MB ?? 100);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const TARGETS = { ratio: 1.5, rssGrowthMb: 30 };
+const STAFF = { lmsusername: 'bench-media@bench.local', password: 'BenchMedia1' };
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
+const secret = () => crypto.randomBytes(32).toString('hex');
+
+/** A file that passes the upload's type check (an MP4 `ftyp` box first), of random bytes. */
+async function writeVideo(file: string, bytes: number): Promise<void> {
+  const out = fs.createWriteStream(file);
+  out.write(Buffer.concat([Buffer.from([0, 0, 0, 0x20]), Buffer.from('ftypisom', 'latin1')]));
+  const chunk = crypto.randomBytes(1024 * 1024);
+  for (let left = bytes - 12; left > 0; left -= chunk.length) {
+    if (!out.write(left >= chunk.length ? chunk : chunk.subarray(0, left))) await new Promise<void>((r) => out.once('drain', () => r()));
+  }
+  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+}
+
+/** What the store does with an upload, without HTTP: read the file, write a copy, fsync it. */
+async function diskCopy(from: string, to: string): Promise<number> {
+  const t0 = process.hrtime.bigint();
+  await pipeline(fs.createReadStream(from), fs.createWriteStream(to));
+  const handle = await fsp.open(to, 'r+');
+  await handle.sync();
+  await handle.close();
+  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
+  await fsp.rm(to, { force: true });
+  return seconds;
+}
+
+function procKb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
+}
+
+function resetPeakRss(pid: number): void {
+  try {
+    fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  } catch {
+    // Not permitted or not Linux: the peak then covers the process's life, which only overstates the growth.
+  }
+}
+
+async function startCentral(url: string, objectDir: string): Promise<{ child: ChildProcess; origin: string }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, centralNodeArgs(), {
+    env: {
+      PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), DATABASE_URL: url, OBJECT_DIR: objectDir, LOG_LEVEL: 'warn',
+      RATE_LIMIT_MAX: '10000000', MAX_MEDIA_MB: String(Math.max(SIZE_MB * 2, 200)),
+      JWT_SECRET: secret(), APPLICATION_API_KEY: secret(), SERVER_SYNC_KEY: secret(), RPI_SECRET: secret(),
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 200; i += 1) {
+    if (child.exitCode !== null) throw new Error(`central API exited with ${child.exitCode}`);
+    if (await fetch(`${origin}/`).then((r) => r.ok, () => false)) return { child, origin };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill();
+  throw new Error('central API did not start');
+}
+
+async function seedStaff(tdb: TestDatabase): Promise<void> {
+  // The compiled central API is what runs, so the password hash comes from it too.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { hashPassword } = require(path.join(repoRoot, 'central/dist/auth/passwords.js')) as { hashPassword(p: string): Promise<string> };
+  const lmsuserid = crypto.randomUUID();
+  await tdb.db('lmsusers').insert({
+    lmsuserid, lmsusername: STAFF.lmsusername, lmsuserpasswordhash: await hashPassword(STAFF.password), firstname: 'Bench', lastname: 'Media',
+    lmsuserrole: ROLE_IDS.superadmin, isverified: true, isdisabled: false,
+  });
+  await tdb.db('lmsusers_roles').insert({ lmsuserid, roleid: ROLE_IDS.superadmin });
+}
+
+interface Round {
+  copySeconds: number;
+  uploadSeconds: number;
+  rssBeforeMb: number;
+  rssPeakMb: number;
+}
+
+async function oneRound(file: string, work: string, round: number): Promise<Round> {
+  const tdb = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations });
+  const objectDir = await fsp.mkdtemp(path.join(work, 'objects-'));
+  let server: { child: ChildProcess; origin: string } | undefined;
+  try {
+    await seedStaff(tdb);
+    // The copy lands on the same file system as the store's objects, as the upload does.
+    const copySeconds = await diskCopy(file, path.join(objectDir, 'copy.bin'));
+    server = await startCentral(tdb.url, objectDir);
+    const login = await fetch(`${server.origin}/auth/login`, {
+      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ lmsusername: STAFF.lmsusername, lmsuserpassword: STAFF.password }),
+    });
+    const token = ((await login.json()) as { data?: { accessToken?: string } }).data?.accessToken;
+    if (!token) throw new Error(`sign-in failed: ${login.status}`);
+    const pid = server.child.pid!;
+    // Warm: the first request of a process loads code that has nothing to do with the upload.
+    await fetch(`${server.origin}/document`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: '{}' });
+    const rssBeforeKb = procKb(pid, 'VmRSS');
+    resetPeakRss(pid);
+    const form = new FormData();
+    form.append('file', await fs.openAsBlob(file, { type: 'video/mp4' }), `Bench_${round}.mp4`);
+    const t0 = process.hrtime.bigint();
+    const res = await fetch(`${server.origin}/document/upload`, { method: 'POST', headers: { Authorization: `Bearer ${token}` }, body: form });
+    const body = await res.text();
+    const uploadSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
+    if (res.status !== 200) throw new Error(`POST /document/upload answered ${res.status} ${body}`);
+    const stored = await fsp.stat(path.join(objectDir, `Bench_${round}.mp4`));
+    if (stored.size !== (await fsp.stat(file)).size) throw new Error('the stored object is not the whole file');
+    return { copySeconds, uploadSeconds, rssBeforeMb: rssBeforeKb / 1024, rssPeakMb: procKb(pid, 'VmHWM') / 1024 };
+  } finally {
+    if (server) {
+      const { child } = server;
+      const exited = child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
+      child.kill();
+      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    }
+    await tdb.dispose().catch(() => undefined);
+    await fsp.rm(objectDir, { recursive: true, force: true });
+  }
+}
+
+export async function runMediaUploadBench(): Promise<void> {
+  const work = await fsp.mkdtemp(path.join(os.tmpdir(), 'lms-bench-media-'));
+  try {
+    const file = path.join(work, 'video.mp4');
+    const bytes = Math.round(SIZE_MB * 1024 * 1024);
+    await writeVideo(file, bytes);
+    const out = (s: string) => process.stdout.write(`${s}\n`);
+    out(`machine: ${os.cpus()[0]?.model ?? 'unknown CPU'} x${os.cpus().length}, Node ${process.version}; file ${fmt(SIZE_MB, 1)} MB; ${ROUNDS} round${ROUNDS === 1 ? '' : 's'} (medians; RSS growth the largest)`);
+    const rounds: Round[] = [];
+    for (let i = 0; i < ROUNDS; i += 1) rounds.push(await oneRound(file, work, i + 1));
+    const copy = median(rounds.map((r) => r.copySeconds));
+    const upload = median(rounds.map((r) => r.uploadSeconds));
+    const ratio = median(rounds.map((r) => r.uploadSeconds / r.copySeconds));
+    const growth = Math.max(...rounds.map((r) => r.rssPeakMb - r.rssBeforeMb));
+    const peak = Math.max(...rounds.map((r) => r.rssPeakMb));
+    out('| run | seconds | MB/s | vs disk copy | server RSS before → peak |');
+    out('|---|---:|---:|---:|---:|');
+    out(`| plain disk copy (read, write, fsync) | ${fmt(copy, 2)} | ${fmt(SIZE_MB / copy)} | 1.00 | |`);
+    out(`| POST /document/upload (multipart over HTTP into the folder store) | ${fmt(upload, 2)} | ${fmt(SIZE_MB / upload)} | ${fmt(ratio, 2)} | ${fmt(median(rounds.map((r) => r.rssBeforeMb)))} → ${fmt(peak)} MB |`);
+    const mark = (ok: boolean) => (ok ? 'meets' : 'MISSES');
+    out('');
+    out(`upload takes ${fmt(ratio, 2)}× the copy's time (${mark(ratio <= TARGETS.ratio)} <= ${TARGETS.ratio}×), server RSS grows by ${fmt(growth, 1)} MB at most (${mark(growth < TARGETS.rssGrowthMb)} < ${TARGETS.rssGrowthMb} MB)`);
+  } finally {
+    await fsp.rm(work, { recursive: true, force: true });
+  }
+}
