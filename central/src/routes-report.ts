@@ -1,5 +1,4 @@
 import { serviceRoutes } from './areas';
-import { isPending } from './http/pending';
 import type { CentralRoute } from './http/types';
 
 export type GateShape = 'perms' | 'roles' | 'any' | 'public';
@@ -21,27 +20,22 @@ export function gateShape(r: CentralRoute): GateShape {
 export function routeCounts(routes: CentralRoute[] = serviceRoutes) {
   const catalogue = routes.filter((r) => !r.alias && !r.addition);
   const counts: Record<GateShape, number> = { perms: 0, roles: 0, any: 0, public: 0 };
-  const pending: Record<GateShape, number> = { perms: 0, roles: 0, any: 0, public: 0 };
-  for (const r of catalogue) {
-    counts[gateShape(r)] += 1;
-    if (isPending(r.handler)) pending[gateShape(r)] += 1;
-  }
+  for (const r of catalogue) counts[gateShape(r)] += 1;
   const additions = routes.filter((r) => r.addition).length;
-  return { total: catalogue.length, aliases: routes.filter((r) => r.alias).length, additions, counts, pending };
+  return { total: catalogue.length, aliases: routes.filter((r) => r.alias).length, additions, counts };
 }
 
 export function printRouteCounts(out: (line: string) => void): void {
-  const { total, aliases, additions, counts, pending } = routeCounts();
+  const { total, aliases, additions, counts } = routeCounts();
   const label: Record<GateShape, string> = {
     perms: 'permission-gated, no role list',
     roles: 'role-gated (incl. student class guard)',
     any: 'any logged-in user',
     public: 'unguarded',
   };
-  out('| Shape | Routes | Not built yet (501) |');
-  out('|---|---|---|');
-  for (const k of ['perms', 'roles', 'any', 'public'] as GateShape[]) out(`| ${label[k]} | ${counts[k]} | ${pending[k]} |`);
-  const p = Object.values(pending).reduce((a, b) => a + b, 0);
-  out(`| total | ${total} | ${p} |`);
-  out(`(plus ${aliases} alias path${aliases === 1 ? '' : 's'} and ${additions} route${additions === 1 ? '' : 's'} beyond the catalogue; ${total - p} of ${total} routes built)`);
+  out('| Shape | Routes |');
+  out('|---|---|');
+  for (const k of ['perms', 'roles', 'any', 'public'] as GateShape[]) out(`| ${label[k]} | ${counts[k]} |`);
+  out(`| total | ${total} |`);
+  out(`(plus ${aliases} alias path${aliases === 1 ? '' : 's'} and ${additions} route${additions === 1 ? '' : 's'} beyond the catalogue)`);
 }

@@ -11,7 +11,7 @@ import { claimsOf, createRole, createSchoolUser, createStaff, schoolLogin, staff
 
 // The persona x route matrix: every declared route, called by every kind of caller, must answer
 // exactly what the spec's rules give: 401 (no valid caller), 403 (caller lacks the role or
-// permission), or anything else ("passed the guards": the handler's own answer, 501 while pending).
+// permission), or anything else ("passed the guards": the handler's own answer, never 501).
 
 const API_KEY = 'matrix-app-key';
 
@@ -163,7 +163,9 @@ describe('persona x route matrix', () => {
         if (route.method !== 'GET' && route.method !== 'DELETE') req = req.send({});
         const res = await req;
         checked += 1;
-        const ok = want === 'pass' ? res.status !== 401 && res.status !== 403 : res.status === want;
+        // A route that passed its guards does its job: never "not implemented" (the proxied routes answer 500
+        // here, as the contract says, because no classroom server listens).
+        const ok = want === 'pass' ? res.status !== 401 && res.status !== 403 && res.status !== 501 : res.status === want;
         if (!ok) wrong.push(`${p.name}: ${route.method} ${route.path} -> ${res.status}, expected ${want}`);
       }
     }
