@@ -114,3 +114,28 @@ describe('/country', () => {
     expect(await t.tdb.db('countries').orderBy('countryid').select()).toEqual(snapshot);
   });
 });
+
+describe('bounded and literal list filters', () => {
+  it('matches % and _ literally, refuses absurd paging and oversized filter lists with a 400, never a 500', async () => {
+    await t.tdb.db('countries').insert({ countryid: crypto.randomUUID(), countryname: 'Per_cent%land', expectedusage: 1, isdeleted: false });
+    const list = (filter: unknown, extra: object = {}) => request(t.app).post('/country').set('Authorization', admin).send({ filter, ...extra });
+    expect(names((await list([{ key: 'countryname', value: '%' }])).body.data.data)).toEqual(['Per_cent%land']);
+    expect(names((await list([{ key: 'countryname', value: 'r_c' }])).body.data.data)).toEqual(['Per_cent%land']);
+    expect(names((await list([{ key: 'countryname', value: '_' }])).body.data.data)).toEqual(['Per_cent%land']);
+    // Case does not matter on either database.
+    expect(names((await list([{ key: 'countryname', value: 'GHANA' }])).body.data.data)).toEqual(['Ghana']);
+    const huge = await list([], { pageindex: 1e20 });
+    expect([huge.status, huge.body.errormessage]).toEqual([400, 'Invalid page index']);
+    const manyIds = await request(t.app).post('/report/studentstatus').set('Authorization', admin)
+      .send({ filter: [{ key: 'studentid', value: Array.from({ length: 40_000 }, () => crypto.randomUUID()) }] });
+    // 40,000 ids are over the body limit already; 2,000 fit in it and are over the filter's bound.
+    expect(manyIds.status).toBe(413);
+    const twoThousand = await request(t.app).post('/report/studentstatus').set('Authorization', admin)
+      .send({ filter: [{ key: 'studentid', value: Array.from({ length: 2_000 }, () => crypto.randomUUID()) }] });
+    expect(twoThousand.status).toBe(400);
+    expect(twoThousand.body).toMatchObject({ error: true, data: false });
+    const longText = await list([{ key: 'countryname', value: 'x'.repeat(501) }]);
+    expect(longText.status).toBe(400);
+    await t.tdb.db('countries').where({ countryname: 'Per_cent%land' }).del();
+  });
+});
