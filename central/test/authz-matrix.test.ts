@@ -163,9 +163,12 @@ describe('persona x route matrix', () => {
         if (route.method !== 'GET' && route.method !== 'DELETE') req = req.send({});
         const res = await req;
         checked += 1;
-        // A route that passed its guards does its job: never "not implemented" (the proxied routes answer 500
-        // here, as the contract says, because no classroom server listens).
-        const ok = want === 'pass' ? res.status !== 401 && res.status !== 403 && res.status !== 501 : res.status === want;
+        // A route that passed its guards does its job: no 501 and no 500, except where it calls the classroom
+        // server, which no one runs here (the contract answers that failure with 500).
+        const callsClassroom = route.path === '/sync/cloud' || route.path.includes('online');
+        const ok = want === 'pass'
+          ? ![401, 403, 501].includes(res.status) && (res.status !== 500 || callsClassroom)
+          : res.status === want;
         if (!ok) wrong.push(`${p.name}: ${route.method} ${route.path} -> ${res.status}, expected ${want}`);
       }
     }

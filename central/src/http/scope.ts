@@ -26,8 +26,10 @@ export function scopeOf(caller: Caller): Scope {
   }
   if (caller.kind === 'school') {
     const name = caller.claims.schoolname;
-    // A school user without a school sees nothing (a name no school has).
-    return { all: false, schoolids: null, countryids: null, schoolname: typeof name === 'string' && name ? name : '\u0000' };
+    // A school user without a school sees nothing (an empty list of schools).
+    return typeof name === 'string' && name
+      ? { all: false, schoolids: null, countryids: null, schoolname: name }
+      : { all: false, schoolids: [], countryids: null, schoolname: null };
   }
   if (caller.kind === 'apikey' || caller.kind === 'synckey') return { all: true };
   return { all: false, schoolids: [], countryids: null, schoolname: null };
@@ -82,15 +84,6 @@ export async function requireSchoolInScope(db: Knex, scope: Scope, school: { sch
   if (!(await schoolInScope(db, scope, school))) throw httpError(400, message);
 }
 
-/** The school ids of a scope for filtering a report in memory-free SQL: undefined when unrestricted. */
-export function scopedSchoolIds(db: Knex, scope: Scope): Knex.QueryBuilder | undefined {
-  return scope.all ? undefined : schoolsIn(db, scope, 'schoolid');
-}
-
-/** Country filter for country-level lists: undefined when the caller sees every country. */
-export function scopedCountryIds(db: Knex, scope: Scope): Knex.QueryBuilder | undefined {
-  return scope.all ? undefined : schoolsIn(db, scope, 'countryid');
-}
 
 /** The schools a restricted scope admits, by id and by name (one query); null when the scope admits every school. */
 export async function scopeSchools(db: Knex, scope: Scope): Promise<{ ids: string[]; names: string[] } | null> {

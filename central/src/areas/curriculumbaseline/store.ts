@@ -4,6 +4,7 @@ import crypto from 'node:crypto';
 import { readRows, whereContains } from '@lms/db';
 import { z } from 'zod';
 import { applyScope, type Scope } from '../../http/scope';
+import { locked } from '../../http/writes';
 
 export const BASELINE_RESULT_COLUMNS = ['student', 'username', 'schoolname', 'baselinename', 'ispass', 'resultpercentage', 'correct', 'totalquestions', 'scores'] as const;
 
@@ -217,6 +218,9 @@ export async function activateBaseline(db: Knex, curriculumbaselineid: string): 
     const row = await liveBaseline(trx, curriculumbaselineid);
     if (!row) throw httpError(400, 'Invalid curriculum Baseline');
     if (!(await hasQuestions(trx, curriculumbaselineid))) throw httpError(400, 'Please add question!');
+    // Two activations of the same curriculum's assessments at once take turns (PostgreSQL): each would
+    // otherwise switch the other's off before it commits and both would end active.
+    await locked(trx, trx('curriculums').where({ curriculumid: row.curriculumid }).first('curriculumid'), 'update');
     await trx('curriculumbaseline').where({ curriculumid: row.curriculumid, baselinestatus: true }).whereNot({ curriculumbaselineid }).update({ baselinestatus: false });
     await trx('curriculumbaseline').where({ curriculumbaselineid }).update({ baselinestatus: true });
   });
