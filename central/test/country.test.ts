@@ -115,6 +115,22 @@ describe('/country', () => {
   });
 });
 
+describe('a staff account restricted to some countries', () => {
+  it('lists, reads, changes and deletes only those: another country answers as if it did not exist', async () => {
+    const page = await request(t.app).post('/country').set('Authorization', scoped).send({});
+    expect(names(page.body.data.data)).toEqual(['Kenya']);
+    expect(page.body.data.total).toBe(1);
+    expect((await request(t.app).get(`/country/${ids.b}`).set('Authorization', scoped)).body.data.countryname).toBe('Kenya');
+    const other = await request(t.app).get(`/country/${ids.a}`).set('Authorization', scoped);
+    expect([other.status, other.body.data]).toEqual([200, null]);
+    const upd = await request(t.app).put(`/country/${ids.a}`).set('Authorization', scoped).send({ countryname: 'Ghana 2' });
+    expect([upd.status, upd.body.errormessage]).toEqual([400, 'Invalid country id']);
+    const del = await request(t.app).delete(`/country/${ids.a}`).set('Authorization', scoped);
+    expect([del.status, del.body.errormessage]).toEqual([400, 'Invalid country id']);
+    expect(await t.tdb.db('countries').where({ countryid: ids.a }).first()).toMatchObject({ countryname: 'Ghana', isdeleted: false });
+  });
+});
+
 describe('bounded and literal list filters', () => {
   it('matches % and _ literally, refuses absurd paging and oversized filter lists with a 400, never a 500', async () => {
     await t.tdb.db('countries').insert({ countryid: crypto.randomUUID(), countryname: 'Per_cent%land', expectedusage: 1, isdeleted: false });

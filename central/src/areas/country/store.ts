@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
-import { readRows, type Knex } from '@lms/db';
+import { readRows, whereContains, type Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
+import { applyScope, type Scope } from '../../http/scope';
 
 /** Every country that is not deleted, for the report filters. */
 export async function allCountries(db: Knex) {
@@ -24,25 +25,24 @@ export const countryBody = strictBody({
 });
 type CountryBody = z.infer<typeof countryBody>;
 
-/**
- * The country picker: non-deleted countries whose name contains `country`, by name; a staff token
- * that names countries sees only those.
- */
-export async function countriesFor(db: Knex, q: z.infer<typeof countryQuery>, tokenCountries: string[] | undefined) {
-  const query = db('countries').where({ isdeleted: false }).orderBy('countryname');
+/** Live countries the caller may see: a staff token naming countries (or schools) sees only those (of those). */
+const liveCountries = (db: Knex, scope: Scope) => applyScope(db, db('countries').where({ isdeleted: false }), scope, { countryid: 'countryid' });
+
+/** The country picker: the caller's live countries whose name contains `country`, by name. */
+export async function countriesFor(db: Knex, q: z.infer<typeof countryQuery>, scope: Scope) {
+  const query = liveCountries(db, scope).orderBy('countryname');
   const part = q.country?.trim();
-  if (part) query.where('countryname', 'like', `%${part}%`);
-  if (tokenCountries?.length) query.whereIn('countryid', tokenCountries);
+  if (part) whereContains(query, 'countryname', part);
   return readRows(query.select());
 }
 
-/** A live country, or null. */
-export async function getCountry(db: Knex, countryid: string) {
-  return (await db('countries').where({ countryid, isdeleted: false }).first()) ?? null;
+/** A live country within the caller's scope, or null. */
+export async function getCountry(db: Knex, countryid: string, scope: Scope = { all: true }) {
+  return (await liveCountries(db, scope).where({ countryid }).first()) ?? null;
 }
 
-export async function listCountries(db: Knex, body: Paging) {
-  const base = db('countries').where({ isdeleted: false });
+export async function listCountries(db: Knex, body: Paging, scope: Scope) {
+  const base = liveCountries(db, scope);
   applyFilters(base, body, (k) => k);
   return pageRows(base, body, 'countryname');
 }
@@ -61,15 +61,15 @@ export async function createCountry(db: Knex, body: CountryBody, by: string | nu
   return getCountry(db, countryid);
 }
 
-export async function updateCountry(db: Knex, countryid: string, body: CountryBody, by: string | null) {
-  if (!(await db('countries').where({ countryid, isdeleted: false }).first('countryid'))) throw httpError(400, 'Invalid country id');
+export async function updateCountry(db: Knex, countryid: string, body: CountryBody, by: string | null, scope: Scope) {
+  if (!(await getCountry(db, countryid, scope))) throw httpError(400, 'Invalid country id');
   if (await nameTaken(db, body.countryname, countryid)) throw httpError(400, 'Country already exists');
   await db('countries').where({ countryid }).update({ countryname: body.countryname, expectedusage: body.expectedusage ?? 0, updated_at: new Date().toISOString(), updated_by: by });
   return getCountry(db, countryid);
 }
 
-export async function deleteCountry(db: Knex, countryid: string, by: string | null): Promise<true> {
-  if (!(await db('countries').where({ countryid, isdeleted: false }).first('countryid'))) throw httpError(400, 'Invalid country id');
+export async function deleteCountry(db: Knex, countryid: string, by: string | null, scope: Scope): Promise<true> {
+  if (!(await getCountry(db, countryid, scope))) throw httpError(400, 'Invalid country id');
   if (await db('schools').where({ countryid, isdeleted: false }).first('schoolid')) throw httpError(400, 'Country is assigned. Country cannot be deleted');
   await db('countries').where({ countryid }).update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
   return true;
