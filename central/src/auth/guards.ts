@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { httpError, parseJsonBody, roleIdOf, secretEquals, WILDCARD_PERMISSION, type Gate, type GateResolver } from '@lms/shared';
+import { hasBody, httpError, parseJsonBody, roleIdOf, secretEquals, WILDCARD_PERMISSION, type Gate, type GateResolver } from '@lms/shared';
 import type { Caller } from '../http/types';
 import { configOf, depsOf } from '../http/context';
 import { checkRecorded, decodeVerified, verifyStored, type TokenPayload, type TokenType } from './tokens';
@@ -171,9 +171,6 @@ export async function resolveCaller(req: Request): Promise<Caller> {
   }
   return { kind: 'anonymous' };
 }
-
-/** Whether a request carries a body (JSON bodies are parsed by the route, after its guards). */
-const hasBody = (req: Request): boolean => req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
 
 /**
  * Runs before every route: the one identity of the request, read by every guard. The contract also

@@ -114,10 +114,13 @@ export const DEFAULT_BODY_LIMIT = '1mb';
 export function jsonBody(limit: string | number): RequestHandler {
   const json = express.json({ limit });
   return (req, res, next) => {
-    if (req.headers['content-length'] === undefined && req.headers['transfer-encoding'] === undefined) next();
-    else json(req, res, next);
+    if (hasBody(req)) json(req, res, next);
+    else next();
   };
 }
+
+/** Whether a request announces a body (Content-Length or Transfer-Encoding). */
+export const hasBody = (req: Request): boolean => req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
 
 /** Parses the JSON body now (for the few steps that must read it before the route: a token in the body). */
 export function parseJsonBody(req: Request, res: Response, limit: string | number = DEFAULT_BODY_LIMIT): Promise<void> {

@@ -62,14 +62,4 @@ export async function schoolnameOf(db: Knex, caller: Caller): Promise<string> {
   return (u?.schoolname as string | null) ?? '';
 }
 
-/** A LIKE pattern matching `text` literally anywhere, case-insensitively on both dialects (used with lower()). */
-export function containsPattern(text: string): string {
-  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
-export function whereContains(q: Knex.QueryBuilder, column: string, text: string | undefined): Knex.QueryBuilder {
-  if (!text) return q;
-  return q.whereRaw(`lower(${column}) like ? escape '\\'`, [containsPattern(text)]);
-}
-
 export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));

@@ -1,5 +1,5 @@
-import type { Knex } from '@lms/db';
-import { num, round2, whereContains } from '../common';
+import { whereContains, type Knex } from '@lms/db';
+import { num, round2 } from '../common';
 
 export const activeCurriculums = (db: Knex) => db('curriculums').where({ isdeleted: false, curriculumstatus: true });
 

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
-import type { Knex } from '@lms/db';
-import { num, round2, whereContains } from '../common';
+import { whereContains, type Knex } from '@lms/db';
+import { num, round2 } from '../common';
 import { curriculumIdsOfLearner, curriculumProgress } from '../curriculum/store';
 import { gradeFullPoints } from '../result/progress';
 

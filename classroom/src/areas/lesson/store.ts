@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
-import type { Knex } from '@lms/db';
-import { num, round2, whereContains } from '../common';
+import { whereContains, type Knex } from '@lms/db';
+import { num, round2 } from '../common';
 import { LINKS, parentsWithQuestions } from '../question/store';
 import { ACTIVE, PROGRESS, lessonTotals, recordActive, refreshAggregates } from '../result/progress';
 

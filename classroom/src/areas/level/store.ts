@@ -1,5 +1,5 @@
-import type { Knex } from '@lms/db';
-import { num, round2, whereContains } from '../common';
+import { whereContains, type Knex } from '@lms/db';
+import { num, round2 } from '../common';
 
 export function searchLevels(db: Knex, q: { gradeid?: string; level?: string }) {
   const query = whereContains(db('levels').where('isdeleted', false), 'levelname', q.level);

@@ -1,5 +1,4 @@
-import type { Knex } from '@lms/db';
-import { containsPattern } from '../common';
+import { whereContains, type Knex } from '@lms/db';
 
 export async function searchStudents(db: Knex, q: { userid?: string; schoolname?: string }) {
   const query = db('students').join('schoolusers', 'schoolusers.schooluserid', 'students.schooluserid')
@@ -7,7 +6,7 @@ export async function searchStudents(db: Knex, q: { userid?: string; schoolname?
     .select('students.*', 'schoolusers.schoolusername as _schoolusername')
     .orderBy('schoolusers.schoolusername')
     .limit(20);
-  if (q.userid) query.whereRaw("lower(schoolusers.schoolusername) like ? escape '\\'", [containsPattern(q.userid)]);
+  whereContains(query, 'schoolusers.schoolusername', q.userid);
   if (q.schoolname) query.whereRaw('lower(students.schoolname) = ?', [q.schoolname.toLowerCase()]);
   const rows = await query;
   return rows.map(({ _schoolusername, ...s }) => ({ ...s, schooluser: { schoolusername: _schoolusername } }));

@@ -1,6 +1,6 @@
-import type { Knex } from '@lms/db';
+import { whereContains, type Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
-import { containsPattern, num, round2 } from '../common';
+import { num, round2 } from '../common';
 import { PROGRESS } from '../result/progress';
 
 const learnersOfSchool = (db: Knex, schoolname: string) =>
@@ -105,7 +105,7 @@ export async function standardsLike(db: Knex, schoolname: string, text: string |
     w.whereRaw('lower(schoolname) = ?', [schoolname.toLowerCase()])
       .orWhereIn('schoolid', db('schools').whereRaw('lower(schoolname) = ?', [schoolname.toLowerCase()]).select('schoolid'));
   });
-  if (text) q.whereRaw("lower(standardname) like ? escape '\\'", [containsPattern(text)]);
+  whereContains(q, 'standardname', text);
   return q.orderBy('standardname').select('standardid', 'standardname');
 }
 
