@@ -46,9 +46,10 @@ export async function spoolUpload(req: Request, field: string, maxBytes: number,
       const stillSending = () => {
         clearTimeout(idle);
         idle = setTimeout(() => {
+          // The client stalled: the answer closes the connection rather than wait for the rest (after the
+          // import has given up its slot, so a client that retries at once finds it free).
+          req.res?.setHeader('Connection', 'close');
           fail(httpError(408, `Invalid File (the upload sent nothing for ${Math.round(idleMs / 1000)} s)`));
-          // The client stalled: answer, then close the connection rather than wait for the rest.
-          setImmediate(() => req.socket.destroySoon());
         }, idleMs);
       };
       stillSending();
