@@ -1,12 +1,11 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { central, createTestDatabase, repoRoot, type Knex, type TestDatabase } from '@lms/db';
+import { central, repoRoot, type Knex, type TestDatabase } from '@lms/db';
 import { ROLE_IDS } from '@lms/shared';
-import { startCentral, stopServer } from './servers';
+import { benchDatabase, procMb, resetPeakRss, startCentral, stopServer } from './servers';
 
 // `make bench`: GET /curriculum/tree over a generated curriculum (12 grades x 10 levels x 20 lessons, each
 // lesson with 2 learnings, 2 practices and 2 quizzes of 5 questions each), inserted directly. The baseline,
@@ -117,33 +116,10 @@ async function plainSelects(tdb: TestDatabase): Promise<{ ms: number; rows: numb
   }
 }
 
-/** A process's peak (VmHWM) or current (VmRSS) resident memory, in MB. */
-function rssMb(pid: number, which: 'VmHWM' | 'VmRSS'): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(new RegExp(`${which}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
-}
-
-function resetPeakRss(pid: number): void {
-  try {
-    fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
-  } catch {
-    // Not permitted or not Linux: the peak then covers the process's whole life, which only overstates it.
-  }
-}
-
 interface Result { dialect: string; counts: Record<string, number>; treeMs: number; selectMs: number; ratio: number; bytes: number; rssMb: number; idleRssMb: number }
 
 async function benchOne(pgUrl: string | undefined): Promise<Result> {
-  const saved = process.env.TEST_DATABASE_URL;
-  if (pgUrl) process.env.TEST_DATABASE_URL = pgUrl;
-  else delete process.env.TEST_DATABASE_URL;
-  let tdb: TestDatabase;
-  try {
-    tdb = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations });
-  } finally {
-    if (saved === undefined) delete process.env.TEST_DATABASE_URL;
-    else process.env.TEST_DATABASE_URL = saved;
-  }
+  const tdb: TestDatabase = await benchDatabase(central, pgUrl);
   let server: Awaited<ReturnType<typeof startCentral>> | undefined;
   try {
     const counts = await generate(tdb.db);
@@ -164,7 +140,7 @@ async function benchOne(pgUrl: string | undefined): Promise<Result> {
     const token = ((await login.json()) as { data?: { accessToken?: string } }).data?.accessToken;
     if (!token) throw new Error(`login failed: ${login.status}`);
     const pid = server.child.pid!;
-    const idleRssMb = rssMb(pid, 'VmRSS');
+    const idleRssMb = procMb(pid, 'VmRSS');
     const tree = async (): Promise<{ ms: number; bytes: number; lessons: number }> => {
       const t0 = process.hrtime.bigint();
       const res = await fetch(`${server!.origin}/curriculum/tree`, { headers: { authorization: `Bearer ${token}` } });
@@ -193,7 +169,7 @@ async function benchOne(pgUrl: string | undefined): Promise<Result> {
     }
     return {
       dialect: tdb.target.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL', counts, treeMs: median(treeMs), selectMs: median(selectMs), ratio: median(ratios),
-      bytes: first.bytes, rssMb: rssMb(pid, 'VmHWM'), idleRssMb,
+      bytes: first.bytes, rssMb: procMb(pid, 'VmHWM'), idleRssMb,
     };
   } finally {
     if (server) await stopServer(server.child);

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { central, createTestDatabase, repoRoot, seedDemoContent } from '@lms/db';
+import { central, repoRoot, seedDemoContent } from '@lms/db';
 import { ROLE_IDS } from '@lms/shared';
-import { centralNodeArgs, freePort, onCpu, pinsCpus } from './servers';
+import { benchDatabase, centralNodeArgs, freePort, onCpu, pinsCpus } from './servers';
 
 // `make bench`: GET /curriculum/all with a staff token (every request resolves its caller: HS256
 // signature, token type, revocation row) against a bare Express route measured in the same run,
@@ -50,10 +50,7 @@ function load(url: string, authorization?: string): Promise<Load> {
 }
 
 export async function runGuardedReadBench(): Promise<void> {
-  const saved = process.env.TEST_DATABASE_URL;
-  delete process.env.TEST_DATABASE_URL; // SQLite, as a school's server runs
-  const tdb = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations });
-  if (saved !== undefined) process.env.TEST_DATABASE_URL = saved;
+  const tdb = await benchDatabase(central); // SQLite, as a school's server runs
   const children: ChildProcess[] = [];
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -8,7 +8,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { centralNodeArgs, freePort } from './servers';
+import { centralNodeArgs, freePort, procMb, resetPeakRss } from './servers';
 import { DEMO, central, createTestDatabase, repoRoot, seedDemoContent, type Knex, type TestDatabase } from '@lms/db';
 import { LOG_COLUMNS, readLogZip, withZip, type LogTable } from '@lms/shared';
 import { SIX_MONTH_SCHOOL, learnersOf, logSource, writeLogZipFile, type Learner } from './log-import-data';
@@ -83,21 +83,6 @@ async function startCentral(url: string, objectDir: string): Promise<{ child: Ch
   throw new Error('central API did not start');
 }
 
-function peakRssMb(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return kb / 1024;
-}
-
-/** Resets the kernel's peak-RSS counter of a process (Linux: writing 5 to clear_refs). */
-function resetPeakRss(pid: number): void {
-  try {
-    fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
-  } catch {
-    // Not permitted or not Linux: the peak then covers the process's whole life, which only overstates it.
-  }
-}
-
 /** GET / in a loop, one at a time, for as long as `running()`; returns the latencies in ms. */
 async function probe(origin: string, running: () => boolean): Promise<number[]> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
@@ -137,7 +122,7 @@ async function importOnce(label: string, origin: string, pid: number, token: str
   running = false;
   const latencies = await probing;
   if (res.status !== 200) throw new Error(`${label}: PUT /log/import answered ${res.status} ${body}`);
-  return { label, rows, seconds, rssMb: peakRssMb(pid), p99Ms: p99(latencies), probes: latencies.length };
+  return { label, rows, seconds, rssMb: procMb(pid, 'VmHWM'), p99Ms: p99(latencies), probes: latencies.length };
 }
 
 async function collectRows(zipFile: string): Promise<Rows> {

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { central, createTestDatabase, repoRoot, type TestDatabase } from '@lms/db';
 import { ROLE_IDS } from '@lms/shared';
-import { centralNodeArgs, freePort } from './servers';
+import { centralNodeArgs, freePort, procMb, resetPeakRss } from './servers';
 
 // `make bench`: a large video uploaded through POST /document/upload (streamed into the folder object
 // store), against a plain disk copy of the same file in the same run, and the server's memory meanwhile.
@@ -41,19 +41,6 @@ async function diskCopy(from: string, to: string): Promise<number> {
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   await fsp.rm(to, { force: true });
   return seconds;
-}
-
-function procKb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-}
-
-function resetPeakRss(pid: number): void {
-  try {
-    fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
-  } catch {
-    // Not permitted or not Linux: the peak then covers the process's life, which only overstates the growth.
-  }
 }
 
 async function startCentral(url: string, objectDir: string): Promise<{ child: ChildProcess; origin: string }> {
@@ -112,7 +99,7 @@ async function oneRound(file: string, work: string, round: number): Promise<Roun
     const pid = server.child.pid!;
     // Warm: the first request of a process loads code that has nothing to do with the upload.
     await fetch(`${server.origin}/document`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: '{}' });
-    const rssBeforeKb = procKb(pid, 'VmRSS');
+    const rssBeforeMb = procMb(pid, 'VmRSS');
     resetPeakRss(pid);
     const form = new FormData();
     form.append('file', await fs.openAsBlob(file, { type: 'video/mp4' }), `Bench_${round}.mp4`);
@@ -123,7 +110,7 @@ async function oneRound(file: string, work: string, round: number): Promise<Roun
     if (res.status !== 200) throw new Error(`POST /document/upload answered ${res.status} ${body}`);
     const stored = await fsp.stat(path.join(objectDir, `Bench_${round}.mp4`));
     if (stored.size !== (await fsp.stat(file)).size) throw new Error('the stored object is not the whole file');
-    return { copySeconds, uploadSeconds, rssBeforeMb: rssBeforeKb / 1024, rssPeakMb: procKb(pid, 'VmHWM') / 1024 };
+    return { copySeconds, uploadSeconds, rssBeforeMb, rssPeakMb: procMb(pid, 'VmHWM') };
   } finally {
     if (server) {
       const { child } = server;

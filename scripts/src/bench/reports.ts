@@ -1,12 +1,11 @@
 import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { central, createTestDatabase, repoRoot, type Knex } from '@lms/db';
+import { central, repoRoot, type Knex } from '@lms/db';
 import { ROLE_IDS } from '@lms/shared';
 import { SIX_MONTH_SCHOOL, learnersOf, logSource, type LogShape } from './log-import-data';
-import { startCentral, stopServer } from './servers';
+import { benchDatabase, procMb, resetPeakRss, startCentral, stopServer } from './servers';
 
 // `make bench`: every report route against the reference data set: the log benchmark's six-month school
 // plus 50 generated schools of 40 learners with six months of attempts each, written straight into a
@@ -150,16 +149,11 @@ const quantile = (xs: number[], q: number) => {
 
 /** VmRSS and VmHWM (peak) of a process, in MB (Linux). */
 function memoryOf(pid: number): { rss: number; peak: number } {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
-  return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
+  return { rss: procMb(pid, 'VmRSS'), peak: procMb(pid, 'VmHWM') };
 }
 
 export async function runReportsBench(): Promise<void> {
-  const saved = process.env.TEST_DATABASE_URL;
-  delete process.env.TEST_DATABASE_URL; // SQLite, as a school's server runs
-  const tdb = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations });
-  if (saved !== undefined) process.env.TEST_DATABASE_URL = saved;
+  const tdb = await benchDatabase(central); // SQLite, as a school's server runs
   let api: ChildProcess | undefined;
   try {
     const db = tdb.db;
@@ -252,7 +246,7 @@ export async function runReportsBench(): Promise<void> {
 
     // The largest download: every learner of every school with the quiz each reached, while the server's peak RSS is read.
     // The peak is reset first (Linux: clear_refs 5), so that it is this download's, not an earlier request's.
-    try { fs.writeFileSync(`/proc/${child.pid}/clear_refs`, '5'); } catch { /* an older kernel: the peak since start */ }
+    resetPeakRss(child.pid!);
     const before = memoryOf(child.pid!);
     const big = await timed(origin, token, 'POST', '/report/studentlastcompletedquiz/download', everyClass);
     const after = memoryOf(child.pid!);

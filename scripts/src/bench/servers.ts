@@ -1,9 +1,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { repoRoot } from '@lms/db';
+import { createTestDatabase, repoRoot, type ColumnKinds, type MigrationList, type TestDatabase } from '@lms/db';
 
 /**
  * The node arguments of `npm start -w central` (its package.json start script: node's flags, then the
@@ -73,4 +74,41 @@ export async function stopServer(child: ChildProcess): Promise<void> {
   const exited = child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
   child.kill();
   await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+}
+
+/** A process's current (`VmRSS`) or peak (`VmHWM`) resident memory in MB (Linux); 0 once it is gone. */
+export function procMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number {
+  if (!pid) return 0;
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)?.[1] ?? 0) / 1024;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Resets the kernel's peak-RSS counter of a process (Linux: writing 5 to clear_refs). False where that is
+ * not permitted: the peak then covers the process's whole life, which only overstates a growth.
+ */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A fresh, migrated database of one service for a benchmark: a schema of the PostgreSQL at `pgUrl`, else a SQLite file. */
+export async function benchDatabase(service: { kinds: ColumnKinds; migrations: MigrationList }, pgUrl?: string): Promise<TestDatabase> {
+  const saved = process.env.TEST_DATABASE_URL;
+  if (pgUrl) process.env.TEST_DATABASE_URL = pgUrl;
+  else delete process.env.TEST_DATABASE_URL;
+  try {
+    return await createTestDatabase({ kinds: service.kinds, migrations: service.migrations });
+  } finally {
+    if (saved === undefined) delete process.env.TEST_DATABASE_URL;
+    else process.env.TEST_DATABASE_URL = saved;
+  }
 }

@@ -3,9 +3,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { central, classroom, createTestDatabase, DEMO, repoRoot, type Knex, type TestDatabase } from '@lms/db';
+import { central, classroom, DEMO, repoRoot, type Knex, type TestDatabase } from '@lms/db';
 import { streamToBuffer, writeLogZipFromDocument, type LogDocument } from '@lms/shared';
-import { centralNodeArgs, freePort } from './servers';
+import { benchDatabase, centralNodeArgs, freePort, procMb } from './servers';
 
 // `make bench`: a bounded soak of both services in production mode on loopback (default 3 minutes,
 // SOAK_SECONDS): guarded reads, sign-ins, log imports and refused oversize bodies at once. Reported per
@@ -34,15 +34,6 @@ async function start(name: string, args: string[], env: Record<string, string>, 
   throw new Error(`${name} did not start`);
 }
 
-function rssMb(pid: number | undefined): number {
-  if (!pid) return 0;
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
-  } catch {
-    return 0;
-  }
-}
-
 function logOf(learners: Array<{ studentid: string; schooluserid: string }>, n: number): LogDocument {
   const at = Date.UTC(2026, 9, 1);
   const empty = { studentlearningprogress: [], studentgradesprogress: [], studentlevelsprogress: [], studentlessonsprogress: [], studentpoints: [], studentappusages: [] };
@@ -68,16 +59,14 @@ async function login(url: string, body: object): Promise<string> {
 }
 
 export async function runSoakBench(): Promise<void> {
-  const saved = process.env.TEST_DATABASE_URL;
-  delete process.env.TEST_DATABASE_URL; // SQLite, as a school's server runs
   const dbs: TestDatabase[] = [];
   const servers: Server[] = [];
   const objectDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-soak-'));
   try {
-    const cdb = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations });
-    const rdb = await createTestDatabase({ kinds: classroom.kinds, migrations: classroom.migrations });
+    // SQLite, as a school's server runs.
+    const cdb = await benchDatabase(central);
+    const rdb = await benchDatabase(classroom);
     dbs.push(cdb, rdb);
-    if (saved !== undefined) process.env.TEST_DATABASE_URL = saved;
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const seedCentral = require(path.join(repoRoot, 'central/dist/seed/demo.js')) as { seedDemo(db: Knex): Promise<string[]> };
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -149,9 +138,9 @@ export async function runSoakBench(): Promise<void> {
     const samples: Array<{ at: number; central: number; classroom: number; servedCentral: number; servedClassroom: number }> = [];
     const started = Date.now();
     const sampler = setInterval(() => {
-      samples.push({ at: Date.now() - started, central: rssMb(c.child.pid), classroom: rssMb(r.child.pid), servedCentral: counts.central, servedClassroom: counts.classroom });
+      samples.push({ at: Date.now() - started, central: procMb(c.child.pid, 'VmRSS'), classroom: procMb(r.child.pid, 'VmRSS'), servedCentral: counts.central, servedClassroom: counts.classroom });
     }, 1000);
-    samples.push({ at: 0, central: rssMb(c.child.pid), classroom: rssMb(r.child.pid), servedCentral: 0, servedClassroom: 0 });
+    samples.push({ at: 0, central: procMb(c.child.pid, 'VmRSS'), classroom: procMb(r.child.pid, 'VmRSS'), servedCentral: 0, servedClassroom: 0 });
     await Promise.all([
       ...Array.from({ length: 4 }, () => loop('central read', 0, () => get(c, '/curriculum/all', staff))),
       ...Array.from({ length: 2 }, () => loop('classroom read', 0, () => get(r, '/curriculum/all', learnerToken))),
@@ -169,7 +158,7 @@ export async function runSoakBench(): Promise<void> {
       loop('oversize', 1000, async () => { await oversize(c); await oversize(r); }),
     ]);
     clearInterval(sampler);
-    samples.push({ at: Date.now() - started, central: rssMb(c.child.pid), classroom: rssMb(r.child.pid), servedCentral: counts.central, servedClassroom: counts.classroom });
+    samples.push({ at: Date.now() - started, central: procMb(c.child.pid, 'VmRSS'), classroom: procMb(r.child.pid, 'VmRSS'), servedCentral: counts.central, servedClassroom: counts.classroom });
 
     const rows = Number((await cdb.db('studentactives').count({ n: '*' }).first())?.n ?? 0);
     const syncs = Number((await cdb.db('syncs').count({ n: '*' }).first())?.n ?? 0);

@@ -1,15 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { central, createTestDatabase, readRows, repoRoot, type Knex, type TestDatabase } from '@lms/db';
+import { central, readRows, repoRoot, type Knex, type TestDatabase } from '@lms/db';
 import { createLogger, ROLE_IDS } from '@lms/shared';
-import { centralNodeArgs, freePort } from './servers';
+import { benchDatabase, centralNodeArgs, freePort, procMb, resetPeakRss } from './servers';
 
 // `make bench`: the Students page (POST /student, a page of 100 of LEARNERS learners, with and without
 // filters) and the learner CSV (GET /student/download-students of every learner), each against a plain
@@ -135,20 +134,6 @@ function request(origin: string, method: string, url: string, token: string, bod
   });
 }
 
-function rssMb(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0) / 1024;
-}
-
-function resetPeakRss(pid: number): boolean {
-  try {
-    fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * SQL statements one request runs, counted in the driver of an in-process copy of the API on the same
  * database: every statement better-sqlite3 executes (Knex's and the direct reads alike) or every query
@@ -200,16 +185,7 @@ async function statementsPerRequest(tdb: TestDatabase, calls: Array<{ method: st
 }
 
 async function benchOne(dialect: 'sqlite' | 'pg', pgUrl: string | undefined) {
-  const saved = process.env.TEST_DATABASE_URL;
-  if (pgUrl) process.env.TEST_DATABASE_URL = pgUrl;
-  else delete process.env.TEST_DATABASE_URL;
-  let tdb: TestDatabase;
-  try {
-    tdb = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations });
-  } finally {
-    if (saved === undefined) delete process.env.TEST_DATABASE_URL;
-    else process.env.TEST_DATABASE_URL = saved;
-  }
+  const tdb: TestDatabase = await benchDatabase(central, pgUrl);
   let child: ChildProcess | undefined;
   try {
     const t0 = Date.now();
@@ -244,12 +220,12 @@ async function benchOne(dialect: 'sqlite' | 'pg', pgUrl: string | undefined) {
         p.api.push(res.ms);
         p.plain.push(await plainPage(tdb.db, p.body));
       }
-      const before = rssMb(pid, 'VmRSS');
+      const before = procMb(pid, 'VmRSS');
       peakResettable = resetPeakRss(pid) && peakResettable;
       const res = await request(origin, 'GET', '/student/download-students', token);
       if (res.status !== 200 || res.lines !== LEARNERS) throw new Error(`CSV: ${res.status}, ${res.lines} lines`);
       csv.api.push(res.ms);
-      csv.rss.push(rssMb(pid, 'VmHWM') - before);
+      csv.rss.push(procMb(pid, 'VmHWM') - before);
       csv.bytes = res.bytes;
       csv.plain.push(await plainAll(tdb.db));
     }
