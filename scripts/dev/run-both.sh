@@ -12,9 +12,12 @@ trap stop INT TERM EXIT
 
 # Both listen on loopback only unless HOST says otherwise.
 export HOST=${HOST:-127.0.0.1}
-PORT=$CENTRAL_PORT RPI_CLOUD=${RPI_CLOUD:-http://127.0.0.1:$CLASSROOM_PORT} node central/dist/server.js &
+# Each service starts as its `npm start` does (its allocator setting and node's flags), without npm in between; run in
+# the background, the subshell becomes the service itself (exec), so that stopping its pid stops it.
+start() { cd "$1" && eval "exec env $(node -p "require('./package.json').scripts.start")"; }
+PORT=$CENTRAL_PORT RPI_CLOUD=${RPI_CLOUD:-http://127.0.0.1:$CLASSROOM_PORT} start central &
 pids+=($!)
-RPI_PORT=$CLASSROOM_PORT node classroom/dist/server.js &
+RPI_PORT=$CLASSROOM_PORT start classroom &
 pids+=($!)
 
 cat <<MSG

@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import { central, repoRoot, seedDemoContent } from '@lms/db';
 import { ROLE_IDS } from '@lms/shared';
-import { benchDatabase, centralNodeArgs, freePort, onCpu, pinsCpus } from './servers';
+import { benchDatabase, serviceStart, freePort, onCpu, pinsCpus } from './servers';
 
 // `make bench`: GET /curriculum/all with a staff token (every request resolves its caller: HS256
 // signature, token type, revocation row) against a bare Express route measured in the same run,
@@ -69,10 +69,11 @@ export async function runGuardedReadBench(): Promise<void> {
     children.push(bare);
     const centralPort = await freePort();
     const secret = () => crypto.randomBytes(32).toString('hex');
-    const apiCmd = onCpu(SERVER_CPU, centralNodeArgs());
+    const start = serviceStart('central');
+    const apiCmd = onCpu(SERVER_CPU, start.args);
     const api = spawn(apiCmd.command, apiCmd.args, {
       env: {
-        PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(centralPort), DATABASE_URL: tdb.url, LOG_LEVEL: 'warn',
+        ...start.env, PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(centralPort), DATABASE_URL: tdb.url, LOG_LEVEL: 'warn',
         RATE_LIMIT_MAX: '100000000', JWT_SECRET: secret(), APPLICATION_API_KEY: secret(), SERVER_SYNC_KEY: secret(), RPI_SECRET: secret(),
       },
       stdio: ['ignore', 'ignore', 'inherit'],

@@ -5,9 +5,11 @@ import { runSoakBench } from './soak';
 import { runCurriculumTreeBench } from './curriculum-tree';
 import { runReportsBench } from './reports';
 import { runStudentsBench } from './students';
+import { runLivedInBench } from './lived-in';
 /** Runs every benchmark in turn and prints its table; each one measures its own baseline in the same run. */
 const benches: Array<{ name: string; run: () => Promise<void> }> = [];
 benches.push({ name: 'PUT /log/import: six-month school log over HTTP', run: () => runLogImportBench() });
+benches.push({ name: 'Lived-in server: enrolment, guarded reads, then PUT /log/import; and a ten-times log', run: () => runLivedInBench() });
 benches.push({ name: 'Guarded read: GET /curriculum/all with a staff token vs a bare Express route', run: () => runGuardedReadBench() });
 benches.push({ name: 'Soak: both services under mixed load (reads, sign-ins, log imports, oversize bodies)', run: () => runSoakBench() });
 benches.push({ name: 'GET /curriculum/tree of a 12 x 10 x 20 curriculum vs plain SELECTs of its rows', run: () => runCurriculumTreeBench() });

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
@@ -8,7 +8,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
-import { centralNodeArgs, freePort, procMb, resetPeakRss } from './servers';
+import { procMb, resetPeakRss, startCentral, stopServer } from './servers';
 import { DEMO, central, createTestDatabase, repoRoot, seedDemoContent, type Knex, type TestDatabase } from '@lms/db';
 import { LOG_COLUMNS, readLogZip, withZip, type LogTable } from '@lms/shared';
 import { SIX_MONTH_SCHOOL, learnersOf, logSource, writeLogZipFile, type Learner } from './log-import-data';
@@ -16,7 +16,7 @@ import { SIX_MONTH_SCHOOL, learnersOf, logSource, writeLogZipFile, type Learner 
 // `make bench`: a six-month log of one school imported over HTTP into a fresh central database twice (first
 // load, idempotent re-load), next to a ceiling measured in the same run on the same kind of database.
 
-const TEACHER = { schoolusername: 'benchteacher', password: 'BenchPass1' };
+export const TEACHER = { schoolusername: 'benchteacher', password: 'BenchPass1' };
 const TARGETS = { ratio: 0.5, rssMb: 160, p99Ms: 50 };
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
@@ -32,7 +32,7 @@ interface RunResult {
   probes: number;
 }
 
-async function seedSchool(db: Knex, learners: Learner[]): Promise<void> {
+export async function seedSchool(db: Knex, learners: Learner[]): Promise<void> {
   // The compiled central API is what the benchmark runs, so the password hash comes from it too.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { hashPassword } = require(path.join(repoRoot, 'central/dist/auth/passwords.js')) as { hashPassword(p: string): Promise<string> };
@@ -59,32 +59,8 @@ function withDatabaseEnv<T>(pgUrl: string | undefined, fn: () => Promise<T>): Pr
   });
 }
 
-const secret = () => crypto.randomBytes(32).toString('hex');
-
-async function startCentral(url: string, objectDir: string): Promise<{ child: ChildProcess; origin: string }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, centralNodeArgs(), {
-    env: {
-      // Production mode, as a school's server runs (no API docs built); throw-away secrets for this run only.
-      PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), DATABASE_URL: url, LOG_IMPORT_ENABLED: '1', OBJECT_DIR: objectDir,
-      LOG_LEVEL: process.env.BENCH_SERVER_LOG ? 'info' : 'warn', RATE_LIMIT_MAX: '10000000', MAX_UPLOAD_MB: '200',
-      JWT_SECRET: secret(), APPLICATION_API_KEY: secret(), SERVER_SYNC_KEY: secret(), RPI_SECRET: secret(),
-    },
-    stdio: ['ignore', process.env.BENCH_SERVER_LOG ? 'inherit' : 'ignore', 'inherit'],
-  });
-  const origin = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i += 1) {
-    if (child.exitCode !== null) throw new Error(`central API exited with ${child.exitCode}`);
-    const up = await fetch(`${origin}/`).then((r) => r.ok, () => false);
-    if (up) return { child, origin };
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill();
-  throw new Error('central API did not start');
-}
-
 /** GET / in a loop, one at a time, for as long as `running()`; returns the latencies in ms. */
-async function probe(origin: string, running: () => boolean): Promise<number[]> {
+export async function probe(origin: string, running: () => boolean): Promise<number[]> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const samples: number[] = [];
   while (running()) {
@@ -103,7 +79,7 @@ async function probe(origin: string, running: () => boolean): Promise<number[]> 
   return samples;
 }
 
-const p99 = (xs: number[]): number => {
+export const p99 = (xs: number[]): number => {
   if (!xs.length) return Number.NaN;
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil(s.length * 0.99) - 1)];
@@ -226,7 +202,8 @@ async function benchOne(dialect: 'sqlite' | 'pg', pgUrl: string | undefined, zip
   let server: { child: ChildProcess; origin: string } | undefined;
   try {
     await seedSchool(tdb.db, learners);
-    server = await startCentral(tdb.url, objectDir);
+    // Production mode, as a school's server runs (no API docs built); throw-away secrets for this run only.
+    server = await startCentral(tdb.url, { LOG_IMPORT_ENABLED: '1', OBJECT_DIR: objectDir, MAX_UPLOAD_MB: '200', RATE_LIMIT_MAX: '10000000' });
     const login = await fetch(`${server.origin}/auth/school/login`, {
       method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ lmsusername: TEACHER.schoolusername, lmsuserpassword: TEACHER.password }),
     });
@@ -242,10 +219,7 @@ async function benchOne(dialect: 'sqlite' | 'pg', pgUrl: string | undefined, zip
   } finally {
     if (server) {
       // The server finishes its shutdown (a checkpoint thread may still run) before its database goes.
-      const { child } = server;
-      const exited = child.exitCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', resolve));
-      child.kill();
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+      await stopServer(server.child);
     }
     await tdb.dispose().catch(() => undefined);
   }

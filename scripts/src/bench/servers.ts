@@ -7,16 +7,23 @@ import path from 'node:path';
 import { createTestDatabase, repoRoot, type ColumnKinds, type MigrationList, type TestDatabase } from '@lms/db';
 
 /**
- * The node arguments of `npm start -w central` (its package.json start script: node's flags, then the
- * server file), so that a benchmark measures the server started exactly as it is deployed.
+ * How `npm start -w <service>` starts a server (its package.json start script: settings of the C library's
+ * allocator, node's flags, then the server file), so that a benchmark measures the server started exactly
+ * as it is deployed.
  */
-export function centralNodeArgs(): string[] {
+export function serviceStart(service: 'central' | 'classroom' = 'central'): { args: string[]; env: Record<string, string> } {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const pkg = require(path.join(repoRoot, 'central/package.json')) as { scripts: { start: string } };
-  const [command, ...args] = pkg.scripts.start.trim().split(/\s+/);
-  if (command !== 'node' || !args.length) throw new Error(`central's start script is not "node [flags] <file>": ${pkg.scripts.start}`);
+  const pkg = require(path.join(repoRoot, service, 'package.json')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  while (/^[A-Z_][A-Z0-9_]*=/.test(words[0] ?? '')) {
+    const [name, ...value] = words.shift()!.split('=');
+    env[name] = value.join('=');
+  }
+  const [command, ...args] = words;
+  if (command !== 'node' || !args.length) throw new Error(`${service}'s start script is not "[NAME=value ...] node [flags] <file>": ${pkg.scripts.start}`);
   const file = args.pop()!;
-  return [...args, path.join(repoRoot, 'central', file)];
+  return { args: [...args, path.join(repoRoot, service, file)], env };
 }
 
 /** A loopback port free at the time of asking. */
@@ -52,9 +59,10 @@ export function onCpu(cpu: number, args: string[]): { command: string; args: str
 export async function startCentral(databaseUrl: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; origin: string }> {
   const secret = () => crypto.randomBytes(32).toString('hex');
   const port = await freePort();
-  const child = spawn(process.execPath, centralNodeArgs(), {
+  const start = serviceStart('central');
+  const child = spawn(process.execPath, start.args, {
     env: {
-      PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000',
+      ...start.env, PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000',
       JWT_SECRET: secret(), APPLICATION_API_KEY: secret(), SERVER_SYNC_KEY: secret(), RPI_SECRET: secret(), ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { central, classroom, DEMO, repoRoot, type Knex, type TestDatabase } from '@lms/db';
 import { streamToBuffer, writeLogZipFromDocument, type LogDocument } from '@lms/shared';
-import { benchDatabase, centralNodeArgs, freePort, procMb } from './servers';
+import { benchDatabase, freePort, procMb, serviceStart } from './servers';
 
 // `make bench`: a bounded soak of both services in production mode on loopback (default 3 minutes,
 // SOAK_SECONDS): guarded reads, sign-ins, log imports and refused oversize bodies at once. Reported per
@@ -18,10 +18,11 @@ const secret = () => crypto.randomBytes(32).toString('hex');
 
 interface Server { name: string; child: ChildProcess; origin: string }
 
-async function start(name: string, args: string[], env: Record<string, string>, portVar: string): Promise<Server> {
+async function start(name: 'central' | 'classroom', env: Record<string, string>, portVar: string): Promise<Server> {
   const port = await freePort();
-  const child = spawn(process.execPath, args, {
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'production', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000', LOGIN_RATE_LIMIT_MAX: '100000', [portVar]: String(port), ...env },
+  const command = serviceStart(name);
+  const child = spawn(process.execPath, command.args, {
+    env: { ...command.env, PATH: process.env.PATH ?? '', NODE_ENV: 'production', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000', LOGIN_RATE_LIMIT_MAX: '100000', [portVar]: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const origin = `http://127.0.0.1:${port}`;
@@ -77,11 +78,11 @@ export async function runSoakBench(): Promise<void> {
     const learners = (await cdb.db('students').where({ schoolname: teacher.schoolname, isdeleted: false }).select('studentid', 'schooluserid')) as Array<{ studentid: string; schooluserid: string }>;
     if (!learners.length) throw new Error('the demo teacher\'s school has no learners');
 
-    const c = await start('central', centralNodeArgs(), {
+    const c = await start('central', {
       DATABASE_URL: cdb.url, LOG_IMPORT_ENABLED: '1', OBJECT_DIR: objectDir, JWT_SECRET: secret(), APPLICATION_API_KEY: secret(), SERVER_SYNC_KEY: secret(), RPI_SECRET: secret(),
     }, 'PORT');
     servers.push(c);
-    const r = await start('classroom', [path.join(repoRoot, 'classroom/dist/server.js')], {
+    const r = await start('classroom', {
       DATABASE_URL: rdb.url, JWT_SECRET: secret(), SERVER_SYNC_KEY: secret(), LOG_DIR: path.join(objectDir, 'logs'),
     }, 'RPI_PORT');
     servers.push(r);

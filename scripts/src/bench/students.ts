@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { central, readRows, repoRoot, type Knex, type TestDatabase } from '@lms/db';
 import { createLogger, ROLE_IDS } from '@lms/shared';
-import { benchDatabase, centralNodeArgs, freePort, procMb, resetPeakRss } from './servers';
+import { benchDatabase, freePort, procMb, resetPeakRss, startCentral, stopServer } from './servers';
 
 // `make bench`: the Students page (POST /student, a page of 100 of LEARNERS learners, with and without
 // filters) and the learner CSV (GET /student/download-students of every learner), each against a plain
@@ -23,7 +23,6 @@ const TARGET_RSS_MB = 30;
 const STAFF = { lmsusername: 'bench.admin@lms.local', password: 'BenchAdmin1' };
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
-const secret = () => crypto.randomBytes(32).toString('hex');
 
 interface World { curricula: string[]; schools: string[] }
 
@@ -191,20 +190,10 @@ async function benchOne(dialect: 'sqlite' | 'pg', pgUrl: string | undefined) {
     const t0 = Date.now();
     const w = await seed(tdb.db);
     const seedSeconds = (Date.now() - t0) / 1000;
-    const port = await freePort();
     const closed = await freePort(); // RPI_CLOUD nobody listens on: the classroom's sign-in times are refused at once
-    child = spawn(process.execPath, centralNodeArgs(), {
-      env: {
-        PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), DATABASE_URL: tdb.url, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000',
-        RPI_CLOUD: `http://127.0.0.1:${closed}`, JWT_SECRET: secret(), APPLICATION_API_KEY: secret(), SERVER_SYNC_KEY: secret(), RPI_SECRET: secret(),
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
-    const origin = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 200 && !(await fetch(`${origin}/`).then((r) => r.ok, () => false)); i += 1) {
-      if (child.exitCode !== null) throw new Error(`central API exited with ${child.exitCode}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const server = await startCentral(tdb.url, { RPI_CLOUD: `http://127.0.0.1:${closed}` });
+    child = server.child;
+    const { origin } = server;
     const login = await fetch(`${origin}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ lmsusername: STAFF.lmsusername, lmsuserpassword: STAFF.password }) });
     const token = ((await login.json()) as { data: { accessToken: string } }).data.accessToken;
     const pid = child.pid as number;
@@ -237,11 +226,7 @@ async function benchOne(dialect: 'sqlite' | 'pg', pgUrl: string | undefined) {
     ]);
     return { seedSeconds, pages, csv, peakResettable, statements: { pageStatements, filteredStatements, smallPageStatements, csvStatements } };
   } finally {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((r) => child!.once('exit', r));
-      child.kill();
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-    }
+    if (child) await stopServer(child);
     await tdb.dispose().catch(() => undefined);
   }
 }
