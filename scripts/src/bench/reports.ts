@@ -197,7 +197,8 @@ async function benchOne(dialect: 'sqlite' | 'pg', pgUrl: string | undefined): Pr
       lmsuserid, lmsusername: STAFF.lmsusername, lmsuserpasswordhash: await hashPassword(STAFF.password), firstname: 'Bench', lmsuserrole: ROLE_IDS.superadmin, isverified: true, isdisabled: false,
     });
     await db('lmsusers_roles').insert({ lmsuserid, roleid: ROLE_IDS.superadmin });
-    if (dialect === 'pg') await db.raw('analyze');
+    // The state autovacuum reaches soon after a bulk load (statistics and the visibility map), not the moment after it.
+    if (dialect === 'pg') await db.raw('vacuum analyze');
     const attempts = Number((await db('studentprogress').count({ n: '*' }).first())?.n);
     const builtSeconds = (Date.now() - started) / 1000;
 
