@@ -8,6 +8,7 @@ import * as m0005 from './migrations/0005_lessons';
 import * as m0006 from './migrations/0006_people';
 import * as m0007 from './migrations/0007_media';
 import * as m0008 from './migrations/0008_report_indexes';
+import * as m0009 from './migrations/0009_usage_covering_index';
 import { tables } from './schema-0001';
 
 export const migrations: MigrationList = [
@@ -19,6 +20,7 @@ export const migrations: MigrationList = [
   ['0006_people', m0006],
   ['0007_media', m0007],
   ['0008_report_indexes', m0008],
+  ['0009_usage_covering_index', m0009],
 ];
 
 // Tables added after 0001 join the list so that their JSON and timestamp columns read back normalised too.

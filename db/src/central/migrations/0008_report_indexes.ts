@@ -27,7 +27,8 @@ const INDEXES: Array<{ table: string; columns: string[]; name: string; why: stri
   { table: 'schoolusers', columns: ['schoolname', 'schooluserrole'], name: 'schoolusers_school_role_index', why: 'school users of a school' },
   // A learner's last sign-in (/studentstatus and its download: max(logintime) per learner).
   { table: 'rpiuseraccess', columns: ['userid', 'logintime'], name: 'rpiuseraccess_user_time_index', why: 'last sign-in' },
-  // A learner's app time in a period (/studentstatus totalusages, /studentusage).
+  // A learner's app time in a period (/studentstatus totalusages, /studentusage); 0009 replaces it with one
+  // that also holds time_spent.
   { table: 'studentappusages', columns: ['schooluserid', 'created_at'], name: 'studentappusages_user_time_index', why: 'app time per learner' },
   // Uploads of a school's teachers, newest first (/syncrecords, /syncstatus).
   { table: 'syncs', columns: ['created_by', 'created_at'], name: 'syncs_creator_time_index', why: 'uploads per teacher' },
