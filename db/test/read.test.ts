@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, readRows, type Knex, type TestDatabase } from '../src';
+import { createTestDatabase, readRows, withoutJit, type Knex, type TestDatabase } from '../src';
 
 const kinds = { boolean: new Set(['active']), json: new Set(['tags']), timestamp: new Set(['created']) };
 
@@ -84,5 +84,20 @@ describe('readRows', () => {
     expect(await readRows(other.db('items').select())).toEqual([]);
     await other.dispose();
     await expect(readRows(other.db('items').select())).rejects.toThrow();
+  });
+
+  it.runIf(process.env.TEST_DATABASE_URL)('reads on PostgreSQL sessions without just-in-time compilation', async () => {
+    const shown = (await db.raw('show jit')) as { rows: Array<{ jit: string }> };
+    expect(shown.rows[0].jit).toBe('off');
+  });
+});
+
+describe('withoutJit', () => {
+  const options = (url: string) => new URL(url).searchParams.get('options');
+  it('adds jit=off to the session options, keeps options given, and leaves a jit setting of the URL alone', () => {
+    expect(options(withoutJit('postgres://u:p@db:5432/lms'))).toBe('-c jit=off');
+    expect(options(withoutJit('postgres://u:p@db/lms?options=-c%20search_path%3Ds1&sslmode=require'))).toBe('-c search_path=s1 -c jit=off');
+    expect(new URL(withoutJit('postgres://u:p@db/lms?sslmode=require')).searchParams.get('sslmode')).toBe('require');
+    expect(options(withoutJit('postgres://u:p@db/lms?options=-c%20jit%3Don'))).toBe('-c jit=on');
   });
 });
