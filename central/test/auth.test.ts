@@ -384,4 +384,14 @@ describe('passwords carried over from the original system (decision 17)', () => 
       await staffLogin(t.app, name, 'Legacy123');
     }
   });
+
+  it('replaces an argon2id hash of another cost (19 MiB, 2 passes) with the current one at sign-in', async () => {
+    const argon2 = (await import('argon2')).default;
+    const id = await createStaff(t.tdb.db, { lmsusername: 'oldcost@example.org', roleids: [ROLE_IDS.admin] });
+    await t.tdb.db('lmsusers').where({ lmsuserid: id }).update({ lmsuserpasswordhash: await argon2.hash('OldCost123', { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 }) });
+    await staffLogin(t.app, 'oldcost@example.org', 'OldCost123');
+    const stored = (await t.tdb.db('lmsusers').where({ lmsuserid: id }).first()).lmsuserpasswordhash as string;
+    expect(stored).toMatch(/^\$argon2id\$v=19\$m=9216,t=4,p=1\$/);
+    await staffLogin(t.app, 'oldcost@example.org', 'OldCost123');
+  });
 });

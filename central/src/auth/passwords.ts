@@ -2,13 +2,12 @@ import crypto from 'node:crypto';
 import argon2 from 'argon2';
 import bcrypt from 'bcryptjs';
 import { z } from 'zod';
-import { concurrencyLimit } from '@lms/shared';
+import { ARGON2ID_COST, concurrencyLimit } from '@lms/shared';
 
-// OWASP Password Storage Cheat Sheet: argon2id, 19 MiB, 2 iterations, 1 lane.
-const OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+const OPTIONS = { type: argon2.argon2id, ...ARGON2ID_COST } as const;
 
-// At most two argon2 computations at once in this process (hashing and verifying alike): each holds a
-// 19 MiB block while it runs, and memory the allocator took for a burst of them is not given back.
+// At most two argon2 computations at once in this process (hashing and verifying alike): each holds its
+// memory block while it runs.
 const argon2Slot = concurrencyLimit(2);
 
 export function hashPassword(plain: string): Promise<string> {

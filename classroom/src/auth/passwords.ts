@@ -1,13 +1,12 @@
 import crypto from 'node:crypto';
 import argon2 from 'argon2';
 import bcrypt from 'bcryptjs';
-import { concurrencyLimit } from '@lms/shared';
+import { ARGON2ID_COST, concurrencyLimit } from '@lms/shared';
 
-// OWASP Password Storage Cheat Sheet: argon2id, 19 MiB, 2 iterations, 1 lane (the library's default would
-// take 64 MiB a hash, a lot on a classroom's small box).
-const OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+const OPTIONS = { type: argon2.argon2id, ...ARGON2ID_COST } as const;
 
-// At most two argon2 computations at once: each holds its memory block while it runs.
+// At most two argon2 computations at once in this process (hashing and verifying alike): each holds its
+// memory block while it runs.
 const argon2Slot = concurrencyLimit(2);
 
 /** Every hash we write is argon2id. */
