@@ -101,7 +101,7 @@ async function importOnce(label: string, origin: string, pid: number, token: str
   return { label, rows, seconds, rssMb: procMb(pid, 'VmHWM'), p99Ms: p99(latencies), probes: latencies.length };
 }
 
-async function collectRows(zipFile: string): Promise<Rows> {
+export async function collectRows(zipFile: string): Promise<Rows> {
   const rows: Rows = new Map();
   await readLogZip({ path: zipFile }, {
     onBatch: (b) => {
@@ -118,7 +118,7 @@ const countRows = (rows: Rows): number => [...rows.values()].reduce((n, l) => n 
 const columnsOf = (table: LogTable): string[] => Object.keys(LOG_COLUMNS[table]);
 
 /** The fastest plain way on SQLite: one prepared INSERT per table, run in a loop inside one transaction. */
-function sqliteCeiling(file: string, rows: Rows): number {
+export function sqliteCeiling(file: string, rows: Rows): number {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
@@ -143,7 +143,7 @@ const copyText = (v: unknown): string => {
 };
 
 /** The fastest plain way on PostgreSQL: COPY into each table inside one transaction. */
-async function pgCeiling(url: string, rows: Rows): Promise<number> {
+export async function pgCeiling(url: string, rows: Rows): Promise<number> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const t0 = process.hrtime.bigint();
