@@ -58,8 +58,11 @@ function conflictClause(table: LogTable, pk: string, merge: string[], columns: s
   const owner = LOG_OWNER_COLUMN[table];
   const set = merge.filter((c) => c !== owner);
   if (!set.length) return `ON CONFLICT (${quote(pk)}) DO NOTHING`;
-  const guard = columns.includes(owner) ? ` WHERE ${quote(table)}.${quote(owner)} = excluded.${quote(owner)}` : '';
-  return `ON CONFLICT (${quote(pk)}) DO UPDATE SET ${set.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(', ')}${guard}`;
+  const mine = columns.includes(owner) ? `${quote(table)}.${quote(owner)} = excluded.${quote(owner)} AND ` : '';
+  // A row that arrives again unchanged (a log uploaded twice) is left as it is: no new row version, no
+  // index entries, nothing for PostgreSQL's vacuum, instead of rewriting it with the same values.
+  const changed = `(${set.map((c) => `${quote(table)}.${quote(c)}`).join(', ')}) IS DISTINCT FROM (${set.map((c) => `excluded.${quote(c)}`).join(', ')})`;
+  return `ON CONFLICT (${quote(pk)}) DO UPDATE SET ${set.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(', ')} WHERE ${mine}${changed}`;
 }
 
 /** Groups rows by their column set (one multi-row statement needs the same columns in every row), last key wins. */
