@@ -1,13 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { central, DEMO, repoRoot, seedDemoContent, type Knex, type TestDatabase } from '@lms/db';
 import { ROLE_IDS } from '@lms/shared';
 import { SIX_MONTH_SCHOOL, learnersOf, logSource, writeLogZipFile, type Learner, type LogShape } from './log-import-data';
-import { collectRows, p99, pgCeiling, probe, seedSchool, sqliteCeiling, TEACHER } from './log-import';
+import { collectRows, p99, pgCeiling, seedSchool, sqliteCeiling, TEACHER, uploadLog } from './log-import';
 import { benchDatabase, procMb, resetPeakRss, startCentral, stopServer } from './servers';
 
 // `make bench`: the log import on a server that has lived a while, not only on a fresh one. Central starts in
@@ -96,17 +95,7 @@ function guardedReads(origin: string, token: string, seconds: number): Promise<{
 
 /** One PUT /log/import with GET / probed meanwhile. */
 async function upload(origin: string, token: string, zipFile: string): Promise<{ seconds: number; p99Ms: number; slowestMs: number }> {
-  let running = true;
-  const probing = probe(origin, () => running);
-  const form = new FormData();
-  form.append('importfile', await fs.openAsBlob(zipFile, { type: 'application/zip' }), 'studentlog');
-  const t0 = process.hrtime.bigint();
-  const res = await fetch(`${origin}/log/import`, { method: 'PUT', headers: { Authorization: `Bearer ${token}` }, body: form });
-  const body = await res.text();
-  const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-  running = false;
-  const latencies = await probing;
-  if (res.status !== 200) throw new Error(`PUT /log/import answered ${res.status} ${body}`);
+  const { seconds, latencies } = await uploadLog(origin, token, zipFile);
   return { seconds, p99Ms: p99(latencies), slowestMs: Math.max(...latencies) };
 }
 

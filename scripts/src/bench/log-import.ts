@@ -60,7 +60,7 @@ function withDatabaseEnv<T>(pgUrl: string | undefined, fn: () => Promise<T>): Pr
 }
 
 /** GET / in a loop, one at a time, for as long as `running()`; returns the latencies in ms. */
-export async function probe(origin: string, running: () => boolean): Promise<number[]> {
+async function probe(origin: string, running: () => boolean): Promise<number[]> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const samples: number[] = [];
   while (running()) {
@@ -85,8 +85,8 @@ export const p99 = (xs: number[]): number => {
   return s[Math.min(s.length - 1, Math.ceil(s.length * 0.99) - 1)];
 };
 
-async function importOnce(label: string, origin: string, pid: number, token: string, zipFile: string, rows: number): Promise<RunResult> {
-  resetPeakRss(pid);
+/** One PUT /log/import of `zipFile` with GET / probed meanwhile: its seconds and the probe's latencies. */
+export async function uploadLog(origin: string, token: string, zipFile: string): Promise<{ seconds: number; latencies: number[] }> {
   let running = true;
   const probing = probe(origin, () => running);
   const form = new FormData();
@@ -97,7 +97,15 @@ async function importOnce(label: string, origin: string, pid: number, token: str
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   running = false;
   const latencies = await probing;
-  if (res.status !== 200) throw new Error(`${label}: PUT /log/import answered ${res.status} ${body}`);
+  if (res.status !== 200) throw new Error(`PUT /log/import answered ${res.status} ${body}`);
+  return { seconds, latencies };
+}
+
+async function importOnce(label: string, origin: string, pid: number, token: string, zipFile: string, rows: number): Promise<RunResult> {
+  resetPeakRss(pid);
+  const { seconds, latencies } = await uploadLog(origin, token, zipFile).catch((err: Error) => {
+    throw new Error(`${label}: ${err.message}`);
+  });
   return { label, rows, seconds, rssMb: procMb(pid, 'VmHWM'), p99Ms: p99(latencies), probes: latencies.length };
 }
 
