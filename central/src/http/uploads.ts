@@ -41,6 +41,27 @@ export const UPLOAD_MESSAGES = {
 /** A client that stopped sending: answered, then its connection is closed rather than waited on. */
 export const stalled = (idleMs: number) => httpError(408, `The upload sent nothing for ${Math.round(idleMs / 1000)} s`, { Connection: 'close' });
 
+/**
+ * Calls `onSilent` once `stream` has sent nothing for `ms` (each chunk starts the wait again); the returned
+ * function stops watching. An upload that stalls holds a slot, a name claim or a temporary file, so every
+ * upload path watches its source with this.
+ */
+export function watchSilence(stream: Readable, ms: number, onSilent: () => void): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const restart = () => {
+    clearTimeout(timer);
+    if (!stopped) timer = setTimeout(onSilent, ms);
+  };
+  restart();
+  stream.on('data', restart);
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    stream.off('data', restart);
+  };
+}
+
 export const tooLarge = (maxBytes: number) => httpError(413, `File too large (at most ${Math.floor(maxBytes / (1024 * 1024))} MB)`);
 
 export interface CheckedName {
@@ -179,21 +200,15 @@ export async function putChecked(store: ObjectStore, key: string, source: Readab
   });
   source.pipe(check);
   // A client that stops sending holds a claim and a temporary file: after `idleMs` of silence it is refused (408).
-  let idle: NodeJS.Timeout | undefined;
-  const stillSending = () => {
-    clearTimeout(idle);
-    if (o.idleMs) idle = setTimeout(() => check.destroy(stalled(o.idleMs!)), o.idleMs);
-  };
-  stillSending();
-  source.on('data', stillSending);
+  const idleMs = o.idleMs;
+  const stopWatching = idleMs ? watchSilence(source, idleMs, () => check.destroy(stalled(idleMs))) : () => undefined;
   try {
     return await store.put(key, check, { contentType: o.contentType });
   } catch (err) {
     source.unpipe(check);
     throw httpCause(refused) ?? httpCause(err) ?? (source.destroyed && !arrived() ? httpError(400, UPLOAD_MESSAGES.interrupted) : err);
   } finally {
-    clearTimeout(idle);
-    source.off('data', stillSending);
+    stopWatching();
   }
 }
 
@@ -220,19 +235,11 @@ export function receiveOneFile<T>(req: Request, onFile: (filename: string, strea
     let file: Readable | undefined;
     let relay: PassThrough | undefined;
     let failed = false;
-    let idle: NodeJS.Timeout | undefined;
-    const stillSending = () => {
-      clearTimeout(idle);
-      if (failed) return;
-      idle = setTimeout(() => fail(stalled(idleMs)), idleMs);
-    };
-    stillSending();
-    req.on('data', stillSending);
+    const stopWatching = watchSilence(req, idleMs, () => fail(stalled(idleMs)));
     const fail = (err: unknown) => {
       if (failed) return;
       failed = true;
-      clearTimeout(idle);
-      req.off('data', stillSending);
+      stopWatching();
       req.unpipe(bb);
       // Keep reading (and discarding) so that the client sees the answer instead of a reset connection.
       req.resume();
@@ -265,8 +272,7 @@ export function receiveOneFile<T>(req: Request, onFile: (filename: string, strea
     bb.on('fieldsLimit', () => fail(httpError(400, UPLOAD_MESSAGES.oneFile)));
     bb.on('error', () => fail(httpError(400, UPLOAD_MESSAGES.interrupted)));
     bb.on('close', () => {
-      clearTimeout(idle);
-      req.off('data', stillSending);
+      stopWatching();
       if (failed) return;
       if (!working) fail(httpError(400, UPLOAD_MESSAGES.noFile));
       else working.then(resolve, fail);

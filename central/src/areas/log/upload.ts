@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import busboy from 'busboy';
 import { httpError, uploadStorageError } from '@lms/shared';
+import { watchSilence } from '../../http/uploads';
 
 export interface SpooledFile {
   /** Absolute path of the temporary copy; remove it with `dispose`. */
@@ -42,22 +43,16 @@ export async function spoolUpload(req: Request, field: string, maxBytes: number,
       let writing: Promise<{ size: number; filename: string }> | null = null;
       let failed = false;
       // An upload that stops sending holds a slot, a temporary file and a reader: it is given up.
-      let idle: NodeJS.Timeout | undefined;
-      const stillSending = () => {
-        clearTimeout(idle);
-        idle = setTimeout(() => {
-          // The client stalled: the answer closes the connection rather than wait for the rest (after the
-          // import has given up its slot, so a client that retries at once finds it free).
-          req.res?.setHeader('Connection', 'close');
-          fail(httpError(408, `Invalid File (the upload sent nothing for ${Math.round(idleMs / 1000)} s)`));
-        }, idleMs);
-      };
-      stillSending();
-      req.on('data', stillSending);
+      const stopWatching = watchSilence(req, idleMs, () => {
+        // The client stalled: the answer closes the connection rather than wait for the rest (after the
+        // import has given up its slot, so a client that retries at once finds it free).
+        req.res?.setHeader('Connection', 'close');
+        fail(httpError(408, `Invalid File (the upload sent nothing for ${Math.round(idleMs / 1000)} s)`));
+      });
       const fail = (err: unknown) => {
         if (failed) return;
         failed = true;
-        clearTimeout(idle);
+        stopWatching();
         req.unpipe(bb);
         // Keep reading (and discarding) so that the client sees our answer instead of a reset connection.
         req.resume();
@@ -78,7 +73,7 @@ export async function spoolUpload(req: Request, field: string, maxBytes: number,
       });
       bb.on('error', (err) => fail(httpError(400, `Invalid File (${err instanceof Error ? err.message : 'bad multipart request'})`)));
       bb.on('close', () => {
-        clearTimeout(idle);
+        stopWatching();
         if (failed) return;
         if (!writing) resolve(null);
         else writing.then(resolve, fail);
