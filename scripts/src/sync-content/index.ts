@@ -8,7 +8,8 @@ import { Transform } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { repoRoot } from '@lms/db';
 import { CONTENT_KEY_LIST, parseContentPackage, readPackageJson } from '@lms/shared';
-import { MediaError, curriculumMedia, describeSummary, mediaFromCentral, mediaFromSaved, type MediaSummary } from './media';
+import { SyncContentError, mb, type Log } from './common';
+import { curriculumMedia, describeSummary, mediaFromCentral, mediaFromSaved, type MediaSummary } from './media';
 
 export { MANIFEST, curriculumMedia, mediaFromCentral, mediaFromSaved, readManifest, type MediaSummary } from './media';
 
@@ -53,16 +54,6 @@ export interface SyncContentOptions {
   noMedia?: boolean;
 }
 
-export class SyncContentError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'SyncContentError';
-  }
-}
-
-type Log = (line: string) => void;
-
-const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(2)} MB`;
 
 function transportOf(url: URL) {
   if (url.protocol === 'http:') return http;
@@ -224,17 +215,12 @@ export function mediaDirOf(o: SyncContentOptions): string | undefined {
 /** The media step: after the package, the files its curricula use. */
 async function syncMedia(o: SyncContentOptions, dir: string, token: string | undefined, curriculumids: string[], log: Log): Promise<MediaSummary> {
   let summary: MediaSummary;
-  try {
-    if (o.mediaFrom) summary = await mediaFromSaved({ source: o.mediaFrom, dir }, log);
-    else {
-      if (!o.central || !token) throw new SyncContentError('The media step needs --central (or --media-from a saved folder or ZIP offline)');
-      const ids = o.curriculumids?.length ? o.curriculumids : curriculumids;
-      const names = await curriculumMedia(o.central, token, ids, o.idleTimeoutMs);
-      summary = await mediaFromCentral({ mediaUrl: o.mediaUrl ?? `${o.central.replace(/\/+$/, '')}/media`, names, dir, idleTimeoutMs: o.idleTimeoutMs }, log);
-    }
-  } catch (err) {
-    if (err instanceof MediaError) throw new SyncContentError(err.message);
-    throw err;
+  if (o.mediaFrom) summary = await mediaFromSaved({ source: o.mediaFrom, dir }, log);
+  else {
+    if (!o.central || !token) throw new SyncContentError('The media step needs --central (or --media-from a saved folder or ZIP offline)');
+    const ids = o.curriculumids?.length ? o.curriculumids : curriculumids;
+    const names = await curriculumMedia(o.central, token, ids, o.idleTimeoutMs);
+    summary = await mediaFromCentral({ mediaUrl: o.mediaUrl ?? `${o.central.replace(/\/+$/, '')}/media`, names, dir, idleTimeoutMs: o.idleTimeoutMs }, log);
   }
   log(describeSummary(summary));
   if (summary.failed.length) {

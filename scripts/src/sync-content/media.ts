@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isMediaFileName, withZip } from '@lms/shared';
+import { SyncContentError, mb, type Log } from './common';
 
 /**
  * The media step of the content sync: the pictures, audio and video a curriculum's lessons use, copied
@@ -40,16 +41,6 @@ export interface MediaSummary {
   failed: Array<{ name: string; reason: string }>;
 }
 
-export class MediaError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'MediaError';
-  }
-}
-
-type Log = (line: string) => void;
-
-const mb = (n: number) => `${(n / (1024 * 1024)).toFixed(2)} MB`;
 const unquote = (etag: string | undefined) => (etag ? etag.replace(/^W\//, '').replace(/"/g, '') : undefined);
 const isMd5 = (etag: string | undefined) => !!etag && /^[0-9a-f]{32}$/i.test(etag);
 
@@ -145,7 +136,7 @@ async function readJson(url: URL, token: string, idleTimeoutMs: number): Promise
     } catch {
       // not JSON
     }
-    throw new MediaError(`${url.pathname} answered ${res.status}: ${message}`);
+    throw new SyncContentError(`${url.pathname} answered ${res.status}: ${message}`);
   }
   return JSON.parse(text) as unknown;
 }
@@ -155,7 +146,7 @@ export async function curriculumMedia(central: string, token: string, curriculum
   const names = new Set<string>();
   for (const id of curriculumids) {
     const list = await readJson(new URL(`${central.replace(/\/+$/, '')}/export/documents/${encodeURIComponent(id)}`), token, idleTimeoutMs);
-    if (!Array.isArray(list)) throw new MediaError(`The media list of curriculum ${id} is not a list`);
+    if (!Array.isArray(list)) throw new SyncContentError(`The media list of curriculum ${id} is not a list`);
     for (const n of list) if (typeof n === 'string' && n) names.add(n);
   }
   return [...names];
@@ -286,7 +277,7 @@ async function copyIn(file: SourceFile, dir: string, stream: Readable, onBytes: 
   const size = (await fsp.stat(partial)).size;
   if (size !== file.size || (file.md5 && file.md5 !== digest)) {
     await fsp.rm(partial, { force: true });
-    throw new MediaError(`${file.name} does not match its source (${size} bytes, digest ${digest})`);
+    throw new SyncContentError(`${file.name} does not match its source (${size} bytes, digest ${digest})`);
   }
   await install(partial, path.join(dir, file.name));
   return { size, md5: digest };
@@ -299,7 +290,7 @@ async function copyIn(file: SourceFile, dir: string, stream: Readable, onBytes: 
  */
 export async function mediaFromSaved(o: { source: string; dir: string }, log: Log = () => undefined): Promise<MediaSummary> {
   const st = await fsp.stat(o.source).catch(() => undefined);
-  if (!st) throw new MediaError(`No such folder or ZIP: ${o.source}`);
+  if (!st) throw new SyncContentError(`No such folder or ZIP: ${o.source}`);
   await fsp.mkdir(path.join(o.dir, PARTIAL_DIR), { recursive: true });
   const manifest = await readManifest(o.dir);
   const summary: MediaSummary = { files: 0, transferred: 0, bytes: 0, unchanged: 0, failed: [] };
