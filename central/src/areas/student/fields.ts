@@ -69,14 +69,19 @@ const date = (o: { optional: boolean; min: number; loose: boolean }) => {
 const gender = digit(['1', '2'], 'must be one of [1, 2]');
 const wgFields = Object.fromEntries(WG.map((k) => [k, wgAnswer])) as Record<WgColumn, typeof wgAnswer>;
 
-/** One learner of POST /student/create (`students[]`). */
-export const createRow = strictBody({
+/** A learner's names and contact, the same on create and on update. */
+const nameFields = {
   studentfirstname: text(2, 100),
   studentlastname: blankable(1, 100),
   familyname: blankable(1, 100),
   mothername: blankable(1, 100),
   fathername: blankable(1, 100),
   contact: blankable(1, 100),
+};
+
+/** One learner of POST /student/create (`students[]`). */
+export const createRow = strictBody({
+  ...nameFields,
   dateofbirth: date({ optional: true, min: 10, loose: false }),
   dateofjoin: date({ optional: false, min: 10, loose: false }),
   genderid: gender,
@@ -113,12 +118,7 @@ export const editRow = strictBody({
   schoolname: text(2, 255).optional(),
   curriculums: text(1, 2000),
   standard: blankable(2, 255),
-  studentfirstname: text(2, 100),
-  studentlastname: blankable(1, 100),
-  familyname: blankable(1, 100),
-  mothername: blankable(1, 100),
-  fathername: blankable(1, 100),
-  contact: blankable(1, 100),
+  ...nameFields,
   genderid: gender,
   ...wgFields,
   dateofbirth: date({ optional: true, min: 8, loose: true }),
