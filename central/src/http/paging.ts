@@ -3,12 +3,19 @@ import { z } from 'zod';
 
 /**
  * Paged lists (`IPaging` with a key whitelist, `IMultiPaging` for reports), contract §0. Every number
- * and list is bounded so that one request stays cheap: a page index beyond a million, a filter value
- * longer than 500 characters or a list of more than 1,000 values is refused (SQLite takes at most
- * 32,766 bound values per statement; a 40,000-id filter used to end as a 500).
+ * and list is bounded so that one request stays cheap and below what either database takes: a page
+ * index beyond a million, a filter value longer than 500 characters, a list of more than 500 values,
+ * or more than 100 contains-matched texts in one request is refused with a 400.
+ *
+ * Why these figures: an id list is one `IN (…)`, which both databases take up to their bound-value
+ * limit (SQLite 32,766); each contains-matched text is one `LIKE` and costs a pattern match per row,
+ * and SQLite refuses a statement whose expression tree is more than 1,000 deep (a chain of 1,000 `OR`ed
+ * `LIKE`s used to end as a 500). The `LIKE`s of one filter are grouped (`whereEach`), so even the
+ * bounded set nests a few dozen deep, not a hundred.
  */
 export const MAX_PAGE_INDEX = 1_000_000;
-export const MAX_FILTER_VALUES = 1000;
+export const MAX_FILTER_VALUES = 500;
+export const MAX_FILTER_TERMS = 100;
 export const MAX_FILTER_TEXT = 500;
 
 const filterText = z.string().max(MAX_FILTER_TEXT, { error: `must be at most ${MAX_FILTER_TEXT} characters` });
@@ -27,9 +34,32 @@ function checkPage(b: { pageindex?: number }, ctx: z.RefinementCtx): void {
   }
 }
 
-/** IPaging: filter keys restricted to `keys`, at most `maxFilters` entries (5; students and teachers 6). */
-export function pagingBody(keys: readonly [string, ...string[]], o: { maxFilters?: number; unknownAllowed?: boolean } = {}) {
+/** The values of one filter entry: an array's elements or a string's comma parts, trimmed, empty ones dropped. */
+export function filterValues(value: string | readonly string[] | null | undefined): string[] {
+  return (typeof value === 'string' || value == null ? (value ?? '').split(',') : [...value]).map((v) => v.trim()).filter(Boolean);
+}
+
+/**
+ * How many contains-matched texts (one `LIKE` each) a list request asks for: every value of a key not in
+ * `exact`, except the flag words `true`/`false`.
+ */
+function containsTerms(filter: Paging['filter'], exact: readonly string[]): number {
+  let n = 0;
+  for (const f of filter ?? []) {
+    if (exact.includes(f.key)) continue;
+    n += filterValues(f.value).filter((v) => v !== 'true' && v !== 'false').length;
+  }
+  return n;
+}
+
+/**
+ * IPaging: filter keys restricted to `keys`, at most `maxFilters` entries (5; students and teachers 6).
+ * `exact` keys hold ids: their values are compared whole, any of them matching, in one `IN`; the other
+ * keys are contains-matched, at most `MAX_FILTER_TERMS` texts in all.
+ */
+export function pagingBody(keys: readonly [string, ...string[]], o: { maxFilters?: number; unknownAllowed?: boolean; exact?: readonly string[] } = {}) {
   const maxFilters = o.maxFilters ?? 5;
+  const exact = o.exact ?? [];
   const shape = {
     ...pageFields,
     filter: z.array(z.object({ key: z.enum(keys, { error: `must be one of [${keys.join(', ')}]` }), value: filterValue })).optional(),
@@ -38,6 +68,9 @@ export function pagingBody(keys: readonly [string, ...string[]], o: { maxFilters
   return base.superRefine((b, ctx) => {
     checkPage(b, ctx);
     if ((b.filter?.length ?? 0) > maxFilters) ctx.addIssue({ code: 'custom', message: 'Invalid filter', path: [] });
+    else if (containsTerms(b.filter, exact) > MAX_FILTER_TERMS) {
+      ctx.addIssue({ code: 'custom', message: `Invalid filter: at most ${MAX_FILTER_TERMS} texts to search for in one list`, path: [] });
+    }
   });
 }
 
@@ -66,23 +99,46 @@ export const multiPagingBody = z
 export type Paging = { pageindex?: number; pagesize?: number; filter?: Array<{ key: string; value?: string | string[] | null }> };
 export type MultiPaging = z.infer<typeof multiPagingBody>;
 
+/** Conditions joined by one `AND`/`OR` chain at most this long; longer lists are split into nested groups. */
+const GROUP = 25;
+
+/**
+ * `each(item)` for every item, all of them (`AND`) or any (`OR`), as one parenthesised condition on `q`.
+ * The items are nested in groups of `GROUP`, so the expression tree stays shallow (SQLite refuses one
+ * deeper than 1,000) however long the list.
+ */
+export function whereEach<T>(q: Knex.QueryBuilder, items: readonly T[], any: boolean, each: (w: Knex.QueryBuilder, item: T) => void): void {
+  if (!items.length) return;
+  const join = (w: Knex.QueryBuilder, inner: (o: Knex.QueryBuilder) => void) => (any ? w.orWhere(inner) : w.where(inner));
+  const add = (w: Knex.QueryBuilder, list: readonly T[]): void => {
+    if (list.length <= GROUP) {
+      for (const item of list) join(w, (o) => { each(o, item); });
+      return;
+    }
+    const size = Math.ceil(list.length / GROUP);
+    for (let i = 0; i < list.length; i += size) {
+      const slice = list.slice(i, i + size);
+      join(w, (o) => { add(o, slice); });
+    }
+  };
+  q.where((w) => { add(w, items); });
+}
+
 /**
  * IPaging filters: every comma part must be contained (AND); `"true"`/`"false"` match a boolean;
- * array elements must all be contained, or any of them when `any` (IMultiPaging lists). Matching is
- * literal (`%` and `_` match themselves) and ignores case on both databases.
+ * array elements must all be contained, or any of them when `any` (IMultiPaging lists). `exact` keys
+ * (ids) match any of their values whole, in one `IN`. Matching is literal (`%` and `_` match
+ * themselves) and ignores case on both databases.
  */
-export function applyFilters(q: Knex.QueryBuilder, body: Paging, column: (key: string) => string, any = false): void {
+export function applyFilters(q: Knex.QueryBuilder, body: Paging, column: (key: string) => string, any = false, exact: readonly string[] = []): void {
   for (const f of body.filter ?? []) {
     const col = column(f.key);
-    if (Array.isArray(f.value)) {
-      const values = f.value.filter(Boolean);
-      if (values.length) q.where((w) => { for (const v of values) whereContains(w, col, v, any); });
-      continue;
-    }
-    const value = f.value ?? '';
-    if (value === '') continue;
-    if (value === 'true' || value === 'false') q.where(col, value === 'true');
-    else for (const part of value.split(',')) if (part.trim()) whereContains(q, col, part.trim());
+    const values = filterValues(f.value);
+    if (!values.length) continue;
+    if (exact.includes(f.key)) q.whereIn(col, [...new Set(values)]);
+    else if (Array.isArray(f.value)) whereEach(q, values, any, (w, v) => { whereContains(w, col, v); });
+    else if (f.value === 'true' || f.value === 'false') q.where(col, f.value === 'true');
+    else whereEach(q, values, false, (w, v) => { whereContains(w, col, v); });
   }
 }
 

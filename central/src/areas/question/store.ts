@@ -3,7 +3,7 @@ import { containsPattern, type Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { guid, integer, text } from '../../http/fields';
-import { pageRows, pagingBody, type Paging } from '../../http/paging';
+import { filterValues, pageRows, pagingBody, whereEach, type Paging } from '../../http/paging';
 import { now, writeTransaction } from '../../http/writes';
 
 /**
@@ -72,7 +72,7 @@ export const tagParams = z.object({ questionid: guid('Question ID'), tag: text('
 export const identifierParams = z.object({ questionid: guid('Question ID'), questionidentifier: text('Question identifier', IDENTIFIER) });
 
 const FILTER_KEYS = ['questionidentifier', 'questiontags', 'questionstatus', 'templatetypeid'] as const;
-export const questionListBody = pagingBody([...FILTER_KEYS], { unknownAllowed: true });
+export const questionListBody = pagingBody([...FILTER_KEYS], { unknownAllowed: true, exact: ['questionstatus', 'templatetypeid'] });
 
 /** A JSON column's value as stored: SQL NULL for nothing, else its JSON text (jsonb on PostgreSQL). */
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
@@ -208,25 +208,25 @@ const NOTHING: Term = (q) => { q.whereRaw('1 = 0'); };
  * all of its parts (`any`: one of them).
  */
 function termOf(key: string, value: string | string[] | null | undefined, any: boolean): Term | undefined {
-  const parts = (Array.isArray(value) ? value : (value ?? '').split(',')).map((p) => p.trim()).filter(Boolean);
+  const parts = filterValues(value);
   if (!parts.length) return undefined;
-  const combine = (each: (part: string) => Term): Term => (q) => {
-    q.where((w) => {
-      for (const p of parts) {
-        if (any) w.orWhere((o) => each(p)(o));
-        else w.where((o) => each(p)(o));
-      }
-    });
+  // A question has one status and one template: any of several values is one `IN`, all of them holds only when they are one.
+  const exactly = (column: string, read: (part: string) => boolean | number | undefined): Term => {
+    const values = parts.map(read);
+    const valid = [...new Set(values.filter((v): v is boolean | number => v !== undefined))];
+    if (any) return valid.length ? (q) => { q.whereIn(column, valid as never[]); } : NOTHING;
+    return valid.length === 1 && values.every((v) => v !== undefined) ? (q) => { q.where(column, valid[0]); } : NOTHING;
   };
+  const contains = (sql: string, column: string): Term => (q) => { whereEach(q, parts, any, (w, p) => { w.whereRaw(sql, [column, containsPattern(p)]); }); };
   switch (key) {
     case 'questionstatus':
-      return combine((p) => (p.toLowerCase() === 'true' || p.toLowerCase() === 'false' ? (q) => { q.where('questionstatus', p.toLowerCase() === 'true'); } : NOTHING));
+      return exactly('questionstatus', (p) => (p.toLowerCase() === 'true' ? true : p.toLowerCase() === 'false' ? false : undefined));
     case 'templatetypeid':
-      return combine((p) => (/^\d{1,9}$/.test(p) ? (q) => { q.where('templatetypeid', Number(p)); } : NOTHING));
+      return exactly('templatetypeid', (p) => (/^\d{1,9}$/.test(p) ? Number(p) : undefined));
     case 'questiontags':
-      return combine((p) => (q) => { q.whereRaw("lower(CAST(?? AS TEXT)) like ? escape '\\'", ['questiontags', containsPattern(p)]); });
+      return contains("lower(CAST(?? AS TEXT)) like ? escape '\\'", 'questiontags');
     default:
-      return combine((p) => (q) => { q.whereRaw("lower(??) like ? escape '\\'", [key, containsPattern(p)]); });
+      return contains("lower(??) like ? escape '\\'", key);
   }
 }
 

@@ -1,6 +1,6 @@
 import { whereContains, type Knex } from '@lms/db';
 import { z } from 'zod';
-import { MAX_PAGE_INDEX, pageEnvelope, pageOf, pagingBody, type Paging } from '../../http/paging';
+import { MAX_PAGE_INDEX, pageEnvelope, pageOf, pagingBody, whereEach, type Paging } from '../../http/paging';
 import { applyScope, type Scope } from '../../http/scope';
 
 /** The database and the caller's scope. */
@@ -10,7 +10,7 @@ import { bool, num, numOrNull } from './values';
 // ---- POST /report/syncrecords ------------------------------------------------------------------------
 
 /** The original's sync-record filter keys (its validator); the filter is applied (decision 28). */
-export const syncRecordsBody = pagingBody(['filename', 'type', 'offlineonline', 'created_by']);
+export const syncRecordsBody = pagingBody(['filename', 'type', 'offlineonline', 'created_by'], { exact: ['type', 'offlineonline'] });
 
 /**
  * IMultiPaging semantics on the sync columns: text contains every comma part of a string, or any element
@@ -32,8 +32,7 @@ function syncFilters(q: Knex.QueryBuilder, body: Paging): void {
       else q.whereIn('y.offlineonline', [...new Set(flags)] as boolean[]);
     } else {
       const col = `y.${f.key}`;
-      if (any) q.where((w) => { for (const v of values) whereContains(w, col, v, true); });
-      else for (const v of values) whereContains(q, col, v);
+      whereEach(q, values, any, (w, v) => { whereContains(w, col, v); });
     }
   }
 }

@@ -3,7 +3,7 @@ import { isUniqueViolation, readRows, whereContains, whereJsonArrayHasAny, type 
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { strictBody, uuidParam } from '../../auth/validation';
-import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
+import { applyFilters, filterValues, pageRows, pagingBody, type Paging } from '../../http/paging';
 import { applyScope, requireSchoolInScope, type Scope } from '../../http/scope';
 
 export const INVALID_SCHOOL = 'Invalid school id';
@@ -26,7 +26,9 @@ export const countryParams = uuidParam('countryid', GUID);
 export const countryCurriculumParams = countryParams.extend(uuidParam('curriculumid', GUID).shape);
 export const allSchoolsQuery = z.looseObject({ countryid: z.string().optional(), school: z.string().optional() });
 export const curriculumQuery = z.looseObject({ curriculumid: z.string().optional() });
-export const schoolListBody = pagingBody(['schoolname', 'countryid', 'curriculums']);
+// Ids picked from the page's drop-downs: compared whole, in one `IN` (a curriculum list is one JSON test).
+const EXACT_KEYS = ['countryid', 'curriculums'];
+export const schoolListBody = pagingBody(['schoolname', 'countryid', 'curriculums'], { exact: EXACT_KEYS });
 
 const schoolname = z
   .string({ error: 'is required' })
@@ -103,9 +105,9 @@ export async function curriculumNames(db: Knex, ids: readonly string[]): Promise
 export async function listSchools(db: Knex, scope: Scope, body: Paging) {
   const base = db('schools').where({ isdeleted: false });
   const curriculumFilters = (body.filter ?? []).filter((f) => f.key === 'curriculums');
-  applyFilters(base, { ...body, filter: (body.filter ?? []).filter((f) => f.key !== 'curriculums') }, (k) => k, true);
+  applyFilters(base, { ...body, filter: (body.filter ?? []).filter((f) => f.key !== 'curriculums') }, (k) => k, true, EXACT_KEYS);
   for (const f of curriculumFilters) {
-    const values = (Array.isArray(f.value) ? f.value : (f.value ?? '').split(',')).map((v) => v.trim()).filter(Boolean);
+    const values = [...new Set(filterValues(f.value))];
     if (values.length) whereJsonArrayHasAny(base, 'curriculums', values);
   }
   applyScope(db, base, scope, { schoolid: 'schoolid' });

@@ -12,7 +12,7 @@ const GUID = 'must be a valid GUID';
 export const allStandardsQuery = z.looseObject({ standardname: z.string().optional(), schoolname: z.string().optional() });
 export const standardParams = uuidParam('standardid', GUID);
 export const schoolParams = uuidParam('schoolid', GUID);
-export const standardListBody = pagingBody(['standardname', 'schoolid']);
+export const standardListBody = pagingBody(['standardname', 'schoolid'], { exact: ['schoolid'] });
 export const standardBody = strictBody({
   standardname: z
     .string({ error: 'is required' })
@@ -60,7 +60,7 @@ export async function getStandard(db: Knex, scope: Scope, standardid: string) {
 /** The Classes page: live classes by name with their school's name, within the caller's scope. */
 export async function listStandards(db: Knex, scope: Scope, body: Paging) {
   const base = db('standards as s').leftJoin('schools as sc', 'sc.schoolid', 's.schoolid').where('s.isdeleted', false);
-  applyFilters(base, body, (k) => `s.${k}`, true);
+  applyFilters(base, body, (k) => `s.${k}`, true, ['schoolid']);
   applyScope(db, base, scope, { schoolid: 's.schoolid' });
   const page = await pageRows(base, body, [{ column: 's.standardname' }, { column: 's.standardid' }], ['s.*', 'sc.schoolname as joinedschool']);
   return { ...page, data: withSchool(page.data) };

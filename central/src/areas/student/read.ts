@@ -3,7 +3,7 @@ import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { uuidParam } from '../../auth/validation';
 import { classroomClientOf } from '../../classroom-client';
-import { applyFilters, pageEnvelope, pageOf, pagingBody, type Paging } from '../../http/paging';
+import { applyFilters, filterValues, pageEnvelope, pageOf, pagingBody, whereEach, type Paging } from '../../http/paging';
 import { applyScope, type Scope } from '../../http/scope';
 import { toDmy, WG } from './fields';
 
@@ -12,7 +12,7 @@ export const studentParams = uuidParam('studentid', 'must be a valid GUID');
 export const schooluserParams = uuidParam('schooluserid', 'must be a valid GUID');
 export const studentListBody = pagingBody(
   ['studentfirstname', 'schoolname', 'mothername', 'fathername', 'city', 'country', 'state', 'standard', 'schooluser.schoolusername', 'schooltype', 'curriculum.curriculumname'],
-  { maxFilters: 6 },
+  { maxFilters: 6, exact: ['standard'] },
 );
 
 type Row = Record<string, unknown>;
@@ -72,15 +72,13 @@ async function curriculumRows(db: Knex, ids: Iterable<unknown>): Promise<Map<str
 
 const idsOf = (r: Row): string[] => (Array.isArray(r.curriculumids) && r.curriculumids.length ? (r.curriculumids as string[]) : r.curriculumid ? [String(r.curriculumid)] : []);
 
-/** `curriculum.curriculumname` filter: a learner matches when any curriculum it studies matches. */
-function whereStudiesCurriculumNamed(db: Knex, q: Knex.QueryBuilder, value: string): void {
-  for (const part of value.split(',').map((p) => p.trim()).filter(Boolean)) {
+/** `curriculum.curriculumname` filter: a learner matches when, for every text, a curriculum it studies contains it. */
+function whereStudiesCurriculumNamed(db: Knex, q: Knex.QueryBuilder, texts: readonly string[]): void {
+  whereEach(q, texts, false, (w, part) => {
     const named = whereContains(db('curriculums').select('curriculumid'), 'curriculumname', part);
-    q.where((w) => {
-      w.whereIn('s.curriculumid', named.clone());
-      whereJsonArrayHasAny(w, 's.curriculumids', named.clone(), true);
-    });
-  }
+    w.whereIn('s.curriculumid', named.clone());
+    whereJsonArrayHasAny(w, 's.curriculumids', named.clone(), true);
+  });
 }
 
 /**
@@ -91,11 +89,8 @@ function whereStudiesCurriculumNamed(db: Knex, q: Knex.QueryBuilder, value: stri
 export async function listStudents(db: Knex, config: ClassroomConfig, scope: Scope, body: Paging) {
   const base = db('students as s').join('schoolusers as u', 'u.schooluserid', 's.schooluserid').where('s.isdeleted', false);
   const filters = body.filter ?? [];
-  applyFilters(base, { ...body, filter: filters.filter((f) => f.key !== 'curriculum.curriculumname') }, (k) => (k === 'schooluser.schoolusername' ? 'u.schoolusername' : `s.${k}`));
-  for (const f of filters) {
-    if (f.key !== 'curriculum.curriculumname') continue;
-    for (const v of Array.isArray(f.value) ? f.value : [f.value ?? '']) whereStudiesCurriculumNamed(db, base, v);
-  }
+  applyFilters(base, { ...body, filter: filters.filter((f) => f.key !== 'curriculum.curriculumname') }, (k) => (k === 'schooluser.schoolusername' ? 'u.schoolusername' : `s.${k}`), false, ['standard']);
+  for (const f of filters) if (f.key === 'curriculum.curriculumname') whereStudiesCurriculumNamed(db, base, filterValues(f.value));
   applyScope(db, base, scope, { schoolname: 's.schoolname' });
   const total = Number((await base.clone().count({ n: '*' }).first())?.n ?? 0);
   const { limit, offset } = pageOf(body);
