@@ -13,6 +13,7 @@ export default defineConfig({
   test: {
     include: ['{shared,db,central,classroom,scripts}/test/**/*.test.ts'],
     environment: 'node',
+    globalSetup: [path.join(root, 'vitest.global-setup.ts')],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
