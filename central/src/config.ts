@@ -50,9 +50,11 @@ export const CENTRAL_SECRETS = ['JWT_SECRET', 'APPLICATION_API_KEY', 'SERVER_SYN
 
 export function loadConfig(env: Env = process.env) {
   const e = parseEnv(schema, env);
-  checkSecrets(e.NODE_ENV, env, CENTRAL_SECRETS);
+  const weakSecrets = checkSecrets(e.NODE_ENV, env, CENTRAL_SECRETS);
   return deepFreeze({
     nodeEnv: e.NODE_ENV,
+    // Secrets below the entropy rule, kept on purpose with ALLOW_WEAK_<NAME>=1; logged at every start.
+    weakSecrets,
     port: e.PORT,
     host: e.HOST,
     drainMs: e.SHUTDOWN_DRAIN_SECONDS * 1000,

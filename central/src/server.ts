@@ -1,4 +1,4 @@
-import { connectRedis, createLogger, serve, startOrExit } from '@lms/shared';
+import { connectRedis, createLogger, serve, startOrExit, warnWeakSecrets } from '@lms/shared';
 import { loadConfig } from './config';
 import { createApp } from './app';
 import { assertMigrated, openDatabase } from './db';
@@ -9,6 +9,7 @@ import { shareRevocations } from './auth/tokens';
 startOrExit('central API', async () => {
   const config = loadConfig();
   const logger = createLogger({ name: 'central', level: config.logLevel });
+  warnWeakSecrets(logger, config.weakSecrets);
   const db = openDatabase(config.databaseUrl);
   await assertMigrated(db);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import path from 'node:path';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
@@ -7,10 +8,10 @@ import { loadConfig } from '../src/config';
 import { makeApp, testDatabase } from './helpers';
 
 const realSecrets = {
-  JWT_SECRET: 'k8#Jd92-real-jwt-secret-value',
-  APPLICATION_API_KEY: 'ak_3f9d0c5b2e7a4411',
-  SERVER_SYNC_KEY: 'sk_7b1e5d9c0a2f4c38',
-  RPI_SECRET: 'rpi_5c2a9e7d1b3f4a60',
+  JWT_SECRET: crypto.randomBytes(32).toString('base64'),
+  APPLICATION_API_KEY: crypto.randomBytes(32).toString('base64url'),
+  SERVER_SYNC_KEY: crypto.randomBytes(32).toString('hex'),
+  RPI_SECRET: `rpi_${crypto.randomBytes(40).toString('base64url')}`,
 };
 
 describe('central configuration', () => {
@@ -49,6 +50,43 @@ describe('central configuration', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', ...realSecrets, [name]: 'change-me-placeholder' })).toThrow(new RegExp(name));
     const { [name]: _omit, ...without } = realSecrets as Record<string, string>;
     expect(() => loadConfig({ NODE_ENV: 'production', ...without })).toThrow(ConfigError);
+  });
+
+  it.each(Object.keys(realSecrets))('refuses a production start while %s holds fewer than 32 random bytes', (name) => {
+    const start = (value: string, extra: Record<string, string> = {}) => () => loadConfig({ NODE_ENV: 'production', ...realSecrets, [name]: value, ...extra });
+    expect(start('short')).toThrow(new RegExp(`${name} is too weak for NODE_ENV=production: 5 characters, fewer than 43.*ALLOW_WEAK_${name}=1`));
+    // 42 base64 characters, 63 hex digits, or a long value of few characters are not 32 random bytes.
+    expect(start(crypto.randomBytes(32).toString('base64url').slice(0, 42))).toThrow(/fewer than 43/);
+    expect(start(crypto.randomBytes(32).toString('hex').slice(0, 63))).toThrow(/63 hex digits, fewer than 64/);
+    expect(start('ab'.repeat(40))).toThrow(/only 2 different hex digits/);
+    expect(start('password-'.repeat(6))).toThrow(/different characters/);
+    // 32 bytes as 43 base64 characters or 64 hex digits are enough.
+    expect(start(crypto.randomBytes(32).toString('base64url'))().weakSecrets).toEqual([]);
+    expect(start(crypto.randomBytes(32).toString('hex'))().weakSecrets).toEqual([]);
+    // An existing shorter value is kept only on purpose, and the config names it for the start-up warning.
+    expect(start('short', { [`ALLOW_WEAK_${name}`]: '1' })().weakSecrets).toEqual([name]);
+    expect(start('change-me', { [`ALLOW_WEAK_${name}`]: '1' })).toThrow(/placeholder/);
+    // Another secret's switch does not cover this one.
+    const other = Object.keys(realSecrets).find((n) => n !== name);
+    expect(start('short', { [`ALLOW_WEAK_${other}`]: '1' })).toThrow(name);
+  });
+
+  it('logs every start that accepts a weak secret on purpose', async () => {
+    const db = await testDatabase();
+    await db.dispose();
+    const run = spawnSync(process.execPath, [path.resolve(__dirname, '../dist/server.js')], {
+      env: {
+        PATH: process.env.PATH, NODE_ENV: 'production', ...realSecrets, SERVER_SYNC_KEY: 'sk_7b1e5d9c0a2f4c38', ALLOW_WEAK_SERVER_SYNC_KEY: '1',
+        DATABASE_URL: db.url.startsWith('sqlite:') ? `${db.url}.empty` : db.url, PORT: '0',
+      },
+      encoding: 'utf8',
+      timeout: 15_000,
+    });
+    // Past the configuration (the weak key was accepted), it stops at the unmigrated database.
+    expect(run.stderr).toMatch(/not migrated/);
+    const warning = run.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.level === 40);
+    expect(warning).toMatchObject({ secrets: ['SERVER_SYNC_KEY'], msg: expect.stringContaining('ALLOW_WEAK_SERVER_SYNC_KEY=1') });
+    expect(run.stdout).not.toContain('sk_7b1e5d9c0a2f4c38');
   });
 
   it('starts in production with real secrets, and honours the switches', () => {

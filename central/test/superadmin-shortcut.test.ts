@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSION_NAMES } from '@lms/shared';
@@ -30,7 +31,8 @@ describe('SUPERADMIN_USERNAME (development and test only)', () => {
   });
 
   it('is off in production', () => {
-    const secrets = { JWT_SECRET: 'a'.repeat(40), APPLICATION_API_KEY: 'b'.repeat(40), SERVER_SYNC_KEY: 'c'.repeat(40), RPI_SECRET: 'd'.repeat(40) };
+    const key = () => crypto.randomBytes(32).toString('hex');
+    const secrets = { JWT_SECRET: key(), APPLICATION_API_KEY: key(), SERVER_SYNC_KEY: key(), RPI_SECRET: key() };
     expect(loadConfig({ NODE_ENV: 'production', SUPERADMIN_USERNAME: 'dev.root@example.org', ...secrets }).superadminUsername).toBeUndefined();
     expect(loadConfig({ NODE_ENV: 'development', SUPERADMIN_USERNAME: 'dev.root@example.org' }).superadminUsername).toBe('dev.root@example.org');
   });

@@ -42,10 +42,12 @@ function readRpiConfig(path: string | undefined): z.infer<typeof rpiConfigSchema
 
 export function loadConfig(env: Env = process.env) {
   const e = parseEnv(schema, env);
-  checkSecrets(e.NODE_ENV, env, CLASSROOM_SECRETS);
+  const weakSecrets = checkSecrets(e.NODE_ENV, env, CLASSROOM_SECRETS);
   const file = readRpiConfig(e.RPI_CONFIG);
   return deepFreeze({
     nodeEnv: e.NODE_ENV,
+    // Secrets below the entropy rule, kept on purpose with ALLOW_WEAK_<NAME>=1; logged at every start.
+    weakSecrets,
     port: e.RPI_PORT,
     host: e.HOST,
     drainMs: e.SHUTDOWN_DRAIN_SECONDS * 1000,

@@ -1,4 +1,4 @@
-import { connectRedis, createLogger, serve, startOrExit } from '@lms/shared';
+import { connectRedis, createLogger, serve, startOrExit, warnWeakSecrets } from '@lms/shared';
 import { loadConfig } from './config';
 import { createApp } from './app';
 import { assertMigrated, openDatabase } from './db';
@@ -8,6 +8,7 @@ startOrExit('classroom server', async () => {
   const config = loadConfig();
   // The daily files are what GET /export/log carries to the central API.
   const logger = createLogger({ name: 'classroom', level: config.logLevel, streams: [dailyLogStream(config.logDir)] });
+  warnWeakSecrets(logger, config.weakSecrets);
   const db = openDatabase(config.databaseUrl);
   await assertMigrated(db);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;

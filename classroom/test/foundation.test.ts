@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -8,7 +9,7 @@ import { DEMO, seedDemoContent } from '@lms/db';
 import { loadConfig } from '../src/config';
 import { makeApp, type TestApp } from './helpers';
 
-const realSecrets = { JWT_SECRET: 'cls-9d8f7e6a5b4c3d2e', SERVER_SYNC_KEY: 'sk_7b1e5d9c0a2f4c38' };
+const realSecrets = { JWT_SECRET: crypto.randomBytes(32).toString('base64'), SERVER_SYNC_KEY: crypto.randomBytes(32).toString('hex') };
 
 let t: TestApp;
 beforeAll(async () => {
@@ -73,6 +74,16 @@ describe('classroom configuration', () => {
   it.each(Object.keys(realSecrets))('refuses a production start while %s is a placeholder', (name) => {
     expect(() => loadConfig({ NODE_ENV: 'production', ...realSecrets, [name]: 'changeme' })).toThrow(new RegExp(name));
     expect(() => loadConfig({ NODE_ENV: 'production', ...realSecrets })).not.toThrow();
+  });
+
+  it.each(Object.keys(realSecrets))('refuses a production start while %s holds fewer than 32 random bytes, unless kept on purpose', (name) => {
+    const start = (value: string, extra: Record<string, string> = {}) => () => loadConfig({ NODE_ENV: 'production', ...realSecrets, [name]: value, ...extra });
+    expect(start('short')).toThrow(new RegExp(`${name} is too weak for NODE_ENV=production: 5 characters, fewer than 43.*ALLOW_WEAK_${name}=1`));
+    expect(start(crypto.randomBytes(32).toString('hex').slice(0, 63))).toThrow(/63 hex digits/);
+    expect(start(crypto.randomBytes(32).toString('base64url'))().weakSecrets).toEqual([]);
+    // The classroom box may share a key with a central that still runs the existing system.
+    expect(start('sk_7b1e5d9c0a2f4c38', { [`ALLOW_WEAK_${name}`]: 'true' })().weakSecrets).toEqual([name]);
+    expect(start('changeme', { [`ALLOW_WEAK_${name}`]: '1' })).toThrow(/placeholder/);
   });
 
   it('stops the built server before it listens when JWT_SECRET is missing in production', () => {

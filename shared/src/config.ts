@@ -43,14 +43,65 @@ export const commaList = z
 
 export type Env = Record<string, string | undefined>;
 
-/** Outside development and test a secret must be set to a real value: name the first that is not. */
-export function checkSecrets(nodeEnv: NodeEnv, env: Env, names: readonly string[]): void {
-  if (isDevOrTest(nodeEnv)) return;
+/** The entropy a production secret must carry: an HS256 key or a shared key shorter than this is guessed offline. */
+export const MIN_SECRET_BYTES = 32;
+
+/**
+ * Why `value` cannot hold 32 random bytes, or undefined when it can. The rule: a value of hex digits only
+ * needs 64 of them (4 bits each); any other value needs at least 43 characters (base64 of 32 bytes, 6 bits
+ * each). A value built of few different characters (fewer than 10 hex digits, or 16 characters otherwise —
+ * random values of those lengths hold about 16 and 30) is a pattern, not random bytes, and is refused too.
+ */
+export function secretWeakness(value: string): string | undefined {
+  const distinct = new Set(value).size;
+  if (/^[0-9a-f]+$/i.test(value)) {
+    if (value.length < 2 * MIN_SECRET_BYTES) return `${value.length} hex digits, fewer than ${2 * MIN_SECRET_BYTES}`;
+    return distinct < 10 ? `only ${distinct} different hex digits` : undefined;
+  }
+  const chars = Math.ceil((MIN_SECRET_BYTES * 8) / 6);
+  if (value.length < chars) return `${value.length} characters, fewer than ${chars}`;
+  return distinct < 16 ? `only ${distinct} different characters` : undefined;
+}
+
+/** The start-up warning for secrets accepted below the entropy rule: an operator reads it in every start's log. */
+export function warnWeakSecrets(logger: { warn(obj: object, msg: string): void }, names: readonly string[]): void {
+  if (!names.length) return;
+  logger.warn(
+    { secrets: names },
+    `accepting ${names.join(', ')} below ${MIN_SECRET_BYTES} bytes of entropy (${names.map((n) => `${allowWeakSwitch(n)}=1`).join(', ')}); replace ${names.length > 1 ? 'them' : 'it'} with a random value as soon as every machine sharing ${names.length > 1 ? 'them' : 'it'} can take the new one`,
+  );
+}
+
+/** The switch that accepts a weak value of `name` on purpose. */
+export const allowWeakSwitch = (name: string): string => `ALLOW_WEAK_${name}`;
+
+/**
+ * Outside development and test a secret must be set to a real value holding `MIN_SECRET_BYTES` of entropy
+ * (`secretWeakness`): name the first that is not. An existing shorter value (a key shared with machines the
+ * operator cannot change at once) is accepted only with `ALLOW_WEAK_<NAME>=1`; the names so accepted are
+ * returned, for the service to log at start. A placeholder is refused whatever the switch.
+ */
+export function checkSecrets(nodeEnv: NodeEnv, env: Env, names: readonly string[]): string[] {
+  if (isDevOrTest(nodeEnv)) return [];
+  const acceptedWeak: string[] = [];
   for (const name of names) {
-    if (isPlaceholder(env[name])) {
+    const value = env[name];
+    if (value === undefined || isPlaceholder(value)) {
       throw new ConfigError(`${name} must be set to a real secret when NODE_ENV=${nodeEnv} (it is missing or still a placeholder)`);
     }
+    const weakness = secretWeakness(value);
+    if (!weakness) continue;
+    if (flag.parse(env[allowWeakSwitch(name)])) {
+      acceptedWeak.push(name);
+      continue;
+    }
+    throw new ConfigError(
+      `${name} is too weak for NODE_ENV=${nodeEnv}: ${weakness}; it must hold ${MIN_SECRET_BYTES} random bytes ` +
+        `(64 hex digits or 43 base64 characters, e.g. \`openssl rand -base64 32\`). ` +
+        `To keep an existing shorter value on purpose, set ${allowWeakSwitch(name)}=1`,
+    );
   }
+  return acceptedWeak;
 }
 
 export function parseEnv<T extends z.ZodType>(schema: T, env: Env): z.infer<T> {
