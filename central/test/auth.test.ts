@@ -222,6 +222,28 @@ describe('password reset', () => {
     expect(old.status).toBe(400);
   });
 
+  it('keeps one live reset link per account: a new link ends the previous one', async () => {
+    const id = await createStaff(t.tdb.db, { lmsusername: 'twice@example.org', roleids: [ROLE_IDS.admin] });
+    mailer.sent.length = 0;
+    const linkOf = (i: number) => mailer.sent[i].text.split('/auth/changepassword/')[1];
+    const validate = async (token: string) => (await request(t.app).post(`/auth/token/validate/changepassword?changepasswordtoken=${token}`)).body.data;
+    expect((await request(t.app).post('/auth/forgotpassword').send({ lmsusername: 'twice@example.org' })).status).toBe(200);
+    await vi.waitFor(() => expect(mailer.sent).toHaveLength(1));
+    expect((await request(t.app).post('/auth/forgotpassword').send({ lmsusername: 'twice@example.org' })).status).toBe(200);
+    await vi.waitFor(() => expect(mailer.sent).toHaveLength(2));
+    const [first, second] = [linkOf(0), linkOf(1)];
+    expect(first).not.toBe(second);
+    expect(await validate(first)).toBe(false);
+    expect(await validate(second)).toBe(true);
+    const withFirst = await request(t.app).put(`/auth/changepassword?changepasswordtoken=${first}`).send({ lmsuserpassword: 'Another99' });
+    expect(withFirst.status).toBe(401);
+    const live = await t.tdb.db('tokens').where({ lmsuserid: id }).select('token');
+    expect(live).toHaveLength(1);
+    const ok = await request(t.app).put(`/auth/changepassword?changepasswordtoken=${second}`).send({ lmsuserpassword: 'Another99' });
+    expect(ok.status).toBe(200);
+    await staffLogin(t.app, 'twice@example.org', 'Another99');
+  });
+
   it('answers unknown and disabled addresses exactly as known ones, without mailing them', async () => {
     mailer.sent.length = 0;
     const unknown = await request(t.app).post('/auth/forgotpassword').send({ lmsusername: 'who@example.org' });

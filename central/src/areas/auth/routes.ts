@@ -28,7 +28,12 @@ const passwordBody = strictBody({ lmsuserpassword: requiredString }).superRefine
 async function sendLink(ctx: Ctx, account: StaffAccount, type: 'CHANGEPASSWORD' | 'VERIFYEMAIL'): Promise<void> {
   const config = configOf(ctx.req);
   const deps = depsOf(ctx.req);
-  const { token } = await issueToken(deps.db, config, type, account.lmsuserid, {});
+  const { token } = await deps.db.transaction(async (trx) => {
+    // One live reset link per account: a new one ends the previous, so a link left in an old mail (or in a
+    // mailbox someone else reads) opens nothing once the owner asked again.
+    if (type === 'CHANGEPASSWORD') await revokeAll(trx, account.lmsuserid, ['CHANGEPASSWORD']);
+    return issueToken(trx, config, type, account.lmsuserid, {});
+  });
   const [subject, path] = type === 'CHANGEPASSWORD' ? ['Reset your password', 'changepassword'] : ['Verify your email address', 'verify'];
   await mailerOf(config, deps).send({ to: account.lmsusername, subject, text: `${config.uiUrl}/auth/${path}/${token}` });
 }
