@@ -5,8 +5,8 @@ import { configOf, depsOf, objectsOf } from '../../http/context';
 import { logImportSwitch } from '../../http/switches';
 import { importLogZip } from './import';
 import { schoolUserExists } from './store';
+import { importSlotsOf } from './slots';
 import { spoolUpload } from './upload';
-import type { Config } from '../../config';
 
 // The app sends `offline=true|false`; 1/0 are accepted too, and anything else is a clear 400.
 const importQuery = z.object({
@@ -25,25 +25,6 @@ export const LOG_IMPORT_MESSAGES = {
   failed: 'Invalid File',
 } as const;
 
-/** Imports at once per instance: each holds a reader thread, a temporary file and a transaction. */
-const importSlots = new WeakMap<Config, { used: number }>();
-
-function takeImportSlot(config: Config): () => void {
-  let slots = importSlots.get(config);
-  if (!slots) importSlots.set(config, (slots = { used: 0 }));
-  if (slots.used >= config.maxConcurrentImports) {
-    throw httpError(429, 'Too many log imports in progress, please try again later.', { 'Retry-After': '30' });
-  }
-  slots.used += 1;
-  let released = false;
-  const s = slots;
-  return () => {
-    if (released) return;
-    released = true;
-    s.used -= 1;
-  };
-}
-
 async function importLog(ctx: HandlerContext<Caller>): Promise<boolean> {
   const { req, res, caller } = ctx;
   const deps = depsOf(req);
@@ -54,14 +35,18 @@ async function importLog(ctx: HandlerContext<Caller>): Promise<boolean> {
   if (caller.kind !== 'school' || !caller.schooluserid) throw httpError(400, LOG_IMPORT_MESSAGES.notTeacher);
   if (!(await schoolUserExists(deps.db, caller.schooluserid))) throw httpError(400, LOG_IMPORT_MESSAGES.noTeacher);
 
-  const release = takeImportSlot(config);
+  // One import per account from here; an import slot only once the whole upload is on disk (slots.ts).
+  const slots = importSlotsOf(config);
+  const releaseAccount = slots.account(caller.schooluserid);
   const started = performance.now();
-  // The log reader's thread boots while the upload arrives (only once the import has its slot).
-  const reader = startLogReader();
   try {
     const upload = await spoolUpload(req, 'importfile', config.maxUploadBytes, config.uploadIdleMs);
     const spooled = performance.now();
+    let releaseSlot: (() => void) | undefined;
+    let reader: ReturnType<typeof startLogReader> | undefined;
     try {
+      releaseSlot = await slots.slot();
+      reader = startLogReader();
       const summary = await importLogZip(
         { db: deps.db, objects: objectsOf(req), logger: deps.logger },
         { filePath: upload.path, schooluserid: caller.schooluserid, offline: ctx.query.offline as boolean, reader },
@@ -73,13 +58,14 @@ async function importLog(ctx: HandlerContext<Caller>): Promise<boolean> {
       deps.logger.info({ reqId, ...summary, bytes: upload.size, ms }, 'log imported');
       return true;
     } catch (err) {
-      throw importFailure(err, deps.logger, reqId);
+      throw releaseSlot ? importFailure(err, deps.logger, reqId) : err;
     } finally {
+      reader?.dispose();
+      releaseSlot?.();
       await upload.dispose();
     }
   } finally {
-    reader.dispose();
-    release();
+    releaseAccount();
   }
 }
 

@@ -1,0 +1,82 @@
+import { httpError } from '@lms/shared';
+import type { Config } from '../../config';
+
+/** How long a fully received upload waits for a free import slot before it is answered 429. */
+export const SLOT_WAIT_MS = 60_000;
+const RETRY_AFTER_SECONDS = 30;
+
+const busy = (message: string) => httpError(429, message, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+
+function once(fn: () => void): () => void {
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
+}
+
+/**
+ * Who may import logs now, per instance. Two rules make the slots fair:
+ * - one import per school account at a time, from the moment its upload starts: a second upload of the
+ *   same account (a device retrying, or trickling several files) is answered 429 at once;
+ * - the `size` import slots (each a reader thread and a write transaction) are taken only once an upload
+ *   has been received in full, so a client that sends slowly or nothing holds no slot, only its own
+ *   account's turn, and is cut off by the upload's idle timeout. Uploads that arrive while every slot
+ *   is busy wait their turn, in arrival order, for at most `waitMs`, then get 429.
+ */
+export class ImportSlots {
+  private running = 0;
+  private readonly accounts = new Set<string>();
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(
+    private readonly size: number,
+    private readonly waitMs = SLOT_WAIT_MS,
+  ) {}
+
+  /** The account's one import; the returned function gives it back. */
+  account(id: string): () => void {
+    if (this.accounts.has(id)) throw busy('A log import of this account is already in progress, please try again later.');
+    this.accounts.add(id);
+    return once(() => this.accounts.delete(id));
+  }
+
+  /** One of the import slots, once one is free; the returned function gives it back. */
+  slot(): Promise<() => void> {
+    const take = () => {
+      this.running += 1;
+      return once(() => {
+        this.running -= 1;
+        this.waiting.shift()?.();
+      });
+    };
+    if (this.running < this.size && !this.waiting.length) return Promise.resolve(take());
+    return new Promise((resolve, reject) => {
+      const grant = () => {
+        clearTimeout(timer);
+        resolve(take());
+      };
+      const timer = setTimeout(() => {
+        const i = this.waiting.indexOf(grant);
+        if (i >= 0) this.waiting.splice(i, 1);
+        reject(busy('Too many log imports in progress, please try again later.'));
+      }, this.waitMs);
+      this.waiting.push(grant);
+    });
+  }
+
+  /** For tests and metrics: imports running, uploads waiting for a slot, accounts with an import. */
+  get state(): { running: number; waiting: number; accounts: number } {
+    return { running: this.running, waiting: this.waiting.length, accounts: this.accounts.size };
+  }
+}
+
+const perConfig = new WeakMap<Config, ImportSlots>();
+
+/** The instance's slots for this configuration (one app, one set). */
+export function importSlotsOf(config: Config): ImportSlots {
+  let s = perConfig.get(config);
+  if (!s) perConfig.set(config, (s = new ImportSlots(config.maxConcurrentImports)));
+  return s;
+}
