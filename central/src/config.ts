@@ -41,6 +41,7 @@ const schema = z.object({
   PUBLIC_URL: optionalString,
   MAX_JSON_KB: positiveInt(1024),
   MAX_CONCURRENT_IMPORTS: positiveInt(2),
+  MAX_UPLOADS_PER_CALLER: positiveInt(4),
   UPLOAD_IDLE_SECONDS: positiveInt(30),
   MAIL_LINKS_PER_CLIENT_HOUR: positiveInt(10),
   MAIL_LINKS_PER_ACCOUNT_HOUR: positiveInt(3),
@@ -91,6 +92,7 @@ export function loadConfig(env: Env = process.env) {
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     maxJsonBytes: e.MAX_JSON_KB * 1024,
     maxConcurrentImports: e.MAX_CONCURRENT_IMPORTS,
+    maxUploadsPerCaller: e.MAX_UPLOADS_PER_CALLER,
     uploadIdleMs: e.UPLOAD_IDLE_SECONDS * 1000,
     mailLinks: { perClientPerHour: e.MAIL_LINKS_PER_CLIENT_HOUR, perAccountPerHour: e.MAIL_LINKS_PER_ACCOUNT_HOUR },
   });

@@ -27,6 +27,36 @@ export const mediaTargetOf = (req: Request): MediaTarget => ({
   db: depsOf(req).db, store: objectsOf(req), maxBytes: configOf(req).maxMediaBytes, idleMs: configOf(req).uploadIdleMs,
 });
 
+/** How long a caller refused for too many uploads at once is told to wait. */
+const UPLOAD_RETRY_SECONDS = 10;
+const uploadsInProgress = new WeakMap<object, Map<string, number>>();
+
+/**
+ * One more media upload of `caller` (the staff account, or the account a presigned URL names), or a 429
+ * once it has `MAX_UPLOADS_PER_CALLER` in progress in this instance: each upload holds a connection, a
+ * stream into the object store and, on a slow link, minutes, and one caller must not hold them all.
+ * The returned function ends the turn; a stalled upload ends it at the idle limit.
+ */
+export function takeUploadTurn(req: Request, caller: string): () => void {
+  const config = configOf(req);
+  let counts = uploadsInProgress.get(config);
+  if (!counts) uploadsInProgress.set(config, (counts = new Map()));
+  const n = counts.get(caller) ?? 0;
+  if (n >= config.maxUploadsPerCaller) {
+    throw httpError(429, `Too many uploads in progress (at most ${config.maxUploadsPerCaller} at once), please try again later.`, { 'Retry-After': String(UPLOAD_RETRY_SECONDS) });
+  }
+  counts.set(caller, n + 1);
+  const map = counts;
+  let done = false;
+  return () => {
+    if (done) return;
+    done = true;
+    const left = (map.get(caller) ?? 1) - 1;
+    if (left > 0) map.set(caller, left);
+    else map.delete(caller);
+  };
+}
+
 /** The contract's messages (document upload, §7); feedback pictures share them (§10). */
 export const UPLOAD_MESSAGES = {
   noFile: 'Invalid file type',

@@ -2,7 +2,7 @@ import { httpError, perms, route, type HandlerContext } from '@lms/shared';
 import type { Caller, CentralRoute } from '../../http/types';
 import { actorOf, configOf, depsOf } from '../../http/context';
 import { PRESIGN_SECONDS, presignedMediaUrl } from '../../http/presign';
-import { UPLOAD_MESSAGES, checkDocumentName, mediaTargetOf, receiveOneFile } from '../../http/uploads';
+import { UPLOAD_MESSAGES, checkDocumentName, mediaTargetOf, receiveOneFile, takeUploadTurn } from '../../http/uploads';
 import {
   changeDocumentTag, deleteDocument, documentIdParams, documentListBody, documentTagParams, listDocuments, nameHeld, presignParams, recordDocument,
   settleWritten, writeDocumentFile, type WrittenDocument,
@@ -18,6 +18,7 @@ type Ctx = HandlerContext<Caller>;
  */
 async function uploadDocument(ctx: Ctx): Promise<true> {
   const target = mediaTargetOf(ctx.req);
+  const endTurn = takeUploadTurn(ctx.req, `account:${actorOf(ctx.caller) ?? ctx.caller.kind}`);
   let written: WrittenDocument | undefined;
   let recorded = false;
   try {
@@ -28,6 +29,7 @@ async function uploadDocument(ctx: Ctx): Promise<true> {
     recorded = true;
     return true;
   } finally {
+    endTurn();
     if (written) await settleWritten(target, written, recorded, (err) => ctx.req.log.error({ err }, 'could not remove the file of a refused upload'));
   }
 }

@@ -3,7 +3,7 @@ import { FEEDBACK_PREFIX, httpError, isMediaKey, mediaContentType, publicGate, r
 import type { Caller, CentralRoute } from '../../http/types';
 import { configOf, objectsOf } from '../../http/context';
 import { PRESIGN_MESSAGES, PRESIGN_SECONDS, verifyPresigned } from '../../http/presign';
-import { checkDocumentName, mediaTargetOf, releaseClaim, takeClaim, tooLarge } from '../../http/uploads';
+import { checkDocumentName, mediaTargetOf, releaseClaim, takeClaim, takeUploadTurn, tooLarge } from '../../http/uploads';
 import { isObjectNotFound } from '../../objects';
 import { recordDocument, settleWritten, writeDocumentFile, type WrittenDocument } from '../document/store';
 
@@ -47,13 +47,23 @@ async function presignedUpload(ctx: Ctx): Promise<true> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > target.maxBytes) throw tooLarge(target.maxBytes);
   const urlClaim = `url:${signature}`;
+  // The URL's uploads count for the account that asked for it (signed into it), as its direct uploads do.
+  const by = typeof query.by === 'string' && query.by ? query.by : null;
+  const endTurn = takeUploadTurn(req, by ? `account:${by}` : `url:${signature}`);
   // Held a minute past the URL's life, so that it cannot be taken again while the URL verifies.
-  if (!(await takeClaim(target.db, urlClaim, (PRESIGN_SECONDS + 60) * 1000))) throw httpError(403, PRESIGN_MESSAGES.used);
+  const claimed = await takeClaim(target.db, urlClaim, (PRESIGN_SECONDS + 60) * 1000).catch((err: unknown) => {
+    endTurn();
+    throw err;
+  });
+  if (!claimed) {
+    endTurn();
+    throw httpError(403, PRESIGN_MESSAGES.used);
+  }
   let written: WrittenDocument | undefined;
   let recorded = false;
   try {
     written = await writeDocumentFile(target, name, req);
-    await recordDocument(target.db, written, typeof query.by === 'string' && query.by ? query.by : null);
+    await recordDocument(target.db, written, by);
     recorded = true;
     return true;
   } catch (err) {
@@ -62,6 +72,7 @@ async function presignedUpload(ctx: Ctx): Promise<true> {
     req.resume();
     throw err;
   } finally {
+    endTurn();
     if (written) await settleWritten(target, written, recorded, (err) => req.log.error({ err }, 'could not remove the file of a refused upload'));
   }
 }
