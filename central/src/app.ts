@@ -1,15 +1,24 @@
 import type { Express } from 'express';
-import { createServiceApp } from '@lms/shared';
+import { probeDatabase } from '@lms/db';
+import { createServiceApp, type ReadinessCheck } from '@lms/shared';
 import type { Config } from './config';
 import { centralGates, identify } from './auth/guards';
 import { serviceRoutes } from './areas';
 import type { Deps } from './http/types';
 import { VERSION } from './version';
 import { createMailCounters } from './auth/mail-limits';
+import { configuredStore } from './http/context';
 
 export const SIGN_IN_PATHS = ['/auth/login', '/auth/school/login', '/auth/forgotpassword', '/auth/sendverificationemail'];
 
 export function createApp(config: Config, deps: Deps): Express {
+  const objects = deps.objects ?? configuredStore(config);
+  const redis = deps.redis;
+  const checks: ReadinessCheck[] = [
+    { name: 'database', probe: () => probeDatabase(deps.db) },
+    ...(redis ? [{ name: 'redis', probe: () => redis.ping() }] : []),
+    { name: 'objects', probe: () => objects.probe() },
+  ];
   return createServiceApp({
     name: 'central',
     title: 'Central API',
@@ -24,6 +33,7 @@ export function createApp(config: Config, deps: Deps): Express {
     identify: identify({ rawBody: (req) => req.method === 'PUT' && /^\/media\//i.test(req.path) }),
     logger: deps.logger,
     redis: deps.redis,
+    readiness: { checks, checkTimeoutMs: config.readyTimeoutMs },
     locals: {
       config,
       deps,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  PLACEHOLDER_SECRET, checkSecrets, isDevOrTest, commaList, deepFreeze, flag, nodeEnvSchema, optionalString, parseEnv, port, positiveInt,
+  PLACEHOLDER_SECRET, checkSecrets, isDevOrTest, commaList, deepFreeze, flag, nodeEnvSchema, nonNegativeInt, optionalString, parseEnv, port, positiveInt,
   type Env,
 } from '@lms/shared';
 
@@ -8,6 +8,8 @@ const schema = z.object({
   NODE_ENV: nodeEnvSchema,
   PORT: port(3000),
   SHUTDOWN_DRAIN_SECONDS: positiveInt(30),
+  SHUTDOWN_DELAY_SECONDS: nonNegativeInt(0),
+  READY_TIMEOUT_MS: positiveInt(2000),
   HOST: optionalString,
   DATABASE_URL: z.string().default('sqlite:data/central.sqlite'),
   JWT_SECRET: z.string().default(PLACEHOLDER_SECRET),
@@ -25,6 +27,7 @@ const schema = z.object({
   S3_REGION: z.string().default('us-east-1'),
   OBJECT_DIR: z.string().default('data/objects'),
   REDIS_URL: optionalString,
+  REDIS_START_TIMEOUT_SECONDS: positiveInt(10),
   SMTP_URL: optionalString,
   MAIL_FROM: z.string().default('no-reply@lms.local'),
   UI_URL: z.string().default('http://localhost:4200'),
@@ -56,6 +59,8 @@ export function loadConfig(env: Env = process.env) {
     port: e.PORT,
     host: e.HOST,
     drainMs: e.SHUTDOWN_DRAIN_SECONDS * 1000,
+    stopDelayMs: e.SHUTDOWN_DELAY_SECONDS * 1000,
+    readyTimeoutMs: e.READY_TIMEOUT_MS,
     databaseUrl: e.DATABASE_URL,
     jwtSecret: e.JWT_SECRET,
     apiKey: e.APPLICATION_API_KEY,
@@ -70,6 +75,7 @@ export function loadConfig(env: Env = process.env) {
       ? { kind: 's3' as const, endpoint: e.S3_ENDPOINT, accessKey: e.S3_ACCESS_KEY ?? '', secretKey: e.S3_SECRET_KEY ?? '', bucket: e.S3_BUCKET, region: e.S3_REGION }
       : { kind: 'folder' as const, dir: e.OBJECT_DIR },
     redisUrl: e.REDIS_URL,
+    redisStartTimeoutMs: e.REDIS_START_TIMEOUT_SECONDS * 1000,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     uiUrl: e.UI_URL.replace(/\/+$/, ''),

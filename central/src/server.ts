@@ -11,10 +11,10 @@ startOrExit('central API', async () => {
   const logger = createLogger({ name: 'central', level: config.logLevel });
   const db = openDatabase(config.databaseUrl);
   await assertMigrated(db);
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger, { startTimeoutMs: config.redisStartTimeoutMs }) : undefined;
   // Several instances sharing Redis hear of each other's logouts at once.
   const stopSharingRevocations = redis ? await shareRevocations(redis, logger) : undefined;
   const objects = createObjectStore(config.objectStore);
   const app = createApp(config, { db, logger, redis, objects });
-  serve({ name: 'central API', port: config.port, host: config.host, drainMs: config.drainMs, logger, app, close: [() => checkpointsSettled().then(() => db.destroy()), () => stopSharingRevocations?.(), () => redis?.quit()] });
+  serve({ name: 'central API', port: config.port, host: config.host, drainMs: config.drainMs, stopDelayMs: config.stopDelayMs, logger, app, close: [() => checkpointsSettled().then(() => db.destroy()), () => stopSharingRevocations?.(), () => redis?.quit()] });
 });

@@ -164,6 +164,7 @@ function faultyStore(inner: ObjectStore) {
     stat: (k) => inner.stat(k),
     delete: (k) => inner.delete(k),
     list: (p) => inner.list(p),
+    probe: () => inner.probe(),
   };
   return { store, faults };
 }

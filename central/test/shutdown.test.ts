@@ -7,10 +7,16 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { classroom, createTestDatabase, type TestDatabase } from '@lms/db';
 import { closedPort, testDatabase } from './helpers';
 
-const get = (port: number) =>
-  new Promise<number>((resolve, reject) => {
-    http.get({ host: '127.0.0.1', port, path: '/', agent: false }, (res) => { res.resume(); resolve(res.statusCode ?? 0); }).on('error', reject);
+const getBody = (port: number, path = '/') =>
+  new Promise<{ status: number; body: string }>((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => { body += c; });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    }).on('error', reject);
   });
+const get = async (port: number, path = '/') => (await getBody(port, path)).status;
 
 async function waitUntilUp(port: number, child: ChildProcess): Promise<void> {
   for (let i = 0; i < 200; i += 1) {
@@ -65,6 +71,67 @@ describe.each(services)('graceful shutdown of the $name service', (svc) => {
       // The request in flight still gets its real answer (a refused sign-in), then the process ends cleanly.
       expect(await answer).toBe(400);
       expect(await exited(child)).toBe(0);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      fs.rmSync(logDir, { recursive: true, force: true });
+    }
+  });
+
+  it('with a stop delay, /readyz answers 503 "draining" after SIGTERM while requests are still served; a new start is ready again', async () => {
+    const tdb = await svc.db();
+    dbs.push(tdb);
+    const port = await closedPort();
+    const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-drain-'));
+    const start = () => spawn(process.execPath, [path.resolve(__dirname, svc.server)], {
+      env: {
+        PATH: process.env.PATH, NODE_ENV: 'test', DATABASE_URL: tdb.url, [svc.portVar]: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_DIR: logDir,
+        SHUTDOWN_DELAY_SECONDS: '2',
+      },
+      stdio: 'ignore',
+    });
+    let child = start();
+    try {
+      await waitUntilUp(port, child);
+      expect(await getBody(port, '/readyz')).toEqual({ status: 200, body: JSON.stringify({ status: 'ready' }) });
+      child.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(await getBody(port, '/readyz')).toEqual({ status: 503, body: JSON.stringify({ status: 'not ready', failed: ['draining'] }) });
+      // Alive, and still serving while the load balancer takes it out of rotation.
+      expect(await get(port, '/healthz')).toBe(200);
+      expect(await get(port)).toBe(200);
+      expect(await exited(child)).toBe(0);
+      await expect(get(port, '/readyz')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      child = start();
+      await waitUntilUp(port, child);
+      expect(await get(port, '/readyz')).toBe(200);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      fs.rmSync(logDir, { recursive: true, force: true });
+    }
+  });
+
+  it('with Redis unreachable at start, exits 1 within REDIS_START_TIMEOUT_SECONDS, naming Redis and the reason', async () => {
+    const tdb = await svc.db();
+    dbs.push(tdb);
+    const port = await closedPort();
+    const redisPort = await closedPort();
+    const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-redis-start-'));
+    const child = spawn(process.execPath, [path.resolve(__dirname, svc.server)], {
+      env: {
+        PATH: process.env.PATH, NODE_ENV: 'test', DATABASE_URL: tdb.url, [svc.portVar]: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_DIR: logDir,
+        REDIS_URL: `redis://:pass-w0rd-x@127.0.0.1:${redisPort}`, REDIS_START_TIMEOUT_SECONDS: '1',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
+    try {
+      const code = await Promise.race([exited(child), new Promise<string>((r) => setTimeout(() => r('still running'), 15_000))]);
+      expect(code).toBe(1);
+      expect(stderr).toContain(`cannot start: Redis at redis://:***@127.0.0.1:${redisPort} did not answer within 1 s (ECONNREFUSED)`);
+      expect(stderr).not.toContain('pass-w0rd-x');
+      // It never listened.
+      await expect(get(port)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL');
       fs.rmSync(logDir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 import type { Express } from 'express';
-import { createServiceApp } from '@lms/shared';
+import { probeDatabase } from '@lms/db';
+import { createServiceApp, type ReadinessCheck } from '@lms/shared';
 import type { Config } from './config';
 import { classroomGates, identify } from './auth/guards';
 import { serviceRoutes } from './areas';
@@ -9,6 +10,11 @@ import type { Deps } from './http/types';
 export const SIGN_IN_PATHS = ['/auth/login'];
 
 export function createApp(config: Config, deps: Deps): Express {
+  const redis = deps.redis;
+  const checks: ReadinessCheck[] = [
+    { name: 'database', probe: () => probeDatabase(deps.db) },
+    ...(redis ? [{ name: 'redis', probe: () => redis.ping() }] : []),
+  ];
   return createServiceApp({
     name: 'classroom',
     title: 'Classroom server API',
@@ -22,6 +28,7 @@ export function createApp(config: Config, deps: Deps): Express {
     identify: identify(),
     logger: deps.logger,
     redis: deps.redis,
+    readiness: { checks, checkTimeoutMs: config.readyTimeoutMs },
     locals: { config, deps },
   });
 }

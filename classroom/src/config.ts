@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { repoRoot } from '@lms/db';
 import {
-  ConfigError, PLACEHOLDER_SECRET, checkSecrets, commaList, deepFreeze, flag, nodeEnvSchema, optionalString, parseEnv, port,
+  ConfigError, PLACEHOLDER_SECRET, checkSecrets, commaList, deepFreeze, flag, nodeEnvSchema, nonNegativeInt, optionalString, parseEnv, port,
   positiveInt, readJsonFile, type Env,
 } from '@lms/shared';
 
@@ -10,6 +10,8 @@ const schema = z.object({
   NODE_ENV: nodeEnvSchema,
   RPI_PORT: port(3000),
   SHUTDOWN_DRAIN_SECONDS: positiveInt(30),
+  SHUTDOWN_DELAY_SECONDS: nonNegativeInt(0),
+  READY_TIMEOUT_MS: positiveInt(2000),
   HOST: optionalString,
   DATABASE_URL: z.string().default('sqlite:data/classroom.sqlite'),
   JWT_SECRET: z.string().default(PLACEHOLDER_SECRET),
@@ -18,6 +20,7 @@ const schema = z.object({
   RPI_CONFIG: optionalString,
   TRUST_PROXY: flag,
   REDIS_URL: optionalString,
+  REDIS_START_TIMEOUT_SECONDS: positiveInt(10),
   CORS_ORIGINS: commaList,
   LOG_LEVEL: z.string().default('info'),
   LOG_DIR: z.string().default('data/logs'),
@@ -49,6 +52,8 @@ export function loadConfig(env: Env = process.env) {
     port: e.RPI_PORT,
     host: e.HOST,
     drainMs: e.SHUTDOWN_DRAIN_SECONDS * 1000,
+    stopDelayMs: e.SHUTDOWN_DELAY_SECONDS * 1000,
+    readyTimeoutMs: e.READY_TIMEOUT_MS,
     databaseUrl: e.DATABASE_URL,
     jwtSecret: e.JWT_SECRET,
     serverSyncKey: e.SERVER_SYNC_KEY,
@@ -56,6 +61,7 @@ export function loadConfig(env: Env = process.env) {
     offline: e.RPI_OFFLINE || file.offline === true,
     trustProxy: e.TRUST_PROXY,
     redisUrl: e.REDIS_URL,
+    redisStartTimeoutMs: e.REDIS_START_TIMEOUT_SECONDS * 1000,
     corsOrigins: e.CORS_ORIGINS,
     logLevel: e.LOG_LEVEL,
     logDir: e.LOG_DIR,

@@ -10,7 +10,7 @@ startOrExit('classroom server', async () => {
   const logger = createLogger({ name: 'classroom', level: config.logLevel, streams: [dailyLogStream(config.logDir)] });
   const db = openDatabase(config.databaseUrl);
   await assertMigrated(db);
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger, { startTimeoutMs: config.redisStartTimeoutMs }) : undefined;
   const app = createApp(config, { db, logger, redis });
-  serve({ name: 'classroom server', port: config.port, host: config.host, drainMs: config.drainMs, logger, app, close: [() => db.destroy(), () => redis?.quit()] });
+  serve({ name: 'classroom server', port: config.port, host: config.host, drainMs: config.drainMs, stopDelayMs: config.stopDelayMs, logger, app, close: [() => db.destroy(), () => redis?.quit()] });
 });

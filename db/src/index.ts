@@ -14,3 +14,4 @@ export * from './like';
 export * from './json';
 export * from './errors';
 export * from './backup';
+export * from './health';

@@ -35,6 +35,7 @@ export const flag = z
 
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 export const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+export const nonNegativeInt = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 export const optionalString = z.string().trim().optional().transform((v) => (v ? v : undefined));
 export const commaList = z
   .string()

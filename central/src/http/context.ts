@@ -11,9 +11,11 @@ export const actorOf = (c: Caller): string | null => (c.kind === 'staff' ? c.lms
 const fallbackStores = new WeakMap<Config, ObjectStore>();
 /** The object store the app was given, or one built once from the configuration (OBJECT_DIR / S3_ENDPOINT). */
 export function objectsOf(req: Request): ObjectStore {
-  const given = depsOf(req).objects;
-  if (given) return given;
-  const config = configOf(req);
+  return depsOf(req).objects ?? configuredStore(configOf(req));
+}
+
+/** The store built from the configuration, one per configuration. */
+export function configuredStore(config: Config): ObjectStore {
   let store = fallbackStores.get(config);
   if (!store) {
     store = createObjectStore(config.objectStore);

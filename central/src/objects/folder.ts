@@ -209,6 +209,13 @@ export function createFolderStore(config: FolderStoreConfig): ObjectStore {
       }
     },
 
+    async probe(): Promise<void> {
+      await fsp.mkdir(tmpRoot, { recursive: true });
+      const file = path.join(tmpRoot, `probe-${randomUUID()}`);
+      await fsp.writeFile(file, 'ok', { flag: 'wx' });
+      await fsp.unlink(file);
+    },
+
     async list(prefix = ''): Promise<ListedObject[]> {
       assertValidPrefix(prefix);
       const out: ListedObject[] = [];

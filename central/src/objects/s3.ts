@@ -209,6 +209,17 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
       }
     },
 
+    async probe(): Promise<void> {
+      try {
+        // Asked every time (ensureBucket remembers its first success): a store that went away must show.
+        if (await client.bucketExists(bucket)) return;
+        ready = undefined;
+        await ensureBucket();
+      } catch (err) {
+        throw wrap(err, 'reach the bucket');
+      }
+    },
+
     async list(prefix = ''): Promise<ListedObject[]> {
       assertValidPrefix(prefix);
       try {

@@ -62,6 +62,11 @@ export interface ObjectStore {
    * expires (`requestDate` defaults to now). The folder store has none; central signs its own.
    */
   presignPut?(key: string, expiresSeconds: number, requestDate?: Date): Promise<string>;
+  /**
+   * Rejects unless the store can take an upload now (readiness): the folder store writes and removes a
+   * small file where every put starts; an S3 store asks for its bucket (creating it, as a first put would).
+   */
+  probe(): Promise<void>;
 }
 
 export type ObjectStoreErrorCode = 'NotFound' | 'InvalidKey' | 'InvalidMetadata' | 'Conflict' | 'Unavailable' | 'Failed';

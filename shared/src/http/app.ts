@@ -128,6 +128,11 @@ function corsUnlessNoOrigin(options: cors.CorsOptions & { exposedHeaders: string
 export interface BaseAppOptions {
   config: HttpConfig;
   logger: Logger;
+  /**
+   * Answered first, before request logging, rate limits and identity: the operational endpoints
+   * (/healthz, /readyz, /metrics), which a load balancer or Prometheus polls every few seconds.
+   */
+  ops?: RequestHandler;
   /** Run before the routes (rate limiters, identity). */
   preRoutes?: RequestHandler[];
   /** The routes (a router, or the handler of route tables); a request none of them answers goes on to the 404. */
@@ -151,6 +156,7 @@ export function createBaseApp(o: BaseAppOptions): Express {
   // What every request goes through, then the routes, as one step (see series): the router walks
   // one layer for every API request.
   app.use(series([
+    ...(o.ops ? [o.ops] : []),
     requestLogging(logger),
     securityHeaders(),
     corsUnlessNoOrigin({

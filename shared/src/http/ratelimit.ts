@@ -7,13 +7,63 @@ import { errorEnvelope } from './errors';
 
 export type RedisClient = ReturnType<typeof createClient>;
 
-export async function connectRedis(url: string, logger: Logger): Promise<RedisClient> {
+/** The URL without its password, for messages. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
+export interface RedisOptions {
+  /** How long the first connection may take before start-up gives up (default 10 s). */
+  startTimeoutMs?: number;
+  /** Called on every error the client reports (a metric). */
+  onError?: (err: unknown) => void;
+}
+
+/**
+ * Connects to Redis, or rejects within `startTimeoutMs` with the reason: an instance configured for
+ * shared limits does not start without them (see the README, "Redis"). Once connected the client
+ * reconnects by itself; commands sent while it is disconnected fail at once rather than wait in a
+ * queue, so the rate limiters let requests through (passOnStoreError) instead of holding every request
+ * until Redis returns, and /readyz reports `redis`.
+ */
+export async function connectRedis(url: string, logger: Logger, o: RedisOptions = {}): Promise<RedisClient> {
   // Loaded only when Redis is configured: the client weighs about 12 MB of memory in every process.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createClient: connect } = require('redis') as typeof import('redis');
-  const client = connect({ url });
-  client.on('error', (err) => logger.error({ err }, 'redis error'));
-  await client.connect();
+  const client = connect({ url, disableOfflineQueue: true });
+  let lastError: unknown;
+  let connected = false;
+  client.on('error', (err: unknown) => {
+    lastError = err;
+    o.onError?.(err);
+    // Before the first connection the start-up reports the reason once; the retries would only repeat it.
+    if (connected) logger.error({ err }, 'redis error');
+  });
+  const limitMs = o.startTimeoutMs ?? 10_000;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      client.connect(),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timeout')), limitMs);
+      }),
+    ]);
+    connected = true;
+  } catch (err) {
+    // Stops the retries (it throws when the client already gave up by itself).
+    try { client.destroy(); } catch { /* closed already */ }
+    const cause = lastError ?? err;
+    const reason = (cause as { code?: string }).code ?? (cause as Error).message ?? String(cause);
+    throw new Error(`Redis at ${redactUrl(url)} did not answer within ${Math.round(limitMs / 100) / 10} s (${reason}). Start Redis, or unset REDIS_URL to keep rate limits in this process's memory.`);
+  } finally {
+    clearTimeout(timer);
+  }
   return client;
 }
 
@@ -27,6 +77,9 @@ export interface LimiterOptions {
   /** Count only requests that end in an error status (sign-in: failed attempts). */
   failuresOnly?: boolean;
   logger: Logger;
+  /** Called on each refusal (a 429), and on each error of the counters' store (metrics). */
+  onRefused?: (limiter: string) => void;
+  onStoreError?: (err: unknown) => void;
 }
 
 const IPV4 = /^(?:::ffff:)?(\d{1,3}(?:\.\d{1,3}){3})$/;
@@ -67,11 +120,19 @@ export function createLimiter(o: LimiterOptions): RequestHandler {
     skipSuccessfulRequests: o.failuresOnly ?? false,
     // A store outage must not take the API down with it: let the request through and log it.
     passOnStoreError: true,
+    logger: {
+      error: (err: unknown) => {
+        o.onStoreError?.(err);
+        o.logger.error({ err, limiter: o.name }, 'rate limit store unavailable: request let through');
+      },
+      warn: (err: unknown) => o.logger.warn({ err, limiter: o.name }, 'rate limiter warning'),
+    },
     // The configuration is checked by our own tests; the library's per-request checks cost a tenth of a small route.
     validate: false,
     // Without a trusted proxy req.ip is the socket's address; reading it directly skips parsing X-Forwarded-For.
     keyGenerator: (req) => clientKey(o.trustProxy ? req.ip : req.socket.remoteAddress),
     handler: (req, res) => {
+      o.onRefused?.(o.name);
       o.logger.warn({ ip: req.ip, limiter: o.name }, 'rate limit reached');
       res.status(429).json(errorEnvelope('Too many requests, please try again later.'));
     },

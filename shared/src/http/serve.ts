@@ -2,6 +2,7 @@ import type http from 'node:http';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config';
+import { opsOf } from './ops';
 
 export interface ServeOptions {
   name: string;
@@ -12,12 +13,19 @@ export interface ServeOptions {
   app: Express;
   /** How long requests in flight may take to finish after a stop signal (default 30 s). */
   drainMs?: number;
+  /**
+   * How long the server goes on accepting requests after a stop signal, answering /readyz with 503,
+   * before it stops listening (default 0): time for a load balancer that polls readiness to take the
+   * instance out of rotation.
+   */
+  stopDelayMs?: number;
   /** Released on shutdown (database pools, Redis clients). */
   close: Array<() => Promise<unknown> | unknown>;
 }
 
 /**
- * Listens, and on SIGINT/SIGTERM shuts down gracefully: stops accepting connections, closes idle
+ * Listens, and on SIGINT/SIGTERM shuts down gracefully: /readyz answers 503 from the signal on (for
+ * `stopDelayMs` the server still accepts requests, so that a load balancer sees it), then it stops accepting connections, closes idle
  * keep-alive connections, lets requests in flight finish (an import completes or rolls back) for at
  * most `drainMs`, then closes connections still open, releases the database and other resources and
  * exits 0. A second signal ends the process at once.
@@ -27,7 +35,8 @@ export function serve(o: ServeOptions): http.Server {
   const server = o.host ? o.app.listen(o.port, o.host, onListening) : o.app.listen(o.port, onListening);
   let inFlight = 0;
   let stopping = false;
-  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+  // Ahead of the app's own listener, which may answer at once (/healthz) before this one could set a header.
+  server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     inFlight += 1;
     // A response of a server that is stopping asks the client not to reuse the connection.
     if (stopping) res.setHeader('Connection', 'close');
@@ -48,7 +57,17 @@ export function serve(o: ServeOptions): http.Server {
     }
     stopping = true;
     stoppedAt = Date.now();
-    o.logger.info({ signal, inFlight }, 'shutting down: finishing requests in flight');
+    opsOf(o.app)?.startDraining();
+    const delay = o.stopDelayMs ?? 0;
+    if (delay > 0) {
+      o.logger.info({ signal, delayMs: delay }, 'stopping: /readyz answers 503, still accepting requests until the delay ends');
+      setTimeout(drain, delay);
+    } else {
+      drain();
+    }
+  };
+  const drain = () => {
+    o.logger.info({ inFlight }, 'shutting down: finishing requests in flight');
     const forced = setTimeout(() => {
       o.logger.warn({ inFlight }, 'requests still running after the drain time: closing their connections');
       server.closeAllConnections();

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { createBaseApp, type HttpConfig } from './app';
 import { buildOpenApi } from './openapi';
 import { createLimiter, type RedisClient } from './ratelimit';
+import { attachOps, createOps, type ReadinessCheck } from './ops';
 import { routeHandler, type GateResolver, type RouteDef } from './route';
 
 export interface ServiceAppOptions<TCaller> {
@@ -23,6 +24,8 @@ export interface ServiceAppOptions<TCaller> {
   identify: RequestHandler;
   logger: Logger;
   redis?: RedisClient;
+  /** What /readyz asks after (the database, Redis, the object store), each within `checkTimeoutMs`. */
+  readiness: { checks: ReadinessCheck[]; checkTimeoutMs: number };
   /** Put on app.locals for handlers (configuration, dependencies). */
   locals: Record<string, unknown>;
 }
@@ -46,13 +49,16 @@ export function createServiceApp<TCaller>(o: ServiceAppOptions<TCaller>): Expres
     else next();
   };
 
+  const ops = createOps({ logger: o.logger, checks: o.readiness.checks, checkTimeoutMs: o.readiness.checkTimeoutMs });
   const app = createBaseApp({
     config: o.http,
     logger: o.logger,
+    ops: ops.handler,
     preRoutes: [general, signInOnly, o.identify],
     router,
     openapi: () => buildOpenApi({ title: o.title, version: o.version }, o.routes),
   });
   Object.assign(app.locals, o.locals);
+  attachOps(app, ops);
   return app;
 }

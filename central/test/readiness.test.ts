@@ -1,0 +1,180 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestDatabase } from '@lms/db';
+import { connectRedis, type RedisClient } from '@lms/shared';
+import { openDatabase } from '../src/db';
+import { createObjectStore } from '../src/objects';
+import { makeApp, silentLogger, testDatabase } from './helpers';
+import { startS3Sandbox, type S3Sandbox } from './s3';
+import { eventually, startTcpProxy, throughProxy, type TcpProxy } from './tcp-proxy';
+
+const isPg = !!process.env.TEST_DATABASE_URL;
+const redisUrl = process.env.TEST_REDIS_URL;
+const NOT_READY = (...failed: string[]) => ({ status: 'not ready', failed });
+const LOGIN = { lmsusername: 'nobody@example.org', lmsuserpassword: 'Wrong-Passw0rd1' };
+
+describe('central /healthz and /readyz', () => {
+  let tdb: TestDatabase;
+  let tmp: string;
+  const proxies: TcpProxy[] = [];
+
+  beforeAll(async () => {
+    tdb = await testDatabase();
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-ready-'));
+  });
+  afterAll(async () => {
+    for (const p of proxies) await p.close();
+    await tdb.dispose();
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  const folder = (name: string) => ({ OBJECT_DIR: path.join(tmp, name) });
+  const ready = async (app: Parameters<typeof request>[0]) => (await request(app).get('/readyz')).status === 200;
+
+  it('answer without a token, outside the rate limit and with nothing but a status', async () => {
+    const { app } = await makeApp({ RATE_LIMIT_MAX: '2', ...folder('plain') }, tdb);
+    for (let i = 0; i < 5; i++) {
+      const h = await request(app).get('/healthz');
+      expect(h.status).toBe(200);
+      expect(h.body).toEqual({ status: 'ok' });
+      expect(h.headers['cache-control']).toBe('no-store');
+      const r = await request(app).get('/readyz');
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({ status: 'ready' });
+    }
+    expect((await request(app).head('/readyz')).status).toBe(200);
+    // Only reads: any other method is an ordinary request (here the plain 404, which counts against the limit).
+    expect((await request(app).post('/readyz')).status).toBe(404);
+    // Eleven health checks did not use up the allowance of two.
+    expect((await request(app).get('/')).status).toBe(200);
+    expect((await request(app).get('/')).status).toBe(429);
+  });
+
+  it('database down: /readyz 503 "database" while GET / still answers 200, then 200 again when it returns', async () => {
+    if (isPg) {
+      // PostgreSQL behind a relay that the test cuts: connections refused, as when the server is stopped.
+      const target = new URL(process.env.TEST_DATABASE_URL!);
+      const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+      proxies.push(proxy);
+      const db = openDatabase(throughProxy(tdb.url, proxy));
+      try {
+        const { app } = await makeApp({ READY_TIMEOUT_MS: '1000', ...folder('pg') }, tdb, { db });
+        expect((await request(app).get('/readyz')).status).toBe(200);
+        await proxy.down();
+        const down = await request(app).get('/readyz');
+        expect(down.status).toBe(503);
+        expect(down.body).toEqual(NOT_READY('database'));
+        expect((await request(app).get('/healthz')).status).toBe(200);
+        // What a load balancer without readiness saw: the banner answers while a real route fails.
+        expect((await request(app).get('/')).status).toBe(200);
+        expect((await request(app).post('/auth/login').send(LOGIN)).status).toBe(500);
+        await proxy.up();
+        expect(await eventually(() => ready(app))).toBe(true);
+        expect((await request(app).post('/auth/login').send(LOGIN)).status).toBe(400);
+      } finally {
+        await db.destroy();
+      }
+    } else {
+      // SQLite has no server to stop: its handle is closed under the app, and then opened again.
+      const db = openDatabase(tdb.url);
+      const { app } = await makeApp({ READY_TIMEOUT_MS: '1000', ...folder('sqlite') }, tdb, { db });
+      expect((await request(app).get('/readyz')).status).toBe(200);
+      await db.destroy();
+      const down = await request(app).get('/readyz');
+      expect(down.status).toBe(503);
+      expect(down.body).toEqual(NOT_READY('database'));
+      expect((await request(app).get('/')).status).toBe(200);
+      expect((await request(app).post('/auth/login').send(LOGIN)).status).toBe(500);
+      db.initialize();
+      expect(await eventually(() => ready(app))).toBe(true);
+      await db.destroy();
+    }
+  });
+
+  it.runIf(!!redisUrl)('Redis down: /readyz 503 "redis", then 200 again when it returns', async () => {
+    const target = new URL(redisUrl!);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
+    proxies.push(proxy);
+    const redis: RedisClient = await connectRedis(throughProxy(redisUrl!, proxy), silentLogger);
+    try {
+      const { app } = await makeApp({ READY_TIMEOUT_MS: '500', ...folder('redis') }, tdb, { redis });
+      expect((await request(app).get('/readyz')).status).toBe(200);
+      await proxy.down();
+      const down = await request(app).get('/readyz');
+      expect(down.status).toBe(503);
+      expect(down.body).toEqual(NOT_READY('redis'));
+      expect((await request(app).get('/healthz')).status).toBe(200);
+      // Requests are still served: the rate limiter lets them through rather than wait for Redis.
+      expect((await request(app).get('/')).status).toBe(200);
+      await proxy.up();
+      expect(await eventually(() => ready(app))).toBe(true);
+    } finally {
+      await redis.quit().catch(() => redis.destroy());
+    }
+  });
+
+  describe('object store down', () => {
+    let sandbox: S3Sandbox;
+    beforeAll(async () => {
+      sandbox = await startS3Sandbox('lms-ready-s3-');
+    });
+    afterAll(async () => {
+      await sandbox.close();
+    });
+
+    it('S3 unreachable: /readyz 503 "objects", then 200 again when it returns', async () => {
+      const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(sandbox.origin).port) });
+      proxies.push(proxy);
+      const objects = createObjectStore({ ...sandbox.s3('ready-bucket'), endpoint: `http://127.0.0.1:${proxy.port}` });
+      const { app } = await makeApp({ READY_TIMEOUT_MS: '1000' }, tdb, { objects });
+      // The first check creates the bucket, as the first upload would.
+      expect((await request(app).get('/readyz')).status).toBe(200);
+      await proxy.down();
+      const down = await request(app).get('/readyz');
+      expect(down.status).toBe(503);
+      expect(down.body).toEqual(NOT_READY('objects'));
+      await proxy.up();
+      expect(await eventually(() => ready(app))).toBe(true);
+    });
+
+    it('S3 that accepts connections but never answers: 503 once the time limit passes', async () => {
+      const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(sandbox.origin).port) });
+      proxies.push(proxy);
+      const objects = createObjectStore({ ...sandbox.s3('ready-bucket'), endpoint: `http://127.0.0.1:${proxy.port}` });
+      const { app } = await makeApp({ READY_TIMEOUT_MS: '300' }, tdb, { objects });
+      expect((await request(app).get('/readyz')).status).toBe(200);
+      await proxy.hang();
+      const down = await request(app).get('/readyz');
+      expect(down.status).toBe(503);
+      expect(down.body).toEqual(NOT_READY('objects'));
+      await proxy.up();
+      expect(await eventually(() => ready(app))).toBe(true);
+    });
+  });
+
+  it('folder store unwritable: /readyz 503 "objects" while uploads would fail, then 200 again', async () => {
+    const dir = path.join(tmp, 'folder-store');
+    const objects = createObjectStore({ kind: 'folder', dir });
+    const { app } = await makeApp({ READY_TIMEOUT_MS: '1000' }, tdb, { objects });
+    expect((await request(app).get('/readyz')).status).toBe(200);
+    // Every put starts in the store's .tmp folder; a file in its place (a volume gone read-only or
+    // replaced) leaves nowhere to write. Permissions would not do: the tests may run as root.
+    const work = path.join(dir, '.tmp');
+    await fsp.rm(work, { recursive: true, force: true });
+    await fsp.writeFile(work, 'not a folder');
+    try {
+      const down = await request(app).get('/readyz');
+      expect(down.status).toBe(503);
+      expect(down.body).toEqual(NOT_READY('objects'));
+      await expect(objects.put('logs/x.zip', Buffer.from('zip'))).rejects.toThrow();
+    } finally {
+      await fsp.rm(work, { force: true });
+    }
+    expect(await eventually(() => ready(app))).toBe(true);
+    expect((await objects.put('logs/x.zip', Buffer.from('zip'))).size).toBe(3);
+  });
+});

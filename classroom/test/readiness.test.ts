@@ -1,0 +1,95 @@
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestDatabase } from '@lms/db';
+import { connectRedis, type RedisClient } from '@lms/shared';
+import { createApp } from '../src/app';
+import { loadConfig } from '../src/config';
+import { openDatabase } from '../src/db';
+import { eventually, startTcpProxy, throughProxy, type TcpProxy } from '../../central/test/tcp-proxy';
+import { silentLogger, testDatabase } from './helpers';
+
+const isPg = !!process.env.TEST_DATABASE_URL;
+const redisUrl = process.env.TEST_REDIS_URL;
+const NOT_READY = (...failed: string[]) => ({ status: 'not ready', failed });
+
+describe('classroom /healthz and /readyz', () => {
+  let tdb: TestDatabase;
+  const proxies: TcpProxy[] = [];
+  beforeAll(async () => {
+    tdb = await testDatabase();
+  });
+  afterAll(async () => {
+    for (const p of proxies) await p.close();
+    await tdb.dispose();
+  });
+
+  const appOn = (deps: { db?: ReturnType<typeof openDatabase>; redis?: RedisClient } = {}, env: Record<string, string> = {}) =>
+    createApp(loadConfig({ NODE_ENV: 'test', DATABASE_URL: tdb.url, READY_TIMEOUT_MS: '500', ...env }), { db: deps.db ?? tdb.db, logger: silentLogger, redis: deps.redis });
+  const ready = async (app: ReturnType<typeof appOn>) => (await request(app).get('/readyz')).status === 200;
+
+  it('answer without a token and outside the rate limit', async () => {
+    const app = appOn({}, { RATE_LIMIT_MAX: '1' });
+    for (let i = 0; i < 4; i++) {
+      expect((await request(app).get('/healthz')).body).toEqual({ status: 'ok' });
+      const r = await request(app).get('/readyz');
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({ status: 'ready' });
+    }
+    expect((await request(app).get('/')).status).toBe(200);
+    expect((await request(app).get('/')).status).toBe(429);
+  });
+
+  it('database down: /readyz 503 "database", then 200 again when it returns', async () => {
+    if (isPg) {
+      const target = new URL(process.env.TEST_DATABASE_URL!);
+      const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+      proxies.push(proxy);
+      const db = openDatabase(throughProxy(tdb.url, proxy));
+      try {
+        const app = appOn({ db });
+        expect(await ready(app)).toBe(true);
+        await proxy.down();
+        const down = await request(app).get('/readyz');
+        expect(down.status).toBe(503);
+        expect(down.body).toEqual(NOT_READY('database'));
+        expect((await request(app).get('/healthz')).status).toBe(200);
+        await proxy.up();
+        expect(await eventually(() => ready(app))).toBe(true);
+      } finally {
+        await db.destroy();
+      }
+    } else {
+      // SQLite has no server to stop: its handle is closed under the app, and then opened again.
+      const db = openDatabase(tdb.url);
+      const app = appOn({ db });
+      expect(await ready(app)).toBe(true);
+      await db.destroy();
+      const down = await request(app).get('/readyz');
+      expect(down.status).toBe(503);
+      expect(down.body).toEqual(NOT_READY('database'));
+      db.initialize();
+      expect(await eventually(() => ready(app))).toBe(true);
+      await db.destroy();
+    }
+  });
+
+  it.runIf(!!redisUrl)('Redis down: /readyz 503 "redis" while requests are still served, then 200 again', async () => {
+    const target = new URL(redisUrl!);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
+    proxies.push(proxy);
+    const redis = await connectRedis(throughProxy(redisUrl!, proxy), silentLogger);
+    try {
+      const app = appOn({ redis });
+      expect(await ready(app)).toBe(true);
+      await proxy.down();
+      const down = await request(app).get('/readyz');
+      expect(down.status).toBe(503);
+      expect(down.body).toEqual(NOT_READY('redis'));
+      expect((await request(app).get('/')).status).toBe(200);
+      await proxy.up();
+      expect(await eventually(() => ready(app))).toBe(true);
+    } finally {
+      await redis.quit().catch(() => redis.destroy());
+    }
+  });
+});
