@@ -143,20 +143,26 @@ async function waitFor(what: string, ms: number, probe: () => Promise<boolean>):
   for (;;) {
     try {
       if (await probe()) return;
-    } catch { /* not yet */ }
-    if (Date.now() > until) throw new Error(`${what}: not ready within ${ms / 1000} s`);
+    } catch (err) {
+      if (/exited/.test((err as Error).message)) throw err;
+    }
+    if (Date.now() > until) throw new Error(`${what}: not ready within ${ms / 1000} s ${lastAnswer}`);
     await sleep(100);
   }
 }
 
+let lastAnswer = '';
 function plainGet(port: number, p: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = net.connect(port, '127.0.0.1', () => {
-      req.end(`GET ${p} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+      req.write(`GET ${p} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
     });
     let head = '';
     req.on('data', (d: Buffer) => { head += d.toString(); });
-    req.on('end', () => resolve(Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1] ?? 0)));
+    req.on('end', () => {
+      lastAnswer = head.split('\r\n\r\n')[1]?.slice(0, 300) ?? '';
+      resolve(Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1] ?? 0));
+    });
     req.on('error', reject);
   });
 }
@@ -250,7 +256,7 @@ async function main(): Promise<number> {
       RPI_CLOUD: `https://localhost:${ports.classroomSite}`,
       // One client address makes every request of the load loops: the per-address limit would count them all.
       RATE_LIMIT_MAX: '1000000',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
     };
     const classroomEnv: Record<string, string> = {
       ...readEnvFile(path.join(deploy, 'classroom.env.example')),
@@ -258,7 +264,7 @@ async function main(): Promise<number> {
       DATABASE_URL: dbUrl(`${tag}_classroom`),
       RPI_PORT: String(ports.classroom),
       MEDIA_DIR: path.join(tmp, 'media'), LOG_DIR: path.join(tmp, 'classroom-logs'),
-      REDIS_URL: redisUrl, RATE_LIMIT_MAX: '1000000', LOG_LEVEL: 'warn',
+      REDIS_URL: redisUrl, RATE_LIMIT_MAX: '1000000', LOG_LEVEL: 'info',
     };
     const envOf = (e: Record<string, string>) => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmp, ...e });
     const centralCli = (args: string[], extra: Record<string, string> = {}) => mustRun([node, 'central/dist/cli.js', ...args], envOf({ ...centralEnv, ...extra }));
@@ -271,7 +277,10 @@ async function main(): Promise<number> {
       const argv = unit.argv.map((a) => (a === '/usr/bin/node' ? node : a));
       centrals[i] = start(`central-${ports.central[i]}`, argv, envOf({ ...centralEnv, ...unit.env }), repoRoot, logs);
     };
-    const ready = (port: number) => waitFor(`the instance on ${port}`, 30_000, async () => (await plainGet(port, '/readyz')) === 200);
+    const ready = (port: number, proc?: Proc) => waitFor(`the instance on ${port}`, 30_000, async () => {
+      if (proc && proc.child.exitCode !== null) throw new Error(`the process on ${port} exited ${proc.child.exitCode}: ${fs.readFileSync(proc.log, 'utf8').trim().slice(-400)}`);
+      return (await plainGet(port, '/readyz')) === 200;
+    });
 
     let caddyCa = '';
     const site = `https://localhost:${ports.site}`;
@@ -284,8 +293,8 @@ async function main(): Promise<number> {
       await classroomCli(['seed-demo'], { NODE_ENV: 'test' });
       startCentral(0);
       startCentral(1);
-      start('classroom', [node, 'classroom/dist/server.js'], envOf({ ...classroomEnv, MALLOC_MMAP_THRESHOLD_: '1048576' }), repoRoot, logs);
-      await Promise.all([ready(ports.central[0]), ready(ports.central[1]), ready(ports.classroom)]);
+      const classroomProc = start('classroom', [node, 'classroom/dist/server.js'], envOf({ ...classroomEnv, MALLOC_MMAP_THRESHOLD_: '1048576' }), repoRoot, logs);
+      await Promise.all([ready(ports.central[0], centrals[0]), ready(ports.central[1], centrals[1]), ready(ports.classroom, classroomProc)]);
       const xdg = path.join(tmp, 'caddy');
       start('caddy', ['caddy', 'run', '--config', path.join(deploy, 'Caddyfile'), '--adapter', 'caddyfile'], {
         PATH: process.env.PATH, HOME: tmp, XDG_DATA_HOME: path.join(xdg, 'data'), XDG_CONFIG_HOME: path.join(xdg, 'config'),
@@ -298,7 +307,7 @@ async function main(): Promise<number> {
       const rootCrt = path.join(xdg, 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt');
       await waitFor('Caddy\'s local CA', 30_000, async () => fs.existsSync(rootCrt));
       caddyCa = await fsp.readFile(rootCrt, 'utf8');
-      return `${migrated.join('; ')}`;
+      return migrated.map((m) => `${m.split(':')[0]}: ${m.split(',').length} migrations applied`).join(', ');
     });
     if (!up) throw new Error('the services did not start');
     const get = client(caddyCa);
@@ -365,7 +374,8 @@ async function main(): Promise<number> {
       const after = await attempts();
       const mark = new Date(starttime).toISOString();
       if (before.includes(mark) || !after.includes(mark)) throw new Error(`the attempt of ${mark} is not in GET /student/stats/${learner.studentid}/quiz after the import`);
-      return `quiz on the classroom, sync-log through Caddy (${sync.stdout.trim().split('\n').filter((l) => /imported|rows/i.test(l))[0] ?? 'uploaded'}), the attempt is on central`;
+      const rows = (sync.stdout.split('\n').find((l) => /studentprogress\s/.test(l)) ?? '').trim().replace(/\s+/g, ' ');
+      return `quiz taken on the classroom; sync-log through Caddy imported ${rows || 'the log'}; the attempt is in central's /student/stats`;
     });
 
     // ---- availability: the same client loop for the kill and the rolling upgrade ----------------------------
@@ -383,7 +393,7 @@ async function main(): Promise<number> {
       await sleep(4000);
       await loop.stop();
       startCentral(0);
-      await ready(ports.central[0]);
+      await ready(ports.central[0], centrals[0]);
       if (loop.failures.length > inFlight) throw new Error(`${loop.failures.length} of ${loop.sent} failed, more than the ${inFlight} in flight at the kill: ${loop.failures.slice(0, 3).join('; ')}`);
       return `${loop.sent} requests, ${loop.failures.length} failed (at most the ${inFlight} in flight at the kill may)`;
     });
@@ -399,7 +409,7 @@ async function main(): Promise<number> {
         const code = await centrals[i].exited;
         if (code !== 0) throw new Error(`instance ${ports.central[i]} exited ${code} on SIGTERM`);
         startCentral(i);
-        await ready(ports.central[i]);
+        await ready(ports.central[i], centrals[i]);
         await sleep(2500);
       }
       await sleep(1000);
