@@ -5,13 +5,17 @@ export NODE_OPTIONS ?= --enable-source-maps
 
 CENTRAL_PORT ?= 3000
 CLASSROOM_PORT ?= 3001
+# Each service has its own database: one DATABASE_URL for both would put both schemas in one database.
+CENTRAL_DATABASE_URL ?= sqlite:data/central.sqlite
+CLASSROOM_DATABASE_URL ?= sqlite:data/classroom.sqlite
+export CENTRAL_DATABASE_URL CLASSROOM_DATABASE_URL
 
 .PHONY: help install build run test test-sqlite test-pg migrate seed-demo bench clean
 
 help:
 	@echo "make run        install, build, migrate, load demo data, start central :$(CENTRAL_PORT) and classroom :$(CLASSROOM_PORT)"
 	@echo "make test       install what the tests need and run the suite (SQLite, then PostgreSQL)"
-	@echo "make migrate    apply pending migrations to both databases"
+	@echo "make migrate    apply pending migrations to both databases (CENTRAL_DATABASE_URL, CLASSROOM_DATABASE_URL)"
 	@echo "make seed-demo  load the demo data set (development and test only)"
 	@echo "make bench      run the benchmarks"
 
@@ -25,16 +29,21 @@ build: install
 	npx tsc -b
 	@node -e 'const {execSync}=require("child_process");let c="unknown";try{c=execSync("git rev-parse --short HEAD",{stdio:["ignore","pipe","ignore"]}).toString().trim()}catch{};require("fs").writeFileSync("build-info.json",JSON.stringify({build:c+"@"+new Date().toISOString()})+"\n")'
 
+define one_database_url
+	@if [ -n "$${DATABASE_URL:-}" ]; then echo "DATABASE_URL is set: it would give both services one database. Set CENTRAL_DATABASE_URL and CLASSROOM_DATABASE_URL instead (unset DATABASE_URL)." >&2; exit 2; fi
+endef
+
 migrate: build
-	npm run --silent migrate -w central
-	npm run --silent migrate -w classroom
+	$(one_database_url)
+	DATABASE_URL="$$CENTRAL_DATABASE_URL" npm run --silent migrate -w central
+	DATABASE_URL="$$CLASSROOM_DATABASE_URL" npm run --silent migrate -w classroom
 
 # Demo data and the local run are development: placeholder secrets and /docs are allowed there only.
 seed-demo run: export NODE_ENV ?= development
 
 seed-demo: migrate
-	npm run --silent seed-demo -w central
-	npm run --silent seed-demo -w classroom
+	DATABASE_URL="$$CENTRAL_DATABASE_URL" npm run --silent seed-demo -w central
+	DATABASE_URL="$$CLASSROOM_DATABASE_URL" npm run --silent seed-demo -w classroom
 
 run: seed-demo
 	CENTRAL_PORT=$(CENTRAL_PORT) CLASSROOM_PORT=$(CLASSROOM_PORT) bash scripts/dev/run-both.sh

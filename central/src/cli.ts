@@ -1,5 +1,7 @@
-import { central, runServiceCli } from '@lms/db';
-import { loadDatabaseConfig } from './config';
+import { central, runBackupCommand, runServiceCli } from '@lms/db';
+import { loadDatabaseConfig, loadStorageConfig } from './config';
+import { storeObjects } from './backup';
+import { createObjectStore } from './objects';
 import { openDatabase } from './db';
 import { printRouteCounts } from './routes-report';
 import { seedDemo } from './seed/demo';
@@ -7,7 +9,7 @@ import { setStaffPassword } from './auth/set-password';
 
 runServiceCli({
   service: 'central',
-  usage: 'usage: cli <migrate | rollback | status | seed-demo | routes | set-password <lmsusername> <password>>',
+  usage: 'usage: cli <migrate | rollback --step | rollback --all --yes | status | seed-demo | routes | set-password <lmsusername> <password> | backup --to DIR | restore --from DIR [--yes]>',
   migrations: central.migrations,
   database: () => {
     const config = loadDatabaseConfig();
@@ -20,8 +22,14 @@ runServiceCli({
       printRouteCounts((l) => process.stdout.write(`${l}\n`));
       return 0;
     },
-    withDb: async (cmd, [lmsusername, password], db) => {
+    withDb: async (cmd, args, db) => {
+      const backup = await runBackupCommand(cmd, args, () => {
+        const s = loadStorageConfig();
+        return { service: 'central', db, databaseUrl: s.databaseUrl, objects: storeObjects(createObjectStore(s.objectStore), s.objectStore) };
+      });
+      if (backup !== undefined) return backup;
       if (cmd !== 'set-password') return undefined;
+      const [lmsusername, password] = args;
       if (!lmsusername || !password) {
         process.stderr.write('usage: npm run set-password -w central -- <lmsusername> <password>\n');
         return 2;

@@ -111,3 +111,17 @@ export function loadDatabaseConfig(env: Env = process.env) {
   const e = parseEnv(z.object({ NODE_ENV: nodeEnvSchema, DATABASE_URL: schema.shape.DATABASE_URL }), env);
   return { nodeEnv: e.NODE_ENV, databaseUrl: e.DATABASE_URL };
 }
+
+/** What backup and restore need, the database and the object store, without the service's secrets. */
+export function loadStorageConfig(env: Env = process.env) {
+  const e = parseEnv(schema.pick({
+    NODE_ENV: true, DATABASE_URL: true, S3_ENDPOINT: true, S3_ACCESS_KEY: true, S3_SECRET_KEY: true, S3_BUCKET: true, S3_REGION: true, OBJECT_DIR: true,
+  }), env);
+  return {
+    nodeEnv: e.NODE_ENV,
+    databaseUrl: e.DATABASE_URL,
+    objectStore: e.S3_ENDPOINT
+      ? { kind: 's3' as const, endpoint: e.S3_ENDPOINT, accessKey: e.S3_ACCESS_KEY ?? '', secretKey: e.S3_SECRET_KEY ?? '', bucket: e.S3_BUCKET, region: e.S3_REGION }
+      : { kind: 'folder' as const, dir: e.OBJECT_DIR },
+  };
+}

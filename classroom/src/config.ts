@@ -82,3 +82,8 @@ export function loadDatabaseConfig(env: Env = process.env) {
   const e = parseEnv(z.object({ NODE_ENV: nodeEnvSchema, DATABASE_URL: schema.shape.DATABASE_URL }), env);
   return { nodeEnv: e.NODE_ENV, databaseUrl: e.DATABASE_URL };
 }
+
+/** The lesson media folder alone (backup and restore run without the service's secrets). */
+export function loadMediaDir(env: Env = process.env): string {
+  return path.resolve(repoRoot, parseEnv(z.object({ MEDIA_DIR: schema.shape.MEDIA_DIR }), env).MEDIA_DIR);
+}

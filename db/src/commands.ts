@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { migrateLatest, pendingMigrations, rollbackAll, type MigrationList } from './migrator';
+import { DEFAULT_LOCK_TIMEOUT_MS, appliedMigrations, migrate, pendingMigrations, rollback, type MigrationList } from './migrator';
 
 export interface DbCommandContext {
   service: string;
@@ -7,20 +7,52 @@ export interface DbCommandContext {
   migrations: MigrationList;
   nodeEnv: string;
   seedDemo: (db: Knex) => Promise<string[]>;
+  /** The command's own arguments (`--step`, `--all --yes`, `--lock-timeout SECONDS`). */
+  args?: string[];
   out?: (line: string) => void;
+}
+
+/** A refused command line: exit code 2 with this message. */
+export class UsageError extends Error {}
+
+function lockTimeoutOf(args: string[]): number {
+  const i = args.indexOf('--lock-timeout');
+  if (i < 0) return DEFAULT_LOCK_TIMEOUT_MS;
+  const seconds = Number(args[i + 1]);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError('--lock-timeout takes a number of seconds, e.g. --lock-timeout 30');
+  return seconds * 1000;
 }
 
 /** migrate | rollback | status | seed-demo, shared by both services' command lines. Returns false for an unknown command. */
 export async function runDbCommand(cmd: string, c: DbCommandContext): Promise<boolean> {
   const out = c.out ?? ((l: string) => process.stdout.write(`${l}\n`));
+  const args = c.args ?? [];
   switch (cmd) {
     case 'migrate': {
-      const applied = await migrateLatest(c.db, c.migrations);
-      out(applied.length ? `${c.service}: applied ${applied.join(', ')}` : `${c.service}: already up to date`);
+      const r = await migrate(c.db, c.migrations, {
+        lockTimeoutMs: lockTimeoutOf(args),
+        onWait: (m) => out(`${c.service}: ${m}`),
+      });
+      if (r.applied.length) out(`${c.service}: applied ${r.applied.join(', ')}`);
+      else if (r.appliedByOther.length) out(`${c.service}: applied nothing; another run applied ${r.appliedByOther.join(', ')} while this one waited for the lock; up to date`);
+      else out(`${c.service}: applied nothing; already up to date`);
       return true;
     }
     case 'rollback': {
-      const undone = await rollbackAll(c.db, c.migrations);
+      // Undoing every migration drops every table: on a production database, all of its data.
+      const step = args.includes('--step');
+      const all = args.includes('--all');
+      const applied = await appliedMigrations(c.db);
+      if (step === all || (all && !args.includes('--yes'))) {
+        throw new UsageError(
+          `${c.service}: rollback needs --step (undo the last migration, ${applied[0] ?? 'none applied'}) or --all --yes ` +
+          `(undo all ${applied.length}, dropping every table and all data in them); nothing was changed`,
+        );
+      }
+      const undone = await rollback(c.db, c.migrations, all ? Infinity : 1, {
+        lockTimeoutMs: lockTimeoutOf(args),
+        onWait: (m) => out(`${c.service}: ${m}`),
+      });
       out(`${c.service}: rolled back ${undone.length ? undone.join(', ') : 'nothing'}`);
       return true;
     }
@@ -71,7 +103,7 @@ export function runServiceCli(o: ServiceCliOptions, argv: string[] = process.arg
     try {
       const own = await o.extra?.withDb?.(cmd, args, db);
       if (own !== undefined) return own;
-      if (await runDbCommand(cmd, { service: o.service, db, migrations: o.migrations, nodeEnv, seedDemo: o.seedDemo })) return 0;
+      if (await runDbCommand(cmd, { service: o.service, db, migrations: o.migrations, nodeEnv, seedDemo: o.seedDemo, args })) return 0;
       process.stderr.write(`${o.usage}\n`);
       return 2;
     } finally {
@@ -82,7 +114,7 @@ export function runServiceCli(o: ServiceCliOptions, argv: string[] = process.arg
     (code) => process.exit(code),
     (err: unknown) => {
       process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(1);
+      process.exit(err instanceof UsageError ? 2 : 1);
     },
   );
 }

@@ -13,4 +13,5 @@ export * from './commands';
 export * from './like';
 export * from './json';
 export * from './errors';
+export * from './backup';
 export * from './health';

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { createTables, dropTables, type TableSpec } from '../../tables';
+import { createIndexOnline, dropIndexOnline, type MigrationContext } from '../../migrator';
 
 /**
  * The indexes the reports read by (each report is a fixed number of set-based queries; these keep every
@@ -61,15 +62,19 @@ export const contentPushTables: TableSpec[] = [
   },
 ];
 
-export async function up(knex: Knex): Promise<void> {
-  for (const i of INDEXES) await knex.schema.alterTable(i.table, (t) => { t.index(i.columns, i.name); });
+// The indexes are built CONCURRENTLY on PostgreSQL, outside a transaction (the attempts and sign-in tables are
+// the largest and keep being written); every step checks what exists first, so a run that stopped can run again.
+export const config = { transaction: false };
+
+export async function up(knex: Knex, ctx: MigrationContext): Promise<void> {
+  for (const i of INDEXES) await createIndexOnline(knex, ctx, i.table, i.columns, i.name);
   // Rows an upload wrote (null on uploads recorded before this column existed).
-  await knex.schema.alterTable('syncs', (t) => { t.integer('rowcount').nullable(); });
-  await createTables(knex, contentPushTables);
+  if (!(await knex.schema.hasColumn('syncs', 'rowcount'))) await knex.schema.alterTable('syncs', (t) => { t.integer('rowcount').nullable(); });
+  if (!(await knex.schema.hasTable('contentpushes'))) await createTables(knex, contentPushTables);
 }
 
-export async function down(knex: Knex): Promise<void> {
+export async function down(knex: Knex, ctx: MigrationContext): Promise<void> {
   await dropTables(knex, contentPushTables);
-  await knex.schema.alterTable('syncs', (t) => { t.dropColumn('rowcount'); });
-  for (const i of [...INDEXES].reverse()) await knex.schema.alterTable(i.table, (t) => { t.dropIndex(i.columns, i.name); });
+  if (await knex.schema.hasColumn('syncs', 'rowcount')) await knex.schema.alterTable('syncs', (t) => { t.dropColumn('rowcount'); });
+  for (const i of [...INDEXES].reverse()) await dropIndexOnline(knex, ctx, i.name);
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createIndexOnline, dropIndexOnline, type MigrationContext } from '../../migrator';
 
 /**
  * App time read from the index alone: 0008's (schooluserid, created_at) index of studentappusages becomes
@@ -14,12 +15,15 @@ import type { Knex } from 'knex';
 const OLD = { columns: ['schooluserid', 'created_at'], name: 'studentappusages_user_time_index' };
 const NEW = { columns: ['schooluserid', 'created_at', 'time_spent'], name: 'studentappusages_user_time_spent_index' };
 
-export async function up(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('studentappusages', (t) => { t.index(NEW.columns, NEW.name); });
-  await knex.schema.alterTable('studentappusages', (t) => { t.dropIndex(OLD.columns, OLD.name); });
+// Built CONCURRENTLY on PostgreSQL (outside a transaction): the log import keeps writing this table meanwhile.
+export const config = { transaction: false };
+
+export async function up(knex: Knex, ctx: MigrationContext): Promise<void> {
+  await createIndexOnline(knex, ctx, 'studentappusages', NEW.columns, NEW.name);
+  await dropIndexOnline(knex, ctx, OLD.name);
 }
 
-export async function down(knex: Knex): Promise<void> {
-  await knex.schema.alterTable('studentappusages', (t) => { t.index(OLD.columns, OLD.name); });
-  await knex.schema.alterTable('studentappusages', (t) => { t.dropIndex(NEW.columns, NEW.name); });
+export async function down(knex: Knex, ctx: MigrationContext): Promise<void> {
+  await createIndexOnline(knex, ctx, 'studentappusages', OLD.columns, OLD.name);
+  await dropIndexOnline(knex, ctx, NEW.name);
 }

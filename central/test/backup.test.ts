@@ -1,0 +1,138 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { central, createTestDatabase, repoRoot, type Manifest, type TestDatabase } from '@lms/db';
+import { createObjectStore, type ObjectStore, type ObjectStoreConfig } from '../src/objects';
+import { startS3Sandbox, type S3Sandbox } from './s3';
+
+const cli = path.join(repoRoot, 'central', 'dist', 'cli.js');
+
+function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [cli, ...args], { env: { ...process.env, NODE_ENV: 'test', ...env } }, (err, stdout, stderr) => {
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+function envOf(t: TestDatabase, store: ObjectStoreConfig): Record<string, string> {
+  const env: Record<string, string> = { DATABASE_URL: t.url };
+  if (store.kind === 's3') Object.assign(env, { S3_ENDPOINT: store.endpoint, S3_ACCESS_KEY: store.accessKey, S3_SECRET_KEY: store.secretKey, S3_BUCKET: store.bucket, S3_REGION: store.region });
+  else env.OBJECT_DIR = store.dir;
+  return env;
+}
+
+async function readAll(store: ObjectStore): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const o of await store.list()) {
+    const chunks: Buffer[] = [];
+    for await (const c of await store.get(o.key)) chunks.push(c as Buffer);
+    out[o.key] = Buffer.concat(chunks).toString('base64');
+  }
+  return out;
+}
+
+const countries = (t: TestDatabase) => t.db('countries').select('countryid', 'countryname').orderBy('countryid');
+
+let sandbox: S3Sandbox;
+beforeAll(async () => { sandbox = await startS3Sandbox('lms-backup-'); });
+afterAll(async () => { await sandbox.close(); });
+
+describe.each(['folder', 's3'] as const)('central backup and restore, %s store', (kind) => {
+  let t: TestDatabase;
+  let storeConfig: ObjectStoreConfig;
+  let store: ObjectStore;
+  let dir: string;
+  const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001', 'hex');
+
+  beforeAll(async () => {
+    t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations });
+    const bucket = `backup-${kind}-${Date.now() % 100000}`;
+    storeConfig = kind === 's3' ? sandbox.s3(bucket) : { kind: 'folder', dir: path.join(sandbox.tmp, 'objects') };
+    store = createObjectStore(storeConfig);
+    dir = path.join(sandbox.tmp, `backup-${kind}`);
+  });
+  afterAll(async () => { await t.dispose(); });
+
+  it('backs up the database and the objects with counts and checksums, and restores exactly them after changes', async () => {
+    await t.db('countries').insert([{ countryid: 'c1', countryname: 'Kenya' }, { countryid: 'c2', countryname: 'Ghana' }]);
+    await store.put('lesson_one.mp3', Buffer.from('ID3 lesson one'), { contentType: 'audio/mpeg', metadata: { origin: 'test' } });
+    await store.put('feedback/u1_a_1.png', png, { contentType: 'image/png' });
+
+    const b = await runCli(['backup', '--to', dir], envOf(t, storeConfig));
+    expect(b.stderr).toBe('');
+    expect(b.code).toBe(0);
+    expect(b.stdout).toContain(`central: backup written to ${dir}`);
+    const manifest = JSON.parse(await fsp.readFile(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
+    expect(manifest.service).toBe('central');
+    expect(manifest.database.tables.countries).toBe(2);
+    expect(manifest.database.migrations[0]).toBe('0009_usage_covering_index');
+    expect(manifest.objects.items.map((o) => o.key)).toEqual(['feedback/u1_a_1.png', 'lesson_one.mp3']);
+    expect(manifest.objects.items[1]).toMatchObject({ size: 14, contentType: 'audio/mpeg', metadata: { origin: 'test' } });
+    const before = await readAll(store);
+
+    // A backup goes into a new folder only.
+    expect((await runCli(['backup', '--to', dir], envOf(t, storeConfig))).stderr).toContain('is not empty');
+
+    // Changes after the backup: a row added, one changed, an object replaced, one deleted, one added.
+    await t.db('countries').insert({ countryid: 'c3', countryname: 'Togo' });
+    await t.db('countries').where({ countryid: 'c1' }).update({ countryname: 'Kenya (changed)' });
+    await store.put('lesson_one.mp3', Buffer.from('ID3 something else'), { contentType: 'audio/mpeg' });
+    await store.delete('feedback/u1_a_1.png');
+    await store.put('later.pdf', Buffer.from('%PDF-1.4 later'), { contentType: 'application/pdf' });
+    const changed = await readAll(store);
+
+    // Without --yes it says what it would replace and changes nothing.
+    const dry = await runCli(['restore', '--from', dir], envOf(t, storeConfig));
+    expect(dry.code).toBe(2);
+    expect(dry.stdout).toContain('checksums match');
+    expect(dry.stdout).toMatch(/objects .*: 2 now; writes the backup's 2 \(0\.0 MB\), deletes 1 it does not hold/);
+    expect(dry.stdout).toContain('nothing was changed; run again with --yes');
+    expect(await countries(t)).toHaveLength(3);
+    expect(await readAll(store)).toEqual(changed);
+
+    const r = await runCli(['restore', '--from', dir, '--yes'], envOf(t, storeConfig));
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/restored \d+ rows in \d+ tables and 2 objects; both match the manifest/);
+    expect(await countries(t)).toEqual([{ countryid: 'c1', countryname: 'Kenya' }, { countryid: 'c2', countryname: 'Ghana' }]);
+    expect(await readAll(store)).toEqual(before);
+    expect((await store.stat('lesson_one.mp3')).contentType).toBe('audio/mpeg');
+    // The restored database is a working one: the service's migrations see it up to date.
+    expect((await runCli(['status'], envOf(t, storeConfig))).stdout).toBe('central: up to date\n');
+  });
+
+  it('refuses a tampered backup before changing anything', async () => {
+    await t.db('countries').insert({ countryid: 'c9', countryname: 'After' });
+    await store.put('after.pdf', Buffer.from('%PDF-1.4 after'), { contentType: 'application/pdf' });
+    const objectsNow = await readAll(store);
+    const file = path.join(dir, 'objects', 'lesson_one.mp3');
+    const original = await fsp.readFile(file);
+    await fsp.writeFile(file, Buffer.from('ID3 lesson 0ne'));
+    try {
+      const r = await runCli(['restore', '--from', dir, '--yes'], envOf(t, storeConfig));
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('does not match its manifest, refused');
+      expect(r.stderr).toContain('objects/lesson_one.mp3: checksum differs from the manifest');
+      expect(r.stdout).toBe('');
+    } finally {
+      await fsp.writeFile(file, original);
+    }
+    const db = path.join(dir, manifestDbFile(dir));
+    await fsp.appendFile(db, 'x');
+    const r2 = await runCli(['restore', '--from', dir, '--yes'], envOf(t, storeConfig));
+    expect(r2.code).toBe(1);
+    expect(r2.stderr).toMatch(/database\.(sqlite|pgdump): \d+ bytes, the manifest says \d+/);
+    await fsp.writeFile(path.join(dir, 'objects', 'extra.mp3'), 'ID3');
+    const r3 = await runCli(['restore', '--from', dir, '--yes'], envOf(t, storeConfig));
+    expect(r3.stderr).toContain('objects/extra.mp3: not in the manifest');
+    expect(await t.db('countries').where({ countryid: 'c9' }).first('countryid', 'countryname')).toEqual({ countryid: 'c9', countryname: 'After' });
+    expect(await readAll(store)).toEqual(objectsNow);
+  });
+});
+
+function manifestDbFile(dir: string): string {
+  return (JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as Manifest).database.file;
+}

@@ -1,0 +1,455 @@
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Knex } from 'knex';
+import { appliedMigrations } from './migrator';
+
+/**
+ * Backups of one service: its database (PostgreSQL with pg_dump in a snapshot the row counts are read in,
+ * SQLite with its online backup) and its objects, described by a manifest of row counts and SHA-256 sums.
+ * The database is captured first and the objects after it: the services store an object before the row
+ * that names it, so every row of the dump finds its object in the copy, and an object written meanwhile is
+ * only an extra that no row names (see deploy/README.md).
+ */
+
+export const BACKUP_FORMAT = 'lms-backup/1';
+export const MANIFEST = 'manifest.json';
+
+/** Where a service keeps its objects: the central object store (folder or S3), the classroom's media folder. */
+export interface ObjectSource {
+  /** e.g. `folder /srv/lms/objects`, `S3 bucket lms at https://s3.example.org`. */
+  describe: string;
+  list(): Promise<Array<{ key: string; size: number }>>;
+  read(key: string): Promise<Readable>;
+  /** Content type and user metadata, kept in the manifest and given back on restore. */
+  info?(key: string): Promise<{ contentType?: string; metadata?: Record<string, string> }>;
+  write(key: string, file: string, info: { contentType?: string; metadata?: Record<string, string> }): Promise<void>;
+  remove(key: string): Promise<void>;
+}
+
+export interface ManifestObject {
+  key: string;
+  size: number;
+  sha256: string;
+  contentType?: string;
+  metadata?: Record<string, string>;
+}
+
+export interface Manifest {
+  format: typeof BACKUP_FORMAT;
+  service: string;
+  started_at: string;
+  finished_at: string;
+  database: {
+    dialect: 'sqlite' | 'pg';
+    file: string;
+    bytes: number;
+    sha256: string;
+    /** Rows per table, read in the same snapshot the dump was taken from. */
+    tables: Record<string, number>;
+    /** Applied migrations, newest first. */
+    migrations: string[];
+  };
+  objects: { store: string; count: number; bytes: number; items: ManifestObject[] };
+}
+
+export interface BackupTarget {
+  service: string;
+  db: Knex;
+  /** The service's DATABASE_URL (PostgreSQL tools connect with it). */
+  databaseUrl: string;
+  objects: ObjectSource;
+  out?: (line: string) => void;
+}
+
+export class BackupError extends Error {}
+
+const OBJECTS_DIR = 'objects';
+
+function dialectOf(db: Knex): 'sqlite' | 'pg' {
+  return db.client.config.client === 'pg' ? 'pg' : 'sqlite';
+}
+
+async function sha256File(file: string): Promise<string> {
+  const hash = crypto.createHash('sha256');
+  await pipeline(fs.createReadStream(file), hash);
+  return hash.digest('hex');
+}
+
+/** A key as a relative path inside the backup's objects folder; nothing that could leave it. */
+function objectPath(dir: string, key: string): string {
+  const parts = key.split('/');
+  if (!key || parts.some((p) => p === '' || p === '.' || p === '..' || p.includes('\\') || p.includes('\0'))) {
+    throw new BackupError(`object key ${JSON.stringify(key)} cannot be stored in a backup`);
+  }
+  return path.join(dir, OBJECTS_DIR, ...parts);
+}
+
+/** libpq connection string without the password, and the password for PGPASSWORD (kept out of `ps`). */
+function pgConnection(url: string): { dbname: string; env: NodeJS.ProcessEnv } {
+  const u = new URL(url);
+  const password = decodeURIComponent(u.password);
+  u.password = '';
+  // libpq reads %20 as a space but not the `+` a URL's query may carry instead.
+  u.search = u.search.replace(/\+/g, '%20');
+  return { dbname: u.toString(), env: { ...process.env, ...(password ? { PGPASSWORD: password } : {}) } };
+}
+
+/** The address of a database with any password left out, for messages. */
+export function describeDatabase(url: string): string {
+  if (!/^postgres(ql)?:\/\//.test(url)) return url;
+  const u = new URL(url);
+  if (u.password) u.password = '***';
+  return u.toString();
+}
+
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, stdin?: Readable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env, stdio: [stdin ? 'pipe' : 'ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => { if (stderr.length < 8000) stderr += d.toString(); });
+    child.on('error', (err) => reject(new BackupError(`cannot run ${cmd}: ${err.message} (install the PostgreSQL client tools)`)));
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new BackupError(`${cmd} failed (exit ${code}): ${stderr.trim()}`))));
+    if (stdin) {
+      stdin.on('error', (err) => child.kill() && reject(err));
+      stdin.pipe(child.stdin!);
+    }
+  });
+}
+
+async function tableNames(db: Knex | Knex.Transaction): Promise<string[]> {
+  if (db.client.config.client === 'pg') {
+    const r = await db.raw("select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name");
+    return r.rows.map((x: { table_name: string }) => x.table_name);
+  }
+  const rows = await db.raw("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name");
+  return (rows as Array<{ name: string }>).map((x) => x.name);
+}
+
+async function countRows(db: Knex | Knex.Transaction): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const t of await tableNames(db)) {
+    const row = (await db(t).count({ n: '*' }).first()) as { n: number | string };
+    counts[t] = Number(row.n);
+  }
+  return counts;
+}
+
+function sqliteFile(db: Knex): string {
+  return (db.client.config.connection as { filename: string }).filename;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const openSqlite = (file: string, options?: object) => new (require('better-sqlite3') as typeof import('better-sqlite3'))(file, options);
+
+async function dumpDatabase(t: BackupTarget, dir: string): Promise<Manifest['database']> {
+  const dialect = dialectOf(t.db);
+  let file: string;
+  let tables: Record<string, number>;
+  if (dialect === 'sqlite') {
+    file = 'database.sqlite';
+    const source = openSqlite(sqliteFile(t.db), { readonly: true, fileMustExist: true });
+    try {
+      // SQLite's online backup: a consistent copy while the service keeps writing.
+      await source.backup(path.join(dir, file));
+    } finally {
+      source.close();
+    }
+    const copy = openSqlite(path.join(dir, file), { readonly: true });
+    try {
+      tables = {};
+      const names = copy.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as Array<{ name: string }>;
+      for (const { name } of names) tables[name] = (copy.prepare(`select count(*) as n from "${name}"`).get() as { n: number }).n;
+    } finally {
+      copy.close();
+    }
+  } else {
+    file = 'database.pgdump';
+    const { dbname, env } = pgConnection(t.databaseUrl);
+    tables = await t.db.transaction(async (trx) => {
+      await trx.raw('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+      const snapshot = (await trx.raw('select pg_export_snapshot() as s, current_schema() as schema')).rows[0] as { s: string; schema: string };
+      const counts = await countRows(trx);
+      // pg_dump reads the snapshot this transaction exported, so the dump holds exactly the rows counted.
+      await run('pg_dump', ['--format=custom', '--no-owner', '--no-privileges', `--snapshot=${snapshot.s}`,
+        `--schema=${snapshot.schema}`, `--file=${path.join(dir, file)}`, `--dbname=${dbname}`], env);
+      return counts;
+    });
+  }
+  const full = path.join(dir, file);
+  return {
+    dialect,
+    file,
+    bytes: (await fsp.stat(full)).size,
+    sha256: await sha256File(full),
+    tables,
+    migrations: await appliedMigrations(t.db),
+  };
+}
+
+async function copyObjects(objects: ObjectSource, dir: string, out: (l: string) => void): Promise<Manifest['objects']> {
+  const items: ManifestObject[] = [];
+  let bytes = 0;
+  const listed = await objects.list();
+  for (const { key } of listed) {
+    const dest = objectPath(dir, key);
+    await fsp.mkdir(path.dirname(dest), { recursive: true });
+    const hash = crypto.createHash('sha256');
+    let size = 0;
+    const tap = new Transform({
+      transform(chunk: Buffer, _enc, cb) { hash.update(chunk); size += chunk.length; cb(null, chunk); },
+    });
+    try {
+      await pipeline(await objects.read(key), tap, fs.createWriteStream(dest, { flags: 'wx' }));
+    } catch (err) {
+      // Deleted between the listing and the copy: it is gone from the service too.
+      if (['NotFound', 'ENOENT'].includes((err as { code?: string }).code ?? '')) {
+        await fsp.rm(dest, { force: true });
+        out(`  ${key}: deleted while the backup ran, left out`);
+        continue;
+      }
+      throw err;
+    }
+    const info = objects.info ? await objects.info(key).catch(() => ({})) : {};
+    items.push({ key, size, sha256: hash.digest('hex'), ...info });
+    bytes += size;
+  }
+  return { store: objects.describe, count: items.length, bytes, items };
+}
+
+const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+const sumRows = (t: Record<string, number>) => Object.values(t).reduce((a, b) => a + b, 0);
+
+/** Writes a backup into `dir` (absent or empty); the manifest is written last, so a backup without one is incomplete. */
+export async function backup(t: BackupTarget, dir: string): Promise<Manifest> {
+  const out = t.out ?? ((l: string) => process.stdout.write(`${l}\n`));
+  if (fs.existsSync(dir) && (await fsp.readdir(dir)).length) throw new BackupError(`${dir} is not empty; back up into a new folder`);
+  await fsp.mkdir(dir, { recursive: true });
+  const started = new Date().toISOString();
+  const database = await dumpDatabase(t, dir);
+  out(`${t.service}: database ${describeDatabase(t.databaseUrl)}: ${Object.keys(database.tables).length} tables, ${sumRows(database.tables)} rows, ${mb(database.bytes)}`);
+  const objects = await copyObjects(t.objects, dir, out);
+  out(`${t.service}: objects ${objects.store}: ${objects.count} objects, ${mb(objects.bytes)}`);
+  const manifest: Manifest = { format: BACKUP_FORMAT, service: t.service, started_at: started, finished_at: new Date().toISOString(), database, objects };
+  const tmp = path.join(dir, `${MANIFEST}.tmp`);
+  await fsp.writeFile(tmp, `${JSON.stringify(manifest, null, 1)}\n`);
+  await fsp.rename(tmp, path.join(dir, MANIFEST));
+  out(`${t.service}: backup written to ${dir}`);
+  return manifest;
+}
+
+/** Reads the manifest and checks every file against it; throws naming each file that does not match. */
+export async function verifyBackup(dir: string, service: string): Promise<Manifest> {
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(await fsp.readFile(path.join(dir, MANIFEST), 'utf8')) as Manifest;
+  } catch {
+    throw new BackupError(`${dir} has no readable ${MANIFEST}: not a backup, or one that did not finish`);
+  }
+  if (manifest.format !== BACKUP_FORMAT) throw new BackupError(`${dir}: unknown backup format ${JSON.stringify(manifest.format)}`);
+  if (manifest.service !== service) throw new BackupError(`${dir} is a backup of ${manifest.service}, not of ${service}`);
+  const bad: string[] = [];
+  const check = async (rel: string, full: string, size: number, sha256: string) => {
+    let st: fs.Stats;
+    try {
+      st = await fsp.stat(full);
+    } catch {
+      bad.push(`${rel}: missing`);
+      return;
+    }
+    if (st.size !== size) bad.push(`${rel}: ${st.size} bytes, the manifest says ${size}`);
+    else if ((await sha256File(full)) !== sha256) bad.push(`${rel}: checksum differs from the manifest`);
+  };
+  await check(manifest.database.file, path.join(dir, manifest.database.file), manifest.database.bytes, manifest.database.sha256);
+  const expected = new Set<string>();
+  for (const o of manifest.objects.items) {
+    const full = objectPath(dir, o.key);
+    expected.add(full);
+    await check(`${OBJECTS_DIR}/${o.key}`, full, o.size, o.sha256);
+  }
+  for (const f of await listFiles(path.join(dir, OBJECTS_DIR))) {
+    if (!expected.has(f)) bad.push(`${path.relative(dir, f)}: not in the manifest`);
+  }
+  if (bad.length) throw new BackupError(`${dir} does not match its manifest, refused:\n  ${bad.join('\n  ')}`);
+  return manifest;
+}
+
+async function listFiles(root: string): Promise<string[]> {
+  const found: string[] = [];
+  const walk = async (d: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = await fsp.readdir(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const full = path.join(d, e.name);
+      if (e.isDirectory()) await walk(full);
+      else found.push(full);
+    }
+  };
+  await walk(root);
+  return found;
+}
+
+export interface RestoreResult {
+  /** Printed before anything is replaced. */
+  plan: string[];
+  restored: boolean;
+}
+
+async function restoreDatabase(t: BackupTarget, dir: string, m: Manifest): Promise<void> {
+  const file = path.join(dir, m.database.file);
+  if (m.database.dialect === 'sqlite') {
+    const source = openSqlite(file, { readonly: true, fileMustExist: true });
+    try {
+      // The online backup in reverse: page by page into the live file, under SQLite's own locking.
+      await source.backup(sqliteFile(t.db));
+    } finally {
+      source.close();
+    }
+    return;
+  }
+  const { dbname, env } = pgConnection(t.databaseUrl);
+  const schema = (await t.db.raw('select current_schema() as s')).rows[0].s as string;
+  // The dump's own schema entry is left out (the schema exists); every table of the schema is dropped first,
+  // and the whole restore is one transaction: it happens completely or not at all.
+  const listFile = path.join(path.dirname(file), `.restore-list-${process.pid}`);
+  const toc = await new Promise<string>((resolve, reject) => {
+    const c = spawn('pg_restore', ['--list', file], { env });
+    let s = '';
+    c.stdout.on('data', (d: Buffer) => { s += d.toString(); });
+    c.on('error', (err) => reject(new BackupError(`cannot run pg_restore: ${err.message} (install the PostgreSQL client tools)`)));
+    c.on('close', (code) => (code === 0 ? resolve(s) : reject(new BackupError(`pg_restore --list failed (exit ${code})`))));
+  });
+  await fsp.writeFile(listFile, toc.split('\n').filter((l) => !/^\d+;\s*\d+\s+\d+\s+SCHEMA\s/.test(l)).join('\n'));
+  try {
+    const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
+    const drops = (await tableNames(t.db)).map((n) => `DROP TABLE IF EXISTS ${q(schema)}.${q(n)} CASCADE;`).join('\n');
+    const sqlStream = spawn('pg_restore', ['--no-owner', '--no-privileges', `--use-list=${listFile}`, '--file=-', file], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const script = Readable.from((async function* () {
+      yield `${drops}\n`;
+      for await (const chunk of sqlStream.stdout) yield chunk as Buffer;
+    })());
+    await run('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '--single-transaction', '-f', '-', `--dbname=${dbname}`], env, script);
+  } finally {
+    await fsp.rm(listFile, { force: true });
+  }
+}
+
+/**
+ * Checks the backup, says what it will replace, and (with `confirm`) replaces the database and the objects:
+ * the backup's objects are written first, then the database, then objects the backup does not hold are
+ * deleted, so that at no moment does a row name an object that is not there. Afterwards the row counts are
+ * compared with the manifest.
+ */
+export async function restore(t: BackupTarget, dir: string, confirm: boolean): Promise<RestoreResult> {
+  const out = t.out ?? ((l: string) => process.stdout.write(`${l}\n`));
+  const m = await verifyBackup(dir, t.service);
+  const dialect = dialectOf(t.db);
+  if (m.database.dialect !== dialect) {
+    throw new BackupError(`${dir} holds a ${m.database.dialect === 'pg' ? 'PostgreSQL' : 'SQLite'} database; this ${t.service} uses ${dialect === 'pg' ? 'PostgreSQL' : 'SQLite'}`);
+  }
+  const now = await countRows(t.db);
+  const current = await t.objects.list();
+  const inBackup = new Set(m.objects.items.map((o) => o.key));
+  const extra = current.filter((o) => !inBackup.has(o.key));
+  const plan = [
+    `${t.service}: restore from ${dir} (taken ${m.started_at} – ${m.finished_at}; checksums match)`,
+    `  database ${describeDatabase(t.databaseUrl)}: replaces ${Object.keys(now).length} tables holding ${sumRows(now)} rows ` +
+      `with the backup's ${Object.keys(m.database.tables).length} tables, ${sumRows(m.database.tables)} rows (last migration ${m.database.migrations[0] ?? 'none'})`,
+    `  objects ${t.objects.describe}: ${current.length} now; writes the backup's ${m.objects.count} (${mb(m.objects.bytes)}), deletes ${extra.length} it does not hold`,
+  ];
+  for (const l of plan) out(l);
+  if (!confirm) {
+    out(`${t.service}: nothing was changed; run again with --yes to replace them`);
+    return { plan, restored: false };
+  }
+  for (const o of m.objects.items) {
+    await t.objects.write(o.key, objectPath(dir, o.key), { contentType: o.contentType, metadata: o.metadata });
+  }
+  await restoreDatabase(t, dir, m);
+  for (const o of extra) await t.objects.remove(o.key);
+  const after = dialect === 'sqlite' ? await countSqliteFile(sqliteFile(t.db)) : await countRows(t.db);
+  const differ = [...new Set([...Object.keys(after), ...Object.keys(m.database.tables)])]
+    .filter((k) => after[k] !== m.database.tables[k])
+    .map((k) => `${k}: ${after[k] ?? 'absent'} rows, the manifest says ${m.database.tables[k] ?? 'absent'}`);
+  if (differ.length) throw new BackupError(`${t.service}: the restored database differs from the manifest:\n  ${differ.join('\n  ')}`);
+  const objectsAfter = await t.objects.list();
+  if (objectsAfter.length !== m.objects.count) {
+    throw new BackupError(`${t.service}: ${objectsAfter.length} objects after the restore, the manifest says ${m.objects.count}`);
+  }
+  out(`${t.service}: restored ${sumRows(after)} rows in ${Object.keys(after).length} tables and ${m.objects.count} objects; both match the manifest`);
+  if (m.database.migrations.length) out(`${t.service}: run migrate if this release has migrations newer than ${m.database.migrations[0]}`);
+  return { plan, restored: true };
+}
+
+async function countSqliteFile(file: string): Promise<Record<string, number>> {
+  const db = openSqlite(file, { readonly: true, fileMustExist: true });
+  try {
+    const counts: Record<string, number> = {};
+    const names = db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as Array<{ name: string }>;
+    for (const { name } of names) counts[name] = (db.prepare(`select count(*) as n from "${name}"`).get() as { n: number }).n;
+    return counts;
+  } finally {
+    db.close();
+  }
+}
+
+/** A folder of files as an object source (the classroom's media folder); keys are `/`-separated relative paths. */
+export function folderObjects(root: string, skip: (rel: string) => boolean = () => false): ObjectSource {
+  const abs = path.resolve(root);
+  const full = (key: string) => path.join(abs, ...key.split('/'));
+  return {
+    describe: `folder ${abs}`,
+    async list() {
+      const files = await listFiles(abs);
+      const items: Array<{ key: string; size: number }> = [];
+      for (const f of files.sort()) {
+        const key = path.relative(abs, f).split(path.sep).join('/');
+        if (skip(key)) continue;
+        items.push({ key, size: (await fsp.stat(f)).size });
+      }
+      return items;
+    },
+    async read(key) {
+      return fs.createReadStream(full(key));
+    },
+    async write(key, file) {
+      const dest = full(key);
+      await fsp.mkdir(path.dirname(dest), { recursive: true });
+      const tmp = `${dest}.restore-${process.pid}`;
+      await fsp.copyFile(file, tmp);
+      await fsp.rename(tmp, dest);
+    },
+    async remove(key) {
+      await fsp.rm(full(key), { force: true });
+    },
+  };
+}
+
+/** `backup --to DIR` | `restore --from DIR [--yes]` of a service's command line; exit code. */
+export async function runBackupCommand(cmd: string, args: string[], target: () => BackupTarget): Promise<number | undefined> {
+  if (cmd !== 'backup' && cmd !== 'restore') return undefined;
+  const flag = cmd === 'backup' ? '--to' : '--from';
+  const i = args.indexOf(flag);
+  const dir = i >= 0 ? args[i + 1] : undefined;
+  if (!dir) {
+    process.stderr.write(cmd === 'backup' ? 'usage: npm run backup -w <service> -- --to DIR\n' : 'usage: npm run restore -w <service> -- --from DIR [--yes]\n');
+    return 2;
+  }
+  // npm runs a workspace's script in the workspace's folder; a relative DIR means the caller's folder.
+  const full = path.resolve(process.env.INIT_CWD ?? process.cwd(), dir);
+  const t = target();
+  if (cmd === 'backup') {
+    await backup(t, full);
+    return 0;
+  }
+  const r = await restore(t, full, args.includes('--yes'));
+  return r.restored ? 0 : 2;
+}

@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import {
+  central, createKnex, createTestDatabase, migrate, migrateLatest, pendingMigrations, runDbCommand, UsageError, type Knex,
+} from '../src';
+
+const onPg = !!process.env.TEST_DATABASE_URL;
+
+async function run(db: Knex, cmd: string, args: string[] = []): Promise<string[]> {
+  const lines: string[] = [];
+  await runDbCommand(cmd, {
+    service: 'central', db, migrations: central.migrations, nodeEnv: 'test', args,
+    seedDemo: async () => [], out: (l) => lines.push(l),
+  });
+  return lines;
+}
+
+describe('rollback', () => {
+  it('refuses without --step or --all --yes and changes nothing; --step undoes the last migration only', async () => {
+    const t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations });
+    try {
+      await t.db('countries').insert({ countryid: 'c1', countryname: 'Kenya' });
+      await expect(run(t.db, 'rollback')).rejects.toThrow(UsageError);
+      await expect(run(t.db, 'rollback')).rejects.toThrow('rollback needs --step (undo the last migration, 0009_usage_covering_index) or --all --yes (undo all 9');
+      await expect(run(t.db, 'rollback', ['--all'])).rejects.toThrow(UsageError);
+      await expect(run(t.db, 'rollback', ['--step', '--all', '--yes'])).rejects.toThrow(UsageError);
+      expect(await pendingMigrations(t.db, central.migrations)).toEqual([]);
+
+      expect(await run(t.db, 'rollback', ['--step'])).toEqual(['central: rolled back 0009_usage_covering_index']);
+      expect(await pendingMigrations(t.db, central.migrations)).toEqual(['0009_usage_covering_index']);
+      expect(await t.db('countries').select('countryid')).toEqual([{ countryid: 'c1' }]);
+      expect(await run(t.db, 'migrate')).toEqual(['central: applied 0009_usage_covering_index']);
+
+      const all = await run(t.db, 'rollback', ['--all', '--yes']);
+      expect(all[0]).toMatch(/^central: rolled back 0009_usage_covering_index, 0008_report_indexes, .*0001_schema$/);
+      expect(await t.db.schema.hasTable('countries')).toBe(false);
+    } finally {
+      await t.dispose();
+    }
+  });
+});
+
+describe('migrate', () => {
+  it('two runs at once: one applies every migration, the other says it applied nothing after waiting for the lock', async () => {
+    const t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations, migrate: false });
+    const other = createKnex(t.target, { kinds: central.kinds });
+    try {
+      const waits: string[] = [];
+      const [a, b] = await Promise.all([
+        migrate(t.db, central.migrations, { onWait: (m) => waits.push(m) }),
+        migrate(other, central.migrations, { onWait: (m) => waits.push(m) }),
+      ]);
+      const names = central.migrations.map(([n]) => n);
+      const [winner, loser] = a.applied.length ? [a, b] : [b, a];
+      expect(winner.applied).toEqual(names);
+      expect(loser.applied).toEqual([]);
+      expect(loser.waited).toBe(true);
+      expect(loser.appliedByOther).toEqual(names);
+      expect(waits).toHaveLength(1);
+      expect(await t.db('knex_migrations').count({ n: '*' }).first()).toEqual({ n: names.length });
+      expect(await run(t.db, 'migrate')).toEqual(['central: applied nothing; already up to date']);
+    } finally {
+      await other.destroy();
+      await t.dispose();
+    }
+  });
+
+  it('a run that waits for the lock says so, then applies what the other run left pending', async () => {
+    const t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations.slice(0, 8) });
+    const other = createKnex(t.target, { kinds: central.kinds });
+    try {
+      // The other run takes the lock first and holds it until this run has started waiting.
+      let release!: () => void;
+      const held = new Promise<void>((r) => { release = r; });
+      let waiting!: () => void;
+      const started = new Promise<void>((r) => { waiting = r; });
+      const lines: string[] = [];
+      const first = migrate(other, [...central.migrations.slice(0, 8), ['0010_hold', { up: () => held, down: async () => undefined }]]);
+      await new Promise((r) => setTimeout(r, 300));
+      const second = runDbCommand('migrate', {
+        service: 'central', db: t.db, migrations: central.migrations, nodeEnv: 'test', seedDemo: async () => [],
+        out: (l) => { lines.push(l); if (l.includes('waiting')) waiting(); },
+      });
+      await started;
+      release();
+      await first;
+      await second;
+      expect(lines[0]).toMatch(/^central: another migrate or rollback run holds the lock/);
+      // The holder's list lacks 0009, so the waiting run still has it to apply.
+      expect(lines[1]).toBe('central: applied 0009_usage_covering_index');
+    } finally {
+      await other.destroy();
+      await t.dispose();
+    }
+  });
+});
+
+describe.runIf(onPg)('PostgreSQL lock time limit', () => {
+  it('gives up on a table lock it cannot get in time, applies nothing of that migration, and succeeds once the table is free', async () => {
+    const t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations.slice(0, 8) });
+    const holder = createKnex(t.target, { kinds: central.kinds });
+    try {
+      let release!: () => void;
+      const released = new Promise<void>((r) => { release = r; });
+      let locked!: () => void;
+      const isLocked = new Promise<void>((r) => { locked = r; });
+      const tx = holder.transaction(async (trx) => {
+        await trx.raw('LOCK TABLE studentappusages IN SHARE MODE');
+        locked();
+        await released;
+      });
+      await isLocked;
+      const t0 = Date.now();
+      await expect(migrateLatest(t.db, central.migrations, { lockTimeoutMs: 300 })).rejects.toThrow(
+        '0009_usage_covering_index: a table lock was not granted within 0.3 s',
+      );
+      expect(Date.now() - t0).toBeLessThan(5000);
+      expect(await pendingMigrations(t.db, central.migrations)).toEqual(['0009_usage_covering_index']);
+      const idx = await t.db.raw("select indexname from pg_indexes where schemaname = current_schema() and tablename = 'studentappusages'");
+      expect(idx.rows.map((r: { indexname: string }) => r.indexname)).not.toContain('studentappusages_user_time_spent_index');
+      release();
+      await tx;
+      expect(await migrateLatest(t.db, central.migrations, { lockTimeoutMs: 300 })).toEqual(['0009_usage_covering_index']);
+      const after = await t.db.raw(
+        "select c.relname, i.indisvalid from pg_index i join pg_class c on c.oid = i.indexrelid join pg_namespace n on n.oid = c.relnamespace where n.nspname = current_schema() and c.relname like 'studentappusages_user_time%'",
+      );
+      expect(after.rows).toEqual([{ relname: 'studentappusages_user_time_spent_index', indisvalid: true }]);
+    } finally {
+      await holder.destroy();
+      await t.dispose();
+    }
+  });
+
+  it('a transactional migration waits at most the lock time limit too', async () => {
+    const t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations.slice(0, 9) });
+    const holder = createKnex(t.target, { kinds: central.kinds });
+    try {
+      let release!: () => void;
+      const released = new Promise<void>((r) => { release = r; });
+      let locked!: () => void;
+      const isLocked = new Promise<void>((r) => { locked = r; });
+      const tx = holder.transaction(async (trx) => {
+        await trx.raw('LOCK TABLE countries IN ACCESS SHARE MODE');
+        locked();
+        await released;
+      });
+      await isLocked;
+      const addColumn = { up: (k: Knex) => k.schema.alterTable('countries', (tb) => { tb.string('extra').nullable(); }), down: async () => undefined };
+      await expect(migrateLatest(t.db, [...central.migrations, ['0010_extra', addColumn]], { lockTimeoutMs: 300 })).rejects.toThrow(
+        '0010_extra: a table lock was not granted within 0.3 s (a long query or transaction holds it); nothing of 0010_extra was applied',
+      );
+      expect(await t.db.schema.hasColumn('countries', 'extra')).toBe(false);
+      release();
+      await tx;
+    } finally {
+      await holder.destroy();
+      await t.dispose();
+    }
+  });
+});

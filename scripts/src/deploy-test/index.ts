@@ -1,0 +1,476 @@
+/**
+ * `make deploy-test`: the operator's kit in deploy/ run on one machine, as processes on loopback. Caddy
+ * (deploy/Caddyfile, with `tls internal`) in front of two central instances (started as
+ * deploy/systemd/lms-central@.service starts them, with deploy/central.env.example's settings) and one
+ * classroom server, on PostgreSQL, Redis and an S3-compatible store (s3rver). Everything goes through Caddy
+ * over TLS. Prints a table of the checks and exits 1 when any failed.
+ *
+ * Needs DEPLOY_TEST_DATABASE_URL (or TEST_DATABASE_URL): a PostgreSQL role allowed to create databases;
+ * DEPLOY_TEST_REDIS_URL (or TEST_REDIS_URL); `caddy` on the PATH (scripts/ci/ensure-caddy.sh).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import https from 'node:https';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import knexFactory from 'knex';
+import { DEMO_IDS } from '@lms/shared';
+import { repoRoot } from '@lms/db';
+
+interface Check { name: string; ok: boolean; ms: number; detail: string }
+
+const checks: Check[] = [];
+const children: ChildProcess[] = [];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+async function check(name: string, fn: () => Promise<string>): Promise<boolean> {
+  const t0 = Date.now();
+  let ok = true;
+  let detail: string;
+  try {
+    detail = await fn();
+  } catch (err) {
+    ok = false;
+    detail = err instanceof Error ? err.message : String(err);
+  }
+  const c = { name, ok, ms: Date.now() - t0, detail };
+  checks.push(c);
+  say(`${ok ? 'ok  ' : 'FAIL'} ${name} (${(c.ms / 1000).toFixed(1)} s): ${detail}`);
+  return ok;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function secret(): string {
+  return crypto.randomBytes(36).toString('base64url');
+}
+
+/** KEY=value lines of an env file (comments and empty values left out). */
+function readEnvFile(file: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
+    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
+    if (m) env[m[1]] = m[2];
+  }
+  return env;
+}
+
+/** The Environment= lines and the ExecStart= of a systemd unit, with %i replaced. */
+function readUnit(file: string, instance: string): { env: Record<string, string>; argv: string[]; envFile: string } {
+  const env: Record<string, string> = {};
+  let argv: string[] = [];
+  let envFile = '';
+  for (const raw of fs.readFileSync(file, 'utf8').split('\n')) {
+    const line = raw.trim().replace(/%i/g, instance);
+    if (line.startsWith('Environment=')) {
+      const [k, ...v] = line.slice('Environment='.length).split('=');
+      env[k] = v.join('=');
+    } else if (line.startsWith('ExecStart=')) {
+      argv = line.slice('ExecStart='.length).split(/\s+/);
+    } else if (line.startsWith('EnvironmentFile=')) {
+      envFile = line.slice('EnvironmentFile='.length);
+    }
+  }
+  return { env, argv, envFile };
+}
+
+interface Proc { child: ChildProcess; exited: Promise<number | null>; log: string }
+
+function start(name: string, argv: string[], env: NodeJS.ProcessEnv, cwd: string, logDir: string): Proc {
+  const log = path.join(logDir, `${name}.log`);
+  const out = fs.openSync(log, 'a');
+  const child = spawn(argv[0], argv.slice(1), { cwd, env, stdio: ['ignore', out, out] });
+  fs.closeSync(out);
+  children.push(child);
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, exited, log };
+}
+
+function run(argv: string[], env: NodeJS.ProcessEnv, cwd = repoRoot): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(argv[0], argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function mustRun(argv: string[], env: NodeJS.ProcessEnv): Promise<string> {
+  const r = await run(argv, env);
+  if (r.code !== 0) throw new Error(`${argv.slice(1, 3).join(' ')} exited ${r.code}: ${(r.stderr || r.stdout).trim().slice(0, 400)}`);
+  return r.stdout.trim();
+}
+
+interface Reply { status: number; body: Buffer; json(): { error?: boolean; data?: unknown; errormessage?: string } }
+
+/** One HTTPS client trusting Caddy's local CA, keeping connections alive as a browser would. */
+function client(ca: string) {
+  const agent = new https.Agent({ keepAlive: true, ca, maxSockets: 16 });
+  return (url: string, o: { method?: string; headers?: Record<string, string>; body?: Buffer | string } = {}): Promise<Reply> =>
+    new Promise((resolve, reject) => {
+      const req = https.request(url, { method: o.method ?? 'GET', headers: o.headers, agent, servername: 'localhost', timeout: 30_000 }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, body, json: () => JSON.parse(body.toString()) });
+        });
+        res.on('error', reject);
+      });
+      req.on('timeout', () => req.destroy(new Error('timed out')));
+      req.on('error', reject);
+      req.end(o.body);
+    });
+}
+
+async function waitFor(what: string, ms: number, probe: () => Promise<boolean>): Promise<void> {
+  const until = Date.now() + ms;
+  for (;;) {
+    try {
+      if (await probe()) return;
+    } catch (err) {
+      if (/exited/.test((err as Error).message)) throw err;
+    }
+    if (Date.now() > until) throw new Error(`${what}: not ready within ${ms / 1000} s ${lastAnswer}`);
+    await sleep(100);
+  }
+}
+
+let lastAnswer = '';
+function plainGet(port: number, p: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = net.connect(port, '127.0.0.1', () => {
+      req.write(`GET ${p} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+    });
+    let head = '';
+    req.on('data', (d: Buffer) => { head += d.toString(); });
+    req.on('end', () => {
+      lastAnswer = head.split('\r\n\r\n')[1]?.slice(0, 300) ?? '';
+      resolve(Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1] ?? 0));
+    });
+    req.on('error', reject);
+  });
+}
+
+/** A client loop: `concurrency` workers sending the given requests until stopped; counts what failed. */
+function loadLoop(send: (i: number) => Promise<Reply>, concurrency: number) {
+  let stopped = false;
+  let inFlight = 0;
+  let sent = 0;
+  const failures: string[] = [];
+  const workers = Array.from({ length: concurrency }, async (_, w) => {
+    let i = w;
+    while (!stopped) {
+      inFlight += 1;
+      sent += 1;
+      try {
+        const r = await send(i);
+        if (r.status !== 200) failures.push(`HTTP ${r.status}`);
+      } catch (err) {
+        failures.push((err as Error).message);
+      } finally {
+        inFlight -= 1;
+      }
+      i += concurrency;
+    }
+  });
+  return {
+    get inFlight() { return inFlight; },
+    get sent() { return sent; },
+    failures,
+    async stop() { stopped = true; await Promise.all(workers); },
+  };
+}
+
+function multipart(field: string, filename: string, type: string, bytes: Buffer): { body: Buffer; contentType: string } {
+  const boundary = `----deploy-test-${crypto.randomBytes(8).toString('hex')}`;
+  const body = Buffer.concat([
+    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`),
+    bytes,
+    Buffer.from(`\r\n--${boundary}--\r\n`),
+  ]);
+  return { body, contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+function printTable(): void {
+  const rows = checks.map((c) => [c.ok ? 'ok' : 'FAILED', c.name, `${(c.ms / 1000).toFixed(1)} s`, c.detail.split('\n')[0]]);
+  const header = ['result', 'check', 'time', 'what was seen'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+  say('');
+  say(line(header));
+  say(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const r of rows) say(line(r));
+}
+
+async function main(): Promise<number> {
+  const adminUrl = process.env.DEPLOY_TEST_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  const redisBase = process.env.DEPLOY_TEST_REDIS_URL ?? process.env.TEST_REDIS_URL;
+  if (!adminUrl || !redisBase) {
+    process.stderr.write('deploy-test needs DEPLOY_TEST_DATABASE_URL (or TEST_DATABASE_URL) and DEPLOY_TEST_REDIS_URL (or TEST_REDIS_URL); `make deploy-test` sets them\n');
+    return 2;
+  }
+  const deploy = path.join(repoRoot, 'deploy');
+  const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'lms-deploy-test-'));
+  const logs = path.join(tmp, 'logs');
+  await fsp.mkdir(logs);
+  const tag = `lms_dt_${crypto.randomBytes(4).toString('hex')}`;
+  const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
+  const dbUrl = (name: string) => { const u = new URL(adminUrl); u.pathname = `/${name}`; return u.toString(); };
+  const node = process.execPath;
+  let failed = false;
+  const ports = { central: [await freePort(), await freePort()], classroom: await freePort(), s3: await freePort(), site: await freePort(), classroomSite: await freePort(), http: await freePort() };
+
+  try {
+    // ---- the machine: databases, S3, Caddy's certificates ------------------------------------------------
+    await admin.raw(`CREATE DATABASE ${tag}_central`);
+    await admin.raw(`CREATE DATABASE ${tag}_classroom`);
+    const s3 = start('s3rver', [node, path.join(repoRoot, 'node_modules', 's3rver', 'bin', 's3rver.js'), '-d', path.join(tmp, 's3'), '-a', '127.0.0.1', '-p', String(ports.s3), '--silent'], process.env, tmp, logs);
+    void s3;
+    // A Redis database of its own (rate-limit counters and revocation messages of this run only).
+    const redisUrl = `${redisBase.replace(/\/\d*$/, '')}/${8 + crypto.randomInt(8)}`;
+
+    const centralEnv: Record<string, string> = {
+      ...readEnvFile(path.join(deploy, 'central.env.example')),
+      JWT_SECRET: secret(), APPLICATION_API_KEY: secret(), SERVER_SYNC_KEY: secret(), RPI_SECRET: secret(),
+      DATABASE_URL: dbUrl(`${tag}_central`),
+      S3_ENDPOINT: `http://127.0.0.1:${ports.s3}`, S3_ACCESS_KEY: 'S3RVER', S3_SECRET_KEY: 'S3RVER',
+      REDIS_URL: redisUrl,
+      PUBLIC_URL: `https://localhost:${ports.site}`,
+      UI_URL: `https://localhost:${ports.site}`,
+      RPI_CLOUD: `https://localhost:${ports.classroomSite}`,
+      // One client address makes every request of the load loops: the per-address limit would count them all.
+      RATE_LIMIT_MAX: '1000000',
+      LOG_LEVEL: 'info',
+    };
+    const classroomEnv: Record<string, string> = {
+      ...readEnvFile(path.join(deploy, 'classroom.env.example')),
+      JWT_SECRET: secret(), SERVER_SYNC_KEY: centralEnv.SERVER_SYNC_KEY,
+      DATABASE_URL: dbUrl(`${tag}_classroom`),
+      RPI_PORT: String(ports.classroom),
+      MEDIA_DIR: path.join(tmp, 'media'), LOG_DIR: path.join(tmp, 'classroom-logs'),
+      REDIS_URL: redisUrl, RATE_LIMIT_MAX: '1000000', LOG_LEVEL: 'info',
+    };
+    const envOf = (e: Record<string, string>) => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmp, ...e });
+    const centralCli = (args: string[], extra: Record<string, string> = {}) => mustRun([node, 'central/dist/cli.js', ...args], envOf({ ...centralEnv, ...extra }));
+    const classroomCli = (args: string[], extra: Record<string, string> = {}) => mustRun([node, 'classroom/dist/cli.js', ...args], envOf({ ...classroomEnv, ...extra }));
+
+    const unitFile = path.join(deploy, 'systemd', 'lms-central@.service');
+    const centrals: Proc[] = [];
+    const startCentral = (i: number) => {
+      const unit = readUnit(unitFile, String(ports.central[i]));
+      const argv = unit.argv.map((a) => (a === '/usr/bin/node' ? node : a));
+      centrals[i] = start(`central-${ports.central[i]}`, argv, envOf({ ...centralEnv, ...unit.env }), repoRoot, logs);
+    };
+    const ready = (port: number, proc?: Proc) => waitFor(`the instance on ${port}`, 30_000, async () => {
+      if (proc && proc.child.exitCode !== null) throw new Error(`the process on ${port} exited ${proc.child.exitCode}: ${fs.readFileSync(proc.log, 'utf8').trim().slice(-400)}`);
+      return (await plainGet(port, '/readyz')) === 200;
+    });
+
+    let caddyCa = '';
+    const site = `https://localhost:${ports.site}`;
+    const classroomSite = `https://localhost:${ports.classroomSite}`;
+
+    const up = await check('services start: PostgreSQL, Redis, S3, 2 central, 1 classroom, Caddy', async () => {
+      const migrated = [await centralCli(['migrate']), await classroomCli(['migrate'])];
+      // Demo accounts and curriculum (the seed runs only outside production; the services below run in production).
+      await centralCli(['seed-demo'], { NODE_ENV: 'test' });
+      await classroomCli(['seed-demo'], { NODE_ENV: 'test' });
+      startCentral(0);
+      startCentral(1);
+      const classroomProc = start('classroom', [node, 'classroom/dist/server.js'], envOf({ ...classroomEnv, MALLOC_MMAP_THRESHOLD_: '1048576' }), repoRoot, logs);
+      await Promise.all([ready(ports.central[0], centrals[0]), ready(ports.central[1], centrals[1]), ready(ports.classroom, classroomProc)]);
+      const xdg = path.join(tmp, 'caddy');
+      start('caddy', ['caddy', 'run', '--config', path.join(deploy, 'Caddyfile'), '--adapter', 'caddyfile'], {
+        PATH: process.env.PATH, HOME: tmp, XDG_DATA_HOME: path.join(xdg, 'data'), XDG_CONFIG_HOME: path.join(xdg, 'config'),
+        LMS_SITE: site, LMS_CLASSROOM_SITE: classroomSite,
+        LMS_CENTRAL_UPSTREAMS: ports.central.map((p) => `127.0.0.1:${p}`).join(' '),
+        LMS_CLASSROOM_UPSTREAMS: `127.0.0.1:${ports.classroom}`,
+        LMS_TLS: 'tls internal',
+        LMS_CADDY_GLOBAL: `admin off\nskip_install_trust\nhttp_port ${ports.http}\nauto_https disable_redirects`,
+      }, tmp, logs);
+      const rootCrt = path.join(xdg, 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt');
+      await waitFor('Caddy\'s local CA', 30_000, async () => fs.existsSync(rootCrt));
+      caddyCa = await fsp.readFile(rootCrt, 'utf8');
+      return migrated.map((m) => `${m.split(':')[0]}: ${m.split(',').length} migrations applied`).join(', ');
+    });
+    if (!up) throw new Error('the services did not start');
+    const get = client(caddyCa);
+    const teacher = DEMO_IDS.teacher.schoolusername;
+    const learner = DEMO_IDS.learners[0];
+
+    let token = '';
+    const auth = () => ({ Authorization: `Bearer ${token}` });
+    await check('TLS through Caddy, both central instances healthy', async () => {
+      await waitFor('central through Caddy', 20_000, async () => (await get(`${site}/readyz`)).status === 200);
+      await waitFor('classroom through Caddy', 20_000, async () => (await get(`${classroomSite}/readyz`)).status === 200);
+      return `${site}/readyz 200 and ${classroomSite}/readyz 200 over TLS (Caddy's internal CA)`;
+    });
+
+    const password = `Deploy-${crypto.randomBytes(6).toString('hex')}-A1`;
+    await check('first sign-in: set-password, then POST /auth/login', async () => {
+      const printed = await centralCli(['set-password', 'superadmin@superadmin.com', password]);
+      const r = await get(`${site}/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ lmsusername: 'superadmin@superadmin.com', lmsuserpassword: password }) });
+      if (r.status !== 200) throw new Error(`sign-in answered ${r.status}: ${r.body.toString().slice(0, 200)}`);
+      token = (r.json().data as { accessToken: string }).accessToken;
+      return `${printed.split('\n')[0]}; signed in`;
+    });
+
+    const doc1 = { name: 'deploytest_one.pdf', bytes: Buffer.concat([Buffer.from('%PDF-1.4\n'), crypto.randomBytes(50_000)]) };
+    const doc2 = { name: 'deploytest_two.pdf', bytes: Buffer.concat([Buffer.from('%PDF-1.4\n'), crypto.randomBytes(20_000)]) };
+    const upload = async (d: typeof doc1) => {
+      const m = multipart('file', d.name, 'application/pdf', d.bytes);
+      const r = await get(`${site}/document/upload`, { method: 'POST', headers: { ...auth(), 'Content-Type': m.contentType }, body: m.body });
+      if (r.status !== 200) throw new Error(`upload of ${d.name} answered ${r.status}: ${r.body.toString().slice(0, 200)}`);
+    };
+    const readBack = async (d: typeof doc1) => {
+      const r = await get(`${site}/media/${d.name}`);
+      return r.status === 200 && r.body.equals(d.bytes) ? 'same' : `HTTP ${r.status}`;
+    };
+    await check('upload a document, read it back', async () => {
+      await upload(doc1);
+      const back = await readBack(doc1);
+      if (back !== 'same') throw new Error(`GET /media/${doc1.name}: ${back}`);
+      return `POST /document/upload (${doc1.bytes.length} bytes, S3), GET /media/${doc1.name}: the same bytes`;
+    });
+
+    const starttime = Date.now() - 60_000;
+    const attempts = async () => {
+      const r = await get(`${site}/student/stats/${learner.studentid}/quiz`, { headers: auth() });
+      if (r.status !== 200) throw new Error(`GET /student/stats answered ${r.status}`);
+      return JSON.stringify(r.json().data);
+    };
+    await check('import a classroom log, read it back', async () => {
+      const c = client(caddyCa);
+      const login = await c(`${classroomSite}/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ studentusername: learner.schoolusername, studentpassword: DEMO_IDS.password }) });
+      if (login.status !== 200) throw new Error(`learner sign-in on the classroom answered ${login.status}`);
+      const lt = (login.json().data as { accessToken: string }).accessToken;
+      const lesson = DEMO_IDS.lessons[0];
+      const result = lesson.lessonquizquestionids.map((lq, i) => ({ iscorrect: true, lessonquizid: lesson.lessonquizid, lessonquizquestionid: lq, questionid: lesson.questionids[i] }));
+      const submit = await c(`${classroomSite}/result/lesson/quiz/${lesson.lessonquizid}`, {
+        method: 'POST', headers: { Authorization: `Bearer ${lt}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ starttime, endtime: starttime + 50_000, result }),
+      });
+      if (submit.status !== 200) throw new Error(`quiz submission answered ${submit.status}: ${submit.body.toString().slice(0, 200)}`);
+      const before = await attempts();
+      const sync = await run([node, 'scripts/dist/sync-log/index.js', '--classroom', classroomSite, '--central', site, '--user', teacher, '--out', path.join(tmp, 'studentlog.zip')],
+        { PATH: process.env.PATH, HOME: tmp, SYNC_LOG_PASSWORD: DEMO_IDS.password, NODE_EXTRA_CA_CERTS: path.join(tmp, 'caddy', 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt') });
+      if (sync.code !== 0) throw new Error(`sync-log exited ${sync.code}: ${(sync.stderr || sync.stdout).trim().slice(0, 300)}`);
+      const after = await attempts();
+      const mark = new Date(starttime).toISOString();
+      if (before.includes(mark) || !after.includes(mark)) throw new Error(`the attempt of ${mark} is not in GET /student/stats/${learner.studentid}/quiz after the import`);
+      const rows = (sync.stdout.split('\n').find((l) => /studentprogress\s/.test(l)) ?? '').trim().replace(/\s+/g, ' ');
+      return `quiz taken on the classroom; sync-log through Caddy imported ${rows || 'the log'}; the attempt is in central's /student/stats`;
+    });
+
+    // ---- availability: the same client loop for the kill and the rolling upgrade ----------------------------
+    const loopClient = client(caddyCa);
+    const send = (i: number) => (i % 2 === 0
+      ? loopClient(`${site}/media/${doc1.name}`)
+      : loopClient(`${site}/student/stats/${learner.studentid}/quiz`, { headers: auth() }));
+
+    await check('kill one central instance under a client loop', async () => {
+      const loop = loadLoop(send, 4);
+      await sleep(2000);
+      const inFlight = loop.inFlight;
+      centrals[0].child.kill('SIGKILL');
+      await centrals[0].exited;
+      await sleep(4000);
+      await loop.stop();
+      startCentral(0);
+      await ready(ports.central[0], centrals[0]);
+      if (loop.failures.length > inFlight) throw new Error(`${loop.failures.length} of ${loop.sent} failed, more than the ${inFlight} in flight at the kill: ${loop.failures.slice(0, 3).join('; ')}`);
+      return `${loop.sent} requests, ${loop.failures.length} failed (at most the ${inFlight} in flight at the kill may)`;
+    });
+
+    await check('upgrade by rolling restart under the client loop', async () => {
+      // Caddy's active check (1 s) puts the restarted instance back before the next one stops.
+      await sleep(2500);
+      const loop = loadLoop(send, 4);
+      await sleep(1000);
+      const migrated = await centralCli(['migrate']);
+      for (const i of [0, 1]) {
+        centrals[i].child.kill('SIGTERM');
+        const code = await centrals[i].exited;
+        if (code !== 0) throw new Error(`instance ${ports.central[i]} exited ${code} on SIGTERM`);
+        startCentral(i);
+        await ready(ports.central[i], centrals[i]);
+        await sleep(2500);
+      }
+      await sleep(1000);
+      await loop.stop();
+      if (loop.failures.length) throw new Error(`${loop.failures.length} of ${loop.sent} failed: ${loop.failures.slice(0, 3).join('; ')}`);
+      return `${migrated}; both instances restarted one by one: ${loop.sent} requests, 0 failed`;
+    });
+
+    await check('back up, change data, restore: exactly the backed-up data', async () => {
+      const dir = path.join(tmp, 'backup');
+      await centralCli(['backup', '--to', path.join(dir, 'central')]);
+      await classroomCli(['backup', '--to', path.join(dir, 'classroom')]);
+      const statsAtBackup = await attempts();
+      // Changes: a second document, a second classroom attempt imported, a learner's account row on the classroom.
+      await upload(doc2);
+      const lesson = DEMO_IDS.lessons[1];
+      const c = client(caddyCa);
+      const login = await c(`${classroomSite}/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ studentusername: learner.schoolusername, studentpassword: DEMO_IDS.password }) });
+      const lt = (login.json().data as { accessToken: string }).accessToken;
+      const later = Date.now() - 30_000;
+      const result = lesson.lessonquizquestionids.map((lq, i) => ({ iscorrect: false, lessonquizid: lesson.lessonquizid, lessonquizquestionid: lq, questionid: lesson.questionids[i] }));
+      await c(`${classroomSite}/result/lesson/quiz/${lesson.lessonquizid}`, { method: 'POST', headers: { Authorization: `Bearer ${lt}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ starttime: later, endtime: later + 20_000, result }) });
+      const sync = await run([node, 'scripts/dist/sync-log/index.js', '--classroom', classroomSite, '--central', site, '--user', teacher, '--out', path.join(tmp, 'studentlog2.zip')],
+        { PATH: process.env.PATH, HOME: tmp, SYNC_LOG_PASSWORD: DEMO_IDS.password, NODE_EXTRA_CA_CERTS: path.join(tmp, 'caddy', 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt') });
+      if (sync.code !== 0) throw new Error(`second sync-log exited ${sync.code}`);
+      if ((await attempts()) === statsAtBackup || (await readBack(doc2)) !== 'same') throw new Error('the changes after the backup did not show');
+
+      const refused = await run([node, 'central/dist/cli.js', 'restore', '--from', path.join(dir, 'central')], envOf(centralEnv));
+      if (refused.code !== 2) throw new Error(`restore without --yes exited ${refused.code}`);
+      const restored = await centralCli(['restore', '--from', path.join(dir, 'central'), '--yes']);
+      await classroomCli(['restore', '--from', path.join(dir, 'classroom'), '--yes']);
+      const statsNow = await attempts();
+      const one = await readBack(doc1);
+      const two = await get(`${site}/media/${doc2.name}`);
+      if (statsNow !== statsAtBackup) throw new Error('the learner\'s attempts differ from those at the backup');
+      if (one !== 'same') throw new Error(`${doc1.name} after the restore: ${one}`);
+      if (two.status !== 404) throw new Error(`${doc2.name}, uploaded after the backup, answers ${two.status} after the restore`);
+      return `${restored.split('\n').filter((l) => l.includes('restored'))[0] ?? 'restored'}; attempts as at the backup, ${doc1.name} the same, ${doc2.name} gone (404)`;
+    });
+  } catch (err) {
+    failed = true;
+    say(`deploy-test stopped: ${(err as Error).message}`);
+  } finally {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+    await sleep(500);
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    await sleep(200);
+    try {
+      await admin.raw(`DROP DATABASE IF EXISTS ${tag}_central WITH (FORCE)`);
+      await admin.raw(`DROP DATABASE IF EXISTS ${tag}_classroom WITH (FORCE)`);
+    } finally {
+      await admin.destroy();
+    }
+    if (checks.some((c) => !c.ok) || failed) say(`logs of every process: ${logs}`);
+    else await fsp.rm(tmp, { recursive: true, force: true });
+  }
+  printTable();
+  return failed || checks.some((c) => !c.ok) ? 1 : 0;
+}
+
+main().then((code) => process.exit(code), (err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
