@@ -42,6 +42,7 @@ const schema = z.object({
   MAX_JSON_KB: positiveInt(1024),
   MAX_CONCURRENT_IMPORTS: positiveInt(2),
   UPLOAD_IDLE_SECONDS: positiveInt(30),
+  ORPHAN_GRACE_SECONDS: positiveInt(3600),
   MAIL_LINKS_PER_CLIENT_HOUR: positiveInt(10),
   MAIL_LINKS_PER_ACCOUNT_HOUR: positiveInt(3),
 });
@@ -90,6 +91,8 @@ export function loadConfig(env: Env = process.env) {
     maxJsonBytes: e.MAX_JSON_KB * 1024,
     maxConcurrentImports: e.MAX_CONCURRENT_IMPORTS,
     uploadIdleMs: e.UPLOAD_IDLE_SECONDS * 1000,
+    // An unsettled log archive claim older than this names the archive of an import that never committed.
+    orphanGraceMs: e.ORPHAN_GRACE_SECONDS * 1000,
     mailLinks: { perClientPerHour: e.MAIL_LINKS_PER_CLIENT_HOUR, perAccountPerHour: e.MAIL_LINKS_PER_ACCOUNT_HOUR },
   });
 }

@@ -5,6 +5,7 @@ import { assertMigrated, openDatabase } from './db';
 import { createObjectStore } from './objects';
 import { checkpointsSettled } from './areas/log/store';
 import { shareRevocations } from './auth/tokens';
+import { startOrphanSweep } from './areas/log/archives';
 
 startOrExit('central API', async () => {
   const config = loadConfig();
@@ -15,6 +16,8 @@ startOrExit('central API', async () => {
   // Several instances sharing Redis hear of each other's logouts at once.
   const stopSharingRevocations = redis ? await shareRevocations(redis, logger) : undefined;
   const objects = createObjectStore(config.objectStore);
+  // Archives and temporary files of imports that a crash cut short (of this or another instance).
+  const sweep = startOrphanSweep({ db, objects, logger }, config.orphanGraceMs);
   const app = createApp(config, { db, logger, redis, objects });
-  serve({ name: 'central API', port: config.port, host: config.host, drainMs: config.drainMs, logger, app, close: [() => checkpointsSettled().then(() => db.destroy()), () => stopSharingRevocations?.(), () => redis?.quit()] });
+  serve({ name: 'central API', port: config.port, host: config.host, drainMs: config.drainMs, logger, app, close: [() => sweep.stop(), () => checkpointsSettled().then(() => db.destroy()), () => stopSharingRevocations?.(), () => redis?.quit()] });
 });

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BucketItem } from 'minio';
@@ -10,6 +8,7 @@ import {
   ObjectStoreError, assertValidKey, assertValidPrefix, isReadable, normaliseOptions, toBuffer,
   type ListedObject, type ObjectBody, type ObjectInfo, type ObjectStore, type PutOptions, type StoredObject,
 } from './types';
+import { spoolPrefix } from '../http/spool';
 
 export interface S3StoreConfig {
   /** e.g. `http://127.0.0.1:9000` or `https://s3.eu-west-1.amazonaws.com`. */
@@ -105,7 +104,7 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
    * midway never reaches the store.
    */
   async function spool(source: Readable): Promise<{ file: string; size: number }> {
-    const file = path.join(os.tmpdir(), `lms-object-${randomUUID()}`);
+    const file = `${spoolPrefix('object')}${randomUUID()}`;
     try {
       await pipeline(source, fs.createWriteStream(file, { flags: 'wx' }));
       return { file, size: (await fsp.stat(file)).size };
