@@ -4,7 +4,7 @@ import type { Knex } from '@lms/db';
 import {
   LOG_PRIMARY_KEYS, ZipError, logIniComplete, startLogReader, type LogBatch, type LogReader, type LogTable, type Logger, type ZipLimits,
 } from '@lms/shared';
-import type { ObjectStore, StoredObject } from '../../objects';
+import { ObjectStoreError, type ObjectStore, type StoredObject } from '../../objects';
 import {
   clearPending, deferCheckpoint, hasPending, insertArchiveLogFile, insertSync, insertTextLogFiles, schoolsOf, settleUpserts, upsertPending, upsertRows, type PendingRow,
 } from './store';
@@ -134,6 +134,16 @@ class BatchWriter {
   }
 }
 
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** A failure of the archive's store write says so, whatever the driver threw (an outage is told apart from the file's fault). */
+function storeFailure(err: unknown): ObjectStoreError {
+  if (err instanceof ObjectStoreError) return err;
+  const code = (err as { code?: unknown } | undefined)?.code;
+  const unreachable = typeof code === 'string' && UNREACHABLE.has(code);
+  return new ObjectStoreError(unreachable ? 'Unavailable' : 'Failed', `Cannot store the log archive: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+}
+
 /** The upload's text log names go to `logfiles`; a name longer than the column holds would fail the insert. */
 function checkLogFileName(name: string): void {
   if (name.length > 255 || name.endsWith('/')) throw new ZipError('bad_document', 'There is invalid file inside zip-file');
@@ -159,10 +169,15 @@ export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logge
       await holdArchiveClaim(trx, archive);
       // The archive is stored while the rows are imported (a network store would otherwise add its whole
       // transfer time to the transaction); the commit waits for it, and a failure of either undoes both.
-      putting = deps.objects.put(archive, fs.createReadStream(input.filePath), { contentType: ARCHIVE_CONTENT_TYPE }).then((meta) => {
-        stored = true;
-        return meta;
-      });
+      putting = deps.objects.put(archive, fs.createReadStream(input.filePath), { contentType: ARCHIVE_CONTENT_TYPE }).then(
+        (meta) => {
+          stored = true;
+          return meta;
+        },
+        (err: unknown) => {
+          throw storeFailure(err);
+        },
+      );
       putting.catch(() => undefined); // awaited below on every path; this only keeps an early failure from going unhandled
       const syncid = await insertSync(trx, { filename: archive, offlineonline: input.offline, createdBy: input.schooluserid });
       const parentfileid = crypto.randomUUID();
