@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  PLACEHOLDER_SECRET, checkSecrets, isDevOrTest, commaList, deepFreeze, flag, nodeEnvSchema, optionalString, parseEnv, port, positiveInt,
+  PLACEHOLDER_SECRET, checkSecrets, databaseSettings, databaseSettingsSchema, proxyHops, isDevOrTest, commaList, deepFreeze, flag, nodeEnvSchema, optionalString, parseEnv, port, positiveInt,
   type Env,
 } from '@lms/shared';
 
@@ -17,8 +17,11 @@ const schema = z.object({
   RPI_CLOUD: z.string().url().default('http://127.0.0.1:3001'),
   SUPERADMIN_USERNAME: optionalString,
   LOG_IMPORT_ENABLED: flag,
-  TRUST_PROXY: flag,
+  TRUST_PROXY: proxyHops,
+  REDIS_KEY_PREFIX: z.string().trim().max(100).default(''),
+  ...databaseSettingsSchema,
   S3_ENDPOINT: optionalString,
+  S3_PUBLIC_ENDPOINT: optionalString,
   S3_ACCESS_KEY: optionalString,
   S3_SECRET_KEY: optionalString,
   S3_BUCKET: z.string().default('lms'),
@@ -58,6 +61,7 @@ export function loadConfig(env: Env = process.env) {
     host: e.HOST,
     drainMs: e.SHUTDOWN_DRAIN_SECONDS * 1000,
     databaseUrl: e.DATABASE_URL,
+    database: databaseSettings(e),
     jwtSecret: e.JWT_SECRET,
     apiKey: e.APPLICATION_API_KEY,
     serverSyncKey: e.SERVER_SYNC_KEY,
@@ -68,9 +72,10 @@ export function loadConfig(env: Env = process.env) {
     logImportEnabled: e.LOG_IMPORT_ENABLED,
     trustProxy: e.TRUST_PROXY,
     objectStore: e.S3_ENDPOINT
-      ? { kind: 's3' as const, endpoint: e.S3_ENDPOINT, accessKey: e.S3_ACCESS_KEY ?? '', secretKey: e.S3_SECRET_KEY ?? '', bucket: e.S3_BUCKET, region: e.S3_REGION }
+      ? { kind: 's3' as const, endpoint: e.S3_ENDPOINT, accessKey: e.S3_ACCESS_KEY ?? '', secretKey: e.S3_SECRET_KEY ?? '', bucket: e.S3_BUCKET, region: e.S3_REGION, publicEndpoint: e.S3_PUBLIC_ENDPOINT }
       : { kind: 'folder' as const, dir: e.OBJECT_DIR },
     redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     uiUrl: e.UI_URL.replace(/\/+$/, ''),

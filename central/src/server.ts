@@ -10,9 +10,9 @@ import { startOrphanSweep } from './areas/log/archives';
 startOrExit('central API', async () => {
   const config = loadConfig();
   const logger = createLogger({ name: 'central', level: config.logLevel });
-  const db = openDatabase(config.databaseUrl);
+  const db = openDatabase(config.databaseUrl, config.database);
   await assertMigrated(db);
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger, config.redisKeyPrefix) : undefined;
   // Several instances sharing Redis hear of each other's logouts at once.
   const stopSharingRevocations = redis ? await shareRevocations(redis, logger) : undefined;
   const objects = createObjectStore(config.objectStore);

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { repoRoot } from '@lms/db';
 import {
-  ConfigError, PLACEHOLDER_SECRET, checkSecrets, commaList, deepFreeze, flag, nodeEnvSchema, optionalString, parseEnv, port,
+  ConfigError, PLACEHOLDER_SECRET, databaseSettings, databaseSettingsSchema, proxyHops, checkSecrets, commaList, deepFreeze, flag, nodeEnvSchema, optionalString, parseEnv, port,
   positiveInt, readJsonFile, type Env,
 } from '@lms/shared';
 
@@ -16,7 +16,9 @@ const schema = z.object({
   SERVER_SYNC_KEY: z.string().default(PLACEHOLDER_SECRET),
   RPI_OFFLINE: flag,
   RPI_CONFIG: optionalString,
-  TRUST_PROXY: flag,
+  TRUST_PROXY: proxyHops,
+  REDIS_KEY_PREFIX: z.string().trim().max(100).default(''),
+  ...databaseSettingsSchema,
   REDIS_URL: optionalString,
   CORS_ORIGINS: commaList,
   LOG_LEVEL: z.string().default('info'),
@@ -50,12 +52,14 @@ export function loadConfig(env: Env = process.env) {
     host: e.HOST,
     drainMs: e.SHUTDOWN_DRAIN_SECONDS * 1000,
     databaseUrl: e.DATABASE_URL,
+    database: databaseSettings(e),
     jwtSecret: e.JWT_SECRET,
     serverSyncKey: e.SERVER_SYNC_KEY,
     // Offline mode lets a staff token upload curriculum; the JSON configuration's offline:true is the same switch.
     offline: e.RPI_OFFLINE || file.offline === true,
     trustProxy: e.TRUST_PROXY,
     redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     corsOrigins: e.CORS_ORIGINS,
     logLevel: e.LOG_LEVEL,
     logDir: e.LOG_DIR,

@@ -17,6 +17,11 @@ export interface S3StoreConfig {
   secretKey: string;
   bucket: string;
   region: string;
+  /**
+   * Where clients reach the store (S3_PUBLIC_ENDPOINT), when that is not the address central uses: presigned
+   * URLs are signed for this host, since the signature covers it and a URL cannot be re-pointed afterwards.
+   */
+  publicEndpoint?: string;
 }
 
 // Standard headers minio hands back among the user metadata of a stat; they are not user metadata.
@@ -63,6 +68,24 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
   });
   const bucket = config.bucket;
   const origin = url.origin;
+  let signer = client;
+  if (config.publicEndpoint) {
+    let pub: URL;
+    try {
+      pub = new URL(config.publicEndpoint);
+    } catch {
+      throw new ObjectStoreError('Failed', `S3_PUBLIC_ENDPOINT is not a URL: ${config.publicEndpoint}`);
+    }
+    if (pub.protocol !== 'http:' && pub.protocol !== 'https:') {
+      throw new ObjectStoreError('Failed', `S3_PUBLIC_ENDPOINT must start with http:// or https://, got ${pub.protocol}`);
+    }
+    const ssl = pub.protocol === 'https:';
+    // Signing needs no request: with the region given, this client never contacts the public address.
+    signer = new Client({
+      endPoint: pub.hostname, port: pub.port ? Number(pub.port) : ssl ? 443 : 80, useSSL: ssl,
+      accessKey: config.accessKey, secretKey: config.secretKey, region: config.region, pathStyle: true,
+    });
+  }
 
   /** Never includes credentials: only the endpoint, bucket and the server's own message. */
   function wrap(err: unknown, doing: string, key?: string): ObjectStoreError {
@@ -202,7 +225,7 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
       assertValidKey(key);
       try {
         await ensureBucket();
-        return await client.presignedUrl('PUT', bucket, key, expiresSeconds, {}, requestDate);
+        return await signer.presignedUrl('PUT', bucket, key, expiresSeconds, {}, requestDate);
       } catch (err) {
         throw wrap(err, 'presign an upload of', key);
       }

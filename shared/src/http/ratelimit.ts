@@ -7,12 +7,24 @@ import { errorEnvelope } from './errors';
 
 export type RedisClient = ReturnType<typeof createClient>;
 
-export async function connectRedis(url: string, logger: Logger): Promise<RedisClient> {
+/**
+ * The prefix of every Redis key and channel name of a client (REDIS_KEY_PREFIX), so that deployments can
+ * share one Redis. It travels with the client, so every user of the client (limiters, counters, the
+ * revocation channel) applies the same one.
+ */
+const keyPrefixes = new WeakMap<object, string>();
+
+export function redisKeyPrefix(client: RedisClient | undefined): string {
+  return (client && keyPrefixes.get(client)) ?? '';
+}
+
+export async function connectRedis(url: string, logger: Logger, keyPrefix = ''): Promise<RedisClient> {
   // Loaded only when Redis is configured: the client weighs about 12 MB of memory in every process.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createClient: connect } = require('redis') as typeof import('redis');
   const client = connect({ url });
   client.on('error', (err) => logger.error({ err }, 'redis error'));
+  keyPrefixes.set(client, keyPrefix);
   await client.connect();
   return client;
 }
@@ -22,8 +34,8 @@ export interface LimiterOptions {
   windowMs: number;
   limit: number;
   redis?: RedisClient;
-  /** As the app's `trust proxy`: whether X-Forwarded-For names the client. */
-  trustProxy?: boolean;
+  /** As the app's `trust proxy`: proxy hops whose X-Forwarded-For names the client (0: none). */
+  trustProxy?: number;
   /** Count only requests that end in an error status (sign-in: failed attempts). */
   failuresOnly?: boolean;
   logger: Logger;
@@ -52,7 +64,7 @@ export function createLimiter(o: LimiterOptions): RequestHandler {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { RedisStore: Store } = require('rate-limit-redis') as { RedisStore: typeof RedisStore };
     store = new Store({
-      prefix: `rl:${o.name}:`,
+      prefix: `${redisKeyPrefix(client)}rl:${o.name}:`,
       sendCommand: (...args: string[]) => client.sendCommand(args),
     });
   }
@@ -93,7 +105,7 @@ export function createCounter(o: { name: string; windowMs: number; limit: number
     const client = o.redis;
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { RedisStore: Store } = require('rate-limit-redis') as { RedisStore: typeof RedisStore };
-    store = new Store({ prefix: `rl:${o.name}:`, sendCommand: (...args: string[]) => client.sendCommand(args) });
+    store = new Store({ prefix: `${redisKeyPrefix(client)}rl:${o.name}:`, sendCommand: (...args: string[]) => client.sendCommand(args) });
   } else {
     store = new MemoryStore();
   }
