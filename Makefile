@@ -55,7 +55,7 @@ test: build
 	if [ -n "$${CI:-}" ] && [ -z "$${TEST_DATABASE_URL:-}" ]; then eval "$$(bash scripts/ci/ensure-services.sh)"; export TEST_DATABASE_URL TEST_REDIS_URL; fi; \
 	if [ -z "$${TEST_DATABASE_URL:-}" ] && pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then eval "$$(bash scripts/ci/ensure-services.sh)"; export TEST_DATABASE_URL TEST_REDIS_URL; fi; \
 	echo "== tests on SQLite"; \
-	env -u TEST_DATABASE_URL npx vitest run; \
+	env -u TEST_DATABASE_URL LMS_TEST_PASS=sqlite npx vitest run; \
 	if [ -n "$${TEST_DATABASE_URL:-}" ]; then echo "== tests on PostgreSQL"; npx vitest run; fi
 
 bench: build

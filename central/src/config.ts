@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  PLACEHOLDER_SECRET, checkSecrets, isDevOrTest, commaList, deepFreeze, flag, nodeEnvSchema, nonNegativeInt, optionalString, parseEnv, port, positiveInt,
+  PLACEHOLDER_SECRET, checkSecrets, databaseSettings, databaseSettingsSchema, proxyHops, isDevOrTest, commaList, deepFreeze, flag, nodeEnvSchema, nonNegativeInt, optionalString, parseEnv, port, positiveInt,
   type Env,
 } from '@lms/shared';
 
@@ -19,8 +19,11 @@ const schema = z.object({
   RPI_CLOUD: z.string().url().default('http://127.0.0.1:3001'),
   SUPERADMIN_USERNAME: optionalString,
   LOG_IMPORT_ENABLED: flag,
-  TRUST_PROXY: flag,
+  TRUST_PROXY: proxyHops,
+  REDIS_KEY_PREFIX: z.string().trim().max(100).default(''),
+  ...databaseSettingsSchema,
   S3_ENDPOINT: optionalString,
+  S3_PUBLIC_ENDPOINT: optionalString,
   S3_ACCESS_KEY: optionalString,
   S3_SECRET_KEY: optionalString,
   S3_BUCKET: z.string().default('lms'),
@@ -46,6 +49,7 @@ const schema = z.object({
   MAX_CONCURRENT_IMPORTS: positiveInt(2),
   MAX_UPLOADS_PER_CALLER: positiveInt(4),
   UPLOAD_IDLE_SECONDS: positiveInt(30),
+  ORPHAN_GRACE_SECONDS: positiveInt(3600),
   MAIL_LINKS_PER_CLIENT_HOUR: positiveInt(10),
   MAIL_LINKS_PER_ACCOUNT_HOUR: positiveInt(3),
 });
@@ -65,6 +69,7 @@ export function loadConfig(env: Env = process.env) {
     stopDelayMs: e.SHUTDOWN_DELAY_SECONDS * 1000,
     readyTimeoutMs: e.READY_TIMEOUT_MS,
     databaseUrl: e.DATABASE_URL,
+    database: databaseSettings(e),
     jwtSecret: e.JWT_SECRET,
     apiKey: e.APPLICATION_API_KEY,
     serverSyncKey: e.SERVER_SYNC_KEY,
@@ -75,10 +80,11 @@ export function loadConfig(env: Env = process.env) {
     logImportEnabled: e.LOG_IMPORT_ENABLED,
     trustProxy: e.TRUST_PROXY,
     objectStore: e.S3_ENDPOINT
-      ? { kind: 's3' as const, endpoint: e.S3_ENDPOINT, accessKey: e.S3_ACCESS_KEY ?? '', secretKey: e.S3_SECRET_KEY ?? '', bucket: e.S3_BUCKET, region: e.S3_REGION }
+      ? { kind: 's3' as const, endpoint: e.S3_ENDPOINT, accessKey: e.S3_ACCESS_KEY ?? '', secretKey: e.S3_SECRET_KEY ?? '', bucket: e.S3_BUCKET, region: e.S3_REGION, publicEndpoint: e.S3_PUBLIC_ENDPOINT }
       : { kind: 'folder' as const, dir: e.OBJECT_DIR },
     redisUrl: e.REDIS_URL,
     redisStartTimeoutMs: e.REDIS_START_TIMEOUT_SECONDS * 1000,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     uiUrl: e.UI_URL.replace(/\/+$/, ''),
@@ -100,6 +106,8 @@ export function loadConfig(env: Env = process.env) {
     maxConcurrentImports: e.MAX_CONCURRENT_IMPORTS,
     maxUploadsPerCaller: e.MAX_UPLOADS_PER_CALLER,
     uploadIdleMs: e.UPLOAD_IDLE_SECONDS * 1000,
+    // An unsettled log archive claim older than this names the archive of an import that never committed.
+    orphanGraceMs: e.ORPHAN_GRACE_SECONDS * 1000,
     mailLinks: { perClientPerHour: e.MAIL_LINKS_PER_CLIENT_HOUR, perAccountPerHour: e.MAIL_LINKS_PER_ACCOUNT_HOUR },
   });
 }

@@ -1,7 +1,7 @@
-import { central, createKnex, parseDatabaseUrl, pendingMigrations, type Knex } from '@lms/db';
+import { central, createKnex, parseDatabaseUrl, pendingMigrations, type DatabaseSettings, type Knex } from '@lms/db';
 
-export function openDatabase(databaseUrl: string): Knex {
-  return createKnex(parseDatabaseUrl(databaseUrl), { kinds: central.kinds });
+export function openDatabase(databaseUrl: string, settings?: DatabaseSettings): Knex {
+  return createKnex(parseDatabaseUrl(databaseUrl), { kinds: central.kinds, ...settings });
 }
 
 /** The service never migrates at boot: refuse to start on a database that is behind. */

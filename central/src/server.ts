@@ -5,17 +5,20 @@ import { assertMigrated, openDatabase } from './db';
 import { createObjectStore } from './objects';
 import { checkpointsSettled } from './areas/log/store';
 import { shareRevocations } from './auth/tokens';
+import { startOrphanSweep } from './areas/log/archives';
 
 startOrExit('central API', async () => {
   const config = loadConfig();
   const logger = createLogger({ name: 'central', level: config.logLevel });
   warnWeakSecrets(logger, config.weakSecrets);
-  const db = openDatabase(config.databaseUrl);
+  const db = openDatabase(config.databaseUrl, config.database);
   await assertMigrated(db);
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger, { startTimeoutMs: config.redisStartTimeoutMs }) : undefined;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger, { startTimeoutMs: config.redisStartTimeoutMs, keyPrefix: config.redisKeyPrefix }) : undefined;
   // Several instances sharing Redis hear of each other's logouts at once.
   const stopSharingRevocations = redis ? await shareRevocations(redis, logger) : undefined;
   const objects = createObjectStore(config.objectStore);
+  // Archives and temporary files of imports that a crash cut short (of this or another instance).
+  const sweep = startOrphanSweep({ db, objects, logger }, config.orphanGraceMs);
   const app = createApp(config, { db, logger, redis, objects });
-  serve({ name: 'central API', port: config.port, host: config.host, drainMs: config.drainMs, stopDelayMs: config.stopDelayMs, logger, app, close: [() => checkpointsSettled().then(() => db.destroy()), () => stopSharingRevocations?.(), () => redis?.quit()] });
+  serve({ name: 'central API', port: config.port, host: config.host, drainMs: config.drainMs, stopDelayMs: config.stopDelayMs, logger, app, close: [() => sweep.stop(), () => checkpointsSettled().then(() => db.destroy()), () => stopSharingRevocations?.(), () => redis?.quit()] });
 });

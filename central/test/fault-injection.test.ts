@@ -114,7 +114,9 @@ describe('log import under faults: a clear error, nothing left behind, and the n
   it('the object store fails while the rows are written: 400, and the rows are rolled back', async () => {
     vi.spyOn(objects, 'put').mockRejectedValueOnce(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9000'), { code: 'ECONNREFUSED' }));
     const res = await upload();
-    expect([res.status, res.body.errormessage]).toEqual([400, 'Invalid File']);
+    // An outage, not the file's fault: the contract's 400 envelope, saying so, with Retry-After.
+    expect([res.status, res.body.errormessage]).toEqual([400, 'Invalid File (the object store is unavailable, please try again later)']);
+    expect(res.headers['retry-after']).toBe('30');
     await expectUntouchedThenRecovers();
   });
 
@@ -151,8 +153,9 @@ describe('log import under faults: a clear error, nothing left behind, and the n
       expect(killed).toBeDefined();
       const terminated = (await killed) as { rows: Array<{ pg_terminate_backend: boolean }> };
       expect(terminated.rows.some((r) => r.pg_terminate_backend)).toBe(true);
-      expect(res.status).toBeGreaterThanOrEqual(400);
-      expect(res.body).toMatchObject({ error: true, data: false });
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: true, errormessage: 'Invalid File (the database is unavailable, please try again later)', data: false });
+      expect(res.headers['retry-after']).toBe('30');
       expect(JSON.stringify(res.body)).not.toMatch(/terminat|administrator/i);
       // The same pool serves the next import.
       expect(await counts(db)).toEqual(empty);

@@ -449,6 +449,8 @@ describe.each(storeKinds)('PUT /log/import with the $name object store', (kind) 
       const res = await upload(await rawZip([['log.ini', reordered], ...LOG_FILES.map((f) => [f.name, f.content] as [string, string])]));
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: true, errormessage: 'Invalid File', data: false });
+      // A refusal of the file itself: nothing tells the client to send it again.
+      expect(res.headers['retry-after']).toBeUndefined();
       await expectNothingWritten();
     };
 

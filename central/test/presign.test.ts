@@ -9,6 +9,8 @@ import { presignedMediaUrl } from '../src/http/presign';
 import { makeApp, type TestApp } from './helpers';
 import { createStaff, staffLogin } from './accounts';
 import { startS3Sandbox, type S3Sandbox } from './s3';
+import { loadConfig } from '../src/config';
+import { createObjectStore } from '../src/objects';
 import { folderLeftovers, listen, media, storeFor } from './media-helpers';
 
 // GET /document/presign/:filename (decision 26): a 5-minute upload URL for one key.
@@ -161,6 +163,19 @@ describe('presigned uploads on an S3-compatible store (the store signs)', () => 
     const up = await fetch(url, { method: 'PUT', body: bytes });
     expect(up.status).toBe(200);
     expect(await objectDigest(ctx.store, 'Direct_1.mp3')).toBe(digest(bytes));
+  });
+
+  it('signs for S3_PUBLIC_ENDPOINT, the address clients reach the store at, when it differs from S3_ENDPOINT', async () => {
+    const port = new URL(sandbox.origin).port;
+    const config = loadConfig({ NODE_ENV: 'test', S3_ENDPOINT: sandbox.origin, S3_PUBLIC_ENDPOINT: `http://localhost:${port}`, S3_BUCKET: 'public-presign', S3_ACCESS_KEY: 'S3RVER', S3_SECRET_KEY: 'S3RVER' });
+    expect(config.objectStore).toMatchObject({ kind: 's3', endpoint: sandbox.origin, publicEndpoint: `http://localhost:${port}` });
+    const store = createObjectStore(config.objectStore);
+    const url = await store.presignPut!('Public_1.mp3', 300);
+    expect(url.startsWith(`http://localhost:${port}/public-presign/Public_1.mp3?`)).toBe(true);
+    expect(new URL(url).searchParams.get('X-Amz-SignedHeaders')).toBe('host');
+    const bytes = media.mp3(3000);
+    expect((await fetch(url, { method: 'PUT', body: bytes })).status).toBe(200);
+    expect(await objectDigest(store, 'Public_1.mp3')).toBe(digest(bytes));
   });
 
   it('has its expired URLs refused by the store, which keeps nothing', async () => {

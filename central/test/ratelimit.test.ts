@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis, type RedisClient } from '@lms/shared';
+import { connectRedis, createLogger, type RedisClient } from '@lms/shared';
+import { REVOCATION_CHANNEL, shareRevocations } from '../src/auth/tokens';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import { makeApp, silentLogger, testDatabase } from './helpers';
@@ -37,6 +38,29 @@ describe('rate limiting', () => {
     expect(same).toEqual([200, 200, 429]);
   });
 
+  it('TRUST_PROXY=2: the client is the address two hops from the right, and the access log records it', async () => {
+    const lines: Array<{ req?: { client?: string; remoteAddress?: string } }> = [];
+    const logger = createLogger({ name: 'test', level: 'info' }, { write: (l: string) => void lines.push(JSON.parse(l)) });
+    const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: tdb.url, RATE_LIMIT_MAX: '2', TRUST_PROXY: '2' });
+    expect(config.trustProxy).toBe(2);
+    const app = createApp(config, { db: tdb.db, logger });
+    // A forged first entry, the client as the outer proxy saw it, then the inner proxy's address.
+    const via = (client: string, forged: string) => request(app).get('/').set('X-Forwarded-For', `${forged}, ${client}, 10.0.0.2`);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await via('198.51.100.9', `203.0.113.${i}`)).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    expect((await via('198.51.100.10', '203.0.113.1')).status).toBe(200);
+    const logged = lines.filter((l) => l.req).map((l) => l.req!);
+    expect(logged.map((r) => r.client)).toEqual(['198.51.100.9', '198.51.100.9', '198.51.100.9', '198.51.100.10']);
+    expect(logged[0].remoteAddress).toMatch(/127\.0\.0\.1/);
+  });
+
+  it('reads TRUST_PROXY as a hop count; true is one hop, never every hop', () => {
+    const hops = (v: string | undefined) => loadConfig({ NODE_ENV: 'test', TRUST_PROXY: v }).trustProxy;
+    expect([hops(undefined), hops(''), hops('0'), hops('false'), hops('1'), hops('true'), hops('3')]).toEqual([0, 0, 0, 0, 1, 1, 3]);
+    expect(() => hops('all')).toThrow(/TRUST_PROXY/);
+  });
+
   it('counts failed sign-in attempts with a stricter limit', async () => {
     const { app } = await makeApp({ LOGIN_RATE_LIMIT_MAX: '2' }, tdb);
     const statuses = [];
@@ -63,8 +87,8 @@ describe('rate limiting', () => {
       const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: tdb.url, RATE_LIMIT_MAX: limit });
       // A fresh address per run so that earlier runs' counters do not interfere.
       const ip = `10.${Date.now() % 250}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`;
-      const a = createApp({ ...config, trustProxy: true }, { db: tdb.db, logger: silentLogger, redis: clients[0] });
-      const b = createApp({ ...config, trustProxy: true }, { db: tdb.db, logger: silentLogger, redis: clients[1] });
+      const a = createApp({ ...config, trustProxy: 1 }, { db: tdb.db, logger: silentLogger, redis: clients[0] });
+      const b = createApp({ ...config, trustProxy: 1 }, { db: tdb.db, logger: silentLogger, redis: clients[1] });
       const n = Number(limit);
       const half = Math.floor(n / 2);
       for (let i = 0; i < half; i++) await request(a).get('/').set('X-Forwarded-For', ip);
@@ -73,6 +97,35 @@ describe('rate limiting', () => {
       expect((await request(b).get('/').set('X-Forwarded-For', ip)).status).toBe(429);
     } finally {
       await Promise.all(clients.map((c) => c.quit()));
+    }
+  });
+
+  it.runIf(!!redisUrl)('REDIS_KEY_PREFIX keeps two deployments on one Redis apart, keys and revocation channel alike', async () => {
+    const tag = `t${Date.now()}${Math.floor(Math.random() * 1e6)}`;
+    const [one, two, probe] = [await connectRedis(redisUrl!, silentLogger, `${tag}a:`), await connectRedis(redisUrl!, silentLogger, `${tag}b:`), await connectRedis(redisUrl!, silentLogger)];
+    try {
+      const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: tdb.url, RATE_LIMIT_MAX: '2', REDIS_KEY_PREFIX: 'ignored-here' });
+      expect(config.redisKeyPrefix).toBe('ignored-here');
+      const a = createApp(config, { db: tdb.db, logger: silentLogger, redis: one });
+      const b = createApp(config, { db: tdb.db, logger: silentLogger, redis: two });
+      for (let i = 0; i < 2; i++) expect((await request(a).get('/')).status).toBe(200);
+      expect((await request(a).get('/')).status).toBe(429);
+      // The other deployment's counter is its own.
+      expect((await request(b).get('/')).status).toBe(200);
+      const keys = await probe.keys(`${tag}*`);
+      expect(keys.some((k) => k.startsWith(`${tag}a:rl:central:`))).toBe(true);
+      expect(keys.some((k) => k.startsWith(`${tag}b:rl:central:`))).toBe(true);
+      // Revocations travel on the prefixed channel.
+      const stop = await shareRevocations(one, silentLogger);
+      try {
+        const channels = (await probe.sendCommand(['PUBSUB', 'CHANNELS', `${tag}*`])) as string[];
+        expect(channels).toEqual([`${tag}a:${REVOCATION_CHANNEL}`]);
+      } finally {
+        await stop();
+      }
+      await probe.del(keys);
+    } finally {
+      await Promise.all([one, two, probe].map((c) => c.quit()));
     }
   });
 });

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { repoRoot } from '@lms/db';
 import {
-  ConfigError, PLACEHOLDER_SECRET, checkSecrets, commaList, deepFreeze, flag, nodeEnvSchema, nonNegativeInt, optionalString, parseEnv, port,
+  ConfigError, PLACEHOLDER_SECRET, databaseSettings, databaseSettingsSchema, proxyHops, checkSecrets, commaList, deepFreeze, flag, nodeEnvSchema, nonNegativeInt, optionalString, parseEnv, port,
   positiveInt, readJsonFile, type Env,
 } from '@lms/shared';
 
@@ -18,7 +18,9 @@ const schema = z.object({
   SERVER_SYNC_KEY: z.string().default(PLACEHOLDER_SECRET),
   RPI_OFFLINE: flag,
   RPI_CONFIG: optionalString,
-  TRUST_PROXY: flag,
+  TRUST_PROXY: proxyHops,
+  REDIS_KEY_PREFIX: z.string().trim().max(100).default(''),
+  ...databaseSettingsSchema,
   REDIS_URL: optionalString,
   REDIS_START_TIMEOUT_SECONDS: positiveInt(10),
   CORS_ORIGINS: commaList,
@@ -57,6 +59,7 @@ export function loadConfig(env: Env = process.env) {
     stopDelayMs: e.SHUTDOWN_DELAY_SECONDS * 1000,
     readyTimeoutMs: e.READY_TIMEOUT_MS,
     databaseUrl: e.DATABASE_URL,
+    database: databaseSettings(e),
     jwtSecret: e.JWT_SECRET,
     serverSyncKey: e.SERVER_SYNC_KEY,
     // Offline mode lets a staff token upload curriculum; the JSON configuration's offline:true is the same switch.
@@ -64,6 +67,7 @@ export function loadConfig(env: Env = process.env) {
     trustProxy: e.TRUST_PROXY,
     redisUrl: e.REDIS_URL,
     redisStartTimeoutMs: e.REDIS_START_TIMEOUT_SECONDS * 1000,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     corsOrigins: e.CORS_ORIGINS,
     logLevel: e.LOG_LEVEL,
     logDir: e.LOG_DIR,

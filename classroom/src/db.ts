@@ -1,7 +1,7 @@
-import { classroom, createKnex, parseDatabaseUrl, pendingMigrations, type Knex } from '@lms/db';
+import { classroom, createKnex, parseDatabaseUrl, pendingMigrations, type DatabaseSettings, type Knex } from '@lms/db';
 
-export function openDatabase(databaseUrl: string): Knex {
-  return createKnex(parseDatabaseUrl(databaseUrl), { kinds: classroom.kinds });
+export function openDatabase(databaseUrl: string, settings?: DatabaseSettings): Knex {
+  return createKnex(parseDatabaseUrl(databaseUrl), { kinds: classroom.kinds, ...settings });
 }
 
 /** The service never migrates at boot: refuse to start on a database that is behind. */

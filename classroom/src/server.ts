@@ -9,9 +9,9 @@ startOrExit('classroom server', async () => {
   // The daily files are what GET /export/log carries to the central API.
   const logger = createLogger({ name: 'classroom', level: config.logLevel, streams: [dailyLogStream(config.logDir)] });
   warnWeakSecrets(logger, config.weakSecrets);
-  const db = openDatabase(config.databaseUrl);
+  const db = openDatabase(config.databaseUrl, config.database);
   await assertMigrated(db);
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger, { startTimeoutMs: config.redisStartTimeoutMs }) : undefined;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger, { startTimeoutMs: config.redisStartTimeoutMs, keyPrefix: config.redisKeyPrefix }) : undefined;
   const app = createApp(config, { db, logger, redis });
   serve({ name: 'classroom server', port: config.port, host: config.host, drainMs: config.drainMs, stopDelayMs: config.stopDelayMs, logger, app, close: [() => db.destroy(), () => redis?.quit()] });
 });

@@ -19,7 +19,7 @@ function probe(t: TestApp) {
   ];
   const router = express.Router();
   mount<Caller>(router, gates.map(([name, gate]) => route<Caller>('GET', `/p/${name}`, gate, {}, ({ caller }) => caller.kind)), classroomGates);
-  const app = createBaseApp({ config: { nodeEnv: 'test', trustProxy: false, corsOrigins: [] }, logger: silentLogger, preRoutes: [identify()], router });
+  const app = createBaseApp({ config: { nodeEnv: 'test', trustProxy: 0, corsOrigins: [] }, logger: silentLogger, preRoutes: [identify()], router });
   app.locals.config = t.config;
   app.locals.deps = { db: t.tdb.db, logger: silentLogger };
   return app;

@@ -58,7 +58,7 @@ describe('constraints the routes rely on', () => {
         { subjectid: 's3', subjectname: 'Maths', isdeleted: true },
       ]);
       await expect(migrateLatest(t.db, central.migrations)).rejects.toThrow('subjects: live rows share subjectname (Maths)');
-      expect(await pendingMigrations(t.db, central.migrations)).toEqual(['0004_authoring', '0005_lessons', '0006_people', '0007_media', '0008_report_indexes', '0009_usage_covering_index']);
+      expect(await pendingMigrations(t.db, central.migrations)).toEqual(['0004_authoring', '0005_lessons', '0006_people', '0007_media', '0008_report_indexes', '0009_usage_covering_index', '0010_log_archives']);
       await t.db('subjects').where({ subjectid: 's2' }).update({ isdeleted: true });
       await migrateLatest(t.db, central.migrations);
       expect(await pendingMigrations(t.db, central.migrations)).toEqual([]);
@@ -75,7 +75,7 @@ describe('constraints the routes rely on', () => {
       const user = (id: string, schoolusername: string) => ({ schooluserid: id, schoolusername, schooluserpasswordhash: 'x', schooluserrole: 4 });
       await t.db('schoolusers').insert([user('u1', 'Amina'), user('u2', 'amina'), user('u3', 'kofi')]);
       await expect(migrateLatest(t.db, central.migrations)).rejects.toThrow('these usernames exist in more than one case and must be renamed before the case-insensitive unique index can be built: amina');
-      expect(await pendingMigrations(t.db, central.migrations)).toEqual(['0006_people', '0007_media', '0008_report_indexes', '0009_usage_covering_index']);
+      expect(await pendingMigrations(t.db, central.migrations)).toEqual(['0006_people', '0007_media', '0008_report_indexes', '0009_usage_covering_index', '0010_log_archives']);
       await t.db('schoolusers').where({ schooluserid: 'u2' }).update({ schoolusername: 'amina2' });
       await migrateLatest(t.db, central.migrations);
       await expect(t.db('schoolusers').insert(user('u4', 'KOFI'))).rejects.toThrow();
@@ -158,6 +158,28 @@ describe('rows read back the same on both databases', () => {
       expect(later).toEqual([{ schoolid: 's1' }]);
       const none = await t.db('schools').where('created_at', '>', new Date('2026-07-16T09:30:00.001Z')).select('schoolid');
       expect(none).toEqual([]);
+    } finally {
+      await t.dispose();
+    }
+  });
+});
+
+describe('log archive names (0010)', () => {
+  it('takes over the names earlier imports used, once each, as settled claims', async () => {
+    const t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations.slice(0, 9) });
+    try {
+      const at = new Date('2026-05-01T08:00:00Z');
+      // Two rows of one name: what two instances wrote when the name was unique within a process only.
+      await t.db('syncs').insert([
+        { syncid: 'y1', filename: 'logupload-1777622400000.zip', type: 1, offlineonline: false, created_at: at },
+        { syncid: 'y2', filename: 'logupload-1777622400000.zip', type: 1, offlineonline: false, created_at: at },
+        { syncid: 'y3', filename: 'logupload-1777622400001.zip', type: 1, offlineonline: false, created_at: at },
+      ]);
+      await t.db('logfiles').insert({ logfileid: 'f1', logfilename: 'logupload-1777622399999.zip', type: 2, created_at: at });
+      await migrateLatest(t.db, central.migrations);
+      const rows = await t.db('logarchives').orderBy('archive').select('archive', 'settled_at');
+      expect(rows.map((r: { archive: string }) => r.archive)).toEqual(['logupload-1777622399999.zip', 'logupload-1777622400000.zip', 'logupload-1777622400001.zip']);
+      expect(rows.every((r: { settled_at: unknown }) => r.settled_at !== null)).toBe(true);
     } finally {
       await t.dispose();
     }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, readRows, withoutJit, type Knex, type TestDatabase } from '../src';
+import { createKnex, createTestDatabase, readRows, sessionStatements, type Knex, type TestDatabase } from '../src';
 
 const kinds = { boolean: new Set(['active']), json: new Set(['tags']), timestamp: new Set(['created']) };
 
@@ -92,12 +92,30 @@ describe('readRows', () => {
   });
 });
 
-describe('withoutJit', () => {
-  const options = (url: string) => new URL(url).searchParams.get('options');
-  it('adds jit=off to the session options, keeps options given, and leaves a jit setting of the URL alone', () => {
-    expect(options(withoutJit('postgres://u:p@db:5432/lms'))).toBe('-c jit=off');
-    expect(options(withoutJit('postgres://u:p@db/lms?options=-c%20search_path%3Ds1&sslmode=require'))).toBe('-c search_path=s1 -c jit=off');
-    expect(new URL(withoutJit('postgres://u:p@db/lms?sslmode=require')).searchParams.get('sslmode')).toBe('require');
-    expect(options(withoutJit('postgres://u:p@db/lms?options=-c%20jit%3Don'))).toBe('-c jit=on');
+describe('PostgreSQL session settings', () => {
+  it('are SET after connecting (never startup options a pooler refuses), leave a jit setting of the URL alone, and can be switched off', () => {
+    expect(sessionStatements('postgres://u:p@db:5432/lms', {})).toEqual(['SET jit = off']);
+    expect(sessionStatements('postgres://u:p@db/lms?sslmode=require', { statementTimeoutMs: 5000 })).toEqual(['SET jit = off', 'SET statement_timeout = 5000']);
+    expect(sessionStatements('postgres://u:p@db/lms?options=-c%20jit%3Don', {})).toEqual([]);
+    expect(sessionStatements('postgres://u:p@db/lms', { sessionSettings: false, statementTimeoutMs: 5000 })).toEqual([]);
+  });
+
+  it.runIf(process.env.TEST_DATABASE_URL)('set the pool size and statement timeout of the sessions, and send nothing when off', async () => {
+    const url = process.env.TEST_DATABASE_URL!;
+    const timed = createKnex({ dialect: 'pg', connection: url }, { kinds: { boolean: new Set(), json: new Set(), timestamp: new Set() }, poolMax: 3, statementTimeoutMs: 300 });
+    const plain = createKnex({ dialect: 'pg', connection: url }, { kinds: { boolean: new Set(), json: new Set(), timestamp: new Set() }, sessionSettings: false });
+    try {
+      expect((timed.client as { pool: { max: number } }).pool.max).toBe(3);
+      expect(((await timed.raw('show jit')) as { rows: Array<{ jit: string }> }).rows[0].jit).toBe('off');
+      await expect(timed.raw('select pg_sleep(2)')).rejects.toThrow(/statement timeout/);
+      // The connection still serves the next statement.
+      expect(((await timed.raw('select 1 as n')) as { rows: Array<{ n: number }> }).rows[0].n).toBe(1);
+      const settings = (await plain.raw("select current_setting('statement_timeout') as t, (select setting from pg_settings where name = 'jit') as jit, (select source from pg_settings where name = 'jit') as source")) as { rows: Array<{ t: string; source: string }> };
+      expect(settings.rows[0].t).toBe('0');
+      expect(settings.rows[0].source).not.toBe('session');
+    } finally {
+      await timed.destroy();
+      await plain.destroy();
+    }
   });
 });

@@ -33,6 +33,30 @@ export const flag = z
   .optional()
   .transform((v) => v !== undefined && ['1', 'true', 'yes', 'on'].includes(v.trim().toLowerCase()));
 
+/**
+ * TRUST_PROXY: how many proxies in front of the service append to X-Forwarded-For. The client's address is
+ * the one that many hops from the right; unset, empty, `0` or `false`: none (the socket's address). `true`
+ * means one, as it always has (never "trust every hop", which would let a client choose its own address).
+ */
+export const proxyHops = z
+  .string()
+  .optional()
+  .transform((v, ctx) => {
+    const t = (v ?? '').trim().toLowerCase();
+    if (t === '' || ['false', 'no', 'off'].includes(t)) return 0;
+    if (['true', 'yes', 'on'].includes(t)) return 1;
+    if (/^\d{1,2}$/.test(t)) return Number(t);
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'TRUST_PROXY must be a number of proxy hops (0-99), true or false' });
+    return z.NEVER;
+  });
+
+/** A flag that is on unless it is set to a false value. */
+export const flagDefaultOn = z
+  .string()
+  .optional()
+  .transform((v) => v === undefined || v.trim() === '' || !['0', 'false', 'no', 'off'].includes(v.trim().toLowerCase()));
+
+
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
 export const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 export const nonNegativeInt = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
@@ -136,4 +160,19 @@ export function secretEquals(given: string | undefined, expected: string | undef
   const a = crypto.createHash('sha256').update(given).digest();
   const b = crypto.createHash('sha256').update(expected).digest();
   return crypto.timingSafeEqual(a, b);
+}
+
+/** The PostgreSQL settings both services take (ignored on SQLite). */
+export const databaseSettingsSchema = {
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(1000).default(10),
+  DATABASE_STATEMENT_TIMEOUT_SECONDS: z.coerce.number().int().min(0).default(0),
+  DATABASE_SESSION_SETTINGS: flagDefaultOn,
+};
+
+export function databaseSettings(e: { DATABASE_POOL_MAX: number; DATABASE_STATEMENT_TIMEOUT_SECONDS: number; DATABASE_SESSION_SETTINGS: boolean }) {
+  return {
+    poolMax: e.DATABASE_POOL_MAX,
+    statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_SECONDS * 1000,
+    sessionSettings: e.DATABASE_SESSION_SETTINGS,
+  };
 }

@@ -28,7 +28,7 @@ describe('request logging', () => {
     const { lines, logger } = capture();
     const router = express.Router();
     mount(router, [route('GET', '/x', publicGate(), {}, () => 1)], () => []);
-    const app = createBaseApp({ config: { nodeEnv: 'test', trustProxy: false, corsOrigins: [] }, logger, router });
+    const app = createBaseApp({ config: { nodeEnv: 'test', trustProxy: 0, corsOrigins: [] }, logger, router });
     const res = await request(app).get('/x?refreshtoken=secret-value&a=1');
     await new Promise((r) => setImmediate(r));
     const line = lines.find((l) => l.msg === 'request completed');
@@ -41,7 +41,7 @@ describe('request logging', () => {
     const { lines, logger } = capture();
     const router = express.Router();
     mount(router, [route('GET', '/boom', publicGate(), {}, () => { throw new Error('kaput'); })], () => []);
-    const app = createBaseApp({ config: { nodeEnv: 'production', trustProxy: false, corsOrigins: [] }, logger, router });
+    const app = createBaseApp({ config: { nodeEnv: 'production', trustProxy: 0, corsOrigins: [] }, logger, router });
     const res = await request(app).get('/boom');
     await new Promise((r) => setImmediate(r));
     expect(res.body.logid).toBe(res.headers['x-request-id']);

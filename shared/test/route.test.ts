@@ -11,7 +11,7 @@ const logger = createLogger({ name: 'test', level: 'silent' });
 function appWith(routes: Parameters<typeof mount>[1], resolve: (g: Gate) => express.RequestHandler[] | undefined, nodeEnv = 'test') {
   const router = express.Router();
   mount(router, routes, resolve, { defaultBodyLimit: '1kb' });
-  return createBaseApp({ config: { nodeEnv, trustProxy: false, corsOrigins: ['https://ui.example.org'] }, logger, router });
+  return createBaseApp({ config: { nodeEnv, trustProxy: 0, corsOrigins: ['https://ui.example.org'] }, logger, router });
 }
 
 describe('route tables', () => {

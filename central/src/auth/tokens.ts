@@ -1,6 +1,6 @@
 import crypto, { type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { deepFreeze, type Logger, type RedisClient } from '@lms/shared';
+import { deepFreeze, redisKeyPrefix, type Logger, type RedisClient } from '@lms/shared';
 import type { Knex } from '@lms/db';
 import type { Config } from '../config';
 
@@ -161,7 +161,7 @@ function forget(r: Revocation): void {
   for (const [jti, m] of remembered) if (match(m, jti)) remembered.delete(jti);
 }
 
-/** The Redis channel on which central processes tell each other of revocations. */
+/** The Redis channel on which central processes tell each other of revocations (after REDIS_KEY_PREFIX). */
 export const REVOCATION_CHANNEL = 'lms:central:revoked';
 let announce: ((r: Revocation) => Promise<unknown>) | undefined;
 
@@ -179,10 +179,11 @@ function isRevocation(v: unknown): v is Revocation {
  * Returns the function that stops listening.
  */
 export async function shareRevocations(redis: RedisClient, logger: Logger): Promise<() => Promise<void>> {
+  const channel = `${redisKeyPrefix(redis)}${REVOCATION_CHANNEL}`;
   const listener = redis.duplicate();
   listener.on('error', (err: unknown) => logger.error({ err }, 'revocation channel error'));
   await listener.connect();
-  await listener.subscribe(REVOCATION_CHANNEL, (message: string) => {
+  await listener.subscribe(channel, (message: string) => {
     let r: unknown;
     try {
       r = JSON.parse(message);
@@ -190,10 +191,10 @@ export async function shareRevocations(redis: RedisClient, logger: Logger): Prom
       r = undefined;
     }
     if (isRevocation(r)) forget(r);
-    else logger.warn({ channel: REVOCATION_CHANNEL }, 'ignored a malformed revocation message');
+    else logger.warn({ channel }, 'ignored a malformed revocation message');
   });
   const send = (r: Revocation) =>
-    redis.publish(REVOCATION_CHANNEL, JSON.stringify(r)).catch((err: unknown) => logger.error({ err }, 'could not announce a revocation'));
+    redis.publish(channel, JSON.stringify(r)).catch((err: unknown) => logger.error({ err }, 'could not announce a revocation'));
   announce = send;
   return async () => {
     if (announce === send) announce = undefined;

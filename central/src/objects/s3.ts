@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BucketItem } from 'minio';
@@ -10,6 +8,7 @@ import {
   ObjectStoreError, assertValidKey, assertValidPrefix, isReadable, normaliseOptions, toBuffer,
   type ListedObject, type ObjectBody, type ObjectInfo, type ObjectStore, type PutOptions, type StoredObject,
 } from './types';
+import { spoolPrefix } from '../http/spool';
 
 export interface S3StoreConfig {
   /** e.g. `http://127.0.0.1:9000` or `https://s3.eu-west-1.amazonaws.com`. */
@@ -18,6 +17,11 @@ export interface S3StoreConfig {
   secretKey: string;
   bucket: string;
   region: string;
+  /**
+   * Where clients reach the store (S3_PUBLIC_ENDPOINT), when that is not the address central uses: presigned
+   * URLs are signed for this host, since the signature covers it and a URL cannot be re-pointed afterwards.
+   */
+  publicEndpoint?: string;
 }
 
 // Standard headers minio hands back among the user metadata of a stat; they are not user metadata.
@@ -64,6 +68,24 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
   });
   const bucket = config.bucket;
   const origin = url.origin;
+  let signer = client;
+  if (config.publicEndpoint) {
+    let pub: URL;
+    try {
+      pub = new URL(config.publicEndpoint);
+    } catch {
+      throw new ObjectStoreError('Failed', `S3_PUBLIC_ENDPOINT is not a URL: ${config.publicEndpoint}`);
+    }
+    if (pub.protocol !== 'http:' && pub.protocol !== 'https:') {
+      throw new ObjectStoreError('Failed', `S3_PUBLIC_ENDPOINT must start with http:// or https://, got ${pub.protocol}`);
+    }
+    const ssl = pub.protocol === 'https:';
+    // Signing needs no request: with the region given, this client never contacts the public address.
+    signer = new Client({
+      endPoint: pub.hostname, port: pub.port ? Number(pub.port) : ssl ? 443 : 80, useSSL: ssl,
+      accessKey: config.accessKey, secretKey: config.secretKey, region: config.region, pathStyle: true,
+    });
+  }
 
   /** Never includes credentials: only the endpoint, bucket and the server's own message. */
   function wrap(err: unknown, doing: string, key?: string): ObjectStoreError {
@@ -105,7 +127,7 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
    * midway never reaches the store.
    */
   async function spool(source: Readable): Promise<{ file: string; size: number }> {
-    const file = path.join(os.tmpdir(), `lms-object-${randomUUID()}`);
+    const file = `${spoolPrefix('object')}${randomUUID()}`;
     try {
       await pipeline(source, fs.createWriteStream(file, { flags: 'wx' }));
       return { file, size: (await fsp.stat(file)).size };
@@ -203,7 +225,7 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
       assertValidKey(key);
       try {
         await ensureBucket();
-        return await client.presignedUrl('PUT', bucket, key, expiresSeconds, {}, requestDate);
+        return await signer.presignedUrl('PUT', bucket, key, expiresSeconds, {}, requestDate);
       } catch (err) {
         throw wrap(err, 'presign an upload of', key);
       }

@@ -9,6 +9,7 @@ import * as m0006 from './migrations/0006_people';
 import * as m0007 from './migrations/0007_media';
 import * as m0008 from './migrations/0008_report_indexes';
 import * as m0009 from './migrations/0009_usage_covering_index';
+import * as m0010 from './migrations/0010_log_archives';
 import { tables } from './schema-0001';
 
 export const migrations: MigrationList = [
@@ -21,7 +22,8 @@ export const migrations: MigrationList = [
   ['0007_media', m0007],
   ['0008_report_indexes', m0008],
   ['0009_usage_covering_index', m0009],
+  ['0010_log_archives', m0010],
 ];
 
 // Tables added after 0001 join the list so that their JSON and timestamp columns read back normalised too.
-export const kinds = columnKinds([...tables, ...m0003.logImportPendingTables, ...m0007.mediaTables, ...m0008.contentPushTables]);
+export const kinds = columnKinds([...tables, ...m0003.logImportPendingTables, ...m0007.mediaTables, ...m0008.contentPushTables, ...m0010.logArchiveTables]);

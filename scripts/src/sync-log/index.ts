@@ -15,6 +15,11 @@ GET /export/log to studentlog.zip, uploads it to PUT /log/import and prints what
   --zip FILE        upload this ZIP instead of downloading one (a retry after a failed upload)
   --offline         record the upload as made from an offline classroom (offline=true)
   --keep            keep the ZIP after a successful upload
+  --retries N       when central answers "try again later" (its database or object store is down, or it
+                    is busy: an answer with Retry-After, or 502/503/504 from a proxy), send the upload
+                    again up to N more times, waiting as Retry-After asks (at most --max-wait seconds);
+                    default 5. A refusal of the file itself is never sent again.
+  --max-wait S      the longest wait between two tries (default 300)
 
 The password is read from SYNC_LOG_PASSWORD, or asked for when run in a terminal.`;
 
@@ -65,7 +70,7 @@ async function main(): Promise<number> {
     ({ values } = parseArgs({
       options: {
         classroom: { type: 'string' }, central: { type: 'string' }, user: { type: 'string' }, out: { type: 'string', default: 'studentlog.zip' },
-        zip: { type: 'string' }, offline: { type: 'boolean', default: false }, keep: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
+        zip: { type: 'string' }, retries: { type: 'string', default: '5' }, 'max-wait': { type: 'string', default: '300' }, offline: { type: 'boolean', default: false }, keep: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
       },
       strict: true,
     }));
@@ -81,10 +86,16 @@ async function main(): Promise<number> {
     process.stderr.write(`--central, --user and --classroom (or --zip) are required\n\n${USAGE}\n`);
     return 2;
   }
+  const retries = Number(values.retries);
+  const maxWait = Number(values['max-wait']);
+  if (!Number.isInteger(retries) || retries < 0 || !Number.isInteger(maxWait) || maxWait < 0) {
+    process.stderr.write(`--retries and --max-wait take a whole number\n\n${USAGE}\n`);
+    return 2;
+  }
   try {
     const password = process.env.SYNC_LOG_PASSWORD ?? (await askPassword(`password for ${values.user}: `));
     await syncLog(
-      { classroom: values.classroom, central: values.central, user: values.user, password, out: values.out!, zip: values.zip, offline: !!values.offline, keep: !!values.keep },
+      { classroom: values.classroom, central: values.central, user: values.user, password, out: values.out!, zip: values.zip, offline: !!values.offline, keep: !!values.keep, retries, maxWaitSeconds: maxWait },
       { log: (line) => process.stdout.write(`${line}\n`), progress: progressPrinter() },
     );
     return 0;

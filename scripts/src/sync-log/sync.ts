@@ -23,7 +23,14 @@ export interface SyncOptions {
   offline: boolean;
   /** Keep the ZIP after a successful upload (by default it is removed once central holds it). */
   keep: boolean;
+  /** Uploads sent again after an answer that says "try later" (default 5); a refusal of the file is never retried. */
+  retries?: number;
+  /** The longest wait between two tries, whatever Retry-After asks (default 300 s). */
+  maxWaitSeconds?: number;
 }
+
+const DEFAULT_RETRIES = 5;
+const DEFAULT_MAX_WAIT_SECONDS = 300;
 
 export interface SyncIo {
   /** Progress and results for the person at the device. */
@@ -33,6 +40,22 @@ export interface SyncIo {
 }
 
 export class SyncError extends Error {}
+
+/** A refusal that says "not now" (an outage of the server's database or object store, too many imports at once). */
+export class SyncUnavailable extends SyncError {
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super(message);
+  }
+}
+
+/** Seconds to wait, from a Retry-After header (seconds or an HTTP date); undefined when it says nothing usable. */
+export function retryAfterSeconds(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return undefined;
+  if (/^\d+$/.test(v.trim())) return Number(v.trim());
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - now) / 1000));
+}
 
 export interface ImportSummary {
   syncid?: string;
@@ -133,7 +156,14 @@ async function upload(central: string, token: string, file: string, offline: boo
       },
       (res) => {
         if (res.statusCode !== 200) {
-          readError(res).then((m) => reject(new SyncError(`the central API refused the log: ${m} (HTTP ${res.statusCode})`)), reject);
+          // Central answers an outage of its database or object store with its usual 400 plus Retry-After; a
+          // proxy in front of a central that is down answers 502-504.
+          const wait = retryAfterSeconds(res.headers['retry-after']);
+          const gateway = res.statusCode === 502 || res.statusCode === 503 || res.statusCode === 504;
+          readError(res).then((m) => {
+            const text = `the central API ${wait !== undefined || gateway ? 'cannot take the log now' : 'refused the log'}: ${m} (HTTP ${res.statusCode})`;
+            reject(wait !== undefined || gateway ? new SyncUnavailable(text, wait ?? 30) : new SyncError(text));
+          }, reject);
           return;
         }
         const header = res.headers['x-log-import'];
@@ -186,11 +216,24 @@ export async function syncLog(o: SyncOptions, io: SyncIo): Promise<ImportSummary
   } else if (!fs.existsSync(file)) {
     throw new SyncError(`no such file: ${file}`);
   }
-  let summary: ImportSummary;
+  let summary!: ImportSummary;
   try {
     const centralToken = await signIn(`${trimSlash(o.central)}/auth/school/login`, { lmsusername: o.user, lmsuserpassword: o.password }, 'central API');
     io.log(`signed in on the central API as ${o.user}`);
-    summary = await upload(o.central, centralToken, file, o.offline, io);
+    const retries = o.retries ?? DEFAULT_RETRIES;
+    const maxWait = o.maxWaitSeconds ?? DEFAULT_MAX_WAIT_SECONDS;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        summary = await upload(o.central, centralToken, file, o.offline, io);
+        break;
+      } catch (err) {
+        if (!(err instanceof SyncUnavailable)) throw err;
+        if (attempt > retries) throw new SyncError(`${err.message}\ngave up after ${attempt} tries`);
+        const wait = Math.min(err.retryAfterSeconds, maxWait);
+        io.log(`${err.message}; trying again in ${wait} s (try ${attempt + 1} of ${retries + 1})`);
+        await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+      }
+    }
   } catch (err) {
     const again = `npm run sync-log -- --central ${o.central} --user ${o.user} --zip ${file}`;
     throw new SyncError(`${(err as Error).message}\nthe log is kept in ${file}; send it again with: ${again}`);

@@ -10,7 +10,8 @@ import { series } from './series';
 
 export interface HttpConfig {
   nodeEnv: string;
-  trustProxy: boolean;
+  /** Proxy hops in front of the service (TRUST_PROXY); 0: the socket's address is the client's. */
+  trustProxy: number;
   corsOrigins: string[];
 }
 
@@ -70,7 +71,8 @@ function requestLogging(logger: Logger): RequestHandler {
       logger[level](
         {
           reqId: id,
-          req: { method: req.method, url: scrubUrl(req.originalUrl ?? req.url), remoteAddress: req.socket.remoteAddress },
+          // `client` is the address the rate limiters count (X-Forwarded-For behind TRUST_PROXY hops), `remoteAddress` the socket's.
+          req: { method: req.method, url: scrubUrl(req.originalUrl ?? req.url), client: req.ip, remoteAddress: req.socket.remoteAddress },
           res: { statusCode: status },
           responseTime: performance.now() - started,
         },
@@ -148,7 +150,7 @@ export function createBaseApp(o: BaseAppOptions): Express {
   const { config, logger } = o;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', config.trustProxy ? 1 : false);
+  app.set('trust proxy', config.trustProxy > 0 ? config.trustProxy : false);
   app.set('case sensitive routing', false);
   app.set('strict routing', false);
 

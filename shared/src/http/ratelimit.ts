@@ -7,6 +7,17 @@ import { errorEnvelope } from './errors';
 
 export type RedisClient = ReturnType<typeof createClient>;
 
+/**
+ * The prefix of every Redis key and channel name of a client (REDIS_KEY_PREFIX), so that deployments can
+ * share one Redis. It travels with the client, so every user of the client (limiters, counters, the
+ * revocation channel) applies the same one.
+ */
+const keyPrefixes = new WeakMap<object, string>();
+
+export function redisKeyPrefix(client: RedisClient | undefined): string {
+  return (client && keyPrefixes.get(client)) ?? '';
+}
+
 /** The URL without its password, for messages. */
 export function redactUrl(url: string): string {
   try {
@@ -21,6 +32,8 @@ export function redactUrl(url: string): string {
 export interface RedisOptions {
   /** How long the first connection may take before start-up gives up (default 10 s). */
   startTimeoutMs?: number;
+  /** Prefix of every key and channel name (REDIS_KEY_PREFIX). */
+  keyPrefix?: string;
   /** Called on every error the client reports (a metric). */
   onError?: (err: unknown) => void;
 }
@@ -37,6 +50,7 @@ export async function connectRedis(url: string, logger: Logger, o: RedisOptions 
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createClient: connect } = require('redis') as typeof import('redis');
   const client = connect({ url, disableOfflineQueue: true });
+  keyPrefixes.set(client, o.keyPrefix ?? '');
   let lastError: unknown;
   let connected = false;
   client.on('error', (err: unknown) => {
@@ -72,8 +86,8 @@ export interface LimiterOptions {
   windowMs: number;
   limit: number;
   redis?: RedisClient;
-  /** As the app's `trust proxy`: whether X-Forwarded-For names the client. */
-  trustProxy?: boolean;
+  /** As the app's `trust proxy`: proxy hops whose X-Forwarded-For names the client (0: none). */
+  trustProxy?: number;
   /** Count only requests that end in an error status (sign-in: failed attempts). */
   failuresOnly?: boolean;
   logger: Logger;
@@ -105,7 +119,7 @@ export function createLimiter(o: LimiterOptions): RequestHandler {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { RedisStore: Store } = require('rate-limit-redis') as { RedisStore: typeof RedisStore };
     store = new Store({
-      prefix: `rl:${o.name}:`,
+      prefix: `${redisKeyPrefix(client)}rl:${o.name}:`,
       sendCommand: (...args: string[]) => client.sendCommand(args),
     });
   }
@@ -154,7 +168,7 @@ export function createCounter(o: { name: string; windowMs: number; limit: number
     const client = o.redis;
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { RedisStore: Store } = require('rate-limit-redis') as { RedisStore: typeof RedisStore };
-    store = new Store({ prefix: `rl:${o.name}:`, sendCommand: (...args: string[]) => client.sendCommand(args) });
+    store = new Store({ prefix: `${redisKeyPrefix(client)}rl:${o.name}:`, sendCommand: (...args: string[]) => client.sendCommand(args) });
   } else {
     store = new MemoryStore();
   }

@@ -4,10 +4,11 @@ import type { Knex } from '@lms/db';
 import {
   LOG_PRIMARY_KEYS, ZipError, logIniComplete, startLogReader, type LogBatch, type LogReader, type LogTable, type Logger, type ZipLimits,
 } from '@lms/shared';
-import type { ObjectStore } from '../../objects';
+import { ObjectStoreError, type ObjectStore, type StoredObject } from '../../objects';
 import {
   clearPending, deferCheckpoint, hasPending, insertArchiveLogFile, insertSync, insertTextLogFiles, schoolsOf, settleUpserts, upsertPending, upsertRows, type PendingRow,
 } from './store';
+import { claimArchiveName, dropArchiveClaim, holdArchiveClaim, settleArchiveClaim } from './archives';
 
 /** Which column of each table names the learner (students.studentid) or school user (schoolusers.schooluserid). */
 const LEARNER_COLUMN: Partial<Record<LogTable, { column: string; of: 'students' | 'schoolusers' }>> = {
@@ -28,16 +29,6 @@ export const ARCHIVE_CONTENT_TYPE = 'application/zip';
 
 // Rows parsed per batch; each batch is written before the next is parsed, so memory stays bounded.
 const BATCH_SIZE = 500;
-
-let lastStamp = 0;
-/**
- * Epoch milliseconds for the archive name, strictly increasing within the process: two uploads in the
- * same millisecond must not write the same object key (the second would replace the first's archive).
- */
-export function archiveStamp(now = Date.now()): number {
-  lastStamp = now > lastStamp ? now : lastStamp + 1;
-  return lastStamp;
-}
 
 export interface ImportInput {
   filePath: string;
@@ -143,6 +134,16 @@ class BatchWriter {
   }
 }
 
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** A failure of the archive's store write says so, whatever the driver threw (an outage is told apart from the file's fault). */
+function storeFailure(err: unknown): ObjectStoreError {
+  if (err instanceof ObjectStoreError) return err;
+  const code = (err as { code?: unknown } | undefined)?.code;
+  const unreachable = typeof code === 'string' && UNREACHABLE.has(code);
+  return new ObjectStoreError(unreachable ? 'Unavailable' : 'Failed', `Cannot store the log archive: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+}
+
 /** The upload's text log names go to `logfiles`; a name longer than the column holds would fail the insert. */
 function checkLogFileName(name: string): void {
   if (name.length > 255 || name.endsWith('/')) throw new ZipError('bad_document', 'There is invalid file inside zip-file');
@@ -152,22 +153,32 @@ function checkLogFileName(name: string): void {
  * PUT /log/import processing rules 2-5 inside one transaction: the sync row first, log.ini streamed in
  * batches, the RPI-API entries recorded, the archive stored and recorded. When anything fails, the
  * transaction is rolled back and an archive already stored is deleted again (after its upload has
- * settled), so that the database and the object store never disagree.
+ * settled), so that the database and the object store never disagree. A crash before the commit leaves
+ * an unsettled claim, which sweepArchives turns into a deleted archive.
  */
 export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logger: Logger }, input: ImportInput): Promise<ImportSummary> {
-  const archive = `logupload-${archiveStamp()}.zip`;
+  // Claimed (and committed) before anything is stored: a name no other import on any instance can take,
+  // and a record that names the archive should this process die before its transaction commits.
+  const archive = await claimArchiveName(deps.db);
   let stored = false;
-  // The archive is stored while the rows are imported (a network store would otherwise add its whole
-  // transfer time to the transaction); the commit waits for it, and a failure of either undoes both.
-  const putting = deps.objects.put(archive, fs.createReadStream(input.filePath), { contentType: ARCHIVE_CONTENT_TYPE }).then((meta) => {
-    stored = true;
-    return meta;
-  });
-  putting.catch(() => undefined); // awaited below on every path; this only keeps an early failure from going unhandled
+  let putting: Promise<StoredObject> | null = null;
   let checkpoint: (() => void) | null = null;
   try {
     return await deps.db.transaction(async (trx) => {
       checkpoint = await deferCheckpoint(trx);
+      await holdArchiveClaim(trx, archive);
+      // The archive is stored while the rows are imported (a network store would otherwise add its whole
+      // transfer time to the transaction); the commit waits for it, and a failure of either undoes both.
+      putting = deps.objects.put(archive, fs.createReadStream(input.filePath), { contentType: ARCHIVE_CONTENT_TYPE }).then(
+        (meta) => {
+          stored = true;
+          return meta;
+        },
+        (err: unknown) => {
+          throw storeFailure(err);
+        },
+      );
+      putting.catch(() => undefined); // awaited below on every path; this only keeps an early failure from going unhandled
       const syncid = await insertSync(trx, { filename: archive, offlineonline: input.offline, createdBy: input.schooluserid });
       const parentfileid = crypto.randomUUID();
       const teacher = await trx('schoolusers').where({ schooluserid: input.schooluserid }).first('schoolname');
@@ -209,14 +220,21 @@ export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logge
       await insertTextLogFiles(trx, parentfileid, logFiles, input.schooluserid);
       const meta = await putting;
       await insertArchiveLogFile(trx, { logfileid: parentfileid, filename: archive, meta, createdBy: input.schooluserid });
+      await settleArchiveClaim(trx, archive);
       return { syncid, archive, imported, pending, refused, logfiles: logFiles.length, logIniImported };
     });
   } catch (err) {
-    await putting.catch(() => undefined);
+    await (putting as Promise<StoredObject> | null)?.catch(() => undefined);
+    let released = true;
     if (stored) {
+      // Only this import's own claimed name: a rollback never touches another import's archive.
       await deps.objects.delete(archive).catch((e: unknown) => {
-        deps.logger.error({ err: e, archive }, 'log import rolled back but its archive could not be deleted');
+        released = false;
+        deps.logger.error({ err: e, archive }, 'log import rolled back but its archive could not be deleted; the orphan sweep will remove it');
       });
+    }
+    if (released) {
+      await dropArchiveClaim(deps.db, archive).catch((e: unknown) => deps.logger.warn({ err: e, archive }, 'log archive claim not released; the orphan sweep will release it'));
     }
     throw err;
   } finally {

@@ -7,6 +7,7 @@ import { importLogZip } from './import';
 import { schoolUserExists } from './store';
 import { importSlotsOf } from './slots';
 import { spoolUpload } from './upload';
+import { OUTAGE_RETRY_AFTER_SECONDS, outageOf } from '../../http/outage';
 
 // The app sends `offline=true|false`; 1/0 are accepted too, and anything else is a clear 400.
 const importQuery = z.object({
@@ -33,7 +34,13 @@ async function importLog(ctx: HandlerContext<Caller>): Promise<boolean> {
   // Decided before the upload is read: a staff token, or a school user central no longer has, gets the
   // original's answer without the server spooling a file it will not import.
   if (caller.kind !== 'school' || !caller.schooluserid) throw httpError(400, LOG_IMPORT_MESSAGES.notTeacher);
-  if (!(await schoolUserExists(deps.db, caller.schooluserid))) throw httpError(400, LOG_IMPORT_MESSAGES.noTeacher);
+  let teacherExists: boolean;
+  try {
+    teacherExists = await schoolUserExists(deps.db, caller.schooluserid);
+  } catch (err) {
+    throw importFailure(err, deps.logger, reqId);
+  }
+  if (!teacherExists) throw httpError(400, LOG_IMPORT_MESSAGES.noTeacher);
 
   // One import per account from here; an import slot only once the whole upload is on disk (slots.ts).
   const slots = importSlotsOf(config);
@@ -69,8 +76,20 @@ async function importLog(ctx: HandlerContext<Caller>): Promise<boolean> {
   }
 }
 
-/** Every failure of the import itself is a 400 (spec rule 6); only the known causes are named to the client. */
-function importFailure(err: unknown, logger: { warn: (o: object, m: string) => void }, reqId: string): Error {
+/**
+ * Every failure of the import itself is a 400 (spec rule 6); only the known causes are named to the client.
+ * A dependency out of reach (the database, the object store) is not the file's fault: the answer keeps the
+ * contract's 400 envelope but says so and carries `Retry-After`, which `npm run sync-log` waits for and
+ * retries on, while a refusal of the file has none.
+ */
+function importFailure(err: unknown, logger: { warn: (o: object, m: string) => void; error: (o: object, m: string) => void }, reqId: string): Error {
+  const outage = outageOf(err);
+  if (outage) {
+    logger.error({ err, reqId, dependency: outage }, `log import failed: the ${outage} is unavailable (rolled back; the client is told to retry)`);
+    return httpError(400, `${LOG_IMPORT_MESSAGES.failed} (the ${outage} is unavailable, please try again later)`, {
+      'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS),
+    });
+  }
   if (isZipError(err)) {
     if (err.code === 'empty') return httpError(400, LOG_IMPORT_MESSAGES.empty);
     if (err.message === LOG_IMPORT_MESSAGES.invalidEntry) return httpError(400, LOG_IMPORT_MESSAGES.invalidEntry);

@@ -1,13 +1,13 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Request } from 'express';
 import busboy from 'busboy';
 import { httpError, uploadStorageError } from '@lms/shared';
 import { watchSilence } from '../../http/uploads';
+import { spoolPrefix } from '../../http/spool';
 
 export interface SpooledFile {
   /** Absolute path of the temporary copy; remove it with `dispose`. */
@@ -27,7 +27,7 @@ export async function spoolUpload(req: Request, field: string, maxBytes: number,
   const contentType = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data/i.test(contentType)) throw httpError(400, `Invalid File (send the ZIP as multipart/form-data field ${field})`);
 
-  const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'lms-logimport-'));
+  const dir = await fsp.mkdtemp(spoolPrefix('logimport'));
   const file = path.join(dir, `${crypto.randomUUID()}.zip`);
   const dispose = () => fsp.rm(dir, { recursive: true, force: true });
 

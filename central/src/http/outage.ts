@@ -1,0 +1,42 @@
+import { ObjectStoreError } from '../objects';
+
+/** A dependency that was unreachable or refused for want of capacity, as opposed to a refusal of the request. */
+export type Dependency = 'database' | 'object store';
+
+const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+// PostgreSQL: connection exceptions (08…), too many connections (53300), out of memory or disk (53…),
+// shutting down / starting up (57P01–57P03), serialization and deadlock (40001, 40P01: the same request
+// succeeds when sent again).
+const PG_TRANSIENT = /^(08...|53...|57P0[123]|40001|40P01)$/;
+const DB_MESSAGES = /Connection terminated|Connection ended unexpectedly|Timeout acquiring a connection|connect ECONNREFUSED|Client has encountered a connection error|terminating connection|the database system is (starting up|shutting down)|SQLITE_BUSY|database is locked/i;
+// S3 answers that mean "not now": the store is overloaded, restarting or failing inside.
+const S3_TRANSIENT = new Set(['ServiceUnavailable', 'SlowDown', 'InternalError', 'RequestTimeout', 'RequestTimeTooSkewed']);
+
+function chain(err: unknown): unknown[] {
+  const out: unknown[] = [];
+  for (let e = err; e && out.length < 8; e = (e as { cause?: unknown }).cause) out.push(e);
+  return out;
+}
+
+/** Which dependency an error says is out of reach, or null when the error is about the request itself. */
+export function outageOf(err: unknown): Dependency | null {
+  const errors = chain(err);
+  for (const e of errors) {
+    if (e instanceof ObjectStoreError) {
+      if (e.code === 'Unavailable') return 'object store';
+      const causeCode = (e.cause as { code?: string } | undefined)?.code;
+      if (causeCode && (S3_TRANSIENT.has(causeCode) || NETWORK.has(causeCode))) return 'object store';
+      return null;
+    }
+  }
+  for (const e of errors) {
+    const x = e as { code?: unknown; name?: unknown; message?: unknown };
+    const code = typeof x.code === 'string' ? x.code : '';
+    if (x.name === 'KnexTimeoutError' || PG_TRANSIENT.test(code) || NETWORK.has(code) || code === 'SQLITE_BUSY') return 'database';
+    if (typeof x.message === 'string' && DB_MESSAGES.test(x.message)) return 'database';
+  }
+  return null;
+}
+
+/** Seconds a client is asked to wait before it sends the same request again after an outage. */
+export const OUTAGE_RETRY_AFTER_SECONDS = 30;
