@@ -17,6 +17,7 @@ const schema = z.object({
   RPI_CLOUD: z.string().url().default('http://127.0.0.1:3001'),
   SUPERADMIN_USERNAME: optionalString,
   LOG_IMPORT_ENABLED: flag,
+  SCHOOLUSER_PASSWORD_FORMAT: z.enum(['argon2id', 'bcrypt-md5']).default('argon2id'),
   TRUST_PROXY: flag,
   S3_ENDPOINT: optionalString,
   S3_ACCESS_KEY: optionalString,
@@ -65,6 +66,7 @@ export function loadConfig(env: Env = process.env) {
     // The username shortcut exists for local work only; production never honours it.
     superadminUsername: isDevOrTest(e.NODE_ENV) ? e.SUPERADMIN_USERNAME : undefined,
     logImportEnabled: e.LOG_IMPORT_ENABLED,
+    schoolUserPasswordFormat: e.SCHOOLUSER_PASSWORD_FORMAT,
     trustProxy: e.TRUST_PROXY,
     objectStore: e.S3_ENDPOINT
       ? { kind: 's3' as const, endpoint: e.S3_ENDPOINT, accessKey: e.S3_ACCESS_KEY ?? '', secretKey: e.S3_SECRET_KEY ?? '', bucket: e.S3_BUCKET, region: e.S3_REGION }
