@@ -4,10 +4,11 @@ import { openDatabase } from './db';
 import { printRouteCounts } from './routes-report';
 import { seedDemo } from './seed/demo';
 import { setStaffPassword } from './auth/set-password';
+import { migrateFromMysql } from './takeover/command';
 
 runServiceCli({
   service: 'central',
-  usage: 'usage: cli <migrate | rollback | status | seed-demo | routes | set-password <lmsusername> <password>>',
+  usage: 'usage: cli <migrate | rollback | status | seed-demo | routes | set-password <lmsusername> <password> | migrate-from-mysql --source mysql://…>',
   migrations: central.migrations,
   database: () => {
     const config = loadDatabaseConfig();
@@ -20,8 +21,10 @@ runServiceCli({
       printRouteCounts((l) => process.stdout.write(`${l}\n`));
       return 0;
     },
-    withDb: async (cmd, [lmsusername, password], db) => {
+    withDb: async (cmd, args, db) => {
+      if (cmd === 'migrate-from-mysql') return (await migrateFromMysql(db, args)).code;
       if (cmd !== 'set-password') return undefined;
+      const [lmsusername, password] = args;
       if (!lmsusername || !password) {
         process.stderr.write('usage: npm run set-password -w central -- <lmsusername> <password>\n');
         return 2;

@@ -103,3 +103,14 @@ export function loadDatabaseConfig(env: Env = process.env) {
   const e = parseEnv(z.object({ NODE_ENV: nodeEnvSchema, DATABASE_URL: schema.shape.DATABASE_URL }), env);
   return { nodeEnv: e.NODE_ENV, databaseUrl: e.DATABASE_URL };
 }
+
+/** The object store settings alone (S3_* or OBJECT_DIR), for commands that run without the service's secrets. */
+export function loadObjectStoreConfig(env: Env = process.env) {
+  const e = parseEnv(z.object({
+    S3_ENDPOINT: optionalString, S3_ACCESS_KEY: optionalString, S3_SECRET_KEY: optionalString,
+    S3_BUCKET: schema.shape.S3_BUCKET, S3_REGION: schema.shape.S3_REGION, OBJECT_DIR: schema.shape.OBJECT_DIR,
+  }), env);
+  return e.S3_ENDPOINT
+    ? { kind: 's3' as const, endpoint: e.S3_ENDPOINT, accessKey: e.S3_ACCESS_KEY ?? '', secretKey: e.S3_SECRET_KEY ?? '', bucket: e.S3_BUCKET, region: e.S3_REGION }
+    : { kind: 'folder' as const, dir: e.OBJECT_DIR };
+}
