@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import bcrypt from 'bcryptjs';
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import { central, takeover } from '@lms/db';
 
 export const md5hex = (s: string) => crypto.createHash('md5').update(s, 'utf8').digest('hex');
@@ -11,18 +11,6 @@ export const doubleEncoded = (v: unknown) => JSON.stringify(JSON.stringify(v));
 
 /** Passwords of the accounts below. */
 export const PASSWORDS = { superadmin: 'Super1234', admin: 'Admin1234', teacher: 'Teach1', learner: 'abc123' } as const;
-
-/** Whether a MySQL/MariaDB server answers at `url`. */
-export async function mysqlAnswers(url: string): Promise<boolean> {
-  const u = new URL(url);
-  try {
-    const c = await mysql.createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password), connectTimeout: 2000 });
-    await c.end();
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * A central database of the existing system with the traps of takeover.md: both password formats, a custom role,

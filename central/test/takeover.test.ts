@@ -10,11 +10,11 @@ import { createObjectStore, createS3Store, type ObjectStore } from '../src/objec
 import { migrateFromMysql } from '../src/takeover/command';
 import { makeApp, type TestApp } from './helpers';
 import { S3_KEY, startS3Sandbox, type S3Sandbox } from './s3';
-import { PASSWORDS, md5hex, mysqlAnswers, seedOriginalCentral } from './takeover-fixture';
+import { PASSWORDS, md5hex, seedOriginalCentral } from './takeover-fixture';
 
 const SERVER = takeover.testMysqlUrl();
 // CI provides MariaDB (scripts/ci/ensure-mariadb.sh): there a missing server fails the file instead of skipping it.
-const available = process.env.CI === 'true' || (await mysqlAnswers(SERVER));
+const available = process.env.CI === 'true' || (await takeover.mysqlAnswers(SERVER));
 
 const OBJECTS: Record<string, Buffer> = {
   'counting.mp4': Buffer.alloc(300_000, 7),

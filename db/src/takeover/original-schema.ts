@@ -104,3 +104,15 @@ export async function createScratchMysql(serverUrl: string, prefix = 'lms_src'):
 export function testMysqlUrl(env: NodeJS.ProcessEnv = process.env): string {
   return env.TEST_MYSQL_URL ?? 'mysql://root@127.0.0.1:3306/test';
 }
+
+/** Whether a MySQL/MariaDB server answers at `url` with these credentials. */
+export async function mysqlAnswers(url: string): Promise<boolean> {
+  const u = new URL(url);
+  try {
+    const c = await mysql.createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password), connectTimeout: 2000 });
+    await c.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
