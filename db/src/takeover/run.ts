@@ -484,7 +484,8 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
  */
 async function writeRows(trx: Knex.Transaction, p: Plan, rows: Record<string, unknown>[], refused: (index: number, reason: string) => void): Promise<number[]> {
   if (!rows.length) return [];
-  const perStatement = Math.max(1, Math.min(500, Math.floor(30000 / Math.max(1, p.columns.length))));
+  if (trx.client.config.client !== 'pg') return writeRowsSqlite(trx, p, rows, refused);
+  const perStatement = Math.max(1, Math.min(1000, Math.floor(30000 / Math.max(1, p.columns.length))));
   const written: number[] = [];
   const insert = (q: Knex.Transaction, part: Record<string, unknown>[]) => {
     const b = q(p.target).insert(part);
@@ -507,6 +508,46 @@ async function writeRows(trx: Knex.Transaction, p: Plan, rows: Record<string, un
     }
   }
   return written;
+}
+
+interface SqliteStatement { run(values: unknown[]): unknown }
+
+/**
+ * SQLite: one prepared single-row statement run per row on the transaction's connection (SQLite runs a
+ * prepared statement faster than it parses a long multi-row one, and a refused row is undone alone, the
+ * transaction going on).
+ */
+async function writeRowsSqlite(trx: Knex.Transaction, p: Plan, rows: Record<string, unknown>[], refused: (index: number, reason: string) => void): Promise<number[]> {
+  const client = trx.client as unknown as { acquireConnection(): Promise<{ prepare(sql: string): SqliteStatement }>; releaseConnection(c: unknown): Promise<unknown> };
+  const conn = await client.acquireConnection();
+  try {
+    const q = (n: string) => `"${n.replaceAll('"', '""')}"`;
+    const cols = p.columns.map((c) => c.name);
+    let sql = `INSERT INTO ${q(p.target)} (${cols.map(q).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
+    if (p.upsert) {
+      const set = cols.filter((c) => !p.keyCols.includes(c)).map((c) => `${q(c)} = excluded.${q(c)}`);
+      sql += ` ON CONFLICT (${p.keyCols.map(q).join(', ')}) DO ${set.length ? `UPDATE SET ${set.join(', ')}` : 'NOTHING'}`;
+    }
+    const stmt = conn.prepare(sql);
+    const written: number[] = [];
+    const values: unknown[] = new Array(cols.length);
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      for (let j = 0; j < cols.length; j++) {
+        const v = row[cols[j]];
+        values[j] = v === true ? 1 : v === false ? 0 : v;
+      }
+      try {
+        stmt.run(values);
+        written.push(i);
+      } catch (err) {
+        refused(i, reasonOf(err));
+      }
+    }
+    return written;
+  } finally {
+    await client.releaseConnection(conn);
+  }
 }
 
 /** PostgreSQL serial columns continue after the largest copied id (SQLite's AUTOINCREMENT does so by itself). */
