@@ -6,10 +6,11 @@ import { openDatabase } from './db';
 import { printRouteCounts } from './routes-report';
 import { seedDemo } from './seed/demo';
 import { setStaffPassword } from './auth/set-password';
+import { migrateFromMysql } from './takeover/command';
 
 runServiceCli({
   service: 'central',
-  usage: 'usage: cli <migrate | rollback --step | rollback --all --yes | status | seed-demo | routes | set-password <lmsusername> <password> | backup --to DIR | restore --from DIR [--yes]>',
+  usage: 'usage: cli <migrate | rollback --step | rollback --all --yes | status | seed-demo | routes | set-password <lmsusername> <password> | backup --to DIR | restore --from DIR [--yes] | migrate-from-mysql --source mysql://…>',
   migrations: central.migrations,
   database: () => {
     const config = loadDatabaseConfig();
@@ -23,6 +24,7 @@ runServiceCli({
       return 0;
     },
     withDb: async (cmd, args, db) => {
+      if (cmd === 'migrate-from-mysql') return (await migrateFromMysql(db, args)).code;
       const backup = await runBackupCommand(cmd, args, () => {
         const s = loadStorageConfig();
         return { service: 'central', db, databaseUrl: s.databaseUrl, objects: storeObjects(createObjectStore(s.objectStore), s.objectStore) };

@@ -22,6 +22,7 @@ const schema = z.object({
   TRUST_PROXY: proxyHops,
   REDIS_KEY_PREFIX: z.string().trim().max(100).default(''),
   ...databaseSettingsSchema,
+  SCHOOLUSER_PASSWORD_FORMAT: z.enum(['argon2id', 'bcrypt-md5']).default('argon2id'),
   S3_ENDPOINT: optionalString,
   S3_PUBLIC_ENDPOINT: optionalString,
   S3_ACCESS_KEY: optionalString,
@@ -78,6 +79,7 @@ export function loadConfig(env: Env = process.env) {
     // The username shortcut exists for local work only; production never honours it.
     superadminUsername: isDevOrTest(e.NODE_ENV) ? e.SUPERADMIN_USERNAME : undefined,
     logImportEnabled: e.LOG_IMPORT_ENABLED,
+    schoolUserPasswordFormat: e.SCHOOLUSER_PASSWORD_FORMAT,
     trustProxy: e.TRUST_PROXY,
     objectStore: e.S3_ENDPOINT
       ? { kind: 's3' as const, endpoint: e.S3_ENDPOINT, accessKey: e.S3_ACCESS_KEY ?? '', secretKey: e.S3_SECRET_KEY ?? '', bucket: e.S3_BUCKET, region: e.S3_REGION, publicEndpoint: e.S3_PUBLIC_ENDPOINT }
@@ -122,14 +124,16 @@ export function loadDatabaseConfig(env: Env = process.env) {
 
 /** What backup and restore need, the database and the object store, without the service's secrets. */
 export function loadStorageConfig(env: Env = process.env) {
-  const e = parseEnv(schema.pick({
-    NODE_ENV: true, DATABASE_URL: true, S3_ENDPOINT: true, S3_ACCESS_KEY: true, S3_SECRET_KEY: true, S3_BUCKET: true, S3_REGION: true, OBJECT_DIR: true,
+  return { ...loadDatabaseConfig(env), objectStore: loadObjectStoreConfig(env) };
+}
+
+/** The object store settings alone (S3_* or OBJECT_DIR), for commands that run without the service's secrets. */
+export function loadObjectStoreConfig(env: Env = process.env) {
+  const e = parseEnv(z.object({
+    S3_ENDPOINT: optionalString, S3_ACCESS_KEY: optionalString, S3_SECRET_KEY: optionalString,
+    S3_BUCKET: schema.shape.S3_BUCKET, S3_REGION: schema.shape.S3_REGION, OBJECT_DIR: schema.shape.OBJECT_DIR,
   }), env);
-  return {
-    nodeEnv: e.NODE_ENV,
-    databaseUrl: e.DATABASE_URL,
-    objectStore: e.S3_ENDPOINT
-      ? { kind: 's3' as const, endpoint: e.S3_ENDPOINT, accessKey: e.S3_ACCESS_KEY ?? '', secretKey: e.S3_SECRET_KEY ?? '', bucket: e.S3_BUCKET, region: e.S3_REGION }
-      : { kind: 'folder' as const, dir: e.OBJECT_DIR },
-  };
+  return e.S3_ENDPOINT
+    ? { kind: 's3' as const, endpoint: e.S3_ENDPOINT, accessKey: e.S3_ACCESS_KEY ?? '', secretKey: e.S3_SECRET_KEY ?? '', bucket: e.S3_BUCKET, region: e.S3_REGION }
+    : { kind: 'folder' as const, dir: e.OBJECT_DIR };
 }

@@ -1,11 +1,11 @@
-import { classroom, folderObjects, runBackupCommand, runServiceCli } from '@lms/db';
+import { classroom, folderObjects, runBackupCommand, runServiceCli, takeover } from '@lms/db';
 import { loadDatabaseConfig, loadMediaDir } from './config';
 import { openDatabase } from './db';
 import { seedDemo } from './seed/demo';
 
 runServiceCli({
   service: 'classroom',
-  usage: 'usage: cli <migrate | rollback --step | rollback --all --yes | status | seed-demo | backup --to DIR | restore --from DIR [--yes]>',
+  usage: 'usage: cli <migrate | rollback --step | rollback --all --yes | status | seed-demo | backup --to DIR | restore --from DIR [--yes] | migrate-from-mysql --source mysql://…>',
   migrations: classroom.migrations,
   database: () => {
     const config = loadDatabaseConfig();
@@ -13,12 +13,21 @@ runServiceCli({
   },
   seedDemo,
   extra: {
-    withDb: (cmd, args, db) => runBackupCommand(cmd, args, () => ({
-      service: 'classroom',
-      db,
-      databaseUrl: loadDatabaseConfig().databaseUrl,
-      // The media the tablets are served; a download cut short (.partial/) is not worth keeping.
-      objects: folderObjects(loadMediaDir(), (key) => key.startsWith('.partial/')),
-    })),
+    withDb: async (cmd, args, db) => {
+      if (cmd === 'migrate-from-mysql') {
+        const report = await takeover.takeOverDatabase(
+          db, takeover.classroomProfile(), takeover.parseTakeoverArgs(args, false),
+          (l) => process.stdout.write(`${l}\n`), (l) => process.stderr.write(`${l}\n`),
+        );
+        return report.tables.some((t) => t.refused > t.resolved) ? 1 : 0;
+      }
+      return runBackupCommand(cmd, args, () => ({
+        service: 'classroom',
+        db,
+        databaseUrl: loadDatabaseConfig().databaseUrl,
+        // The media the tablets are served; a download cut short (.partial/) is not worth keeping.
+        objects: folderObjects(loadMediaDir(), (key) => key.startsWith('.partial/')),
+      }));
+    },
   },
 });

@@ -15,3 +15,4 @@ export * from './json';
 export * from './errors';
 export * from './backup';
 export * from './health';
+export * as takeover from './takeover';

@@ -69,3 +69,5 @@ ensure_redis() {
 
 ensure_postgres
 ensure_redis
+# MariaDB for the takeover tests (migrate-from-mysql); outside CI a machine without it skips those tests.
+bash "$(dirname "$0")/ensure-mariadb.sh" || [ -z "${CI:-}" ]

@@ -50,6 +50,31 @@ export function needsRehash(hash: string): boolean {
   return !hash.startsWith('$argon2id$') || argon2.needsRehash(hash, OPTIONS);
 }
 
+/**
+ * How school users' (teachers' and learners') passwords are stored: `argon2id`, or `bcrypt-md5`, the
+ * existing system's own form (bcrypt, cost 10, over the MD5 hex of the password). Central pushes these
+ * hashes verbatim to classroom boxes in the roster, and a box still running the existing system can check
+ * only the second form; so while any such box is in service, school users must be stored in it.
+ */
+export const SCHOOLUSER_PASSWORD_FORMATS = ['argon2id', 'bcrypt-md5'] as const;
+export type SchoolUserPasswordFormat = (typeof SCHOOLUSER_PASSWORD_FORMATS)[number];
+
+const BCRYPT_COST = 10;
+
+/** A school user's password hash in the configured format. */
+export function hashSchoolUserPassword(plain: string, format: SchoolUserPasswordFormat): Promise<string> {
+  return format === 'bcrypt-md5' ? bcrypt.hash(md5hex(plain), BCRYPT_COST) : hashPassword(plain);
+}
+
+/**
+ * A school user's verified hash that is not in the configured format is replaced at that sign-in; in the
+ * `bcrypt-md5` format a bare MD5 row is wrapped too (as the existing system's own migration does), and an
+ * argon2id row made before the setting changed goes back to a form the boxes can check.
+ */
+export function schoolUserNeedsRehash(hash: string, format: SchoolUserPasswordFormat): boolean {
+  return format === 'bcrypt-md5' ? !BCRYPT.test(hash) : needsRehash(hash);
+}
+
 export const PASSWORD_POLICY_MESSAGE =
   'Invalid password, Required : Minimum length 8, Maximum length 50, at least 1 upper case letter, 1 lower case letter, 1 number and no spaces';
 

@@ -10,3 +10,4 @@ export const migrations: MigrationList = [
 ];
 
 export const kinds = columnKinds(tables);
+export { tables };

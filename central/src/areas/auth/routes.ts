@@ -5,7 +5,7 @@ import type { Caller, CentralRoute } from '../../http/types';
 import { configOf, depsOf } from '../../http/context';
 import { findSchoolUser, findStaffById, findStaffByName, type StaffAccount } from '../../auth/identity';
 import { mailerOf } from '../../auth/mail';
-import { hashPassword, needsRehash, verifyPassword } from '../../auth/passwords';
+import { hashPassword, hashSchoolUserPassword, needsRehash, schoolUserNeedsRehash, verifyPassword } from '../../auth/passwords';
 import { issueSchoolToken, issueStaffPair } from '../../auth/session';
 import { issueToken, revokeAll, revokeSession, verifyStored } from '../../auth/tokens';
 import { checkEmail, checkPassword, requiredString, strictBody } from '../../auth/validation';
@@ -63,7 +63,10 @@ async function schoolLogin(ctx: Ctx) {
   if (!user || !ok || user.isdisabled || user.isdeleted || !user.schooluserstatus || ![1, 2, 3].includes(user.schooluserrole)) {
     throw httpError(400, NOT_MATCHING);
   }
-  if (needsRehash(user.schooluserpasswordhash)) await setSchoolPasswordHash(db, user.schooluserid, await hashPassword(ctx.body.lmsuserpassword));
+  const format = configOf(ctx.req).schoolUserPasswordFormat;
+  if (schoolUserNeedsRehash(user.schooluserpasswordhash, format)) {
+    await setSchoolPasswordHash(db, user.schooluserid, await hashSchoolUserPassword(ctx.body.lmsuserpassword, format));
+  }
   return issueSchoolToken(db, configOf(ctx.req), user);
 }
 

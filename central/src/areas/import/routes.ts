@@ -2,8 +2,8 @@ import type { Request } from 'express';
 import busboy from 'busboy';
 import { z } from 'zod';
 import { httpError, perms, route, writeTeachersZip, type HandlerContext } from '@lms/shared';
-import { hashPassword } from '../../auth/passwords';
-import { depsOf } from '../../http/context';
+import { hashSchoolUserPassword } from '../../auth/passwords';
+import { configOf, depsOf } from '../../http/context';
 import type { Caller, CentralRoute } from '../../http/types';
 import { pushPackage } from '../sync/push';
 import { schoolExists } from '../sync/store';
@@ -93,7 +93,7 @@ async function importTeachers({ req, params, query, caller }: Ctx): Promise<bool
   if (repeated.size) throw httpError(400, `Duplicate teacher found : ${[...repeated].join(',')}`);
 
   const teachers = [];
-  for (const l of lines) teachers.push({ schoolusername: l.teacherusername, schooluserpasswordhash: await hashPassword(l.teacheruserpassword) });
+  for (const l of lines) teachers.push({ schoolusername: l.teacherusername, schooluserpasswordhash: await hashSchoolUserPassword(l.teacheruserpassword, configOf(req).schoolUserPasswordFormat) });
   // The push happens before the commit: a classroom server that refuses them leaves central without them
   // too, so the same list can simply be imported again.
   const push = query.cloud === 'true' ? (rows: Array<Record<string, unknown>>) => pushPackage(req, 'teachers', writeTeachersZip(rows)).then(() => undefined) : undefined;

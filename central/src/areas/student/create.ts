@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { isUniqueViolation, type Knex } from '@lms/db';
 import { writeStudentsZip, streamToBuffer, type HandlerContext } from '@lms/shared';
 import { z } from 'zod';
-import { hashPassword } from '../../auth/passwords';
+import { hashSchoolUserPassword } from '../../auth/passwords';
 import { BatchProblems, isDryrun, parseBatch } from '../../http/batch';
 import { actorOf, configOf, depsOf } from '../../http/context';
 import { applyScope, scopeOf, type Scope } from '../../http/scope';
@@ -104,7 +104,7 @@ export async function createStudentsHandler({ req, caller, body, query }: Handle
   const valid = parsed.value as CreateBody;
   const school = target.school as { schoolid: string; schoolname: string };
 
-  const hashes = await Promise.all(valid.students.map((s) => hashPassword(s.schooluserpasswordhash)));
+  const hashes = await Promise.all(valid.students.map((s) => hashSchoolUserPassword(s.schooluserpasswordhash, config.schoolUserPasswordFormat)));
   const created = learnerRows(valid, school, hashes, query.online !== 'false', actorOf(caller));
   const usernames = valid.students.map((s) => s.schoolusername);
   try {

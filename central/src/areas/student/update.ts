@@ -1,10 +1,10 @@
 import { isUniqueViolation, readRows, type Knex } from '@lms/db';
 import type { HandlerContext } from '@lms/shared';
-import { hashPassword, verifyPassword } from '../../auth/passwords';
+import { hashSchoolUserPassword, verifyPassword } from '../../auth/passwords';
 import { revokeAll } from '../../auth/tokens';
 import { BatchProblems, isDryrun, parseBatch } from '../../http/batch';
 import { fromCsvCell } from '../../http/csv';
-import { actorOf, depsOf } from '../../http/context';
+import { actorOf, configOf, depsOf } from '../../http/context';
 import { applyScope, scopeOf, type Scope } from '../../http/scope';
 import type { Caller } from '../../http/types';
 import { editBody, editRow, parseDmy, toDmy, WG, type EditRow } from './fields';
@@ -229,7 +229,7 @@ export async function updateStudentsHandler({ req, caller, body, query }: Handle
   for (const e of edits) {
     // The password the account already has is no change (a file sent twice must change nothing).
     if (e.password && (await verifyPassword(String(e.passwordhash ?? ''), e.password))) e.password = undefined;
-    if (e.password) e.user.schooluserpasswordhash = await hashPassword(e.password);
+    if (e.password) e.user.schooluserpasswordhash = await hashSchoolUserPassword(e.password, configOf(req).schoolUserPasswordFormat);
     if (Object.keys(e.user).length) Object.assign(e.user, { updated_at: now, updated_by: by });
   }
   const renames = edits.filter((e) => e.rename).map((e) => [e.index, e.rename as string] as [number, string]);

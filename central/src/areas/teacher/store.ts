@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { isUniqueViolation, type Knex } from '@lms/db';
 import { httpError, streamToBuffer, writeTeachersZip } from '@lms/shared';
 import { z } from 'zod';
-import { hashPassword } from '../../auth/passwords';
+import { hashSchoolUserPassword, type SchoolUserPasswordFormat } from '../../auth/passwords';
 import { revokeAll } from '../../auth/tokens';
 import { strictBody, uuidParam } from '../../auth/validation';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
@@ -59,7 +59,7 @@ export async function deleteTeacher(db: Knex, scope: Scope, schooluserid: string
 export async function createTeachers(
   db: Knex,
   scope: Scope,
-  config: { rpiCloud: string; serverSyncKey: string },
+  config: { rpiCloud: string; serverSyncKey: string; schoolUserPasswordFormat: SchoolUserPasswordFormat },
   body: z.infer<typeof createTeachersBody>,
   cloud: boolean,
   by: string | null,
@@ -69,7 +69,7 @@ export async function createTeachers(
   const names = body.teachers.map((t) => t.schoolusername);
   const refuse = (taken: string[]) => { if (taken.length) throw httpError(400, `Teachers already exists, ${taken.join(',')}`); };
   refuse(await takenUsernames(db, names));
-  const hashes = await Promise.all(body.teachers.map((t) => hashPassword(t.schooluserpasswordhash)));
+  const hashes = await Promise.all(body.teachers.map((t) => hashSchoolUserPassword(t.schooluserpasswordhash, config.schoolUserPasswordFormat)));
   const rows = body.teachers.map((t, i) => ({
     schooluserid: crypto.randomUUID(),
     schoolusername: t.schoolusername,

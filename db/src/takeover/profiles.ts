@@ -1,0 +1,109 @@
+import { tables as centralTables } from '../central/schema-0001';
+import { ROLES, SUPERADMIN_USERNAME, UNUSABLE_HASH } from '../central/migrations/0002_rbac';
+import { tables as classroomTables } from '../classroom/schema-0001';
+import type { TakeoverContext, TakeoverProfile } from './run';
+
+const RBAC = ['roles', 'permissionstitle', 'permissions', 'roles_permissions'];
+const BUILT_IN_ROLES = new Set(ROLES.map(([id]) => id));
+
+type Row = Record<string, unknown>;
+
+/**
+ * Central: every table of the original except its migration bookkeeping; `syncrecords` fills `syncs`. The
+ * original's roles, permission titles, permissions and grants take the place of the ones `npm run migrate`
+ * seeded (permission ids are random per deployment; names match), and its superadmin account that of ours.
+ * A permission name the source lacks keeps our row and its grants.
+ */
+export function centralProfile(): TakeoverProfile {
+  let ours: { titles: Row[]; permissions: Row[]; grants: Row[] } | undefined;
+  return {
+    service: 'central',
+    tables: centralTables,
+    sourceNames: { syncs: 'syncrecords' },
+    ownTables: [],
+    ignoredSourceTables: ['SequelizeMeta', 'studentpracticesprogress', 'studentquizzesprogress'],
+    seededTables: ['lmsusers', 'lmsusers_roles', ...RBAC],
+    upsertTables: ['roles'],
+    async migrateWroteOnly(trx) {
+      const users = await trx('lmsusers').whereNot((q) => q.where({ lmsusername: SUPERADMIN_USERNAME, lmsuserpasswordhash: UNUSABLE_HASH })).count({ n: '*' }).first();
+      if (Number(users?.n) > 0) return `lmsusers: ${Number(users?.n)} accounts besides the seeded superadmin`;
+      const roles = await trx('roles').whereNotIn('roleid', [...BUILT_IN_ROLES]).count({ n: '*' }).first();
+      if (Number(roles?.n) > 0) return `roles: ${Number(roles?.n)} roles besides the built-in ones`;
+      return undefined;
+    },
+    async prepare({ trx, source, notes }: TakeoverContext) {
+      if (source.tables.has('permissions') && (await source.count('permissions')) > 0) {
+        ours = {
+          titles: await trx('permissionstitle').select(),
+          permissions: await trx('permissions').select(),
+          grants: await trx('roles_permissions').select(),
+        };
+        await trx('roles_permissions').del();
+        await trx('permissions').del();
+        await trx('permissionstitle').del();
+        notes.push('permissions, permission titles and grants: the source\'s rows replace the ones seeded here (names decide)');
+      }
+      if (source.tables.has('lmsusers')) {
+        const theirs = await source.query('SELECT lmsuserid FROM lmsusers WHERE LOWER(lmsusername) = ?', [SUPERADMIN_USERNAME]);
+        if (theirs.length) {
+          const seeded = await trx('lmsusers').where({ lmsusername: SUPERADMIN_USERNAME, lmsuserpasswordhash: UNUSABLE_HASH }).select('lmsuserid');
+          for (const { lmsuserid } of seeded) {
+            await trx('lmsusers_roles').where({ lmsuserid }).del();
+            await trx('tokens').where({ lmsuserid }).del();
+            await trx('lmsusers').where({ lmsuserid }).del();
+          }
+          if (seeded.length) notes.push(`lmsusers: the ${SUPERADMIN_USERNAME} account seeded here gave way to the source's (${String(theirs[0].lmsuserid)})`);
+        }
+      }
+    },
+    async finish({ trx, notes }: TakeoverContext) {
+      if (!ours) return;
+      const names = new Set((await trx('permissions').select('permissionname')).map((r: Row) => String(r.permissionname)));
+      const missing = ours.permissions.filter((p) => !names.has(String(p.permissionname)));
+      if (!missing.length) return;
+      const titleIds = new Map((await trx('permissionstitle').select('permissiontitleid', 'permissiontitle')).map((r: Row) => [String(r.permissiontitle), String(r.permissiontitleid)]));
+      const ourTitles = new Map(ours.titles.map((t) => [String(t.permissiontitleid), t]));
+      for (const p of missing) {
+        const title = ourTitles.get(String(p.permissiontitleid));
+        let titleid: string | null = null;
+        if (title) {
+          titleid = titleIds.get(String(title.permissiontitle)) ?? null;
+          if (!titleid) {
+            await trx('permissionstitle').insert(title);
+            titleid = String(title.permissiontitleid);
+            titleIds.set(String(title.permissiontitle), titleid);
+          }
+        }
+        await trx('permissions').insert({ ...p, permissiontitleid: titleid });
+      }
+      const roles = new Set((await trx('roles').select('roleid')).map((r: Row) => String(r.roleid)));
+      const ids = new Set(missing.map((p) => String(p.permissionid)));
+      const grants = ours.grants.filter((g) => ids.has(String(g.permissionid)) && roles.has(String(g.roleid)));
+      for (const g of grants) await trx('roles_permissions').insert(g);
+      notes.push(`permissions the source lacks, kept as seeded here with their grants: ${missing.map((p) => String(p.permissionname)).join(', ')}`);
+    },
+  };
+}
+
+/**
+ * A classroom box: every table, learners' progress that was never exported included. A box that never ran
+ * the original's 2026-08-18 migration may hold one submission several times; ours has that migration's
+ * unique rule, so duplicates are collapsed the way it does.
+ */
+export function classroomProfile(): TakeoverProfile {
+  return {
+    service: 'classroom',
+    tables: classroomTables,
+    ownTables: [],
+    ignoredSourceTables: ['SequelizeMeta'],
+    duplicates: [
+      {
+        table: 'studentprogress',
+        columns: ['studentid', 'studentprogressreferenceid', 'starttime'],
+        id: 'studentprogressid',
+        children: [{ table: 'studentprogressquestions', column: 'studentprogressid' }],
+        resolution: 'collapsed into the lowest studentprogressid of its group, its question rows dropped, as the existing system\'s own later migration does',
+      },
+    ],
+  };
+}
