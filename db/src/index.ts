@@ -13,3 +13,4 @@ export * from './commands';
 export * from './like';
 export * from './json';
 export * from './errors';
+export * from './batch';
