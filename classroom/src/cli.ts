@@ -2,6 +2,7 @@ import { classroom, runServiceCli } from '@lms/db';
 import { loadDatabaseConfig } from './config';
 import { openDatabase } from './db';
 import { seedDemo } from './seed/demo';
+import { copyDemoMedia } from './seed/media';
 
 runServiceCli({
   service: 'classroom',
@@ -11,5 +12,5 @@ runServiceCli({
     const config = loadDatabaseConfig();
     return { nodeEnv: config.nodeEnv, db: openDatabase(config.databaseUrl) };
   },
-  seedDemo,
+  seedDemo: async (db) => [...(await seedDemo(db)), copyDemoMedia(loadDatabaseConfig().mediaDir)],
 });
