@@ -7,7 +7,7 @@ import { dailyLogStream } from './logging';
 startOrExit('classroom server', async () => {
   const config = loadConfig();
   // The daily files are what GET /export/log carries to the central API.
-  const logger = createLogger({ name: 'classroom', level: config.logLevel, streams: [dailyLogStream(config.logDir)] });
+  const logger = createLogger({ name: 'classroom', level: config.logLevel, streams: [dailyLogStream(config.logDir, { maxFileBytes: config.logFileMaxBytes, requests: config.logRequests })] });
   const db = openDatabase(config.databaseUrl);
   await assertMigrated(db);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger) : undefined;
