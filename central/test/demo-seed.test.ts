@@ -48,7 +48,7 @@ afterAll(async () => {
 describe('the central demo seed', () => {
   it('says what it wrote and how to sign in, and every sign-in works', async () => {
     const text = firstRun.join('\n');
-    expect(firstRun[0]).toMatch(/^central: wrote 4 staff accounts, 1 country, 1 subject, 1 curriculum, 1 grade, 10 questions, 4 documents, 2 levels, 3 lessons, 3 learnings, 3 practices, 3 quizzes, 10 practice questions, 10 quiz questions, 4 level quiz questions, 1 lesson plan, 1 baseline check, 2 baseline questions, 1 school, 1 class, 1 school teacher, 5 learners, 12 learner results$/);
+    expect(firstRun[0]).toMatch(/^central: wrote 4 staff accounts, 1 country, 1 subject, 1 curriculum, 1 grade, 10 questions, 4 documents, 2 levels, 3 lessons, 3 learnings, 3 practices, 3 quizzes, 10 practice questions, 10 quiz questions, 4 level quiz questions, 1 lesson plan, 1 baseline check, 2 baseline questions, 1 school, 1 class, 1 school teacher, 5 learners, 12 learner results, 3 level quiz results, 6 lesson progress rows, 3 level progress rows, 1 question tag, 1 document tag$/);
     expect(text).toContain(`superadmin@demo.lms / DemoSuper1`);
     expect(text).toContain(`GET /curriculum/tree/${D.curriculumid}`);
     for (const s of DEMO_STAFF) await staffLogin(t.app, s.lmsusername, s.password);
@@ -90,6 +90,27 @@ describe('the central demo seed', () => {
     const status = await request(t.app).post('/report/studentstatus').set('Authorization', `Bearer ${admin}`).send({ pageindex: 1, pagesize: 100, filter: [{ key: 'schoolname', value: D.schoolname }] });
     expect(status.status).toBe(200);
     expect(status.body.data.total).toBe(D.learners.length);
+  });
+
+  it('shows real figures on the quiz-score and level-quiz reports, and the "demo" tag in the tag lists', async () => {
+    const admin = `Bearer ${(await staffLogin(t.app, 'admin@demo.lms', 'DemoAdmin1')).accessToken}`;
+    const sophea = D.learners.find((l) => l.schoolusername === 'demo.sophea')!;
+    const body = { pageindex: 1, pagesize: 100, filter: [{ key: 'studentid', value: sophea.studentid }] };
+    const lessons = await request(t.app).post('/report/studentprogress').set('Authorization', admin).send(body);
+    expect(lessons.status).toBe(200);
+    const lesson1 = lessons.body.data.data.find((r: { lessonid: string }) => r.lessonid === D.lessons[0].lessonid);
+    expect(lesson1.studentlessonsprogresses).toHaveLength(1);
+    expect(lesson1.laststudentprogress).toMatchObject({ ispass: true, resultpercentage: 100, starttime: expect.any(String) });
+    const rows = await t.tdb.db('studentlessonsprogress').where('studentid', sophea.studentid);
+    expect(rows).toHaveLength(2);
+    expect(rows.every((r) => r.points > 0 && r.progress > 0 && r.lastupdated)).toBe(true);
+    const levels = await request(t.app).post('/report/studentlevelquiz').set('Authorization', admin).send(body);
+    const level1 = levels.body.data.data.find((r: { levelid: string }) => r.levelid === D.levelid);
+    expect(level1.laststudentprogress).toMatchObject({ ispass: true, resultpercentage: 100 });
+    const questionTags = await request(t.app).post('/questiontag').set('Authorization', admin).send({ pageindex: 1, pagesize: 50 });
+    expect(JSON.stringify(questionTags.body.data)).toContain('"questiontagname":"demo"');
+    const documentTags = await request(t.app).post('/documenttag').set('Authorization', admin).send({ pageindex: 1, pagesize: 50 });
+    expect(JSON.stringify(documentTags.body.data)).toContain('"documenttagname":"demo"');
   });
 
   it('changes nothing when run again, and says so', async () => {

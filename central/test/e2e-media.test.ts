@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO, repoRoot, seedDemoContent } from '@lms/db';
 import { ROLE_IDS } from '@lms/shared';
 import { makeApp, type TestApp } from './helpers';
+import { createFolderStore } from '../src/objects/folder';
 import { createStaff, staffLogin } from './accounts';
 import { media } from './media-helpers';
 import { makeApp as makeClassroomApp, type TestApp as ClassroomTestApp } from '../../classroom/test/helpers';
@@ -213,5 +214,42 @@ describe('media from central to the classroom through sync-content', () => {
     expect(digest(fs.readFileSync(path.join(third, files.video.name)))).toBe(digest(files.video.bytes));
     const twice = await mediaFromSaved({ source: zipFile, dir: third });
     expect({ transferred: twice.transferred, unchanged: twice.unchanged }).toEqual({ transferred: 0, unchanged: 3 });
+  });
+});
+
+describe('media names with folders (as the demo names its videos)', () => {
+  it('brings demo/<name> from central into a sub-folder the classroom serves, online and from a saved folder or ZIP', async () => {
+    const clip = { name: 'demo/Counting_2.mp4', bytes: media.mp4(300_000) };
+    const store = createFolderStore({ dir: path.relative(repoRoot, path.join(tmp, 'central-objects')) });
+    await store.put(clip.name, clip.bytes, { contentType: 'video/mp4' });
+    const documentid = crypto.randomUUID();
+    await central.tdb.db('documents').insert({ documentid, documentname: clip.name, documenttypeid: 2, isdeleted: false });
+    await learningItem(documentid, 3);
+    served.length = 0;
+    log.length = 0;
+    await run();
+    expect(mediaAnswers().map((s) => s.path)).toEqual([`/media/${clip.name}`]);
+    expect(digest(fs.readFileSync(path.join(mediaDir, 'demo', 'Counting_2.mp4')))).toBe(digest(clip.bytes));
+    const res = await fromClassroom(clip.name).set('Range', 'bytes=1000-');
+    expect(res.status).toBe(206);
+    expect((res.body as Buffer).equals(clip.bytes.subarray(1000))).toBe(true);
+
+    const copy = path.join(tmp, 'folder-copy');
+    const fromFolder = await mediaFromSaved({ source: mediaDir, dir: copy });
+    expect(fromFolder.failed).toEqual([]);
+    expect(digest(fs.readFileSync(path.join(copy, 'demo', 'Counting_2.mp4')))).toBe(digest(clip.bytes));
+
+    const zipFile = path.join(tmp, 'media-folders.zip');
+    const zip = new yazl.ZipFile();
+    zip.addFile(path.join(mediaDir, MANIFEST), `media/${MANIFEST}`);
+    zip.addFile(path.join(mediaDir, 'demo', 'Counting_2.mp4'), 'media/demo/Counting_2.mp4');
+    zip.addBuffer(Buffer.from('x'), 'media/.partial/Half.mp4');
+    zip.end();
+    await new Promise<void>((resolve, reject) => zip.outputStream.pipe(fs.createWriteStream(zipFile)).on('close', resolve).on('error', reject));
+    const fromZip = path.join(tmp, 'zip-folder-copy');
+    const summary = await mediaFromSaved({ source: zipFile, dir: fromZip });
+    expect({ files: summary.files, transferred: summary.transferred, failed: summary.failed }).toEqual({ files: 1, transferred: 1, failed: [] });
+    expect(digest(fs.readFileSync(path.join(fromZip, 'demo', 'Counting_2.mp4')))).toBe(digest(clip.bytes));
+    expect(fs.existsSync(path.join(fromZip, '.partial', 'Half.mp4'))).toBe(false);
   });
 });

@@ -5,6 +5,7 @@ import { REVOCATION_CHANNEL, shareRevocations } from '../src/auth/tokens';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import { makeApp, silentLogger, testDatabase } from './helpers';
+import { createStaff } from './accounts';
 import type { TestDatabase } from '@lms/db';
 
 let tdb: TestDatabase;
@@ -67,6 +68,17 @@ describe('rate limiting', () => {
     for (let i = 0; i < 3; i++) statuses.push((await request(app).post('/auth/login').send({ lmsusername: 'x@y.org', lmsuserpassword: 'Wrong1234' })).status);
     expect(statuses[2]).toBe(429);
     expect(statuses.slice(0, 2)).not.toContain(429);
+  });
+
+  it('counts failed sign-ins only: right passwords at once from one address get no 429', async () => {
+    const { app } = await makeApp({ LOGIN_RATE_LIMIT_MAX: '2' }, tdb);
+    await createStaff(tdb.db, { lmsusername: 'many@y.org', password: 'Right1234x' });
+    const ok = await Promise.all(Array.from({ length: 6 }, () => request(app).post('/auth/login').send({ lmsusername: 'many@y.org', lmsuserpassword: 'Right1234x' })));
+    expect(ok.map((r) => r.status)).toEqual(Array(6).fill(200));
+    const wrong = { lmsusername: 'x@y.org', lmsuserpassword: 'Wrong1234' };
+    const first = await Promise.all(Array.from({ length: 2 }, () => request(app).post('/auth/login').send(wrong)));
+    expect(first.map((r) => r.status)).not.toContain(429);
+    expect((await request(app).post('/auth/login').send(wrong)).status).toBe(429);
   });
 
   it('counts the sign-in path in any case and with a trailing slash, and nothing else against it', async () => {

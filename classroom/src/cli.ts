@@ -1,7 +1,8 @@
 import { classroom, folderObjects, runBackupCommand, runServiceCli, takeover } from '@lms/db';
-import { loadDatabaseConfig, loadMediaDir } from './config';
+import { loadDatabaseConfig } from './config';
 import { openDatabase } from './db';
 import { seedDemo } from './seed/demo';
+import { copyDemoMedia } from './seed/media';
 
 runServiceCli({
   service: 'classroom',
@@ -11,7 +12,7 @@ runServiceCli({
     const config = loadDatabaseConfig();
     return { nodeEnv: config.nodeEnv, db: openDatabase(config.databaseUrl) };
   },
-  seedDemo,
+  seedDemo: async (db) => [...(await seedDemo(db)), copyDemoMedia(loadDatabaseConfig().mediaDir)],
   extra: {
     withDb: async (cmd, args, db) => {
       if (cmd === 'migrate-from-mysql') {
@@ -26,7 +27,7 @@ runServiceCli({
         db,
         databaseUrl: loadDatabaseConfig().databaseUrl,
         // The media the tablets are served; a download cut short (.partial/) is not worth keeping.
-        objects: folderObjects(loadMediaDir(), (key) => key.startsWith('.partial/')),
+        objects: folderObjects(loadDatabaseConfig().mediaDir, (key) => key.startsWith('.partial/')),
       }));
     },
   },

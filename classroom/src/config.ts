@@ -13,7 +13,8 @@ const schema = z.object({
   SHUTDOWN_DELAY_SECONDS: nonNegativeInt(0),
   READY_TIMEOUT_MS: positiveInt(2000),
   HOST: optionalString,
-  DATABASE_URL: z.string().default('sqlite:data/classroom.sqlite'),
+  DATA_DIR: z.string().default('data'),
+  DATABASE_URL: optionalString,
   JWT_SECRET: z.string().default(PLACEHOLDER_SECRET),
   SERVER_SYNC_KEY: z.string().default(PLACEHOLDER_SECRET),
   RPI_OFFLINE: flag,
@@ -25,8 +26,11 @@ const schema = z.object({
   REDIS_START_TIMEOUT_SECONDS: positiveInt(10),
   CORS_ORIGINS: commaList,
   LOG_LEVEL: z.string().default('info'),
-  LOG_DIR: z.string().default('data/logs'),
-  MEDIA_DIR: z.string().default('data/media'),
+  LOG_DIR: optionalString,
+  MEDIA_DIR: optionalString,
+  LOG_REQUESTS: flag,
+  LOG_FILE_MAX_MB: positiveInt(20),
+  LOG_EXPORT_MAX_MB: positiveInt(50),
   ACCESS_EXPIRATION_MINUTES: positiveInt(1440),
   RATE_LIMIT_MAX: positiveInt(1200),
   LOGIN_RATE_LIMIT_MAX: positiveInt(30),
@@ -45,8 +49,24 @@ function readRpiConfig(path: string | undefined): z.infer<typeof rpiConfigSchema
   return parsed.data;
 }
 
+/**
+ * Where the box keeps what it writes: DATA_DIR (relative: against the repository root, whose `data/` is
+ * the development default), and under it the database, the logs and the media unless DATABASE_URL,
+ * LOG_DIR or MEDIA_DIR name their own place (relative ones again against the repository root).
+ */
+export function dataPaths(e: { DATA_DIR: string; DATABASE_URL?: string; LOG_DIR?: string; MEDIA_DIR?: string }) {
+  const dataDir = path.resolve(repoRoot, e.DATA_DIR);
+  return {
+    dataDir,
+    databaseUrl: e.DATABASE_URL ?? `sqlite:${path.join(dataDir, 'classroom.sqlite')}`,
+    logDir: e.LOG_DIR ? path.resolve(repoRoot, e.LOG_DIR) : path.join(dataDir, 'logs'),
+    mediaDir: e.MEDIA_DIR ? path.resolve(repoRoot, e.MEDIA_DIR) : path.join(dataDir, 'media'),
+  };
+}
+
 export function loadConfig(env: Env = process.env) {
   const e = parseEnv(schema, env);
+  const paths = dataPaths(e);
   const weakSecrets = checkSecrets(e.NODE_ENV, env, CLASSROOM_SECRETS);
   const file = readRpiConfig(e.RPI_CONFIG);
   return deepFreeze({
@@ -58,7 +78,8 @@ export function loadConfig(env: Env = process.env) {
     drainMs: e.SHUTDOWN_DRAIN_SECONDS * 1000,
     stopDelayMs: e.SHUTDOWN_DELAY_SECONDS * 1000,
     readyTimeoutMs: e.READY_TIMEOUT_MS,
-    databaseUrl: e.DATABASE_URL,
+    dataDir: paths.dataDir,
+    databaseUrl: paths.databaseUrl,
     database: databaseSettings(e),
     jwtSecret: e.JWT_SECRET,
     serverSyncKey: e.SERVER_SYNC_KEY,
@@ -70,9 +91,13 @@ export function loadConfig(env: Env = process.env) {
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     corsOrigins: e.CORS_ORIGINS,
     logLevel: e.LOG_LEVEL,
-    logDir: e.LOG_DIR,
+    logDir: paths.logDir,
+    // Per-request lines ('request completed') in the daily files too; off, they go to standard output only.
+    logRequests: e.LOG_REQUESTS,
+    logFileMaxBytes: e.LOG_FILE_MAX_MB * 1024 * 1024,
+    logExportMaxBytes: e.LOG_EXPORT_MAX_MB * 1024 * 1024,
     // Lesson pictures, audio and video for the tablets, served at /media/<file>; `npm run sync-content` fills it.
-    mediaDir: path.resolve(repoRoot, e.MEDIA_DIR),
+    mediaDir: paths.mediaDir,
     accessTokenMinutes: e.ACCESS_EXPIRATION_MINUTES,
     rateLimit: { perMinute: e.RATE_LIMIT_MAX, loginPer15Minutes: e.LOGIN_RATE_LIMIT_MAX },
     maxUploadBytes: e.MAX_UPLOAD_MB * 1024 * 1024,
@@ -83,11 +108,7 @@ export function loadConfig(env: Env = process.env) {
 export type Config = ReturnType<typeof loadConfig>;
 
 export function loadDatabaseConfig(env: Env = process.env) {
-  const e = parseEnv(z.object({ NODE_ENV: nodeEnvSchema, DATABASE_URL: schema.shape.DATABASE_URL }), env);
-  return { nodeEnv: e.NODE_ENV, databaseUrl: e.DATABASE_URL };
-}
-
-/** The lesson media folder alone (backup and restore run without the service's secrets). */
-export function loadMediaDir(env: Env = process.env): string {
-  return path.resolve(repoRoot, parseEnv(z.object({ MEDIA_DIR: schema.shape.MEDIA_DIR }), env).MEDIA_DIR);
+  const e = parseEnv(z.object({ NODE_ENV: nodeEnvSchema, DATA_DIR: schema.shape.DATA_DIR, DATABASE_URL: optionalString, MEDIA_DIR: optionalString }), env);
+  const paths = dataPaths(e);
+  return { nodeEnv: e.NODE_ENV, databaseUrl: paths.databaseUrl, mediaDir: paths.mediaDir };
 }

@@ -7,9 +7,9 @@ import { dailyLogStream } from './logging';
 startOrExit('classroom server', async () => {
   const config = loadConfig();
   // The daily files are what GET /export/log carries to the central API.
-  const logger = createLogger({ name: 'classroom', level: config.logLevel, streams: [dailyLogStream(config.logDir)] });
-  warnWeakSecrets(logger, config.weakSecrets);
+  const logger = createLogger({ name: 'classroom', level: config.logLevel, streams: [dailyLogStream(config.logDir, { maxFileBytes: config.logFileMaxBytes, requests: config.logRequests })] });
   const db = openDatabase(config.databaseUrl, config.database);
+  warnWeakSecrets(logger, config.weakSecrets);
   await assertMigrated(db);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger, { startTimeoutMs: config.redisStartTimeoutMs, keyPrefix: config.redisKeyPrefix }) : undefined;
   const app = createApp(config, { db, logger, redis });

@@ -170,4 +170,15 @@ describe('sign-in rate limit', () => {
     expect(res.status).toBe(429);
     expect(res.body.error).toBe(true);
   });
+
+  it('counts failures only: a class signing in at once behind one address with the right passwords gets no 429', async () => {
+    const limited = await makeApp({ LOGIN_RATE_LIMIT_MAX: '3' }, t.tdb);
+    const attempt = (password: string) => request(limited.app).post('/auth/login').send({ studentusername: 'demo.student', studentpassword: password, logintime: Date.now() });
+    const together = await Promise.all(Array.from({ length: 12 }, () => attempt('demo')));
+    expect(together.map((r) => r.status)).toEqual(Array(12).fill(200));
+    expect((await attempt('wrong')).status).toBe(400);
+    expect((await attempt('demo')).status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await attempt('wrong')).status).toBe(400);
+    expect((await attempt('demo')).status).toBe(429);
+  });
 });

@@ -8,7 +8,7 @@ import { DEMO } from '@lms/db';
 import { createLogger, logWindowStart, openZipBuffer } from '@lms/shared';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
-import { DailyLogFiles, dailyLogName, dailyLogStream } from '../src/logging';
+import { DailyLogFiles, dailyLogName, dailyLogStream, localDay } from '../src/logging';
 import { testDatabase, type TestApp } from './helpers';
 import { syncKeyOf, tokenFor, type TestUser } from './auth-helpers';
 
@@ -140,21 +140,45 @@ describe('GET /export/log', () => {
     });
   });
 
-  it('carries the RPI-API info and error files of the log directory and nothing else', async () => {
-    fs.writeFileSync(path.join(logDir, 'RPI-API-info-2026-01-01.log'), '{"level":"info","message":"old day"}\n');
-    fs.writeFileSync(path.join(logDir, 'RPI-API-error-2026-01-01.log'), '{"level":"error","message":"boom"}\n');
-    fs.writeFileSync(path.join(logDir, 'RPI-API-debug-2026-01-01.log'), 'debug');
+  it('carries the RPI-API info and error files of the window and nothing else', async () => {
+    const recent = localDay(new Date(Date.now() - 3 * DAY));
+    const old = localDay(new Date(logWindowStart(new Date()).getTime() - 2 * DAY));
+    fs.writeFileSync(path.join(logDir, `RPI-API-info-${recent}.log`), '{"level":"info","message":"recent day"}\n');
+    fs.writeFileSync(path.join(logDir, `RPI-API-error-${recent}.log`), '{"level":"error","message":"boom"}\n');
+    fs.writeFileSync(path.join(logDir, `RPI-API-info-${old}.log`), '{"level":"info","message":"before the window"}\n');
+    fs.writeFileSync(path.join(logDir, `RPI-API-debug-${recent}.log`), 'debug');
     fs.writeFileSync(path.join(logDir, 'notes.txt'), 'private');
     const res = await getLog(teacher.auth);
     expect(res.status).toBe(200);
     const files = await unzip(res.body as Buffer);
     const names = Object.keys(files);
     expect(names[0]).toBe('log.ini');
-    expect(names).toContain('RPI-API-info-2026-01-01.log');
-    expect(names).toContain('RPI-API-error-2026-01-01.log');
-    expect(names).not.toContain('RPI-API-debug-2026-01-01.log');
+    expect(names).toContain(`RPI-API-info-${recent}.log`);
+    expect(names).toContain(`RPI-API-error-${recent}.log`);
+    expect(names).not.toContain(`RPI-API-info-${old}.log`);
+    expect(names).not.toContain(`RPI-API-debug-${recent}.log`);
     expect(names).not.toContain('notes.txt');
-    expect(files['RPI-API-error-2026-01-01.log']).toBe('{"level":"error","message":"boom"}\n');
+    expect(files[`RPI-API-error-${recent}.log`]).toBe('{"level":"error","message":"boom"}\n');
+    fs.rmSync(path.join(logDir, `RPI-API-info-${old}.log`));
+  });
+
+  it('ships at most LOG_EXPORT_MAX_MB of log files, the newest days first', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'classroom-logs-bound-'));
+    const small = await (async () => {
+      const tdb = t.tdb;
+      const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: tdb.url, LOG_DIR: dir, LOG_EXPORT_MAX_MB: '1', SERVER_SYNC_KEY: 'sk_export_0123456789', JWT_SECRET: 'jwt_export_0123456789' });
+      return createApp(config, { db: tdb.db, logger: createLogger({ name: 'x', level: 'silent' }) });
+    })();
+    try {
+      const days = [1, 2, 3].map((n) => localDay(new Date(Date.now() - n * DAY)));
+      for (const d of days) fs.writeFileSync(path.join(dir, `RPI-API-info-${d}.log`), `${'x'.repeat(450 * 1024)}\n`);
+      const res = await request(small).get('/export/log').set('Authorization', teacher.auth).buffer(true).parse(binary);
+      expect(res.status).toBe(200);
+      const names = Object.keys(await unzip(res.body as Buffer));
+      expect(names).toEqual(['log.ini', `RPI-API-info-${days[1]}.log`, `RPI-API-info-${days[0]}.log`].sort((a, b) => (a === 'log.ini' ? -1 : b === 'log.ini' ? 1 : a < b ? -1 : 1)));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("writes an access-log line into today's info file after the export, which the next export carries", async () => {
@@ -209,7 +233,7 @@ describe('GET /export/system-log/files and /export/report-data', () => {
     expect(res.status).toBe(200);
     expect(res.headers['content-disposition']).toMatch(/^attachment; filename="logfiles-Demo_Primary_School-\d{4}-\d{2}-\d{2}-\d{6}\.zip"$/);
     const names = Object.keys(await unzip(res.body as Buffer));
-    expect(names).toContain('RPI-API-debug-2026-01-01.log');
+    expect(names).toContain(`RPI-API-debug-${localDay(new Date(Date.now() - 3 * DAY))}.log`);
     expect(names).not.toContain('notes.txt');
     expect(names).not.toContain('log.ini');
     expect((await request(t.app).get('/export/system-log/files').set('Authorization', learner.auth)).status).toBe(403);
@@ -230,6 +254,57 @@ describe('GET /export/system-log/files and /export/report-data', () => {
 });
 
 describe('daily log files', () => {
+  const lines = (file: string) => fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+
+  it('keeps per-request lines out of the info file by default (an hourly summary instead), 5xx in the error file', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'daily-req-'));
+    try {
+      let now = new Date(2026, 10, 21, 9, 0);
+      const files = new DailyLogFiles({ dir, now: () => now });
+      const logger = createLogger({ name: 'x', level: 'info', streams: [{ level: 'info', stream: files }] }, fs.createWriteStream('/dev/null'));
+      const request = (statusCode: number) => logger[statusCode >= 500 ? 'error' : statusCode >= 400 ? 'warn' : 'info'](
+        { req: { method: 'GET', url: '/lesson/x' }, res: { statusCode }, responseTime: 3 }, 'request completed');
+      for (let i = 0; i < 50; i++) request(200);
+      request(401);
+      request(500);
+      logger.info({ logaccesstype: 1 }, 'demo.sophea signed in');
+      now = new Date(2026, 10, 21, 10, 1);
+      request(200);
+      const info = lines(path.join(dir, 'RPI-API-info-2026-11-21.log'));
+      expect(info.map((l) => l.message)).toEqual(['demo.sophea signed in', 'requests summary']);
+      expect(info[1].metadata).toMatchObject({ requests: 52, status2xx: 51, status4xx: 1 });
+      expect(lines(path.join(dir, 'RPI-API-error-2026-11-21.log')).map((l) => l.message)).toEqual(['request completed']);
+
+      const all = new DailyLogFiles({ dir: path.join(dir, 'all'), now: () => now, requests: true });
+      const verbose = createLogger({ name: 'x', level: 'info', streams: [{ level: 'info', stream: all }] }, fs.createWriteStream('/dev/null'));
+      verbose.info({ req: { method: 'GET', url: '/' }, res: { statusCode: 200 } }, 'request completed');
+      expect(lines(path.join(dir, 'all', 'RPI-API-info-2026-11-21.log')).map((l) => l.message)).toEqual(['request completed']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('caps each file by size, saying so once, and keeps files for the export window by default', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'daily-cap-'));
+    try {
+      const now = new Date(2026, 10, 21, 9, 0);
+      fs.writeFileSync(path.join(dir, 'RPI-API-info-2026-06-01.log'), 'inside the window\n');
+      fs.writeFileSync(path.join(dir, 'RPI-API-info-2026-05-01.log'), 'before it\n');
+      const files = new DailyLogFiles({ dir, now: () => now, maxFileBytes: 4096 });
+      expect(fs.existsSync(path.join(dir, 'RPI-API-info-2026-06-01.log'))).toBe(true);
+      expect(fs.existsSync(path.join(dir, 'RPI-API-info-2026-05-01.log'))).toBe(false);
+      const logger = createLogger({ name: 'x', level: 'info', streams: [{ level: 'info', stream: files }] }, fs.createWriteStream('/dev/null'));
+      for (let i = 0; i < 200; i++) logger.info({ i }, `line ${i} ${'y'.repeat(50)}`);
+      const file = path.join(dir, 'RPI-API-info-2026-11-21.log');
+      expect(fs.statSync(file).size).toBeLessThan(4096 + 400);
+      const written = lines(file);
+      expect(written.filter((l) => /size limit reached/.test(l.message))).toHaveLength(1);
+      expect(written.length).toBeLessThan(40);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('writes info and warn to the info file, error to the error file, and drops files past retention', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'daily-'));
     try {

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO, seedDemoContent } from '@lms/db';
+import { DEMO, repoRoot, seedDemoContent } from '@lms/db';
 import { loadConfig } from '../src/config';
 import { makeApp, type TestApp } from './helpers';
 
@@ -54,7 +54,7 @@ describe('classroom configuration', () => {
     const c = loadConfig({ NODE_ENV: 'development' });
     expect(c.port).toBe(3000);
     expect(c.offline).toBe(false);
-    expect(c.databaseUrl).toBe('sqlite:data/classroom.sqlite');
+    expect(c.databaseUrl).toBe(`sqlite:${path.join(repoRoot, 'data', 'classroom.sqlite')}`);
   });
 
   it('goes offline with RPI_OFFLINE=true or with offline:true in RPI_CONFIG', () => {

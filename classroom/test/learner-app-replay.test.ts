@@ -146,7 +146,8 @@ describe('the learner app on the demo data', () => {
     }
     const rows = await t.tdb.db('studentprogress').where({ studentid: learner.studentid, studentprogressreferenceid: id });
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ ispass: false, resultpercentage: 0, marks: 0, progresstype: 1 });
+    // Nothing right, not passed; the practice's points are earned on this first attempt, as the original server gives them.
+    expect(rows[0]).toMatchObject({ ispass: false, resultpercentage: 0, marks: 0, progresstype: 1, points: 40, fullpoints: 40 });
   });
 
   it('takes the quiz: three answers of four right', async () => {
@@ -178,6 +179,8 @@ describe('the teacher screens on the demo data', () => {
     await signIn(DEMO_IDS.teacher.schoolusername);
     ({ token, profile } = await signIn(DEMO_IDS.teacher.schoolusername));
     expect(profile).toMatchObject({ schooluserrole: 3, schoolusername: 'demo.teacher', schoolname: DEMO_IDS.schoolname });
+    // CustomDrawer shows `${studentfirstname} ${studentlastname}` for every role.
+    expect(`${profile.studentfirstname} ${profile.studentlastname}`.trim()).toBe('demo.teacher');
   });
 
   it('fills the class picker and shows the class on the dashboard', async () => {
@@ -190,7 +193,8 @@ describe('the teacher screens on the demo data', () => {
     expect(res.body.data).toMatchObject({
       numberofstudents: DEMO_IDS.learners.length,
       averagestudentusage: expect.any(Number),
-      teacher: { schoolname: DEMO_IDS.schoolname, schoolusername: 'demo.teacher', schooluserid: DEMO_IDS.teacher.schooluserid, logintime: expect.stringMatching(/\d{4}/) },
+      // TeacherDashboardScreen labels teacher.schoolname "Class name".
+      teacher: { schoolname: DEMO_IDS.standardname, standardname: DEMO_IDS.standardname, schoolusername: 'demo.teacher', schooluserid: DEMO_IDS.teacher.schooluserid, logintime: expect.stringMatching(/\d{4}/) },
     });
     expect(res.body.data.teacher.rpiuseraccesses).toEqual([{ logintime: expect.any(String) }, { logintime: expect.any(String) }]);
   });

@@ -217,16 +217,17 @@ describe('result submission', () => {
   });
 
   it('answers concurrent duplicates 200 and keeps one attempt', async () => {
-    const auth = await signIn();
+    const bopha = C.students[4];
+    const auth = await signIn(bopha.schoolusername);
     const body = quizBody(Date.parse('2026-11-20T09:30:00Z'), [true, false, true, true]);
     const results = await Promise.all(Array.from({ length: 4 }, () => request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth).send(body)));
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
-    const rows = await db()('studentprogress').where({ studentid: learner.studentid, studentprogressreferenceid: C.quizid, starttime: '2026-11-20T09:30:00.000Z' });
+    const rows = await db()('studentprogress').where({ studentid: bopha.studentid, studentprogressreferenceid: C.quizid, starttime: '2026-11-20T09:30:00.000Z' });
     expect(rows).toHaveLength(1);
     expect(await count('studentprogressquestions', { studentprogressid: rows[0].studentprogressid })).toBe(4);
   });
 
-  it('records a failing practice as not passed and earns no points', async () => {
+  it('scores a practice against its active questions: a failing one is not passed but earns the practice\'s points', async () => {
     const auth = await signIn('demo.student2');
     const res = await request(t.app).post(`/result/lesson/practice/${C.practiceid}`).set('Authorization', auth).send({
       starttime: Date.parse('2026-11-20T10:00:00Z'),
@@ -237,15 +238,16 @@ describe('result submission', () => {
     });
     expect(res.status).toBe(200);
     const row = await db()('studentprogress').where({ studentid: C.students[1].studentid, studentprogressreferenceid: C.practiceid }).first();
-    expect(row).toMatchObject({ ispass: false, resultpercentage: 50, points: 0, scores: 0, progresstype: 1 });
+    // One right answer of the practice's four questions: 25 %, not passed; the practice's 40 points for doing it.
+    expect(row).toMatchObject({ ispass: false, resultpercentage: 25, marks: 1, points: 40, fullpoints: 40, scores: 0, progresstype: 1 });
     const answers = await db()('studentprogressquestions').where('studentprogressid', row.studentprogressid).orderBy('tries');
     expect(answers.map((a) => [a.referencequestionid, a.tries])).toEqual([[C.practicequestions[0], 1], [C.practicequestions[1], 3]]);
   });
 
   it('refuses a missing field, an unknown key or a question of another quiz, and writes nothing', async () => {
-    const auth = await signIn();
+    const auth = await signIn(C.students[4].schoolusername);
     const before = await count('studentprogress');
-    const base = quizBody(Date.parse('2026-11-20T11:00:00Z'), [true, true, true, true]);
+    const base = quizBody(Date.parse('2026-11-20T11:00:00Z'), [false, false, true, true]);
     const missing = await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth)
       .send({ ...base, result: [{ iscorrect: true, lessonquizid: C.quizid, questionid: C.questions[0] }] });
     expect(missing.status).toBe(400);
@@ -282,11 +284,11 @@ describe('result submission', () => {
     expect(answers.body.data.levelquizquestions.map((q: { answer: { iscorrect: boolean } }) => q.answer.iscorrect)).toEqual([true, true]);
   });
 
-  it('records a practice or quiz handed in with no right answer (result: []) as one failed attempt, 0 %', async () => {
+  it('records a practice or quiz handed in with no right answer (result: []) as one failed attempt; the practice earns its points', async () => {
     const dara = C.students[3];
     const auth = await signIn(dara.schoolusername);
     const starttime = Date.parse('2026-11-21T09:00:00Z');
-    for (const [url, referenceid] of [[`/result/lesson/practice/${C.practiceid}`, C.practiceid], [`/result/lesson/quiz/${C.quizid}`, C.quizid]]) {
+    for (const [url, referenceid, points] of [[`/result/lesson/practice/${C.practiceid}`, C.practiceid, 40], [`/result/lesson/quiz/${C.quizid}`, C.quizid, 0]] as const) {
       for (let i = 0; i < 2; i++) {
         const res = await request(t.app).post(url).set('Authorization', auth).send({ starttime, endtime: starttime + 30_000, result: [] });
         expect(res.status).toBe(200);
@@ -294,16 +296,52 @@ describe('result submission', () => {
       }
       const rows = await db()('studentprogress').where({ studentid: dara.studentid, studentprogressreferenceid: referenceid });
       expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ ispass: false, resultpercentage: 0, marks: 0, points: 0, scores: 0, starttime: '2026-11-21T09:00:00.000Z' });
+      expect(rows[0]).toMatchObject({ ispass: false, resultpercentage: 0, marks: 0, points, scores: 0, starttime: '2026-11-21T09:00:00.000Z' });
       expect(await count('studentprogressquestions', { studentprogressid: rows[0].studentprogressid })).toBe(0);
     }
     const lessonRow = await db()('studentlessonsprogress').where({ studentid: dara.studentid, lessonid: C.lessonid }).first();
-    expect(lessonRow).toMatchObject({ points: 0, completed: false });
+    // The practice's 40 of the lesson's 100 points (video 20, practice 40, quiz 40); not completed without the quiz.
+    expect(lessonRow).toMatchObject({ points: 40, progress: 40, completed: false });
+    // A second failed practice (a retake) is a new attempt, and the points stay earned once.
+    const retake = Date.parse('2026-11-21T10:00:00Z');
+    expect((await request(t.app).post(`/result/lesson/practice/${C.practiceid}`).set('Authorization', auth).send({ starttime: retake, result: [] })).status).toBe(200);
+    expect(await count('studentprogress', { studentid: dara.studentid, studentprogressreferenceid: C.practiceid })).toBe(2);
+    expect(await db()('studentlessonsprogress').where({ studentid: dara.studentid, lessonid: C.lessonid }).first()).toMatchObject({ points: 40 });
     // A level quiz or baseline check without a single answer is still refused, and writes nothing.
     const before = await count('studentprogress');
     const level = await request(t.app).post(`/result/level/quiz/${C.levelid}`).set('Authorization', auth).send({ starttime, result: [] });
     expect(level.status).toBe(400);
     expect(await count('studentprogress')).toBe(before);
+  });
+
+  it('takes no attempt after a pass: the app\'s practice, quiz and level quiz bodies write no row once passed', async () => {
+    const dara = C.students[3];
+    const auth = await signIn(dara.schoolusername);
+    const practice = (starttime: number, right: number) => ({
+      starttime, endtime: starttime + 40_000,
+      // The practice screen's body: only the questions answered right, each with its tries.
+      result: C.practicequestions.slice(0, right).map((q, i) => ({ iscorrect: true, lessonpracticeid: C.practiceid, lessonpracticequestionid: q, questionid: C.questions[i], tries: 1 })),
+    });
+    const url = `/result/lesson/practice/${C.practiceid}`;
+    expect((await request(t.app).post(url).set('Authorization', auth).send(practice(Date.parse('2026-11-22T09:00:00Z'), 4))).status).toBe(200);
+    const passed = await db()('studentprogress').where({ studentid: dara.studentid, studentprogressreferenceid: C.practiceid, ispass: true });
+    expect(passed).toHaveLength(1);
+    expect(passed[0]).toMatchObject({ resultpercentage: 100, marks: 4, points: 40 });
+    const rows = await count('studentprogress', { studentid: dara.studentid });
+    const questions = await count('studentprogressquestions');
+    for (const [n, right] of [[1, 0], [2, 1], [3, 4]]) {
+      const res = await request(t.app).post(url).set('Authorization', auth).send(practice(Date.parse(`2026-11-22T1${n}:00:00Z`), right));
+      expect(res.body).toEqual({ error: false, data: true });
+    }
+    const quiz = quizBody(Date.parse('2026-11-22T12:00:00Z'), [true, true, true, true]);
+    expect((await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth).send(quiz)).status).toBe(200);
+    const quizRows = await count('studentprogress', { studentid: dara.studentid });
+    expect(quizRows).toBe(rows + 1);
+    const again = quizBody(Date.parse('2026-11-22T13:00:00Z'), [false, false, false, false]);
+    expect((await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth).send(again)).body).toEqual({ error: false, data: true });
+    expect(await count('studentprogress', { studentid: dara.studentid })).toBe(quizRows);
+    expect(await count('studentprogressquestions')).toBe(questions + 4);
+    expect(await db()('studentlessonsprogress').where({ studentid: dara.studentid, lessonid: C.lessonid }).first()).toMatchObject({ points: 80, completed: true });
   });
 
   it('a user without a students row cannot submit', async () => {

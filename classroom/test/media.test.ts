@@ -25,6 +25,13 @@ beforeAll(async () => {
   fs.writeFileSync(path.join(dir, 'outside.png'), picture);
   fs.symlinkSync(path.join(dir, 'outside.png'), path.join(mediaDir, 'Link_1.png'));
   fs.mkdirSync(path.join(mediaDir, 'Folder.png'));
+  fs.mkdirSync(path.join(mediaDir, 'demo', 'deeper'), { recursive: true });
+  fs.writeFileSync(path.join(mediaDir, 'demo', 'counting-to-ten.mp4'), video);
+  fs.writeFileSync(path.join(mediaDir, 'demo', 'deeper', 'Pic_2.png'), picture);
+  fs.mkdirSync(path.join(dir, 'elsewhere'));
+  fs.writeFileSync(path.join(dir, 'elsewhere', 'secret.png'), picture);
+  fs.symlinkSync(path.join(dir, 'elsewhere'), path.join(mediaDir, 'linked'));
+  fs.symlinkSync(path.join(mediaDir, 'Pic_1.png'), path.join(mediaDir, 'demo', 'Inside_link.png'));
   t = await makeApp({ MEDIA_DIR: mediaDir });
 });
 afterAll(async () => {
@@ -40,6 +47,22 @@ const get = (p: string) =>
   });
 
 describe('classroom media', () => {
+  it('serves names with folders, as the curriculum names its documents, with ranges (a video plays and resumes)', async () => {
+    const whole = await get('/media/demo/counting-to-ten.mp4');
+    expect(whole.status).toBe(200);
+    expect(whole.headers['content-type']).toBe('video/mp4');
+    expect((whole.body as Buffer).equals(video)).toBe(true);
+    const resume = await get('/media/demo/counting-to-ten.mp4').set('Range', `bytes=${video.length - 1000}-`);
+    expect(resume.status).toBe(206);
+    expect(resume.headers['content-range']).toBe(`bytes ${video.length - 1000}-${video.length - 1}/${video.length}`);
+    expect((await get('/media/demo%2Fcounting-to-ten.mp4')).status).toBe(200);
+    expect((await get('/media/Demo/deeper/Pic_2.png')).status).toBe(process.platform === 'darwin' ? 200 : 404);
+    const deep = await get('/media/demo/deeper/Pic_2.png');
+    expect((deep.body as Buffer).equals(picture)).toBe(true);
+    // A link that stays inside the folder is followed.
+    expect((await get('/media/demo/Inside_link.png')).status).toBe(200);
+  });
+
   it('serves a media file without a token, with its type, length, ETag and nosniff', async () => {
     const res = await get('/media/Pic_1.png');
     expect(res.status).toBe(200);
@@ -75,6 +98,9 @@ describe('classroom media', () => {
     for (const p of [
       '/media/', '/media', '/media/.media.json', '/media/.partial', '/media/.partial%2FHalf.mp4', '/media/notes.txt', '/media/missing.png',
       '/media/Link_1.png', '/media/Folder.png', '/media/..%2Foutside.png', '/media/%2e%2e%2Foutside.png', '/media/..', '/media/a/b.png',
+      '/media/demo', '/media/demo/', '/media/demo/../Pic_1.png', '/media/demo/%2e%2e/Pic_1.png', '/media/demo/..%2F..%2Foutside.png', '/media/demo//Pic_1.png',
+      '/media/linked/secret.png', '/media/.partial/Half.mp4', '/media/demo/.hidden.png', '/media/%2Fetc%2Fpasswd.png', '/media/demo%2F..%2F..%2Foutside.png',
+      `/media/${'a/'.repeat(9)}x.png`,
     ]) {
       const res = await request(t.app).get(p);
       expect([p, res.status]).toEqual([p, 404]);

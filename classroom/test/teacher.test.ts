@@ -48,7 +48,11 @@ describe('teacher routes', () => {
 
   it('shows the profile with the previous sign-in; a teacher who never signed in gets 400', async () => {
     const res = await request(t.app).get('/teacher/profile').query({ standard: C.standardid }).set('Authorization', teacher);
-    expect(res.body.data.teacher).toMatchObject({ schoolusername: 'demo.teacher', schoolname: C.schoolname });
+    // With a class chosen, the field the app's dashboard labels "Class name" carries the class.
+    expect(res.body.data.teacher).toMatchObject({ schoolusername: 'demo.teacher', schoolname: C.standardname, standardid: C.standardid, standardname: C.standardname });
+    const noClass = await request(t.app).get('/teacher/profile').set('Authorization', teacher);
+    expect(noClass.body.data.teacher.schoolname).toBe(C.schoolname);
+    expect(noClass.body.data.teacher).not.toHaveProperty('standardname');
     expect(res.body.data.teacher.rpiuseraccesses).toHaveLength(2);
     expect(res.body.data.teacher.logintime).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}:\d{2} [AP]M$/);
     expect(res.body.data.numberofstudents).toBe(5);

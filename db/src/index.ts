@@ -16,3 +16,4 @@ export * from './errors';
 export * from './backup';
 export * from './health';
 export * as takeover from './takeover';
+export * from './batch';

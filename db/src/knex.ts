@@ -167,6 +167,12 @@ export interface DatabaseSettings {
 
 export interface KnexOptions extends DatabaseSettings {
   kinds: ColumnKinds;
+  /**
+   * SQLite's `synchronous` in WAL mode. NORMAL (the default) loses no committed transaction when the
+   * process dies, but a power cut may lose the last ones; FULL syncs the WAL at every commit, so that
+   * what was acknowledged survives a power cut too (one fsync per write transaction).
+   */
+  synchronous?: 'NORMAL' | 'FULL';
 }
 
 /**
@@ -221,7 +227,7 @@ export function createKnex(target: DatabaseTarget, options: KnexOptions): Knex {
           conn.pragma('journal_mode = WAL');
           conn.pragma('foreign_keys = ON');
           conn.pragma('busy_timeout = 5000');
-          conn.pragma('synchronous = NORMAL');
+          conn.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
           done(null, conn);
         } catch (err) {
           done(err as Error, conn);

@@ -54,12 +54,31 @@ export function isMediaFileName(name: string): boolean {
   return /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$/.test(name) && !name.includes('..') && mediaFileType(name) !== FILE_TYPE.invalid;
 }
 
+/** How deep a media name's folders may go (`demo/counting-to-ten.mp4` is one folder deep). */
+export const MAX_MEDIA_FOLDERS = 8;
+
+/**
+ * A media name that may hold folders: `/`-separated segments, each safe as a file name (the rules of
+ * isMediaFileName but for the extension, so never empty, `.` or `..`, never hidden), the last a media
+ * file name, at most 300 characters. A name that passes stays inside the folder it is joined to.
+ */
+export function isMediaPath(name: string): boolean {
+  if (name.length > 300) return false;
+  const parts = name.split('/');
+  if (parts.length > MAX_MEDIA_FOLDERS + 1) return false;
+  const file = parts.pop() as string;
+  return isMediaFileName(file) && parts.every((p) => /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$/.test(p) && !p.includes('..'));
+}
+
 /** Where feedback pictures live in the object store, below the documents at the root. */
 export const FEEDBACK_PREFIX = 'feedback/';
 
-/** A media object key: a document name at the root, or a feedback picture under `feedback/`. */
+/**
+ * A media object key: a document name (which may hold folders, `demo/counting-to-ten.mp4`), or a
+ * feedback picture under `feedback/`.
+ */
 export function isMediaKey(key: string): boolean {
-  return isMediaFileName(key.startsWith(FEEDBACK_PREFIX) ? key.slice(FEEDBACK_PREFIX.length) : key);
+  return key.startsWith(FEEDBACK_PREFIX) ? isMediaFileName(key.slice(FEEDBACK_PREFIX.length)) : isMediaPath(key);
 }
 
 export interface ByteRange {

@@ -273,6 +273,84 @@ async function seedProgress(db: Knex, tally: Tally): Promise<void> {
   }
 }
 
+/** A fixed id for a demo row that DEMO_IDS does not name, derived from what the row is. */
+function demoId(what: string): string {
+  const h = crypto.createHash('sha256').update(`lms-demo:${what}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * What the reports read beside the attempts, as a classroom's log would bring it: each learner's level
+ * quiz of Level 1 (two passes, one fail), and the lesson and level progress rows that the attempts add
+ * up to (points of passed attempts, done when the quiz is passed, the best quiz's scores, the last
+ * attempt's time), without which a report shows a lesson as never started.
+ */
+async function seedProgressRows(db: Knex, tally: Tally): Promise<void> {
+  const learners = D.learners.filter((l) => ORIGINAL_LEARNERS.includes(l.schoolusername));
+  const level = await db('levels').where('levelid', D.levelid).first('quiz_points');
+  const levelQuestions = D.levelquiz.questionids.length;
+  for (const [i, l] of learners.entries()) {
+    const id = demoId(`levelquiz:${l.studentid}`);
+    const pass = i !== 2;
+    await once(db, tally, 'level quiz result', 'studentprogress', 'studentprogressid', id, async () => {
+      const marks = pass ? levelQuestions : Math.floor(levelQuestions / 2);
+      const fullpoints = Number(level?.quiz_points ?? 0);
+      const start = Date.now() - (20 + i) * 86_400_000;
+      await db('studentprogress').insert({
+        studentprogressid: id, studentid: l.studentid, ispass: pass, studentprogressreferenceid: D.levelid, progresstype: 3,
+        starttime: new Date(start).toISOString(), endtime: new Date(start + 240_000).toISOString(),
+        resultpercentage: (marks / levelQuestions) * 100, marks, scores: pass ? 3 : 0, points: pass ? fullpoints : 0, fullpoints,
+      });
+    });
+  }
+  for (const l of learners) {
+    let levelPoints = 0;
+    let levelDone = true;
+    let levelLast = '';
+    let levelFull = 0;
+    for (const lesson of D.lessons) {
+      const attempts: Array<Record<string, unknown>> = await db('studentprogress').where('studentid', l.studentid)
+        .whereIn('studentprogressreferenceid', [lesson.lessonpracticeid, lesson.lessonquizid]).select();
+      const row = await db('lessons').where('lessonid', lesson.lessonid).first('total_points');
+      const full = Number(row?.total_points ?? 0);
+      const points = attempts.filter((a) => a.ispass).reduce((sum, a) => sum + Number(a.points ?? 0), 0);
+      const quizzes = attempts.filter((a) => a.studentprogressreferenceid === lesson.lessonquizid);
+      const completed = quizzes.some((a) => a.ispass);
+      const last = attempts.map((a) => new Date(a.endtime as string).toISOString()).sort().pop() ?? SEEDED_AT;
+      levelPoints += points;
+      levelFull += full;
+      levelDone &&= completed;
+      if (last > levelLast) levelLast = last;
+      const id = demoId(`lessonprogress:${l.studentid}:${lesson.lessonid}`);
+      await once(db, tally, 'lesson progress row', 'studentlessonsprogress', 'studentlessonprogressid', id, () =>
+        db('studentlessonsprogress').insert({
+          studentlessonprogressid: id, studentid: l.studentid, lessonid: lesson.lessonid, levelid: D.levelid, gradeid: D.gradeid, curid: D.curriculumid,
+          progress: full > 0 ? Math.min(100, Math.round((points * 10000) / full) / 100) : 0, points, lastupdated: last, completed,
+          added_completed_scores: completed, scores: Math.max(0, ...quizzes.filter((a) => a.ispass).map((a) => Number(a.scores ?? 0))),
+        }));
+    }
+    const quiz = await db('studentprogress').where({ studentid: l.studentid, studentprogressreferenceid: D.levelid, ispass: true }).first('points', 'scores', 'endtime');
+    levelPoints += Number(quiz?.points ?? 0);
+    levelFull += Number(level?.quiz_points ?? 0);
+    const id = demoId(`levelprogress:${l.studentid}:${D.levelid}`);
+    await once(db, tally, 'level progress row', 'studentlevelsprogress', 'studentlevelprogressid', id, () =>
+      db('studentlevelsprogress').insert({
+        studentlevelprogressid: id, studentid: l.studentid, levelid: D.levelid, gradeid: D.gradeid, curid: D.curriculumid,
+        progress: levelFull > 0 ? Math.min(100, Math.round((levelPoints * 10000) / levelFull) / 100) : 0, points: levelPoints,
+        lastupdated: quiz ? new Date(quiz.endtime as string).toISOString() : levelLast || SEEDED_AT, completed: levelDone && Boolean(quiz),
+        scores: Number(quiz?.scores ?? 0), added_default_score: false,
+      }));
+  }
+}
+
+/** The tag the demo's questions and documents carry, as rows of the tag lists that the admin UI's pickers read. */
+async function seedTags(db: Knex, tally: Tally, by: string): Promise<void> {
+  await once(db, tally, 'question tag', 'questiontags', 'questiontagid', demoId('questiontag:demo'), () =>
+    db('questiontags').insert({ questiontagid: demoId('questiontag:demo'), questiontagname: 'demo', isdeleted: false, created_by: by, updated_by: by }));
+  await once(db, tally, 'document tag', 'documenttags', 'documenttagid', demoId('documenttag:demo'), () =>
+    db('documenttags').insert({ documenttagid: demoId('documenttag:demo'), documenttagname: 'demo', isdeleted: false, created_by: by, updated_by: by }));
+}
+
 /** Demo data for development and test; returns the lines to print: what this run wrote, and how to sign in. */
 export async function seedDemo(db: Knex): Promise<string[]> {
   await refuseEarlierDemo(db);
@@ -282,6 +360,8 @@ export async function seedDemo(db: Knex): Promise<string[]> {
   await seedSchool(db, tally, superadminid);
   await seedRoster(db, tally);
   await seedProgress(db, tally);
+  await seedProgressRows(db, tally);
+  await seedTags(db, tally, superadminid);
 
   const written = [...tally].map(([what, count]) => `${count} ${count === 1 ? what : what === 'quiz' ? 'quizzes' : `${what}s`}`);
   return [

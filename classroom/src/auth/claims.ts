@@ -18,7 +18,8 @@ export interface SchoolUserRow {
 
 /**
  * The profile claims of a classroom access token. The learner app decodes the token and uses these as the
- * profile, so a learner's student fields travel in it; a user without a students row gets none of them.
+ * profile, so a learner's student fields travel in it; a user without a students row gets only the two name
+ * claims the app's drawer reads.
  */
 export async function profileClaims(db: Knex, user: SchoolUserRow): Promise<Record<string, unknown>> {
   const student = await db('students').where('schooluserid', user.schooluserid).first();
@@ -37,7 +38,9 @@ export async function profileClaims(db: Knex, user: SchoolUserRow): Promise<Reco
     uitheme: school?.uitheme === 'corporate' ? 'corporate' : 'kids',
     schoolid: school?.schoolid ?? null,
   };
-  if (!student) return base;
+  // The app's drawer shows "<studentfirstname> <studentlastname>" for every user: a teacher (no students row)
+  // gets the account name there instead of "undefined undefined".
+  if (!student) return { ...base, studentfirstname: user.schoolusername, studentlastname: '' };
   return {
     ...base,
     studentid: student.studentid,

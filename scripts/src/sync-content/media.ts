@@ -6,7 +6,7 @@ import https from 'node:https';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { isMediaFileName, withZip } from '@lms/shared';
+import { isMediaFileName, isMediaPath, withZip } from '@lms/shared';
 import { SyncContentError, mb, type Log } from './common';
 
 /**
@@ -96,8 +96,15 @@ function progressReporter(log: Log, total: { files: number }) {
   };
 }
 
+/**
+ * Where a file's download is kept until it is verified: one flat file per name, the name's folders
+ * encoded (`demo%2Fclip.mp4`), so that two names never share a partial file.
+ */
+const partialOf = (dir: string, name: string) => path.join(dir, PARTIAL_DIR, encodeURIComponent(name));
+
 /** Moves a verified file into place (fsync first, so that a power cut cannot leave a torn file under the name). */
 async function install(partial: string, target: string): Promise<void> {
+  await fsp.mkdir(path.dirname(target), { recursive: true });
   const handle = await fsp.open(partial, 'r+');
   try {
     await handle.sync();
@@ -172,7 +179,7 @@ export async function mediaFromCentral(o: FromCentralOptions, log: Log = () => u
   const manifest = await readManifest(o.dir);
   const summary: MediaSummary = { files: 0, transferred: 0, bytes: 0, unchanged: 0, failed: [] };
   const safe = o.names.filter((n) => {
-    if (isMediaFileName(n)) return true;
+    if (isMediaPath(n)) return true;
     summary.failed.push({ name: n, reason: 'not a media file name this tool writes to disk' });
     return false;
   });
@@ -183,7 +190,7 @@ export async function mediaFromCentral(o: FromCentralOptions, log: Log = () => u
   for (const [i, name] of safe.entries()) {
     try {
       const had = await holds(o.dir, manifest, name);
-      const partial = path.join(o.dir, PARTIAL_DIR, name);
+      const partial = partialOf(o.dir, name);
       const partialMeta = `${partial}.json`;
       const resume = await fsp.stat(partial).then((st) => st.size, () => 0);
       const resumeEtag = resume ? ((JSON.parse(await fsp.readFile(partialMeta, 'utf8').catch(() => '{}')) as { etag?: string }).etag) : undefined;
@@ -255,22 +262,32 @@ interface SourceFile {
   open(): Promise<Readable>;
 }
 
+/** The media files of a folder and its sub-folders (names relative to it, `/`-separated), never hidden ones or links. */
 async function folderSource(dir: string): Promise<SourceFile[]> {
   const manifest = await readManifest(dir);
   const out: SourceFile[] = [];
-  for (const entry of await fsp.readdir(dir, { withFileTypes: true })) {
-    if (!entry.isFile() || !isMediaFileName(entry.name)) continue;
-    const file = path.join(dir, entry.name);
-    const size = (await fsp.stat(file)).size;
-    const known = manifest.files[entry.name];
-    out.push({ name: entry.name, size, md5: known && known.size === size ? known.md5 : undefined, open: async () => fs.createReadStream(file) });
-  }
+  const walk = async (prefix: string, depth: number): Promise<void> => {
+    for (const entry of await fsp.readdir(path.join(dir, prefix), { withFileTypes: true })) {
+      const name = prefix ? `${prefix}/${entry.name}` : entry.name;
+      if (entry.name.startsWith('.')) continue;
+      if (entry.isDirectory()) {
+        if (depth < 8) await walk(name, depth + 1);
+        continue;
+      }
+      if (!entry.isFile() || !isMediaPath(name)) continue;
+      const file = path.join(dir, ...name.split('/'));
+      const size = (await fsp.stat(file)).size;
+      const known = manifest.files[name];
+      out.push({ name, size, md5: known && known.size === size ? known.md5 : undefined, open: async () => fs.createReadStream(file) });
+    }
+  };
+  await walk('', 0);
   return out.sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
 /** Copies one source file into place through a partial file, verifying its digest. */
 async function copyIn(file: SourceFile, dir: string, stream: Readable, onBytes: (n: number) => void): Promise<ManifestEntry> {
-  const partial = path.join(dir, PARTIAL_DIR, file.name);
+  const partial = partialOf(dir, file.name);
   const md5 = crypto.createHash('md5');
   await pipeline(stream, meter(md5, onBytes), fs.createWriteStream(partial));
   const digest = md5.digest('hex');
@@ -333,25 +350,31 @@ export async function mediaFromSaved(o: { source: string; dir: string }, log: Lo
     return summary;
   }
 
-  // A ZIP: its manifest (if it carries one) first, then each media entry at its root.
+  // A ZIP: its manifest (if it carries one) first, then each media entry. The folder holding the manifest
+  // is the media folder (a ZIP of `media/` holds `media/.media.json`): names are taken below it, with their
+  // sub-folders. Without a manifest, names are the entries' whole paths.
   const zipManifest: Manifest = { version: 1, files: {} };
+  let root = '';
   const limits = { maxEntries: 100_000, maxTotalBytes: 64 * 1024 ** 3, maxEntryBytes: 4 * 1024 ** 3, maxRatio: 1000 };
   await withZip({ path: o.source }, limits, async (zip) => {
     for await (const e of zip.entries()) {
-      if (e.name === MANIFEST || e.name.endsWith(`/${MANIFEST}`)) Object.assign(zipManifest.files, (JSON.parse(await e.readText()) as Manifest).files ?? {});
+      if (e.name === MANIFEST || e.name.endsWith(`/${MANIFEST}`)) {
+        root = e.name.slice(0, e.name.length - MANIFEST.length);
+        Object.assign(zipManifest.files, (JSON.parse(await e.readText()) as Manifest).files ?? {});
+      }
     }
   });
   await withZip({ path: o.source }, limits, async (zip) => {
     const entries = [];
     for await (const e of zip.entries()) {
-      const name = e.name.split('/').pop() ?? '';
-      if (e.isDirectory || !isMediaFileName(name) || e.name.split('/').some((part) => part.startsWith('.'))) continue;
-      entries.push(e);
+      if (e.isDirectory || !e.name.startsWith(root)) continue;
+      const name = e.name.slice(root.length);
+      if (!isMediaPath(name) || !isMediaFileName(name.split('/').pop() ?? '')) continue;
+      entries.push({ e, name });
     }
     summary.files = entries.length;
     log(`Media: ${entries.length} file${entries.length === 1 ? '' : 's'} in ${o.source}`);
-    for (const [i, e] of entries.entries()) {
-      const name = e.name.split('/').pop()!;
+    for (const [i, { e, name }] of entries.entries()) {
       const known = zipManifest.files[name];
       const file: SourceFile = { name, size: e.size, md5: known && known.size === e.size ? known.md5 : undefined, open: () => e.open() };
       try {

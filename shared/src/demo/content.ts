@@ -17,7 +17,7 @@ export const DEMO_TEXT = {
   school: { schooltype: 'Public', city: 'Phnom Penh', state: 'Phnom Penh', expectedcontribution: 25, expectedusage: 40, uitheme: 'kids' },
 } as const;
 
-/** The documents the demo's learnings and plan show (rows only: no media file ships with the demo). */
+/** The documents the demo's learnings and plan show (their files ship in classroom/demo-media/). */
 export const DEMO_DOCUMENTS = [
   ...[...DEMO_IDS.lessons, DEMO_IDS.level2.lesson].map((l) => ({ documentid: l.documentid, documentname: l.documentname, documenttypeid: 2 })),
   { documentid: DEMO_IDS.lessonplan.documentid, documentname: DEMO_IDS.lessonplan.documentname, documenttypeid: 5 },

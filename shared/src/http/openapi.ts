@@ -5,7 +5,7 @@ import type { Gate, RouteDef } from './route';
 extendZodWithOpenApi(z);
 
 function openApiPath(path: string): string {
-  return path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+  return path.replace(/:([A-Za-z0-9_]+)\+?/g, '{$1}');
 }
 
 function pathParams(path: string): string[] {

@@ -113,6 +113,7 @@ export function clientKey(ip: string | undefined): string {
  * The client address is req.ip, which honours X-Forwarded-For only when the app trusts a proxy.
  */
 export function createLimiter(o: LimiterOptions): RequestHandler {
+  if (o.failuresOnly) return failureLimiter(o);
   let store: Store | undefined;
   if (o.redis) {
     const client = o.redis;
@@ -153,16 +154,7 @@ export function createLimiter(o: LimiterOptions): RequestHandler {
   });
 }
 
-export interface Counter {
-  /** Counts one hit of `key`; true while the key stays within its limit, with the seconds until its window ends. */
-  hit(key: string): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
-}
-
-/**
- * A named counter for limits that a middleware cannot key (an e-mail address read from the body):
- * the same stores as the limiters, so several instances sharing Redis share the counts.
- */
-export function createCounter(o: { name: string; windowMs: number; limit: number; redis?: RedisClient; logger: Logger }): Counter {
+function storeOf(o: { name: string; windowMs: number; redis?: RedisClient }): Store {
   let store: Store;
   if (o.redis) {
     const client = o.redis;
@@ -173,6 +165,60 @@ export function createCounter(o: { name: string; windowMs: number; limit: number
     store = new MemoryStore();
   }
   void store.init?.({ windowMs: o.windowMs } as Parameters<NonNullable<Store['init']>>[0]);
+  return store;
+}
+
+/**
+ * A limiter of failures (sign-in): a request is refused (429) while its client's failures in the window
+ * have reached the limit; only a request that ends in a client error (4xx other than its own 429) counts,
+ * and it counts when it has ended. A whole class signing in behind one address with the right passwords
+ * is never refused, however many at once; each wrong password still counts.
+ */
+function failureLimiter(o: LimiterOptions): RequestHandler {
+  const store = storeOf(o);
+  const keyOf = (req: Parameters<RequestHandler>[0]) => clientKey(o.trustProxy ? req.ip : req.socket.remoteAddress);
+  return (req, res, next) => {
+    const key = keyOf(req);
+    const proceed = async (): Promise<void> => {
+      let info: { totalHits: number; resetTime?: Date } | undefined;
+      try {
+        info = await store.get?.(key);
+      } catch (err) {
+        // As the other limiters: a store outage lets the request through.
+        o.logger.error({ err, counter: o.name }, 'rate counter unavailable');
+      }
+      const hits = info?.totalHits ?? 0;
+      const reset = info?.resetTime?.getTime() ?? Date.now() + o.windowMs;
+      res.setHeader('RateLimit-Policy', `${o.limit};w=${Math.ceil(o.windowMs / 1000)}`);
+      res.setHeader('RateLimit', `limit=${o.limit}, remaining=${Math.max(0, o.limit - hits)}, reset=${Math.max(0, Math.ceil((reset - Date.now()) / 1000))}`);
+      if (hits >= o.limit) {
+        o.logger.warn({ ip: req.ip, limiter: o.name }, 'rate limit reached');
+        res.setHeader('Retry-After', String(Math.max(1, Math.ceil((reset - Date.now()) / 1000))));
+        res.status(429).json(errorEnvelope('Too many requests, please try again later.'));
+        return;
+      }
+      res.once('finish', () => {
+        if (res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 429) {
+          Promise.resolve().then(() => store.increment(key)).catch((err: unknown) => o.logger.error({ err, counter: o.name }, "rate counter unavailable"));
+        }
+      });
+      next();
+    };
+    proceed().catch(next);
+  };
+}
+
+export interface Counter {
+  /** Counts one hit of `key`; true while the key stays within its limit, with the seconds until its window ends. */
+  hit(key: string): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
+}
+
+/**
+ * A named counter for limits that a middleware cannot key (an e-mail address read from the body):
+ * the same stores as the limiters, so several instances sharing Redis share the counts.
+ */
+export function createCounter(o: { name: string; windowMs: number; limit: number; redis?: RedisClient; logger: Logger }): Counter {
+  const store = storeOf(o);
   return {
     async hit(key) {
       try {

@@ -198,8 +198,12 @@ function firstSegment(path: string): string {
   return (end === -1 ? path.slice(1) : path.slice(1, end)).toLowerCase();
 }
 
-/** One segment of a route's path: a literal (lower-cased) or a named parameter. */
-type Segment = { literal: string } | { param: string };
+/**
+ * One segment of a route's path: a literal (lower-cased), a named parameter, or (last only, written
+ * `:name+`) a parameter taking the rest of the path, one or more segments, each decoded on its own and
+ * joined with '/'.
+ */
+type Segment = { literal: string } | { param: string; rest?: true };
 
 interface CompiledRoute {
   method: string;
@@ -209,11 +213,14 @@ interface CompiledRoute {
 
 function compilePath(path: string): Segment[] {
   if (path === '/') return [];
-  return path.slice(1).split('/').map((part) => {
+  const parts = path.slice(1).split('/');
+  return parts.map((part, index) => {
     if (part.startsWith(':')) {
-      const param = part.slice(1);
+      const rest = part.endsWith('+');
+      const param = part.slice(1, rest ? -1 : undefined);
       if (!/^\w+$/.test(param)) throw new Error(`Route path ${path}: parameter '${part}' is not a plain name`);
-      return { param };
+      if (rest && index !== parts.length - 1) throw new Error(`Route path ${path}: only the last parameter may take the rest of the path`);
+      return rest ? { param, rest: true } : { param };
     }
     if (!part || /[:*?(){}]/.test(part)) throw new Error(`Route path ${path}: segment '${part}' is not a plain literal`);
     return { literal: part.toLowerCase() };
@@ -238,21 +245,31 @@ function sameLiteral(given: string, literal: string): boolean {
 }
 
 /** The decoded parameters of a request path that matches the route, or undefined. */
+function decoded(value: string): string {
+  try {
+    return value.includes('%') ? decodeURIComponent(value) : value;
+  } catch {
+    throw httpError(400, `Failed to decode param '${value}'`);
+  }
+}
+
 function matchPath(segments: Segment[], given: string[]): Record<string, string> | undefined {
-  if (segments.length !== given.length) return undefined;
+  const last = segments[segments.length - 1];
+  const rest = last !== undefined && 'param' in last && last.rest === true;
+  if (rest ? given.length < segments.length : segments.length !== given.length) return undefined;
   const params: Record<string, string> = {};
   for (let i = 0; i < segments.length; i += 1) {
     const seg = segments[i];
     const value = given[i];
     if ('literal' in seg) {
       if (!sameLiteral(value, seg.literal)) return undefined;
+    } else if (seg.rest) {
+      const tail = given.slice(i);
+      if (tail.some((v) => !v)) return undefined;
+      params[seg.param] = tail.map(decoded).join('/');
     } else {
       if (!value) return undefined;
-      try {
-        params[seg.param] = value.includes('%') ? decodeURIComponent(value) : value;
-      } catch {
-        throw httpError(400, `Failed to decode param '${value}'`);
-      }
+      params[seg.param] = decoded(value);
     }
   }
   return params;

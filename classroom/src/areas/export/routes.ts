@@ -4,6 +4,7 @@ import { isExportedLogFile, logWindowStart, noInput, prepareLogZip, route, staff
 import type { ClassroomRoute } from '../../http/types';
 import { configOf, depsOf } from '../../http/context';
 import { userOf } from '../../auth/guards';
+import { oldestKeptDay } from '../../logging';
 import { exportFileName, logSource, openLogFiles, reportStudents } from './store';
 
 /** Access-log kinds of the original (contract A.1). */
@@ -43,17 +44,20 @@ export const exportRoutes: ClassroomRoute[] = [
     const user = userOf(caller);
     const { db, logger } = depsOf(req);
     const now = new Date();
-    const files = await openLogFiles(configOf(req).logDir, isExportedLogFile);
+    const config = configOf(req);
+    // The files of the export's window, newest days first up to LOG_EXPORT_MAX_MB.
+    const files = await openLogFiles(config.logDir, isExportedLogFile, { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes });
     const zip = await prepareLogZip(logSource(db, logWindowStart(now)), files);
     // Written after the ZIP is assembled, as the original did: this line travels in the next export.
     await sendZip(res, exportFileName('log', now), zip, () =>
       logger.info({ logaccesstype: LOG_ACCESS.exportLog, userid: user.schooluserid }, `${user.schoolusername} export log`));
-  }, { summary: 'Activity-log ZIP: log.ini (six-month window) and the RPI-API info/error log files' }),
+  }, { summary: 'Activity-log ZIP: log.ini (six-month window) and the RPI-API info/error log files of the window (at most LOG_EXPORT_MAX_MB)' }),
 
   route('GET', '/export/system-log/files', staff(), noInput, async ({ req, res, caller }) => {
     const user = userOf(caller);
     const now = new Date();
-    const files = await openLogFiles(configOf(req).logDir, (name) => name.includes('RPI-API'));
+    const config = configOf(req);
+    const files = await openLogFiles(config.logDir, (name) => name.includes('RPI-API'), { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes });
     const zip = writeLogFilesZip(files);
     await sendZip(res, exportFileName(`logfiles-${safePart(user.claims.schoolname)}`, now), zip, () =>
       depsOf(req).logger.info({ logaccesstype: LOG_ACCESS.exportLogFiles, userid: user.schooluserid }, `${user.schoolusername} export log files`));

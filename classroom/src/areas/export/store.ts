@@ -4,6 +4,7 @@ import type { Knex } from '@lms/db';
 import {
   LOG_PRIMARY_KEYS, LOG_WINDOW_COLUMNS, PROGRESS_COLLECTIONS, PROGRESS_KEYS, httpError, type LogSource, type LogTable, type LogZipFile, type ProgressKey,
 } from '@lms/shared';
+import { DAILY_NAME } from '../../logging';
 
 type Row = Record<string, unknown>;
 
@@ -63,10 +64,35 @@ export function logSource(db: Knex, since: Date): LogSource {
  * is sent: a file that cannot be opened as a regular file is a 500 `Error read file`, as the contract says.
  * A missing directory just means there are no files yet.
  */
-export async function openLogFiles(dir: string, include: (name: string) => boolean): Promise<LogZipFile[]> {
+export interface LogFileBound {
+  /** Daily files of days before this one (YYYY-MM-DD) are left out. */
+  oldestDay: string;
+  /** At most this many bytes of files: the newest days first, older ones left out past it. */
+  maxBytes: number;
+}
+
+/** The names to ship: inside the window, newest day first until the bound, then in name order. */
+async function withinBound(dir: string, names: string[], bound: LogFileBound): Promise<string[]> {
+  const dayOf = (name: string) => DAILY_NAME.exec(name)?.[2];
+  const kept = names.filter((n) => (dayOf(n) ?? bound.oldestDay) >= bound.oldestDay);
+  // Newest first; a name without a day counts as today's.
+  kept.sort((a, b) => ((dayOf(b) ?? '9999') < (dayOf(a) ?? '9999') ? -1 : (dayOf(b) ?? '9999') > (dayOf(a) ?? '9999') ? 1 : a < b ? -1 : 1));
+  const out: string[] = [];
+  let total = 0;
+  for (const name of kept) {
+    const size = (await fs.promises.lstat(path.join(dir, name)).catch(() => undefined))?.size ?? 0;
+    if (total + size > bound.maxBytes) break;
+    total += size;
+    out.push(name);
+  }
+  return out.sort();
+}
+
+export async function openLogFiles(dir: string, include: (name: string) => boolean, bound?: LogFileBound): Promise<LogZipFile[]> {
   let names: string[];
   try {
     names = (await fs.promises.readdir(dir)).filter(include).sort();
+    if (bound) names = await withinBound(dir, names, bound);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw httpError(500, 'Error read file');

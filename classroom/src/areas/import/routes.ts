@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { HttpError, ZipError, httpError, noInput, parseContentPackage, parseStudentsPackage, parseTeachersPackage, readPackageJson, route, syncKey, syncKeyOrOfflineStaff, type ZipLimits } from '@lms/shared';
+import { BatchWriteError, databaseWords } from '@lms/db';
 import type { Caller, ClassroomRoute } from '../../http/types';
 import { configOf, depsOf } from '../../http/context';
 import { applyContent, applyStudents, applyTeachers } from './store';
@@ -9,6 +10,13 @@ import { receiveUpload } from './upload';
 const LOG_ACCESS = { students: 13, teachers: 14, content: 15 } as const;
 
 const INVALID = 'Invalid file';
+
+/** What the log keeps of a refused write: the table and batch size when known, and the database's words. */
+function failureOf(err: unknown): Record<string, unknown> {
+  if (err instanceof BatchWriteError) return { table: err.table, rows: err.rows, columns: err.columns, code: err.code, message: err.message };
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return { code: typeof code === 'string' ? code : undefined, message: databaseWords(err) };
+}
 
 /** A package is one JSON entry parsed in memory, so its size is capped well below a classroom box's RAM. */
 const PACKAGE_LIMITS: Partial<ZipLimits> = { maxEntries: 50, maxEntryBytes: 256 * 1024 * 1024, maxTotalBytes: 256 * 1024 * 1024 };
@@ -37,7 +45,8 @@ async function importPackage<T>(req: Request, caller: Caller, kind: keyof typeof
       if (err instanceof HttpError) throw err;
       // A constraint the payload breaks (an unknown curriculum, a learner left pointing at removed content):
       // the uploader's problem, but the database's words stay in our log.
-      logger.warn({ err }, `import ${kind} refused`);
+      // Never the error itself: a failed statement's text (hundreds of kB for a batch) would be logged whole.
+      logger.warn({ failure: failureOf(err) }, `import ${kind} refused`);
       throw httpError(400, INVALID);
     }
     const who = caller.kind === 'user' ? caller.schoolusername : 'server';

@@ -1,11 +1,8 @@
-import type { Knex } from '@lms/db';
+import { BatchWriteError, rowsPerStatement, type Knex } from '@lms/db';
 import {
   CONTENT_COLUMNS, CONTENT_KEYS, LOG_COLUMNS, ROSTER_COLUMNS, ROSTER_MERGE_COLUMNS, ROSTER_PROGRESS_KEYS, normaliseRow,
   type ColumnSpec, type ContentKey, type ContentPackage, type ContentTable, type RosterProgressKey, type SchoolUserRow, type StudentsPackage,
 } from '@lms/shared';
-
-// Big enough to keep round trips few, small enough for SQLite's bound-parameter limit (32766) at ~20 columns.
-const MAX_PARAMS = 15_000;
 
 type Row = Record<string, unknown>;
 
@@ -22,7 +19,9 @@ function forWrite(spec: ColumnSpec, row: Row): Row {
  * Insert-or-update by primary key, in batches. Rows are grouped by their set of columns (a multi-row
  * INSERT on SQLite would turn a missing column into NULL instead of its default) and de-duplicated by key
  * (PostgreSQL refuses to touch one row twice in a statement; the last occurrence wins, as sequential
- * upserts would). `merge` limits what an existing row gets overwritten with.
+ * upserts would). `merge` limits what an existing row gets overwritten with. Each statement carries as
+ * many rows as the database takes in one (rowsPerStatement); a failure names the table and the batch's
+ * size, never the statement.
  */
 export async function upsertRows(trx: Knex, table: string, pk: string, spec: ColumnSpec, rows: Row[], merge?: readonly string[]): Promise<void> {
   if (rows.length === 0) return;
@@ -38,10 +37,15 @@ export async function upsertRows(trx: Knex, table: string, pk: string, spec: Col
   for (const group of groups.values()) {
     const columns = Object.keys(group[0]);
     const update = columns.filter((c) => c !== pk && (!merge || merge.includes(c)));
-    const size = Math.max(1, Math.floor(MAX_PARAMS / columns.length));
+    const size = rowsPerStatement(trx, columns.length);
     for (let i = 0; i < group.length; i += size) {
-      const q = trx(table).insert(group.slice(i, i + size)).onConflict(pk);
-      await (update.length ? q.merge(update) : q.ignore());
+      const batch = group.slice(i, i + size);
+      const q = trx(table).insert(batch).onConflict(pk);
+      try {
+        await (update.length ? q.merge(update) : q.ignore());
+      } catch (err) {
+        throw new BatchWriteError(table, batch.length, columns.length, err);
+      }
     }
   }
 }

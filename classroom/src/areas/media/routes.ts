@@ -2,7 +2,7 @@ import fsp from 'node:fs/promises';
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { httpError, isMediaFileName, mediaContentType, publicGate, route, sendMedia, type HandlerContext } from '@lms/shared';
+import { httpError, isMediaPath, mediaContentType, publicGate, route, sendMedia, type HandlerContext } from '@lms/shared';
 import type { Caller, ClassroomRoute } from '../../http/types';
 import { configOf } from '../../http/context';
 
@@ -11,16 +11,17 @@ const NOT_FOUND = 'File not found';
 /**
  * The classroom's copy of the lesson media, for tablets without internet: the learner app pointed at this
  * server (`<classroom>/media/<documentname>`) shows pictures and plays audio and video from the school's
- * own box. Public like the cloud's media; flat file names only (no listing, no paths, no hidden or partial
- * files, no links out of the folder).
+ * own box. Public like the cloud's media. Names may hold folders (`demo/counting-to-ten.mp4`, as the
+ * curriculum's documents are named); never a listing, a hidden or partial file, `..`, or anything whose real
+ * path (links resolved, in the name's folders too) lies outside MEDIA_DIR.
  */
 async function serveMedia({ req, res, params }: HandlerContext<Caller>): Promise<void> {
   const name = params.filename as string;
   const contentType = mediaContentType(name);
-  if (!isMediaFileName(name) || !contentType) throw httpError(404, NOT_FOUND);
-  const file = path.join(configOf(req).mediaDir, name);
-  const st = await fsp.lstat(file).catch(() => undefined);
-  if (!st?.isFile()) throw httpError(404, NOT_FOUND);
+  if (!isMediaPath(name) || !contentType) throw httpError(404, NOT_FOUND);
+  const file = await insideMediaDir(configOf(req).mediaDir, name);
+  const st = file ? await fsp.stat(file).catch(() => undefined) : undefined;
+  if (!file || !st?.isFile()) throw httpError(404, NOT_FOUND);
   await sendMedia(req, res, {
     size: st.size,
     // Size and modification time: a file the sync replaces gets a new tag without being read.
@@ -31,7 +32,25 @@ async function serveMedia({ req, res, params }: HandlerContext<Caller>): Promise
   });
 }
 
+const realRoots = new Map<string, string>();
+
+/**
+ * The file's real path when it lies inside the media folder's real path, else undefined. A link is
+ * followed only as far as it stays in the folder, so a technician may still link within it.
+ */
+async function insideMediaDir(mediaDir: string, name: string): Promise<string | undefined> {
+  let root = realRoots.get(mediaDir);
+  if (root === undefined) {
+    const real = await fsp.realpath(mediaDir).catch(() => undefined);
+    if (real === undefined) return undefined;
+    realRoots.set(mediaDir, (root = real));
+  }
+  const real = await fsp.realpath(path.join(mediaDir, name)).catch(() => undefined);
+  if (real === undefined || !real.startsWith(root + path.sep)) return undefined;
+  return real;
+}
+
 /** Routes beyond the contract's catalogue. */
 export const mediaRoutes: ClassroomRoute[] = [
-  route('GET', '/media/:filename', publicGate(), { params: z.object({ filename: z.string().max(300) }) }, serveMedia, { summary: 'a lesson media file (public; Range, ETag)', addition: true }),
+  route('GET', '/media/:filename+', publicGate(), { params: z.object({ filename: z.string().max(300) }) }, serveMedia, { summary: 'a lesson media file (public; Range, ETag)', addition: true }),
 ];

@@ -19,11 +19,11 @@ export async function recordActive(trx: Knex, studentid: string, referenceid: st
   if (!seen) await trx('studentactives').insert({ studentactiveid: crypto.randomUUID(), studentid, referenceid, referencetype, created_at: at.toISOString() });
 }
 
-/** Best points earned on passing attempts, per reference id. */
-async function bestPassing(trx: Knex, studentid: string, progresstype: number, refs: string[]): Promise<Map<string, { points: number; scores: number }>> {
+/** Best points earned per reference id, on passing attempts (or on any attempt: a practice earns its points when done). */
+async function bestPassing(trx: Knex, studentid: string, progresstype: number, refs: string[], anyAttempt = false): Promise<Map<string, { points: number; scores: number }>> {
   const out = new Map<string, { points: number; scores: number }>();
   if (!refs.length) return out;
-  const rows: Array<Record<string, unknown>> = await trx('studentprogress').where({ studentid, progresstype, ispass: true }).whereIn('studentprogressreferenceid', refs)
+  const rows: Array<Record<string, unknown>> = await trx('studentprogress').where({ studentid, progresstype, ...(anyAttempt ? {} : { ispass: true }) }).whereIn('studentprogressreferenceid', refs)
     .groupBy('studentprogressreferenceid').select('studentprogressreferenceid').max({ points: 'points' }).max({ scores: 'scores' });
   for (const r of rows) out.set(String(r.studentprogressreferenceid), { points: num(r.points), scores: num(r.scores) });
   return out;
@@ -58,7 +58,8 @@ export async function lessonTotals(trx: Knex, studentid: string, lessonid: strin
   const learned = learnings.length
     ? await trx('studentlearningsprogress').where({ studentid }).whereIn('lessonlearningid', learnings.map((l) => l.lessonlearningid)).select('lessonlearningid', 'points', 'progress_percentage')
     : [];
-  const practiced = await bestPassing(trx, studentid, PROGRESS.practice, practices.map((p) => p.lessonpracticeid));
+  const practiced = await bestPassing(trx, studentid, PROGRESS.practice, practices.map((p) => p.lessonpracticeid), true);
+  const practicePassed = await bestPassing(trx, studentid, PROGRESS.practice, practices.map((p) => p.lessonpracticeid));
   const quizzed = await bestPassing(trx, studentid, PROGRESS.quiz, quizzes.map((q) => q.lessonquizid));
   const fullLearning = learnings.reduce((s, l) => s + num(l.points), 0);
   const fullPractice = practices.reduce((s, p) => s + num(p.points), 0);
@@ -70,7 +71,7 @@ export async function lessonTotals(trx: Knex, studentid: string, lessonid: strin
   const completed = quizzes.length
     ? quizzes.every((q) => quizzed.has(q.lessonquizid))
     : practices.length
-      ? practices.every((p) => practiced.has(p.lessonpracticeid))
+      ? practices.every((p) => practicePassed.has(p.lessonpracticeid))
       : learnings.length > 0 && learnings.every((l) => learned.some((x) => x.lessonlearningid === l.lessonlearningid && num(x.progress_percentage) >= 100));
   const scores = Math.max(0, ...[...quizzed.values()].map((q) => q.scores));
   return { full: fullLearning + fullPractice + fullQuiz, learning, practice, quiz, completed, scores, fullLearning, fullPractice, fullQuiz };

@@ -61,6 +61,26 @@ export function scoresOf(kind: ResultKind, percentage: number): number {
   return 0;
 }
 
+/** A quiz, level quiz or baseline: the answers right of the answers given (the app sends every question answered). */
+function quizScore(answers: Answer[]): { correct: number; percentage: number } {
+  const correct = answers.filter((a) => a.iscorrect).length;
+  return { correct, percentage: answers.length ? round2((correct * 100) / answers.length) : 0 };
+}
+
+/**
+ * A practice: the app sends only the questions answered right, so the attempt is scored against the practice's
+ * active questions: distinct right answers among them over their number, at most 100 %. A practice without an
+ * active question cannot be failed.
+ */
+async function practiceScore(db: Knex, s: Submission): Promise<{ correct: number; percentage: number }> {
+  const active = new Set<string>((await db('lessonpracticequestions')
+    .join('questions', 'questions.questionid', 'lessonpracticequestions.questionid')
+    .where({ 'lessonpracticequestions.lessonpracticeid': s.referenceid, 'lessonpracticequestions.lessonpracticequestionstatus': true, 'questions.isdeleted': false })
+    .pluck('lessonpracticequestions.lessonpracticequestionid')) as string[]);
+  const correct = new Set(s.answers.filter((a) => a.iscorrect && active.has(a.linkid)).map((a) => a.linkid)).size;
+  return { correct, percentage: active.size ? round2(Math.min(100, (correct * 100) / active.size)) : 100 };
+}
+
 const findStored = (db: Knex, s: Submission) =>
   db('studentprogress').where({ studentid: s.studentid, studentprogressreferenceid: s.referenceid, starttime: s.starttime.toISOString() }).first();
 
@@ -83,10 +103,19 @@ export async function saveResult(db: Knex, kind: ResultKind, s: Submission): Pro
   const stored = await findStored(db, s);
   if (stored) return { row: stored, replay: true };
 
-  const correct = s.answers.filter((a) => a.iscorrect).length;
-  const percentage = s.answers.length ? round2((correct * 100) / s.answers.length) : 0;
-  const ispass = percentage >= 80;
+  // Once passed, a practice, quiz or level quiz takes no further attempt (as the original classroom server):
+  // the learner's day of activity is noted, and no failing row follows the pass into every log export.
+  if (kind.progresstype !== PROGRESS.baseline) {
+    const passed = await db('studentprogress').where({ studentid: s.studentid, studentprogressreferenceid: s.referenceid, progresstype: kind.progresstype, ispass: true }).first();
+    if (passed) {
+      await db.transaction((trx) => recordActive(trx, s.studentid, s.referenceid, kind.activetype));
+      return { row: passed, replay: true };
+    }
+  }
+
   const full = kind.content.points ? Number(content[kind.content.points] ?? 0) : 0;
+  const { correct, percentage } = kind.progresstype === PROGRESS.practice ? await practiceScore(db, s) : quizScore(s.answers);
+  const ispass = percentage >= 80;
   const row = {
     studentprogressid: crypto.randomUUID(),
     studentid: s.studentid,
@@ -96,7 +125,8 @@ export async function saveResult(db: Knex, kind: ResultKind, s: Submission): Pro
     endtime: s.endtime.toISOString(),
     progresstype: kind.progresstype,
     resultpercentage: percentage,
-    points: ispass ? full : 0,
+    // A practice earns its points for being done, right or wrong (the original's rule); a quiz only when passed.
+    points: kind.progresstype === PROGRESS.practice || ispass ? full : 0,
     fullpoints: full,
     marks: correct,
     scores: scoresOf(kind, percentage),

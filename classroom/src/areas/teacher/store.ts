@@ -37,10 +37,13 @@ export async function teacherProfile(db: Knex, schooluserid: string, standard: s
     ? await db('studentappusages').whereIn('schooluserid', ids).andWhere('created_at', '>=', since).groupBy('schooluserid').select('schooluserid').sum({ seconds: 'time_spent' })
     : [];
   const minutes = usage.reduce((s, u) => s + num(u.seconds), 0) / 60;
+  const chosen = standard ? await db('standards').where({ standardid: standard }).first('standardid', 'standardname') : undefined;
   return {
     teacher: {
       schoolusername: user.schoolusername,
-      schoolname,
+      // The learner app's dashboard labels this field "Class name": with a class chosen it carries the class.
+      schoolname: chosen?.standardname ?? schoolname,
+      ...(chosen ? { standardid: chosen.standardid, standardname: chosen.standardname } : {}),
       schooluserid: user.schooluserid,
       rpiuseraccesses: accesses.map((a) => ({ logintime: a.logintime })),
       logintime: accesses[1] ? enUsDateTime(accesses[1].logintime) : '',
