@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createServiceApp } from '@lms/shared';
+import { createServiceApp, syncLogPage } from '@lms/shared';
 import type { Config } from './config';
 import { centralGates, identify } from './auth/guards';
 import { serviceRoutes } from './areas';
@@ -24,6 +24,8 @@ export function createApp(config: Config, deps: Deps): Express {
     identify: identify({ rawBody: (req) => req.method === 'PUT' && /^\/media\//i.test(req.path) }),
     logger: deps.logger,
     redis: deps.redis,
+    // The teacher's page for carrying the classroom's activity log to the cloud.
+    pages: { '/sync-log': syncLogPage('central') },
     locals: {
       config,
       deps,

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { createServiceApp } from '@lms/shared';
+import { createServiceApp, syncLogPage } from '@lms/shared';
 import type { Config } from './config';
 import { classroomGates, identify } from './auth/guards';
 import { serviceRoutes } from './areas';
@@ -22,6 +22,8 @@ export function createApp(config: Config, deps: Deps): Express {
     identify: identify(),
     logger: deps.logger,
     redis: deps.redis,
+    // The teacher's page for carrying the classroom's activity log to the cloud.
+    pages: { '/sync-log': syncLogPage('classroom') },
     locals: { config, deps },
   });
 }

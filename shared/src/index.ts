@@ -10,6 +10,7 @@ export * from './http/serve';
 export * from './permissions';
 export * from './zip';
 export * from './http/service';
+export * from './http/pages';
 export * from './media';
 export * from './demo';
 export * from './concurrency';

@@ -23,6 +23,8 @@ export interface ServiceAppOptions<TCaller> {
   identify: RequestHandler;
   logger: Logger;
   redis?: RedisClient;
+  /** Pages served by path prefix (see createBaseApp). */
+  pages?: Record<string, RequestHandler>;
   /** Put on app.locals for handlers (configuration, dependencies). */
   locals: Record<string, unknown>;
 }
@@ -51,6 +53,7 @@ export function createServiceApp<TCaller>(o: ServiceAppOptions<TCaller>): Expres
     logger: o.logger,
     preRoutes: [general, signInOnly, o.identify],
     router,
+    pages: o.pages,
     openapi: () => buildOpenApi({ title: o.title, version: o.version }, o.routes),
   });
   Object.assign(app.locals, o.locals);
