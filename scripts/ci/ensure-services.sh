@@ -69,3 +69,5 @@ ensure_redis() {
 
 ensure_postgres
 ensure_redis
+# Chromium for the browser tests of the log-sync pages (prints nothing on stdout).
+bash "$(dirname "$0")/ensure-chromium.sh"
