@@ -128,6 +128,8 @@ async function save(): Promise<void> {
     a.remove();
     setTimeout(() => URL.revokeObjectURL(url), 60_000);
     const size = received;
+    bar.hidden = true;
+    byId('save-progress-label').hidden = true;
     say(status, [msg('save.done', (l) => formatBytes(l, size))], 'ok');
     await loadSummary();
   } catch (err) {

@@ -161,8 +161,8 @@ export function formatBytes(lang: Lang, n: number): string {
 export function formatDate(lang: Lang, iso: string, withTime = false): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  const opts: Intl.DateTimeFormatOptions = withTime
-    ? { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' }
-    : { year: 'numeric', month: 'short', day: 'numeric' };
-  return new Intl.DateTimeFormat(lang === 'km' ? 'km-KH' : 'en-GB', opts).format(d);
+  // Browsers without Khmer month names print `M11`: Khmer dates are written in figures (day/month/year).
+  const opts: Intl.DateTimeFormatOptions = { year: 'numeric', month: lang === 'km' ? '2-digit' : 'short', day: lang === 'km' ? '2-digit' : 'numeric' };
+  if (withTime) Object.assign(opts, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+  return new Intl.DateTimeFormat('en-GB', opts).format(d);
 }
