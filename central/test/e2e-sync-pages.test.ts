@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import fsp from 'node:fs/promises';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,6 +16,8 @@ import { silentLogger, testDatabase } from './helpers';
 import { createApp as createClassroomApp } from '../../classroom/src/app';
 import { loadConfig as loadClassroomConfig } from '../../classroom/src/config';
 import { CLASSROOM_DEMO as C, seedDemo as seedClassroomDemo } from '../../classroom/src/seed/demo';
+import { tokenFor } from '../../classroom/test/auth-helpers';
+import type { TestApp as ClassroomTestApp } from '../../classroom/test/helpers';
 
 // The teacher's two pages in a real Chromium: save the log on the classroom server's /sync-log/, upload
 // the saved file on central's /sync-log/, and read what happened. Both servers run in this process on
@@ -145,6 +148,8 @@ describe('the log-sync pages in a browser', () => {
     await download.saveAs(zip);
     await expect.poll(() => page.locator('#save-status').textContent()).toMatch(/^Saved studentlog\.zip \(.+\)\. Upload it on the central page\.$/);
     await expect.poll(() => page.locator('#s-last').textContent()).toMatch(new RegExp(`by ${C.teacher.schoolusername}$`));
+    // The keyboard's focus stayed on the button it pressed.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('save');
     expect(summaryBytes).toMatch(/^[\d.,]+ (B|KB)$/);
     const exports = await classroomDb.db('logexports').select('schooluserid', 'bytes');
     expect(exports).toEqual([{ schooluserid: C.teacher.schooluserid, bytes: (await fsp.stat(zip)).size }]);
@@ -164,10 +169,9 @@ describe('the log-sync pages in a browser', () => {
     await cpage.locator('#upload-button').focus();
     await cpage.keyboard.press('Enter');
     const status = cpage.locator('#upload-status');
-    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toMatch(/^Done: /);
+    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toMatch(/^Done\. Rows written: \d+\./);
     const text = (await status.textContent()) ?? '';
-    expect(text).toContain(`${C.quizquestions.length} answers`);
-    expect(text).toContain('1 results');
+    expect(text).toContain(`Results: 1. Answers: ${C.quizquestions.length}.`);
     expect(text).toContain('Learners whose work was saved: 1.');
     expect(await cpage.locator('#upload-progress').evaluate((p: HTMLProgressElement) => p.value === p.max && p.max > 0)).toBe(true);
     const inCentral = await centralDb.db('studentprogress').whereIn('studentprogressid', results.map((r) => r.studentprogressid)).select('studentprogressid', 'studentid');
@@ -190,8 +194,14 @@ describe('the log-sync pages in a browser', () => {
       await expect.poll(() => page.locator('#signin-status').textContent()).toBe('Wrong user name or password.');
       expect(await page.locator('#work').isHidden()).toBe(true);
     }
-    await page.locator('#password').fill(C.password);
-    await page.locator('#password').press('Enter');
+    // A learner's account is refused by the classroom page: the log is for staff.
+    await page.goto(`${room.origin}/sync-log/`);
+    await keyboardSignIn(page, C.students[0].schoolusername, C.password);
+    await expect.poll(() => page.locator('#signin-status').textContent()).toBe('Sign in with a teacher account.');
+    expect(await page.locator('#work').isHidden()).toBe(true);
+
+    await page.goto(`${central.origin}/sync-log/`);
+    await keyboardSignIn(page, C.teacher.schoolusername, C.password);
     await page.locator('#upload').waitFor({ state: 'visible' });
     const notLog = path.join(tmp, 'notes.zip');
     await fsp.writeFile(notLog, 'these are my notes, not a log');
@@ -256,6 +266,49 @@ describe('the log-sync pages in a browser', () => {
       .toBe('Nothing changed: central already had everything in this file.');
     expect(imports).toEqual([429, 200]);
     expect(await page.locator('#countdown').isHidden()).toBe(true);
+    await ctx.close();
+  });
+
+  it('names the learners central refused: one it does not know yet, one of another school', async () => {
+    const roomApp = { tdb: classroomDb, config: loadClassroomConfig({ NODE_ENV: 'test', DATABASE_URL: classroomDb.url }) } as unknown as ClassroomTestApp;
+    const newcomer = await tokenFor(roomApp, 4);
+    const moved = await tokenFor(roomApp, 4);
+    // The second learner is in central too, but on another school's roll.
+    await centralDb.db('schoolusers').insert({ schooluserid: moved.schooluserid, schoolusername: moved.schoolusername, schooluserpasswordhash: 'x', schooluserrole: 4, schoolname: 'Another School' });
+    const { curriculumid } = await centralDb.db('curriculums').first('curriculumid');
+    await centralDb.db('students').insert({
+      studentid: moved.studentid, studentfirstname: 'Moved', genderid: 1, city: 'C', country: 'X', state: 'S', curriculumid,
+      schooluserid: moved.schooluserid, schoolname: 'Another School',
+    });
+    const when = new Date(Date.now() - 3_600_000).toISOString();
+    await classroomDb.db('studentprogress').insert([newcomer, moved].map((l) => ({
+      studentprogressid: crypto.randomUUID(), studentid: l.studentid, ispass: true, studentprogressreferenceid: crypto.randomUUID(), progresstype: 2,
+      resultpercentage: 90, points: 10, fullpoints: 10, marks: 9, scores: 2, starttime: when, endtime: when,
+    })));
+
+    const ctx = await context();
+    const page = await ctx.newPage();
+    await page.goto(`${room.origin}/sync-log/`);
+    await keyboardSignIn(page, C.teacher.schoolusername, C.password);
+    await page.locator('#summary').waitFor({ state: 'visible' });
+    expect(await page.locator('#s-learners').textContent()).toBe('3');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#save').click()]);
+    const zip = path.join(tmp, 'studentlog-2.zip');
+    await download.saveAs(zip);
+
+    await page.goto(`${central.origin}/sync-log/`);
+    await keyboardSignIn(page, C.teacher.schoolusername, C.password);
+    await page.locator('#upload').waitFor({ state: 'visible' });
+    await page.setInputFiles('#file', zip);
+    await page.locator('#upload-button').click();
+    const status = page.locator('#upload-status');
+    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toMatch(/Learners refused/);
+    const lines = await status.locator('p').allTextContents();
+    expect(lines).toContain('Learners whose work was saved: 1.');
+    expect(lines).toContain('Learners refused because they belong to another school: 1. Rows not written: 1.');
+    expect(lines).toContain('Learners refused because central does not know them yet: 1. Their rows (1) are kept and written once they are added.');
+    expect(await centralDb.db('studentprogress').where({ studentid: moved.studentid }).first()).toBeUndefined();
+    expect(await centralDb.db('logimportpending').where({ learnerid: newcomer.studentid }).pluck('tablename')).toEqual(['studentprogress']);
     await ctx.close();
   });
 

@@ -31,7 +31,10 @@ function stopCountdown(): void {
 const session = {
   signedOut(): void {
     token = null;
+    busy = false;
     stopCountdown();
+    byId('upload-button').removeAttribute('aria-disabled');
+    byId<HTMLButtonElement>('upload-button').disabled = true;
     byId('upload-progress').hidden = true;
     byId('upload-progress-label').hidden = true;
     say(byId('upload-status'), []);
@@ -84,7 +87,8 @@ function upload(file: File): void {
   const bar = byId<HTMLProgressElement>('upload-progress');
   const button = byId<HTMLButtonElement>('upload-button');
   busy = true;
-  button.disabled = true;
+  // aria-disabled rather than disabled: a focused button that is disabled drops the keyboard's focus.
+  button.setAttribute('aria-disabled', 'true');
   stopCountdown();
   bar.hidden = false;
   byId('upload-progress-label').hidden = false;
@@ -95,6 +99,7 @@ function upload(file: File): void {
 
   const done = () => {
     busy = false;
+    button.removeAttribute('aria-disabled');
     button.disabled = !token;
   };
   const form = new FormData();
@@ -165,6 +170,7 @@ function waitAndRetry(file: File, seconds: number): void {
   const shown = byId('countdown');
   say(status, [msg('refused.busy', seconds)], 'warn');
   let left = seconds;
+  byId('upload-button').setAttribute('aria-disabled', 'true');
   shown.hidden = false;
   say(shown, [msg('refused.countdown', left)], 'warn');
   busy = true;
@@ -176,6 +182,7 @@ function waitAndRetry(file: File, seconds: number): void {
     }
     stopCountdown();
     busy = false;
+    byId('upload-button').removeAttribute('aria-disabled');
     if (!token) return;
     say(status, [msg('retry.now')]);
     upload(file);

@@ -19,6 +19,7 @@ interface Summary {
 
 let token: string | null = null;
 let summary: Summary | null = null;
+let saving = false;
 
 const session = {
   signedOut(): void {
@@ -75,7 +76,10 @@ async function save(): Promise<void> {
   const button = byId<HTMLButtonElement>('save');
   const bar = byId<HTMLProgressElement>('save-progress');
   const status = byId('save-status');
-  button.disabled = true;
+  if (saving) return;
+  saving = true;
+  // aria-disabled rather than disabled: a focused button that is disabled drops the keyboard's focus.
+  button.setAttribute('aria-disabled', 'true');
   bar.hidden = false;
   byId('save-progress-label').hidden = false;
   bar.removeAttribute('value');
@@ -135,6 +139,8 @@ async function save(): Promise<void> {
   } catch (err) {
     say(status, [err instanceof Offline ? msg('net.down') : msg('save.failed', String(err))], 'error');
   } finally {
+    saving = false;
+    button.removeAttribute('aria-disabled');
     button.disabled = !token;
   }
 }
