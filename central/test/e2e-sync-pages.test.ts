@@ -86,6 +86,8 @@ describe('the log-sync pages in a browser', () => {
         db: classroomDb.db, logger: silentLogger,
       }),
     );
+    // launch() gives the browser a fresh profile of its own (a new temporary --user-data-dir, removed on close);
+    // each test then opens a fresh context in it.
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
   });
 
