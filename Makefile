@@ -62,4 +62,4 @@ bench: build
 	node scripts/dist/bench/index.js
 
 clean:
-	rm -rf */dist */*.tsbuildinfo build-info.json
+	rm -rf */dist */*.tsbuildinfo shared/web/dist shared/web/*.tsbuildinfo build-info.json

@@ -1,6 +1,6 @@
 import type { Express } from 'express';
 import { probeDatabase } from '@lms/db';
-import { createServiceApp, type ReadinessCheck } from '@lms/shared';
+import { createServiceApp, syncLogPage, type ReadinessCheck } from '@lms/shared';
 import type { Config } from './config';
 import { centralGates, identify } from './auth/guards';
 import { serviceRoutes } from './areas';
@@ -34,6 +34,8 @@ export function createApp(config: Config, deps: Deps): Express {
     logger: deps.logger,
     redis: deps.redis,
     readiness: { checks, checkTimeoutMs: config.readyTimeoutMs },
+    // The teacher's page for carrying the classroom's activity log to the cloud.
+    pages: { '/sync-log': syncLogPage('central') },
     locals: {
       config,
       deps,

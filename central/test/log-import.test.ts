@@ -258,13 +258,18 @@ describe.each(storeKinds)('PUT /log/import with the $name object store', (kind) 
 
   it('is idempotent: the same ZIP again changes no imported row (it is one more sync with its own archive)', async () => {
     const zip = await zipOf(logDocument(people));
-    expect((await upload(zip)).status).toBe(200);
+    const first = await upload(zip);
+    expect(first.status).toBe(200);
+    expect(JSON.parse(first.headers['x-log-import']).changed).toBe(13);
     const before = await snapshot(db);
     // On PostgreSQL every rewrite of a row makes a new row version: an unchanged row must keep its own.
     const versions = async () => (db.client.config.client === 'pg' ? ((await db.raw('SELECT xmin::text AS v FROM studentprogress ORDER BY studentprogressid')) as { rows: unknown[] }).rows : []);
     const versionsBefore = await versions();
     const res = await upload(zip);
     expect(res.status).toBe(200);
+    // Every row written again, none of them changed: what the teacher's page reports as "nothing changed".
+    expect(JSON.parse(res.headers['x-log-import'])).toMatchObject({ changed: 0, learners: { written: 2, unknown: 0, otherSchool: 0 } });
+    expect(Object.values(JSON.parse(res.headers['x-log-import']).imported as Record<string, number>).reduce((a, b) => a + b, 0)).toBe(13);
     expect(await snapshot(db)).toEqual(before);
     expect(await versions()).toEqual(versionsBefore);
     expect((await counts(db)).syncs).toBe(2);
@@ -350,7 +355,7 @@ describe.each(storeKinds)('PUT /log/import with the $name object store', (kind) 
 
     const res = await upload(zip);
     expect(res.body).toEqual({ error: false, data: true });
-    expect(JSON.parse(res.headers['x-log-import']).pending).toBe(5);
+    expect(JSON.parse(res.headers['x-log-import'])).toMatchObject({ pending: 5, learners: { written: 2, unknown: 1, otherSchool: 0 } });
     const c = await counts(db);
     expect(c).toMatchObject({ studentprogress: 2, studentprogressquestions: 2, studentpoints: 1, studentappusages: 1, rpiuseraccess: 2, logimportpending: 5 });
     const parked = await db('logimportpending').orderBy(['tablename', 'rowid']).select();
@@ -388,6 +393,7 @@ describe.each(storeKinds)('PUT /log/import with the $name object store', (kind) 
     const summary = JSON.parse(res.headers['x-log-import']);
     expect(summary.refused).toBe(11);
     expect(summary.pending).toBe(0);
+    expect(summary.learners).toEqual({ written: 1, unknown: 0, otherSchool: 1 });
     expect(await db('studentprogress').where({ studentid: other.studentid }).count({ n: '*' }).first()).toMatchObject({ n: 0 });
     expect(await counts(db)).toMatchObject({ studentprogress: 1, studentprogressquestions: 0, studentactives: 0, studentpoints: 0, studentappusages: 0, rpiuseraccess: 1, logimportpending: 0 });
   });

@@ -9,7 +9,7 @@ import { createLogger, logWindowStart, openZipBuffer } from '@lms/shared';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import { DailyLogFiles, dailyLogName, dailyLogStream, localDay } from '../src/logging';
-import { testDatabase, type TestApp } from './helpers';
+import { makeApp, testDatabase, type TestApp } from './helpers';
 import { syncKeyOf, tokenFor, type TestUser } from './auth-helpers';
 
 const uuid = () => crypto.randomUUID();
@@ -332,5 +332,64 @@ describe('daily log files', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('GET /export/log/summary', () => {
+  it('counts what the export holds, measures its exact size, and names the last completed export', async () => {
+    const s = await makeApp();
+    try {
+      const db = s.tdb.db;
+      const staffUser = await tokenFor(s, 3);
+      const one = await tokenFor(s, 4);
+      const two = await tokenFor(s, 4);
+      const now = Date.now();
+      const at = (ms: number) => new Date(ms).toISOString();
+      const outside = logWindowStart(new Date(now)).getTime() - 2 * DAY;
+      const result = (studentid: string, starttime: string) => ({
+        studentprogressid: uuid(), studentid, ispass: true, studentprogressreferenceid: uuid(), progresstype: 2, resultpercentage: 90, points: 10,
+        fullpoints: 10, marks: 9, scores: 2, starttime, endtime: starttime,
+      });
+      const results = [result(one.studentid!, at(now - 3 * DAY)), result(one.studentid!, at(now - DAY)), result(two.studentid!, at(outside))];
+      await db('studentprogress').insert(results);
+      await db('studentprogressquestions').insert([results[0], results[0], results[2]].map((r) => ({
+        studentprogressquestionid: uuid(), studentprogressid: r.studentprogressid, tries: 0, iscorrect: true, referencequestionid: uuid(),
+      })));
+      await db('studentpoints').insert({
+        studentpointid: uuid(), studentid: two.studentid, levelid: DEMO.levelid, lessonid: DEMO.lessonid, gradepoints: 1, levelpoints: 1, levelquizscores: 0,
+        lessonpoints: 1, learningpoints: 1, practicepoints: 0, quizpoints: 0, scores: 1, created_at: at(now - 2 * DAY),
+      });
+      await db('rpiuseraccess').insert({ rpiuseraccessid: uuid(), userid: one.schooluserid, ipaddress: '10.0.0.9', timespent: 1, status: 2, logintime: at(now - 5 * DAY) });
+
+      const summary = async () => request(s.app).get('/export/log/summary').set('Authorization', staffUser.auth);
+      const before = await summary();
+      expect(before.status).toBe(200);
+      expect(before.body.data).toMatchObject({
+        learners: 2, results: 2, answers: 2, progress: 1, access: 1, first: at(now - 5 * DAY), last: at(now - DAY), logfiles: 0, lastexport: null,
+      });
+
+      const exported = await request(s.app).get('/export/log').set('Authorization', staffUser.auth).buffer(true).parse(binary);
+      expect(exported.status).toBe(200);
+      expect((exported.body as Buffer).length).toBe(before.body.data.bytes);
+      const after = await summary();
+      expect(after.body.data.lastexport).toEqual({ at: expect.any(String), bytes: before.body.data.bytes, by: staffUser.schoolusername });
+      expect(Date.now() - Date.parse(after.body.data.lastexport.at)).toBeLessThan(60_000);
+      expect(Number((await db('logexports').count({ n: '*' }))[0].n)).toBe(1);
+    } finally {
+      await s.tdb.dispose();
+    }
+  });
+
+  it('is for staff: learners 403, the sync key 403, no token 401; a summary records no export', async () => {
+    const ask = (auth?: string) => {
+      const r = request(t.app).get('/export/log/summary');
+      return auth ? r.set('Authorization', auth) : r;
+    };
+    const rows = Number((await t.tdb.db('logexports').count({ n: '*' }))[0].n);
+    expect((await ask(learner.auth)).status).toBe(403);
+    expect((await ask(syncKeyOf(t))).status).toBe(403);
+    expect((await ask()).status).toBe(401);
+    expect((await ask(teacher.auth)).status).toBe(200);
+    expect(Number((await t.tdb.db('logexports').count({ n: '*' }))[0].n)).toBe(rows);
   });
 });

@@ -5,11 +5,12 @@ import { seedDemo } from '../src/seed/demo';
 import { makeApp, type TestApp } from './helpers';
 import { tokenFor, type TestUser } from './auth-helpers';
 
-// The classroom catalogue (contract/classroom-routes.json), in its order.
+// The classroom catalogue (contract/classroom-routes.json), in its order, and the routes this service adds to it
+// (GET /export/log/summary, for the teacher's log-sync page).
 const CATALOGUE = [
   'GET /', 'GET /version', 'POST /auth/login', 'POST /auth/logout', 'POST /access', 'GET /access', 'GET /curriculum', 'GET /curriculum/all',
   'GET /curriculum/subjects', 'GET /curriculum/:curriculumid', 'GET /curriculum/:curriculumid/map', 'POST /curriculum/baseline/:curriculumid/:schoolname/:studentid',
-  'GET /curriculum/:curriculumbaselineid/getstudentresult', 'GET /export/log', 'GET /export/system-log/files', 'GET /export/report-data', 'GET /grade/all',
+  'GET /curriculum/:curriculumbaselineid/getstudentresult', 'GET /export/log', 'GET /export/log/summary', 'GET /export/system-log/files', 'GET /export/report-data', 'GET /grade/all',
   'GET /grade/curriculum/:curriculumid', 'GET /grade/progress/curriculum/:curriculumid', 'GET /grade/totalgradeprogress/:gradeid', 'PUT /import/students',
   'PUT /import/teachers', 'PUT /import/master', 'GET /Lesson/all', 'GET /Lesson/level/:levelid', 'GET /Lesson/progress/level/:levelid', 'GET /Lesson/:lessonid/progress',
   'POST /lesson/learning/:lessonlearningid/progress', 'GET /lesson/:lessonid/learning/progress', 'GET /lesson/learning/:lessonlearningid/progress',

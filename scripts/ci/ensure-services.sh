@@ -71,3 +71,5 @@ ensure_postgres
 ensure_redis
 # MariaDB for the takeover tests (migrate-from-mysql); outside CI a machine without it skips those tests.
 bash "$(dirname "$0")/ensure-mariadb.sh" || [ -z "${CI:-}" ]
+# Chromium for the browser tests of the log-sync pages (prints nothing on stdout).
+bash "$(dirname "$0")/ensure-chromium.sh"

@@ -62,6 +62,9 @@ export interface ImportSummary {
   archive?: string;
   imported?: Record<string, number>;
   pending?: number;
+  refused?: number;
+  /** Rows new or different from central's; 0 when central already held the whole log. */
+  changed?: number;
   logfiles?: number;
   logIniImported?: boolean;
 }
@@ -199,6 +202,8 @@ export function formatSummary(s: ImportSummary): string[] {
   lines.push(`central accepted the log (sync ${s.syncid}, archived as ${s.archive})`);
   if (s.logIniImported === false) lines.push('  log.ini held no complete activity log: no rows were imported');
   for (const [table, n] of Object.entries(s.imported ?? {})) lines.push(`  ${table.padEnd(28)} ${n.toLocaleString('en-US').padStart(9)} rows`);
+  if (s.changed === 0 && s.logIniImported !== false) lines.push('  nothing changed: central already held every row of this log');
+  if (s.refused) lines.push(`  ${s.refused.toLocaleString('en-US')} rows refused: their learner belongs to another school`);
   if (s.pending) lines.push(`  ${s.pending.toLocaleString('en-US')} rows wait in logimportpending: their learner is not in central yet`);
   lines.push(`  ${s.logfiles ?? 0} server log file(s) recorded`);
   return lines;

@@ -139,6 +139,8 @@ export interface BaseAppOptions {
   preRoutes?: RequestHandler[];
   /** The routes (a router, or the handler of route tables); a request none of them answers goes on to the 404. */
   router: RequestHandler;
+  /** Pages served by path prefix after the routes (files, not API routes: no route table holds them). */
+  pages?: Record<string, RequestHandler>;
   openapi?: () => object;
 }
 
@@ -174,6 +176,7 @@ export function createBaseApp(o: BaseAppOptions): Express {
     ...(o.preRoutes ?? []),
     o.router,
   ]));
+  for (const [prefix, handler] of Object.entries(o.pages ?? {})) app.use(prefix, handler);
 
   // No route has a first segment `docs`; outside development and test, /docs is the plain 404 below.
   if (devLike && o.openapi) {

@@ -26,6 +26,8 @@ export interface ServiceAppOptions<TCaller> {
   redis?: RedisClient;
   /** What /readyz asks after (the database, Redis, the object store), each within `checkTimeoutMs`. */
   readiness: { checks: ReadinessCheck[]; checkTimeoutMs: number };
+  /** Pages served by path prefix (see createBaseApp). */
+  pages?: Record<string, RequestHandler>;
   /** Put on app.locals for handlers (configuration, dependencies). */
   locals: Record<string, unknown>;
 }
@@ -56,6 +58,7 @@ export function createServiceApp<TCaller>(o: ServiceAppOptions<TCaller>): Expres
     ops: ops.handler,
     preRoutes: [general, signInOnly, o.identify],
     router,
+    pages: o.pages,
     openapi: () => buildOpenApi({ title: o.title, version: o.version }, o.routes),
   });
   Object.assign(app.locals, o.locals);

@@ -6,7 +6,7 @@ import {
 } from '@lms/shared';
 import { ObjectStoreError, type ObjectStore, type StoredObject } from '../../objects';
 import {
-  clearPending, deferCheckpoint, hasPending, insertArchiveLogFile, insertSync, insertTextLogFiles, schoolsOf, settleUpserts, upsertPending, upsertRows, type PendingRow,
+  clearPending, deferCheckpoint, hasPending, insertArchiveLogFile, insertSync, insertTextLogFiles, schoolsOf, settleUpserts, upsertPending, upsertRows, upsertedChanges, type PendingRow,
 } from './store';
 import { claimArchiveName, dropArchiveClaim, holdArchiveClaim, settleArchiveClaim } from './archives';
 
@@ -48,6 +48,10 @@ export interface ImportSummary {
   pending: number;
   /** Rows refused because their learner belongs to another school than the uploading teacher's. */
   refused: number;
+  /** Of the rows written, how many were new or differed from central's: 0 when the log was already imported. */
+  changed: number;
+  /** Learners (students) the log names, by what became of their rows. */
+  learners: { written: number; unknown: number; otherSchool: number };
   logfiles: number;
   /** False when log.ini was absent or lacked one of log.result, log.progress, log.access (nothing imported). */
   logIniImported: boolean;
@@ -70,6 +74,17 @@ class BatchWriter {
   readonly imported: Partial<Record<LogTable, number>> = {};
   pending = 0;
   refused = 0;
+
+  /** The log's learners by standing: written (this school's), unknown to central, of another school. */
+  learners(): { written: number; unknown: number; otherSchool: number } {
+    const n = { written: 0, unknown: 0, otherSchool: 0 };
+    for (const s of this.known.students.values()) {
+      if (s === 'ours') n.written += 1;
+      else if (s === 'unknown') n.unknown += 1;
+      else n.otherSchool += 1;
+    }
+    return n;
+  }
 
   constructor(
     private readonly syncid: string,
@@ -188,6 +203,8 @@ export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logge
       let imported: ImportSummary['imported'] = {};
       let pending = 0;
       let refused = 0;
+      let changed = 0;
+      let learners: ImportSummary['learners'] = { written: 0, unknown: 0, otherSchool: 0 };
       try {
         // log.ini is imported only when log.result, log.progress and log.access are all present, which the
         // streaming reader knows only at the end: its writes go to a savepoint that is undone otherwise.
@@ -210,6 +227,8 @@ export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logge
           imported = writer.imported;
           pending = writer.pending;
           refused = writer.refused;
+          changed = upsertedChanges(sp);
+          learners = writer.learners();
         });
       } catch (err) {
         if (!(err instanceof Incomplete)) throw err;
@@ -221,7 +240,7 @@ export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logge
       const meta = await putting;
       await insertArchiveLogFile(trx, { logfileid: parentfileid, filename: archive, meta, createdBy: input.schooluserid });
       await settleArchiveClaim(trx, archive);
-      return { syncid, archive, imported, pending, refused, logfiles: logFiles.length, logIniImported };
+      return { syncid, archive, imported, pending, refused, changed, learners, logfiles: logFiles.length, logIniImported };
     });
   } catch (err) {
     await (putting as Promise<StoredObject> | null)?.catch(() => undefined);

@@ -94,7 +94,7 @@ function groupRows(table: LogTable, rows: Row[]): Array<{ columns: string[]; mer
 // ---- SQLite: prepared multi-row statements on the transaction's own better-sqlite3 connection. ----------
 
 interface SqliteStatement {
-  run(params: unknown[]): unknown;
+  run(params: unknown[]): { changes: number };
 }
 interface SqliteConnection {
   prepare(sql: string): SqliteStatement;
@@ -130,24 +130,26 @@ const handBack = () => new Promise<void>((resolve) => setImmediate(() => {
   resolve();
 }));
 
-async function sqliteUpsert(conn: SqliteConnection, table: LogTable, rows: Row[]): Promise<void> {
+async function sqliteUpsert(trx: object, conn: SqliteConnection, table: LogTable, rows: Row[]): Promise<void> {
   const pk = LOG_PRIMARY_KEYS[table];
+  let changed = 0;
   for (const g of groupRows(table, rows)) {
     const stmt = sqliteStatement(conn, table, g.columns, pk, g.merge);
     const params: unknown[] = new Array(g.columns.length);
     for (const r of g.rows) {
       let k = 0;
       for (const c of g.columns) params[k++] = sqliteValue(r[c]);
-      stmt.run(params);
+      changed += stmt.run(params).changes;
       if (performance.now() - lastYield >= YIELD_MS) await handBack();
     }
   }
+  countChanged(trx, changed);
 }
 
 // ---- PostgreSQL: one prepared INSERT ... SELECT FROM unnest(arrays) per table and column set. -----------
 
 interface PgConnection {
-  query(q: { name: string; text: string; values: unknown[] }): Promise<unknown>;
+  query(q: { name: string; text: string; values: unknown[] }): Promise<{ rowCount: number | null }>;
 }
 
 const PG_ARRAY_TYPE: Record<string, string> = {
@@ -183,12 +185,28 @@ async function pgUpsert(trx: object, conn: PgConnection, table: LogTable, rows: 
     const { name, text } = pgStatement(table, g.columns, pk, g.merge);
     const values = g.columns.map((c) => g.rows.map((r) => r[c] ?? null));
     const previous = pgInFlight.get(trx);
-    const sent = conn.query({ name, text, values });
+    const sent = conn.query({ name, text, values }).then((r) => countChanged(trx, r.rowCount ?? 0));
     // Awaited by the next upsert or by settleUpserts; until then a failure must not count as unhandled.
     sent.catch(() => undefined);
     pgInFlight.set(trx, sent);
     if (previous) await previous;
   }
+}
+
+/**
+ * Rows each transaction's upserts inserted or actually changed. The upsert's `WHERE ... IS DISTINCT FROM`
+ * leaves a row that arrives again unchanged alone, and the database does not count it: an upload that
+ * counts 0 here changed nothing.
+ */
+const changedRows = new WeakMap<object, number>();
+
+function countChanged(trx: object, n: number): void {
+  changedRows.set(trx, (changedRows.get(trx) ?? 0) + n);
+}
+
+/** Rows inserted or changed by the transaction's upserts so far (after settleUpserts, all of them). */
+export function upsertedChanges(trx: Knex.Transaction): number {
+  return changedRows.get(trx) ?? 0;
 }
 
 /** Waits until every upsert of the transaction has been answered; the first failure is thrown. */
@@ -216,7 +234,7 @@ export async function upsertRows(trx: Knex.Transaction, table: LogTable, rows: R
   // Inside a transaction Knex hands back the transaction's connection (its BEGIN or SAVEPOINT applies).
   const conn = await client.acquireConnection();
   if (client.dialect === 'postgresql') await pgUpsert(trx, conn as PgConnection, table, rows);
-  else await sqliteUpsert(conn as SqliteConnection, table, rows);
+  else await sqliteUpsert(trx, conn as SqliteConnection, table, rows);
 }
 
 export interface PendingRow {

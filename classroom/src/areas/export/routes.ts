@@ -5,7 +5,7 @@ import type { ClassroomRoute } from '../../http/types';
 import { configOf, depsOf } from '../../http/context';
 import { userOf } from '../../auth/guards';
 import { oldestKeptDay } from '../../logging';
-import { exportFileName, logSource, openLogFiles, reportStudents } from './store';
+import { countBytes, exportFileName, lastExport, logCounts, logSource, openLogFiles, recordExport, reportStudents } from './store';
 
 /** Access-log kinds of the original (contract A.1). */
 const LOG_ACCESS = { exportLog: 12, exportLogFiles: 19 } as const;
@@ -15,17 +15,19 @@ const LOG_ACCESS = { exportLog: 12, exportLogFiles: 19 } as const;
  * failure half-way cuts the connection (the client sees a broken download rather than a truncated ZIP
  * that looks whole); `done` runs only after the last byte was handed to the socket.
  */
-function sendZip(res: Response, filename: string, zip: Readable, done: () => void): Promise<void> {
+function sendZip(res: Response, filename: string, zip: Readable, done: (bytes: number) => void): Promise<void> {
   res.status(200);
   res.setHeader('Content-Type', 'application/zip');
   res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
+  let bytes = 0;
+  zip.on('data', (chunk: Buffer) => { bytes += chunk.length; });
   return new Promise((resolve) => {
     zip.on('error', (err) => {
       res.destroy(err);
       resolve();
     });
     zip.on('end', () => {
-      done();
+      done(bytes);
       resolve();
     });
     res.on('close', () => {
@@ -48,10 +50,31 @@ export const exportRoutes: ClassroomRoute[] = [
     // The files of the export's window, newest days first up to LOG_EXPORT_MAX_MB.
     const files = await openLogFiles(config.logDir, isExportedLogFile, { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes });
     const zip = await prepareLogZip(logSource(db, logWindowStart(now)), files);
+    let sent: number | null = null;
     // Written after the ZIP is assembled, as the original did: this line travels in the next export.
-    await sendZip(res, exportFileName('log', now), zip, () =>
-      logger.info({ logaccesstype: LOG_ACCESS.exportLog, userid: user.schooluserid }, `${user.schoolusername} export log`));
+    await sendZip(res, exportFileName('log', now), zip, (bytes) => {
+      sent = bytes;
+      logger.info({ logaccesstype: LOG_ACCESS.exportLog, userid: user.schooluserid }, `${user.schoolusername} export log`);
+    });
+    // Only an export that reached its last byte counts as saved; the response is already complete, so a
+    // failure to record it is logged rather than turned into an error the client can no longer receive.
+    if (sent !== null) {
+      await recordExport(db, { schooluserid: user.schooluserid, at: now, bytes: sent })
+        .catch((err: unknown) => logger.error({ err }, 'log export sent but not recorded'));
+    }
   }, { summary: 'Activity-log ZIP: log.ini (six-month window) and the RPI-API info/error log files of the window (at most LOG_EXPORT_MAX_MB)' }),
+
+  route('GET', '/export/log/summary', staff(), noInput, async ({ req }) => {
+    const { db } = depsOf(req);
+    const now = new Date();
+    const since = logWindowStart(now);
+    const counts = await logCounts(db, since);
+    // The exact size of what GET /export/log would send now: the same ZIP, written to a counter.
+    const config = configOf(req);
+    const files = await openLogFiles(config.logDir, isExportedLogFile, { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes });
+    const bytes = await countBytes(await prepareLogZip(logSource(db, since), files));
+    return { ...counts, since: since.toISOString(), logfiles: files.length, bytes, lastexport: await lastExport(db) };
+  }, { summary: "What GET /export/log would hold now (learners, results, date range, ZIP bytes) and the last completed export" }),
 
   route('GET', '/export/system-log/files', staff(), noInput, async ({ req, res, caller }) => {
     const user = userOf(caller);

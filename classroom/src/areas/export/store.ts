@@ -1,5 +1,7 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
 import type { Knex } from '@lms/db';
 import {
   LOG_PRIMARY_KEYS, LOG_WINDOW_COLUMNS, PROGRESS_COLLECTIONS, PROGRESS_KEYS, httpError, type LogSource, type LogTable, type LogZipFile, type ProgressKey,
@@ -136,4 +138,81 @@ export async function* reportStudents(db: Knex): AsyncGenerator<Row> {
     if (users.length < PAGE) return;
     after = users[users.length - 1].studentid as string;
   }
+}
+
+/** A stored time (ISO text on SQLite, a Date on PostgreSQL) as ISO-8601, or null. */
+function isoOf(v: unknown): string | null {
+  if (v === null || v === undefined || v === '') return null;
+  const d = v instanceof Date ? v : new Date(String(v));
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+const countOf = (row: unknown): number => Number((row as { n?: unknown } | undefined)?.n ?? 0);
+
+export interface LogCounts {
+  /** Learners with a result or a progress row in the window. */
+  learners: number;
+  results: number;
+  answers: number;
+  /** Rows of the seven progress collections. */
+  progress: number;
+  access: number;
+  /** Earliest and latest time of the rows in the window (null when there are none). */
+  first: string | null;
+  last: string | null;
+}
+
+/** What the export's log.ini would hold now, counted in the database (one query per table). */
+export async function logCounts(db: Knex, since: Date): Promise<LogCounts> {
+  const after = since.toISOString();
+  const learnerTables = (['studentprogress', ...PROGRESS_KEYS.filter((k) => k !== 'studentappusages')] as const).map((k) => ({
+    table: k === 'studentprogress' ? 'studentprogress' : PROGRESS_COLLECTIONS[k as ProgressKey],
+    column: LOG_WINDOW_COLUMNS[k],
+  }));
+  const [first, ...rest] = learnerTables.map(({ table, column }) => db(table).distinct('studentid').where(column, '>', after));
+  const learners = countOf(await db.from(first.union(rest).as('l')).count({ n: '*' }).first());
+
+  let firstAt: string | null = null;
+  let lastAt: string | null = null;
+  const span = (lo: unknown, hi: unknown) => {
+    const a = isoOf(lo);
+    const b = isoOf(hi);
+    if (a && (!firstAt || a < firstAt)) firstAt = a;
+    if (b && (!lastAt || b > lastAt)) lastAt = b;
+  };
+  const tally = async (table: string, column: string): Promise<number> => {
+    const row = (await db(table).where(column, '>', after).count({ n: '*' }).min({ lo: column }).max({ hi: column }).first()) as
+      { n: unknown; lo: unknown; hi: unknown } | undefined;
+    span(row?.lo, row?.hi);
+    return countOf(row);
+  };
+  const results = await tally('studentprogress', LOG_WINDOW_COLUMNS.studentprogress);
+  const answers = countOf(await db('studentprogressquestions')
+    .whereIn('studentprogressid', db('studentprogress').select('studentprogressid').where(LOG_WINDOW_COLUMNS.studentprogress, '>', after))
+    .count({ n: '*' }).first());
+  let progress = 0;
+  for (const k of PROGRESS_KEYS) progress += await tally(PROGRESS_COLLECTIONS[k], LOG_WINDOW_COLUMNS[k]);
+  const access = await tally('rpiuseraccess', LOG_WINDOW_COLUMNS.rpiuseraccess);
+  return { learners, results, answers, progress, access, first: firstAt, last: lastAt };
+}
+
+/** Bytes a stream yields, consuming it. */
+export async function countBytes(stream: Readable): Promise<number> {
+  let n = 0;
+  for await (const chunk of stream) n += (chunk as Buffer).length;
+  return n;
+}
+
+export async function recordExport(db: Knex, o: { schooluserid: string; at: Date; bytes: number }): Promise<void> {
+  await db('logexports').insert({ logexportid: crypto.randomUUID(), schooluserid: o.schooluserid, exported_at: o.at.toISOString(), bytes: o.bytes });
+}
+
+/** The latest completed export, with the name of the account that made it. */
+export async function lastExport(db: Knex): Promise<{ at: string; bytes: number; by: string | null } | null> {
+  const row = (await db('logexports')
+    .leftJoin('schoolusers', 'schoolusers.schooluserid', 'logexports.schooluserid')
+    .orderBy('logexports.exported_at', 'desc')
+    .first('logexports.exported_at', 'logexports.bytes', 'schoolusers.schoolusername')) as
+    { exported_at: string; bytes: number | string; schoolusername: string | null } | undefined;
+  return row ? { at: row.exported_at, bytes: Number(row.bytes), by: row.schoolusername ?? null } : null;
 }

@@ -1,0 +1,69 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PAGE_CSP, WEB_DIR, pageFiles } from '@lms/shared';
+import { makeApp, type TestApp } from './helpers';
+import { makeApp as makeClassroomApp, type TestApp as ClassroomTestApp } from '../../classroom/test/helpers';
+
+// How the /sync-log/ pages are served (the browser test drives them): the files of each page and no
+// other, under a policy that allows nothing from elsewhere, gzip and revalidation.
+
+let central: TestApp;
+let room: ClassroomTestApp;
+beforeAll(async () => {
+  central = await makeApp();
+  room = await makeClassroomApp();
+});
+afterAll(async () => {
+  await central.tdb.dispose();
+  await room.tdb.dispose();
+});
+
+describe('GET /sync-log/', () => {
+  it('serves each service its own page, the shared files, and nothing else', async () => {
+    for (const [app, page, other] of [[central.app, 'central', 'classroom'], [room.app, 'classroom', 'central']] as const) {
+      const html = await request(app).get('/sync-log/');
+      expect(html.status).toBe(200);
+      expect(html.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(html.headers['content-security-policy']).toBe(PAGE_CSP);
+      expect(html.text).toContain(`<script type="module" src="${page}.js"></script>`);
+      for (const name of Object.keys(pageFiles(page)).filter(Boolean)) {
+        const res = await request(app).get(`/sync-log/${name}`);
+        expect({ name, status: res.status }).toEqual({ name, status: 200 });
+        expect(res.headers['content-security-policy']).toBe(PAGE_CSP);
+      }
+      expect((await request(app).get(`/sync-log/${other}.js`)).status).toBe(404);
+      expect((await request(app).get('/sync-log/i18n.d.ts')).status).toBe(404);
+      expect((await request(app).get('/sync-log/../package.json')).status).toBe(404);
+      expect((await request(app).post('/sync-log/')).status).toBe(404);
+    }
+  });
+
+  it('sends the directory form, gzip when asked, and 304 for a file the browser has', async () => {
+    const bare = await request(central.app).get('/sync-log');
+    expect(bare.status).toBe(301);
+    expect(bare.headers.location).toBe('/sync-log/');
+    const gz = await request(central.app).get('/sync-log/common.js').set('Accept-Encoding', 'gzip');
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gz.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(gz.headers.vary).toMatch(/Accept-Encoding/);
+    expect(gz.text).toBe(fs.readFileSync(path.join(WEB_DIR, 'dist/common.js'), 'utf8'));
+    const again = await request(central.app).get('/sync-log/common.js').set('If-None-Match', gz.headers.etag);
+    expect(again.status).toBe(304);
+    expect(again.headers['cache-control']).toBe('no-cache');
+  });
+
+  it('holds no inline script, style or outside address in its HTML, and the policy forbids them', async () => {
+    for (const page of ['central', 'classroom'] as const) {
+      const html = fs.readFileSync(path.join(WEB_DIR, `static/${page}.html`), 'utf8');
+      expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+      expect(html).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
+      expect(html).not.toMatch(/(?:src|href)="(?:https?:)?\/\//);
+    }
+    const css = fs.readFileSync(path.join(WEB_DIR, 'static/sync-log.css'), 'utf8');
+    expect(css).not.toMatch(/@import|url\(/);
+    expect(PAGE_CSP).toMatch(/^default-src 'none'; script-src 'self'; style-src 'self';/);
+    expect(PAGE_CSP).not.toMatch(/unsafe|https?:|\*/);
+  });
+});
