@@ -1,7 +1,7 @@
 import { central, runServiceCli } from '@lms/db';
 import { loadDatabaseConfig } from './config';
 import { openDatabase } from './db';
-import { printRouteCounts } from './routes-report';
+import { printRouteCounts, printRouteScopes } from './routes-report';
 import { seedDemo } from './seed/demo';
 import { setStaffPassword } from './auth/set-password';
 
@@ -17,7 +17,10 @@ runServiceCli({
   extra: {
     withoutDb: (cmd) => {
       if (cmd !== 'routes') return undefined;
-      printRouteCounts((l) => process.stdout.write(`${l}\n`));
+      const out = (l: string) => process.stdout.write(`${l}\n`);
+      printRouteCounts(out);
+      out('');
+      printRouteScopes(out);
       return 0;
     },
     withDb: async (cmd, [lmsusername, password], db) => {
