@@ -106,7 +106,7 @@ export async function seedSides(db: Knex): Promise<Sides> {
     await db('schoolusers').insert({ schooluserid: s.teacherid, schoolusername: `teacher${k}`, schooluserpasswordhash: hash, schooluserrole: 3, schoolname: school.schoolname });
     await contentTree(db, s, k, questionid, documentid);
     s.feedbackid = uuid();
-    await db('feedbacks').insert({ feedbackid: s.feedbackid, schooluserid: s.teacherid, teachername: `Teacher ${k}`, curriculumid, general: 'fine' });
+    await db('feedbacks').insert({ feedbackid: s.feedbackid, created_by: s.teacherid, teachername: `Teacher ${k}`, curriculumid, feedback: JSON.stringify({ general: 'fine' }), image: JSON.stringify([]) });
     s.schoolcontributeid = uuid();
     await db('schoolcontributedata').insert({ schoolcontributeid: s.schoolcontributeid, ...school, countryid: country, expected: 10, actual: 5, created_at: '2026-05-05T05:05:05.000Z' });
     sides[k] = s as Side;
