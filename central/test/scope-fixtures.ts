@@ -21,8 +21,9 @@ export interface Side {
   schoolname: string;
   standardid: string;
   studentid: string;
-  /** The learner's school user. */
+  /** The learner's school user and its name. */
   schooluserid: string;
+  schoolusername: string;
   teacherid: string;
   curriculumid: string;
   gradeid: string;
@@ -48,6 +49,7 @@ export interface Sides {
   /** Shared by both sides (the question bank and media are global). */
   questionid: string;
   documentid: string;
+  subjectid: string;
 }
 
 const uuid = () => crypto.randomUUID();
@@ -92,7 +94,7 @@ export async function seedSides(db: Knex): Promise<Sides> {
     { curriculumcountryid: uuid(), curriculumid: curriculumB, countryid: world.countryY },
   ]);
   await db('schools').where({ schoolid: world.schoolB.schoolid }).update({ curriculums: JSON.stringify([world.curriculum1, curriculumB]) });
-  const sides = { world, questionid, documentid } as Sides;
+  const sides = { world, questionid, documentid, subjectid: subject.subjectid } as Sides;
   const hash = await hashPassword('teach1');
   for (const [k, school, klass, country, curriculumid] of [
     ['A', world.schoolA, world.classA1, world.countryX, world.curriculum2],
@@ -102,6 +104,7 @@ export async function seedSides(db: Knex): Promise<Sides> {
     const learner = await addLearner(db, { schoolname: school.schoolname, standard: klass, schoolusername: `learner${k}`, curriculumids: [curriculumid], studentfirstname: `Learner${k}` });
     s.studentid = learner.studentid;
     s.schooluserid = learner.schooluserid;
+    s.schoolusername = `learner${k}`;
     s.teacherid = uuid();
     await db('schoolusers').insert({ schooluserid: s.teacherid, schoolusername: `teacher${k}`, schooluserpasswordhash: hash, schooluserrole: 3, schoolname: school.schoolname });
     await contentTree(db, s, k, questionid, documentid);
