@@ -11,6 +11,6 @@ export const feedbackRoutes: CentralRoute[] = [
     if (caller.kind !== 'school') throw httpError(400, FEEDBACK_MESSAGES.notTeacher);
     return createFeedback(depsOf(req).db, objectsOf(req), body, caller.schooluserid);
   }, { bodyLimit: FEEDBACK_BODY_LIMIT, summary: 'create feedback' }),
-  route('POST', '/feedback', perms('view_feedback'), scope.schoolsOfCaller, { body: feedbackListBody }, ({ req, scope, body, caller }) => listFeedback(depsOf(req).db, body, scope), { summary: 'paged list of feedback (pageindex/pagesize/filter)' }),
-  route('GET', '/feedback/:feedbackid', perms('view_feedback'), scope.schoolsOfCaller, { params: feedbackParams }, ({ req, scope, params, caller }) => getFeedback(depsOf(req).db, params.feedbackid, scope), { summary: 'get one feedback by id' }),
+  route('POST', '/feedback', perms('view_feedback'), scope.schoolsOfCaller, { body: feedbackListBody }, ({ req, scope, body }) => listFeedback(depsOf(req).db, body, scope), { summary: 'paged list of feedback (pageindex/pagesize/filter)' }),
+  route('GET', '/feedback/:feedbackid', perms('view_feedback'), scope.schoolsOfCaller, { params: feedbackParams }, ({ req, scope, params }) => getFeedback(depsOf(req).db, params.feedbackid, scope), { summary: 'get one feedback by id' }),
 ];
