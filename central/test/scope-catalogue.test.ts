@@ -86,7 +86,6 @@ const CASES: Record<string, ((r: CentralRoute) => Build) | { none: string }> = {
   'GET /school/curriculumid': () => (x) => ({ url: '/school/curriculumid', query: { curriculumid: x.curriculumid } }),
   'POST /school/create': () => (x) => ({ url: '/school/create', body: { schoolname: fresh('School'), countryid: x.countryid, curriculums: [x.curriculumid] } }),
   'PUT /school/update/:schoolid': (r) => (x, s) => ({ url: pathOf(r, x, s), body: { schoolname: x.schoolname, countryid: x.countryid, curriculums: [x.curriculumid] } }),
-  'POST /sync/cloud': { none: 'takes no id: the package carries the caller\'s schools only (see scope-narrowing)' },
   'PUT /import/:schoolname/teachers': (r) => (x, s) => ({ url: pathOf(r, x, s), upload: true }),
   'GET /student/download-students': () => (x) => ({ url: '/student/download-students', query: { schoolname: x.schoolname } }),
   'GET /student/all': () => (x) => ({ url: '/student/all', query: { schoolname: x.schoolname, standard: x.standardid } }),
