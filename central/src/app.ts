@@ -4,6 +4,7 @@ import { createServiceApp, syncLogPage, type ReadinessCheck } from '@lms/shared'
 import type { Config } from './config';
 import { centralGates, identify } from './auth/guards';
 import { serviceRoutes } from './areas';
+import { centralScopes } from './http/scope';
 import type { Deps } from './http/types';
 import { VERSION } from './version';
 import { createMailCounters } from './auth/mail-limits';
@@ -29,6 +30,8 @@ export function createApp(config: Config, deps: Deps): Express {
     signIn: { paths: SIGN_IN_PATHS, methods: ['post', 'put'] },
     routes: serviceRoutes,
     gates: centralGates,
+    // Every route declares which rows its caller may touch; a route without a scope rule stops the start.
+    scopes: centralScopes,
     // A presigned upload's body is the file itself, whatever type the client says it is.
     identify: identify({ rawBody: (req) => req.method === 'PUT' && /^\/media\//i.test(req.path) }),
     logger: deps.logger,

@@ -3,7 +3,7 @@ import { loadDatabaseConfig, loadStorageConfig } from './config';
 import { storeObjects } from './backup';
 import { createObjectStore } from './objects';
 import { openDatabase } from './db';
-import { printRouteCounts } from './routes-report';
+import { printRouteCounts, printRouteScopes } from './routes-report';
 import { seedDemo } from './seed/demo';
 import { setStaffPassword } from './auth/set-password';
 import { migrateFromMysql } from './takeover/command';
@@ -20,7 +20,10 @@ runServiceCli({
   extra: {
     withoutDb: (cmd) => {
       if (cmd !== 'routes') return undefined;
-      printRouteCounts((l) => process.stdout.write(`${l}\n`));
+      const out = (l: string) => process.stdout.write(`${l}\n`);
+      printRouteCounts(out);
+      out('');
+      printRouteScopes(out);
       return 0;
     },
     withDb: async (cmd, args, db) => {

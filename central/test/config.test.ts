@@ -134,6 +134,10 @@ describe('API docs', () => {
       const count = Object.values(doc.body.paths as Record<string, object>).reduce((n, ops) => n + Object.keys(ops).length, 0);
       // The catalogue's 275, the one alias path, and the four routes beyond the catalogue (sync status, media).
       expect(count).toBe(280);
+      // Each operation states its scope rule, next to its gate.
+      const ops = Object.values(doc.body.paths as Record<string, Record<string, { description: string; 'x-scope'?: string }>>).flatMap((o) => Object.values(o));
+      expect(ops.filter((o) => !o['x-scope'])).toEqual([]);
+      expect(doc.body.paths['/level/{levelid}'].get).toMatchObject({ 'x-scope': 'curriculaOfCaller', description: expect.stringMatching(/^Gate: permissions \(any of\): view_level\. Scope: curriculaOfCaller \(/) });
       const ui = await request(t.app).get('/docs/');
       expect(ui.status).toBe(200);
       expect(ui.text).toContain('swagger');

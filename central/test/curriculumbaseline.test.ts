@@ -219,6 +219,9 @@ describe('reading', () => {
     ]);
     await createStaff(t.tdb.db, { lmsusername: 'x@line.test', roleids: [ROLE_IDS.superadmin], countries: [countryX] });
     const scoped = `Bearer ${(await staffLogin(t.app, 'x@line.test')).accessToken}`;
+    // The assessment's curriculum is not offered in country X: refused as unknown, then offered there: its schools in X.
+    expect((await call('get', `/curriculumbaseline/school/${curriculumbaselineid}`, undefined, scoped)).body).toEqual({ error: true, errormessage: 'Invalid curriculum Baseline', data: false });
+    await t.tdb.db('curriculumcountry').insert({ curriculumcountryid: crypto.randomUUID(), curriculumid: DEMO.curriculumid, countryid: countryX });
     const mine = await call('get', `/curriculumbaseline/school/${curriculumbaselineid}`, undefined, scoped);
     expect(mine.body.data.map((s: { schoolname: string }) => s.schoolname)).toEqual([otherSchool.schoolname]);
     expect((await call('get', `/curriculumbaseline/school/${crypto.randomUUID()}`)).body.data).toEqual([]);

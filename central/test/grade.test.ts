@@ -119,8 +119,12 @@ describe('/grade', () => {
     expect(await names(`?studentid=${studentid}`)).toEqual(['Alpha grade']);
     // What the report pages send before a learner is picked.
     expect(await names('?grade=&curid=&studentid=string&standardid=&schoolname=string')).toEqual([]);
-    await createSchoolUser(db(), { schoolusername: 'gradeteacher', role: 3 });
-    expect(await names('', `Bearer ${(await schoolLogin(c.t.app, 'gradeteacher')).accessToken}`)).toEqual(['Alpha grade', 'Beta grade']);
+    // A school teacher sees the grades of the curricula offered in its school's country; one without a school, none.
+    await db()('schools').insert({ schoolid: uuid(), schoolname: 'Grade School A', countryid: ids.countryA, curriculums: JSON.stringify([]) });
+    await createSchoolUser(db(), { schoolusername: 'gradeteacher', role: 3, schoolname: 'Grade School A' });
+    expect(await names('', `Bearer ${(await schoolLogin(c.t.app, 'gradeteacher')).accessToken}`)).toEqual(['Beta grade']);
+    await createSchoolUser(db(), { schoolusername: 'nowhereteacher', role: 3 });
+    expect(await names('', `Bearer ${(await schoolLogin(c.t.app, 'nowhereteacher')).accessToken}`)).toEqual([]);
     expect((await request(c.t.app).get('/grade/all')).status).toBe(401);
     expect([a.gradeid, b.gradeid]).toHaveLength(2);
   });

@@ -20,6 +20,28 @@ describe('route tables', () => {
     expect(() => mount(router, [route('GET', '/x', { kind: 'staff' }, {}, () => 1)], (g) => (g.kind === 'public' ? [] : undefined))).toThrow(/no guard for gate 'staff'/);
   });
 
+  it('with scope rules, refuses a route without one and hands the resolved scope to the handler after gate and input', async () => {
+    const rule = { scope: 'mine', doc: 'the caller\'s own' };
+    const seen: string[] = [];
+    const scopes = {
+      names: ['mine'],
+      resolve: (r: { scope: string }) => (r.scope === 'mine' ? ((req: express.Request, res: express.Response, next: express.NextFunction) => { seen.push(req.path); res.locals.scope = { rows: ['a'] }; next(); }) : undefined),
+    };
+    expect(() => mount(express.Router(), [route('GET', '/x', publicGate(), {}, () => 1)], () => [], { scopes })).toThrow(
+      "Route GET /x declares no scope: add one of scope.mine after its gate, as in route('GET', '/x', <gate>, scope.<rule>, <input>, <handler>)",
+    );
+    expect(() => mount(express.Router(), [route('GET', '/x', publicGate(), { scope: 'other', doc: '' }, {}, () => 1)], () => [], { scopes })).toThrow("unknown scope rule 'other'");
+    const router = express.Router();
+    mount(router, [route('POST', '/x', publicGate(), rule, { body: z.object({ n: z.number() }) }, ({ scope, body }) => ({ scope, n: body.n }))], () => [], { scopes });
+    const app = createBaseApp({ config: { nodeEnv: 'test', trustProxy: false, corsOrigins: [] }, logger, router });
+    expect((await request(app).post('/x').send({ n: 'no' })).status).toBe(400);
+    expect(seen).toEqual([]);
+    expect((await request(app).post('/x').send({ n: 2 })).body).toEqual({ error: false, data: { scope: { rows: ['a'] }, n: 2 } });
+    expect(seen).toEqual(['/x']);
+    // Without scope rules (the classroom), the four-argument form is unchanged.
+    expect(route('GET', '/y', publicGate(), {}, () => 1)).not.toHaveProperty('scope');
+  });
+
   it('runs the guard before validation, so an unauthorized caller never sees a 400', async () => {
     const deny: express.RequestHandler = (_req, res) => { res.status(401).json({ error: true, errormessage: 'Unauthorized', data: false }); };
     const app = appWith([route('POST', '/thing', anyUser(), { body: z.object({ name: z.string() }) }, () => true)], (g) => (g.kind === 'any' ? [deny] : []));

@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import { readRows, type Knex } from '@lms/db';
-import { httpError, type HandlerContext, type RouteInput } from '@lms/shared';
+import { httpError, type RouteInput } from '@lms/shared';
 import { z } from 'zod';
 import { strictBody } from '../auth/validation';
 import { actorOf, depsOf } from '../http/context';
 import { guid, number, order, text } from '../http/fields';
-import type { Caller } from '../http/types';
+import type { CentralCtx, Caller } from '../http/types';
 import { now, writeTransaction } from '../http/writes';
 import { INVALID_LESSON, lockLessons } from '../areas/lesson/store';
 import { recomputeLessons } from './points';
@@ -66,7 +66,7 @@ const LINKS: Record<string, { table: string; parent: string }> = {
   lessonquizzes: { table: 'lessonquizquestions', parent: 'lessonquizid' },
 };
 
-type Ctx = HandlerContext<Caller>;
+type Ctx = CentralCtx;
 
 export function lessonItems(kind: ItemKind) {
   const p = kind.prefix;

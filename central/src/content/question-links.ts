@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import { readRows, type Knex } from '@lms/db';
-import { httpError, type HandlerContext, type RouteInput } from '@lms/shared';
+import { httpError, type RouteInput } from '@lms/shared';
 import { z } from 'zod';
 import { depsOf } from '../http/context';
 import { guid, order } from '../http/fields';
-import type { Caller } from '../http/types';
+import type { CentralCtx, Caller } from '../http/types';
 import { writeTransaction } from '../http/writes';
 
 /**
@@ -71,7 +71,7 @@ export const levelQuizQuestionKind: LinkKind = {
 const INVALID_QUESTION = 'Invalid question id';
 const INVALID_LESSON = 'Invalid Lesson id';
 
-type Ctx = HandlerContext<Caller>;
+type Ctx = CentralCtx;
 
 export function questionLinks(kind: LinkKind) {
   const col = { id: `${kind.prefix}id`, status: `${kind.prefix}status`, order: `${kind.prefix}order` };

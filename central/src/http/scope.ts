@@ -1,39 +1,208 @@
+import type { RequestHandler } from 'express';
 import type { Knex } from '@lms/db';
-import { httpError } from '@lms/shared';
+import { httpError, type ScopeResolver, type ScopeRule } from '@lms/shared';
+import { depsOf } from './context';
 import type { Caller } from './types';
 
 /**
- * What part of the organisation a caller may see (contract: staff tokens carry `schools`/`countries`
- * id lists that narrow what they read and change). A staff account with neither list sees everything;
- * with a list, only schools of those ids / of those countries (both: schools meeting both). A central
- * school user (a teacher signed in on central) sees only its own school. The API key and the sync key
- * are whole-system callers.
+ * Which rows a route's caller may touch. Every central route names one rule next to its gate:
+ *
+ *   route('GET', '/level/:levelid', perms('view_level'), scope.curriculaOfCaller, { params }, getLevel)
+ *
+ * and the app refuses to start on a route without one. The rule is resolved once per request, after
+ * the gate, from the caller and the database, and the handler receives the result as `ctx.scope`.
+ *
+ * Who is narrowed (contract: staff tokens carry `schools`/`countries` id lists): a staff account with
+ * neither list, the API key and the sync key are whole-system callers; a staff account with a list sees
+ * the schools of those ids / of those countries (both lists: schools meeting both); a school user sees
+ * its own school; any other caller (a token of another type, nobody) sees nothing.
  */
-export type Scope =
-  | { all: true }
-  | { all: false; schoolids: string[] | null; countryids: string[] | null; schoolname: string | null };
+export type ScopeName = 'global' | 'schoolsOfCaller' | 'countriesOfCaller' | 'curriculaOfCaller' | 'ownAccount';
+
+const rule = (name: ScopeName, doc: string): ScopeRule & { scope: ScopeName } => Object.freeze({ scope: name, doc });
+
+export const scope = Object.freeze({
+  /**
+   * No narrowing, by decision: rows shared by the whole organisation (subjects, tags, the question bank,
+   * roles, staff accounts, public files), whole-system callers only, or nothing school-bound at all.
+   */
+  global: rule('global', 'not narrowed: shared by every school and country'),
+  /** Rows of a school (learners, teachers, classes, logs, reports, contributions, feedback, sync packages): the caller's schools. */
+  schoolsOfCaller: rule('schoolsOfCaller', "the caller's schools: a school user its own, narrowed staff the schools of their schools/countries claims"),
+  /** Country rows: narrowed staff their `countries` claim (or the countries of their `schools`), a school user its school's country. */
+  countriesOfCaller: rule('countriesOfCaller', "the caller's countries: the countries claim, else the countries of the caller's schools"),
+  /**
+   * Curriculum content (curricula, grades, levels, lessons, lesson items, assessments, documents of a
+   * curriculum): the curricula offered (curriculumcountry) in the caller's countries.
+   */
+  curriculaOfCaller: rule('curriculaOfCaller', "the curricula offered in the caller's countries, and everything below them"),
+  /** The account the request proves (a token) or names (sign-in, reset): the handler acts on that account only. */
+  ownAccount: rule('ownAccount', "the caller's own account only"),
+});
+
+export const SCOPE_NAMES = Object.keys(scope) as ScopeName[];
+
+/** A rule resolved for one request; `all` when nothing narrows (then the lists are empty and unused). */
+export interface Scope {
+  readonly rule: ScopeName;
+  readonly all: boolean;
+  /** The schools admitted (by id and by name). */
+  readonly schoolids: readonly string[];
+  readonly schoolnames: readonly string[];
+  /** The countries admitted: the `countries` claim alone, else the countries of the admitted schools. */
+  readonly countryids: readonly string[];
+  /** The curricula admitted (curriculaOfCaller only): those offered in `countryids`. */
+  readonly curriculumids: readonly string[];
+  /** ownAccount: the caller's own account id (lmsuserid, schooluserid or a token's subject). */
+  readonly account: string | null;
+}
 
 const ids = (v: unknown): string[] | null => {
   const list = Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x !== '') : [];
   return list.length ? list : null;
 };
 
-export function scopeOf(caller: Caller): Scope {
+const EVERYTHING = (name: ScopeName, account: string | null = null): Scope =>
+  Object.freeze({ rule: name, all: true, schoolids: [], schoolnames: [], countryids: [], curriculumids: [], account });
+const NOTHING = (name: ScopeName, account: string | null = null): Scope =>
+  Object.freeze({ rule: name, all: false, schoolids: [], schoolnames: [], countryids: [], curriculumids: [], account });
+
+/** The caller's narrowing claims; null when the caller is a whole-system caller. */
+function claimsOf(caller: Caller): { schoolids: string[] | null; countryids: string[] | null; schoolname: string | null } | null | 'none' {
   if (caller.kind === 'staff') {
     const schoolids = ids(caller.claims.schools);
     const countryids = ids(caller.claims.countries);
-    return schoolids || countryids ? { all: false, schoolids, countryids, schoolname: null } : { all: true };
+    return schoolids || countryids ? { schoolids, countryids, schoolname: null } : null;
   }
   if (caller.kind === 'school') {
     const name = caller.claims.schoolname;
-    // A school user without a school sees nothing (an empty list of schools).
-    return typeof name === 'string' && name
-      ? { all: false, schoolids: null, countryids: null, schoolname: name }
-      : { all: false, schoolids: [], countryids: null, schoolname: null };
+    return typeof name === 'string' && name ? { schoolids: null, countryids: null, schoolname: name } : 'none';
   }
-  if (caller.kind === 'apikey' || caller.kind === 'synckey') return { all: true };
-  return { all: false, schoolids: [], countryids: null, schoolname: null };
+  if (caller.kind === 'apikey' || caller.kind === 'synckey') return null;
+  return 'none';
 }
+
+function accountOf(caller: Caller): string | null {
+  if (caller.kind === 'staff') return caller.lmsuserid;
+  if (caller.kind === 'school') return caller.schooluserid;
+  if (caller.kind === 'token') return caller.sub;
+  return null;
+}
+
+/** Resolves a rule for a caller (one or two small queries for a narrowed caller, none otherwise). */
+export async function resolveScope(db: Knex, name: ScopeName, caller: Caller): Promise<Scope> {
+  if (name === 'global') return EVERYTHING(name);
+  if (name === 'ownAccount') return NOTHING(name, accountOf(caller));
+  const claims = claimsOf(caller);
+  if (claims === null) return EVERYTHING(name);
+  if (claims === 'none') return NOTHING(name);
+  const q = db('schools').select('schoolid', 'schoolname', 'countryid');
+  if (claims.schoolids) q.whereIn('schoolid', claims.schoolids);
+  if (claims.countryids) q.whereIn('countryid', claims.countryids);
+  if (claims.schoolname !== null) q.where('schoolname', claims.schoolname);
+  const schools = (await q) as Array<{ schoolid: string; schoolname: string; countryid: string | null }>;
+  const countryids = claims.countryids && !claims.schoolids
+    ? claims.countryids
+    : [...new Set(schools.map((s) => s.countryid).filter((c): c is string => !!c))];
+  let curriculumids: string[] = [];
+  if (name === 'curriculaOfCaller' && countryids.length) {
+    const rows = (await db('curriculumcountry').whereIn('countryid', countryids).distinct('curriculumid')) as Array<{ curriculumid: string }>;
+    curriculumids = rows.map((r) => r.curriculumid);
+  }
+  return Object.freeze({
+    rule: name, all: false, schoolids: schools.map((s) => s.schoolid), schoolnames: schools.map((s) => s.schoolname), countryids, curriculumids, account: null,
+  });
+}
+
+/** Grades, levels and lessons below some curricula, as sub-queries of ids (soft-deleted rows included). */
+export const gradesUnder = (db: Knex, curricula: string[]) => db('grades').whereIn('curriculumid', curricula).select('gradeid');
+export const levelsUnder = (db: Knex, curricula: string[]) => db('levels').whereIn('gradeid', gradesUnder(db, curricula)).select('levelid');
+export const lessonsUnder = (db: Knex, curricula: string[]) => db('lessons').whereIn('levelid', levelsUnder(db, curricula)).select('lessonid');
+
+/**
+ * Every id of curriculum content a request may name, with the query that finds the curriculum above
+ * it and the message the area answers for an unknown id. On a curriculaOfCaller route, each of these
+ * named in the path or at the top of the body is checked before the handler runs: one that exists
+ * under a curriculum outside the caller's is refused as if it did not exist (an unknown id is left to
+ * the handler, which answers as it always has).
+ */
+type CurriculumOf = (db: Knex, id: string) => Knex.QueryBuilder;
+const lessonChain = (db: Knex, table: string, idcol: string, id: string) =>
+  db(`${table} as x`).join('lessons as ls', 'ls.lessonid', 'x.lessonid').join('levels as lv', 'lv.levelid', 'ls.levelid')
+    .join('grades as g', 'g.gradeid', 'lv.gradeid').where(`x.${idcol}`, id).first('g.curriculumid');
+const questionChain = (db: Knex, table: string, idcol: string, parent: string, parentcol: string, id: string) =>
+  db(`${table} as q`).join(`${parent} as x`, `x.${parentcol}`, `q.${parentcol}`).join('lessons as ls', 'ls.lessonid', 'x.lessonid')
+    .join('levels as lv', 'lv.levelid', 'ls.levelid').join('grades as g', 'g.gradeid', 'lv.gradeid').where(`q.${idcol}`, id).first('g.curriculumid');
+export const CONTENT_IDS: Record<string, { curriculumOf: CurriculumOf; message: string }> = {
+  curriculumid: { curriculumOf: (db, id) => db('curriculums').where({ curriculumid: id }).first('curriculumid'), message: 'Invalid Curriculum id' },
+  gradeid: { curriculumOf: (db, id) => db('grades').where({ gradeid: id }).first('curriculumid'), message: 'Invalid Grade id' },
+  levelid: {
+    curriculumOf: (db, id) => db('levels as lv').join('grades as g', 'g.gradeid', 'lv.gradeid').where('lv.levelid', id).first('g.curriculumid'),
+    message: 'Invalid Level id',
+  },
+  lessonid: {
+    curriculumOf: (db, id) => db('lessons as ls').join('levels as lv', 'lv.levelid', 'ls.levelid').join('grades as g', 'g.gradeid', 'lv.gradeid').where('ls.lessonid', id).first('g.curriculumid'),
+    message: 'Invalid Lesson id',
+  },
+  lessonlearningid: { curriculumOf: (db, id) => lessonChain(db, 'lessonlearnings', 'lessonlearningid', id), message: 'Invalid lesson learning id' },
+  lessonplanid: { curriculumOf: (db, id) => lessonChain(db, 'lessonplans', 'lessonplanid', id), message: 'Invalid lesson plan id' },
+  lessonpracticeid: { curriculumOf: (db, id) => lessonChain(db, 'lessonpractices', 'lessonpracticeid', id), message: 'Invalid lesson practice id' },
+  lessonquizid: { curriculumOf: (db, id) => lessonChain(db, 'lessonquizzes', 'lessonquizid', id), message: 'Invalid lesson quiz id' },
+  lessonpracticequestionid: {
+    curriculumOf: (db, id) => questionChain(db, 'lessonpracticequestions', 'lessonpracticequestionid', 'lessonpractices', 'lessonpracticeid', id),
+    message: 'Invalid Lesson practice question id',
+  },
+  lessonquizquestionid: {
+    curriculumOf: (db, id) => questionChain(db, 'lessonquizquestions', 'lessonquizquestionid', 'lessonquizzes', 'lessonquizid', id),
+    message: 'Invalid Lesson quiz question id',
+  },
+  levelquizquestionid: {
+    curriculumOf: (db, id) => db('levelquizquestions as q').join('levels as lv', 'lv.levelid', 'q.levelid').join('grades as g', 'g.gradeid', 'lv.gradeid')
+      .where('q.levelquizquestionid', id).first('g.curriculumid'),
+    message: 'Invalid Level quiz question id',
+  },
+  curriculumbaselineid: {
+    curriculumOf: (db, id) => db('curriculumbaseline').where({ curriculumbaselineid: id }).first('curriculumid'),
+    message: 'Invalid curriculum Baseline',
+  },
+  baselinequestionid: {
+    curriculumOf: (db, id) => db('baselinequestion as q').join('curriculumbaseline as b', 'b.curriculumbaselineid', 'q.curriculumbaselineid')
+      .where('q.baselinequestionid', id).first('b.curriculumid'),
+    message: 'Invalid BaselineQuestion ID',
+  },
+};
+
+/** Refuses a request naming curriculum content outside a narrowed curriculaOfCaller scope (see CONTENT_IDS). */
+async function checkContentIds(db: Knex, s: Scope, parts: unknown[]): Promise<void> {
+  if (s.all) return;
+  for (const part of parts) {
+    if (!part || typeof part !== 'object' || Array.isArray(part)) continue;
+    for (const [key, value] of Object.entries(part as Record<string, unknown>)) {
+      const known = CONTENT_IDS[key];
+      if (!known || typeof value !== 'string' || !value) continue;
+      const row = (await known.curriculumOf(db, value)) as { curriculumid: string | null } | undefined;
+      if (row && !(row.curriculumid && s.curriculumids.includes(row.curriculumid))) throw httpError(400, known.message);
+    }
+  }
+}
+
+/** The app's scope resolver: each rule becomes one middleware that puts the resolved scope in `res.locals.scope`. */
+export const centralScopes: { resolve: ScopeResolver; names: readonly string[] } = {
+  names: SCOPE_NAMES,
+  resolve: (r: ScopeRule): RequestHandler | undefined => {
+    if (!(SCOPE_NAMES as string[]).includes(r.scope)) return undefined;
+    const name = r.scope as ScopeName;
+    return (req, res, next) => {
+      const db = depsOf(req).db;
+      resolveScope(db, name, res.locals.caller as Caller)
+        .then(async (s) => {
+          if (name === 'curriculaOfCaller') await checkContentIds(db, s, [res.locals.params, res.locals.body]);
+          res.locals.scope = s;
+        })
+        .then(() => next(), next);
+    };
+  },
+};
 
 /** Which columns of the query identify a row's school or country; at least one must be given. */
 export interface ScopeColumns {
@@ -42,74 +211,63 @@ export interface ScopeColumns {
   countryid?: string;
 }
 
-/** The schools (ids) a scope admits, as a sub-query. */
-function schoolsIn(db: Knex, scope: Exclude<Scope, { all: true }>, select: 'schoolid' | 'schoolname' | 'countryid') {
-  const q = db('schools').select(select);
-  if (scope.schoolids) q.whereIn('schoolid', scope.schoolids);
-  if (scope.countryids) q.whereIn('countryid', scope.countryids);
-  if (scope.schoolname !== null) q.where('schoolname', scope.schoolname);
-  return q;
+function needs(s: Scope, what: string): void {
+  if (s.rule === 'global' || s.rule === 'ownAccount') throw new Error(`A route of scope ${s.rule} narrows by ${what}: declare the rule that narrows it`);
 }
 
 /**
  * Narrows `q` to the rows of the caller's scope. Rows are placed by their school id, school name or
- * country id column (the first given that the scope can decide on). A row whose school is unknown is
- * outside every restricted scope.
+ * country id column (the first given). A row whose school is unknown is outside every narrowed scope.
  */
-export function applyScope<Q extends Knex.QueryBuilder>(db: Knex, q: Q, scope: Scope, cols: ScopeColumns): Q {
-  if (scope.all) return q;
-  if (cols.schoolid) q.whereIn(cols.schoolid, schoolsIn(db, scope, 'schoolid'));
-  else if (cols.schoolname) q.whereIn(cols.schoolname, schoolsIn(db, scope, 'schoolname'));
-  else if (cols.countryid) {
-    // Country-level rows (a country itself): a country-restricted caller sees its countries, a
-    // school-restricted one the countries of its schools.
-    if (scope.countryids && !scope.schoolids && scope.schoolname === null) q.whereIn(cols.countryid, scope.countryids);
-    else q.whereIn(cols.countryid, schoolsIn(db, scope, 'countryid'));
-  } else throw new Error('applyScope: no column to scope by');
+export function applyScope<Q extends Knex.QueryBuilder>(q: Q, s: Scope, cols: ScopeColumns): Q {
+  needs(s, 'school or country');
+  if (s.all) return q;
+  if (cols.schoolid) q.whereIn(cols.schoolid, [...s.schoolids]);
+  else if (cols.schoolname) q.whereIn(cols.schoolname, [...s.schoolnames]);
+  else if (cols.countryid) q.whereIn(cols.countryid, [...s.countryids]);
+  else throw new Error('applyScope: no column to scope by');
   return q;
 }
 
 /** Whether one school (by id or name) lies in the caller's scope. */
-export async function schoolInScope(db: Knex, scope: Scope, school: { schoolid?: string | null; schoolname?: string | null }): Promise<boolean> {
-  if (scope.all) return true;
-  const q = schoolsIn(db, scope, 'schoolid');
-  if (school.schoolid) q.where('schoolid', school.schoolid);
-  else if (school.schoolname) q.where('schoolname', school.schoolname);
-  else return false;
-  return !!(await q.first());
+export function schoolInScope(s: Scope, school: { schoolid?: string | null; schoolname?: string | null }): boolean {
+  needs(s, 'school');
+  if (s.all) return true;
+  if (school.schoolid) return s.schoolids.includes(school.schoolid);
+  if (school.schoolname) return s.schoolnames.includes(school.schoolname);
+  return false;
 }
 
 /** Refuses a school outside the caller's scope with the area's own invalid-id message (as if it did not exist). */
-export async function requireSchoolInScope(db: Knex, scope: Scope, school: { schoolid?: string | null; schoolname?: string | null }, message: string): Promise<void> {
-  if (!(await schoolInScope(db, scope, school))) throw httpError(400, message);
+export function requireSchoolInScope(s: Scope, school: { schoolid?: string | null; schoolname?: string | null }, message: string): void {
+  if (!schoolInScope(s, school)) throw httpError(400, message);
 }
 
-
-/** The schools a restricted scope admits, by id and by name (one query); null when the scope admits every school. */
-export async function scopeSchools(db: Knex, scope: Scope): Promise<{ ids: string[]; names: string[] } | null> {
-  if (scope.all) return null;
-  const rows = (await schoolsIn(db, scope, 'schoolid').select('schoolname')) as Array<{ schoolid: string; schoolname: string }>;
-  return { ids: rows.map((r) => r.schoolid), names: rows.map((r) => r.schoolname) };
+/** The schools a narrowed scope admits, by id and by name; null when the scope admits every school. */
+export function scopeSchools(s: Scope): { ids: string[]; names: string[] } | null {
+  needs(s, 'school');
+  return s.all ? null : { ids: [...s.schoolids], names: [...s.schoolnames] };
 }
 
-/**
- * The curricula a staff caller's `countries`/`schools` claims admit, as a sub-query of curriculum ids:
- * those offered (curriculumcountry) in one of the caller's countries, or in a country of one of its
- * schools. Undefined when the caller sees every curriculum: curricula are shared content, so only a
- * staff account's own claims narrow them (the API key, the sync key and school users are not narrowed).
- */
-export function scopedCurriculumIds(db: Knex, caller: Caller): Knex.QueryBuilder | undefined {
-  if (caller.kind !== 'staff') return undefined;
-  const scope = scopeOf(caller);
-  if (scope.all) return undefined;
-  return applyScope(db, db('curriculumcountry').select('curriculumid'), scope, { countryid: 'countryid' });
+/** The curricula a scope admits (curriculaOfCaller); undefined when it admits every curriculum. */
+export function scopedCurricula(s: Scope): string[] | undefined {
+  if (s.rule !== 'curriculaOfCaller') throw new Error(`A route of scope ${s.rule} narrows by curriculum: declare scope.curriculaOfCaller`);
+  return s.all ? undefined : [...s.curriculumids];
 }
 
-/** Of `countryids`, the live countries a caller may name (all of them for an unrestricted caller). */
-export async function countriesInScope(db: Knex, caller: Caller, countryids: readonly string[]): Promise<string[]> {
+/** Whether one curriculum lies in a curriculaOfCaller scope. */
+export function curriculumInScope(s: Scope, curriculumid: string | null | undefined): boolean {
+  const list = scopedCurricula(s);
+  return list === undefined || (!!curriculumid && list.includes(curriculumid));
+}
+
+/** Of `countryids`, the live countries a caller may name (all live ones for an unnarrowed caller, or with no scope: the seed). */
+export async function countriesInScope(db: Knex, s: Scope | undefined, countryids: readonly string[]): Promise<string[]> {
   if (!countryids.length) return [];
   const q = db('countries').whereIn('countryid', [...countryids]).where('isdeleted', false).select('countryid');
-  const scope = caller.kind === 'staff' ? scopeOf(caller) : ({ all: true } as const);
-  const rows = (await applyScope(db, q, scope, { countryid: 'countryid' })) as Array<{ countryid: string }>;
+  const rows = (await (s ? applyScope(q, s, { countryid: 'countryid' }) : q)) as Array<{ countryid: string }>;
   return rows.map((r) => r.countryid);
 }
+
+/** The curricula a store narrows to: a list of ids, or undefined for every curriculum (see scopedCurricula). */
+export type Curricula = string[] | undefined;

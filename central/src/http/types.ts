@@ -1,7 +1,8 @@
 import type { Knex } from '@lms/db';
-import type { Logger, RedisClient, RouteDef } from '@lms/shared';
+import type { HandlerContext, Logger, RedisClient, RouteDef } from '@lms/shared';
 import type { Config } from '../config';
 import type { Mailer } from '../auth/mail';
+import type { Scope } from './scope';
 import type { ObjectStore } from '../objects';
 
 /** The one identity resolved from a request's Authorization header; every guard reads only this. */
@@ -36,7 +37,9 @@ export type Caller =
   /** A refresh, change-password or verify-email token read from the query string by a token gate. */
   | { kind: 'token'; type: 'REFRESH' | 'CHANGEPASSWORD' | 'VERIFYEMAIL'; sub: string; jti: string; sessionid: string | null };
 
-export type CentralRoute = RouteDef<Caller>;
+export type CentralRoute = RouteDef<Caller, Scope>;
+/** What a central handler receives: the request, the caller, its input and its resolved scope. */
+export type CentralCtx = HandlerContext<Caller, Scope>;
 
 export interface Deps {
   db: Knex;

@@ -117,6 +117,7 @@ async function seedCurriculum(db: Knex, tally: Tally, author: Caller, by: string
       db,
       curriculumBody.parse({ curriculumname: D.curriculumname, curriculumdescription: T.curriculum, countryid: [D.countryid], subjectid: D.subjectid }),
       author,
+      undefined,
       { curriculumid: D.curriculumid, curriculumcountryids: [D.curriculumcountryid] },
     ));
   await once(db, tally, 'grade', 'grades', 'gradeid', D.gradeid, () =>

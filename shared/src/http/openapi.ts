@@ -25,7 +25,7 @@ function isObjectSchema(s: ZodType | undefined): s is z.ZodObject<z.ZodRawShape>
 }
 
 /** The OpenAPI 3 document of a service, generated from its route tables and their zod schemas. */
-export function buildOpenApi(info: { title: string; version: string; description?: string }, routes: ReadonlyArray<RouteDef<any>>): object { // eslint-disable-line @typescript-eslint/no-explicit-any
+export function buildOpenApi(info: { title: string; version: string; description?: string }, routes: ReadonlyArray<RouteDef<any, any>>): object { // eslint-disable-line @typescript-eslint/no-explicit-any
   const registry = new OpenAPIRegistry();
   const bearer = registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
   for (const r of routes) {
@@ -42,7 +42,8 @@ export function buildOpenApi(info: { title: string; version: string; description
       method: r.method.toLowerCase() as 'get',
       path: openApiPath(r.path),
       summary: r.summary,
-      description: `Gate: ${gates.map(describeGate).join(' and ')}`,
+      description: `Gate: ${gates.map(describeGate).join(' and ')}${r.scope ? `. Scope: ${r.scope.scope} (${r.scope.doc})` : ''}`,
+      ...(r.scope ? { 'x-scope': r.scope.scope } : {}),
       tags: r.tags ?? [r.path.split('/')[1] || 'app'],
       security: r.gate.kind === 'public' ? [] : [{ [bearer.name]: [] }],
       request: {

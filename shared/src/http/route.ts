@@ -49,10 +49,25 @@ export interface RouteInput {
   body?: ZodType;
 }
 
-export interface HandlerContext<TCaller> {
+/**
+ * Which rows a route's caller may touch, declared with the gate (`scope.schoolsOfCaller`,
+ * `scope.global`, ...). A service turns the rule into middleware that resolves it once per request
+ * (from the caller and the database) and hands the result to the handler as `ctx.scope`.
+ */
+export interface ScopeRule {
+  readonly scope: string;
+  /** What the rule admits, in a sentence (the route documentation shows it). */
+  readonly doc: string;
+}
+
+const isScopeRule = (v: unknown): v is ScopeRule => typeof v === 'object' && v !== null && typeof (v as ScopeRule).scope === 'string' && typeof (v as ScopeRule).doc === 'string';
+
+export interface HandlerContext<TCaller, TScope = unknown> {
   req: Request;
   res: Response;
   caller: TCaller;
+  /** The route's scope rule resolved for this caller (undefined on a route that declares none). */
+  scope: TScope;
   params: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- validated by the route's schema
   query: any; // eslint-disable-line @typescript-eslint/no-explicit-any
   body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -62,16 +77,18 @@ export interface HandlerContext<TCaller> {
  * A handler returns the payload that the success envelope wraps. A handler that wrote the
  * response itself (a file, a stream, a bare body) returns nothing.
  */
-export type Handler<TCaller> = (ctx: HandlerContext<TCaller>) => unknown;
+export type Handler<TCaller, TScope = unknown> = (ctx: HandlerContext<TCaller, TScope>) => unknown;
 
-export interface RouteDef<TCaller = unknown> {
+export interface RouteDef<TCaller = unknown, TScope = unknown> {
   method: Method;
   path: string;
   gate: Gate;
+  /** Which rows the caller may touch (see ScopeRule); a service may refuse to start without one. */
+  scope?: ScopeRule;
   /** A controller-wide gate checked before the route's own (both must pass). */
   classGuard?: Gate;
   input: RouteInput;
-  handler: Handler<TCaller>;
+  handler: Handler<TCaller, TScope>;
   summary?: string;
   tags?: string[];
   /** Middleware run before the gate (for example a feature switch that must answer first). */
@@ -91,15 +108,26 @@ export interface RouteDef<TCaller = unknown> {
   rawBody?: boolean;
 }
 
-export function route<TCaller = unknown>(
-  method: Method,
-  path: string,
-  gate: Gate,
-  input: RouteInput,
-  handler: Handler<TCaller>,
-  extra: Partial<Pick<RouteDef<TCaller>, 'classGuard' | 'summary' | 'tags' | 'before' | 'status' | 'alias' | 'addition' | 'bodyLimit' | 'rawBody'>> = {},
-): RouteDef<TCaller> {
-  return { method, path, gate, input, handler, ...extra };
+type RouteExtra = 'classGuard' | 'summary' | 'tags' | 'before' | 'status' | 'alias' | 'addition' | 'bodyLimit' | 'rawBody';
+
+/**
+ * One route: method, path, gate, then (where the service declares scopes) the scope rule, the input
+ * schemas, the handler and the rest.
+ */
+export function route<TCaller = unknown, TScope = unknown>(
+  method: Method, path: string, gate: Gate, scope: ScopeRule, input: RouteInput, handler: Handler<TCaller, TScope>,
+  extra?: Partial<Pick<RouteDef<TCaller, TScope>, RouteExtra>>,
+): RouteDef<TCaller, TScope>;
+export function route<TCaller = unknown, TScope = unknown>(
+  method: Method, path: string, gate: Gate, input: RouteInput, handler: Handler<TCaller, TScope>,
+  extra?: Partial<Pick<RouteDef<TCaller, TScope>, RouteExtra>>,
+): RouteDef<TCaller, TScope>;
+export function route<TCaller = unknown, TScope = unknown>(
+  method: Method, path: string, gate: Gate, ...rest: unknown[]
+): RouteDef<TCaller, TScope> {
+  const scope = isScopeRule(rest[0]) ? rest.shift() as ScopeRule : undefined;
+  const [input, handler, extra] = rest as [RouteInput, Handler<TCaller, TScope>, Partial<Pick<RouteDef<TCaller, TScope>, RouteExtra>> | undefined];
+  return { method, path, gate, ...(scope ? { scope } : {}), input, handler, ...(extra ?? {}) };
 }
 
 export const noInput: RouteInput = {};
@@ -132,9 +160,20 @@ export function parseJsonBody(req: Request, res: Response, limit: string | numbe
 /** Turns a gate into guard middleware; undefined for a gate the service does not support. */
 export type GateResolver = (gate: Gate) => RequestHandler[] | undefined;
 
-/** Options of the route handler: the JSON body limit of routes that name none. */
+/**
+ * Turns a scope rule into the middleware that resolves it for the request (into `res.locals.scope`);
+ * undefined for a rule the service does not know.
+ */
+export type ScopeResolver = (rule: ScopeRule) => RequestHandler | undefined;
+
+/** Options of the route handler: the JSON body limit of routes that name none; the scope rules. */
 export interface RouteHandlerOptions {
   defaultBodyLimit?: string | number;
+  /**
+   * When given, every route must declare a scope rule the resolver knows, or the handler refuses to
+   * be built (the service does not start).
+   */
+  scopes?: { resolve: ScopeResolver; names: readonly string[] };
 }
 
 /** A schema failure in the contract's words: each issue as `"<path>" <message>`, joined by ", ". */
@@ -172,13 +211,14 @@ function validator(input: RouteInput): RequestHandler {
   };
 }
 
-function runner<TCaller>(def: RouteDef<TCaller>): RequestHandler {
+function runner<TCaller, TScope>(def: RouteDef<TCaller, TScope>): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const data = await def.handler({
         req,
         res,
         caller: res.locals.caller as TCaller,
+        scope: res.locals.scope as TScope,
         params: res.locals.params,
         query: res.locals.query,
         body: res.locals.body,
@@ -282,7 +322,7 @@ function matchPath(segments: Segment[], given: string[]): Record<string, string>
  * route also answers HEAD, and parameters are URL-decoded (a malformed one is a 400). A request no
  * route matches goes on to the next handler (the 404).
  */
-export function routeHandler<TCaller>(routes: ReadonlyArray<RouteDef<TCaller>>, resolve: GateResolver, o: RouteHandlerOptions = {}): RequestHandler {
+export function routeHandler<TCaller, TScope = unknown>(routes: ReadonlyArray<RouteDef<TCaller, TScope>>, resolve: GateResolver, o: RouteHandlerOptions = {}): RequestHandler {
   const areas = new Map<string, CompiledRoute[]>();
   const parsers = new Map<string | number, RequestHandler>();
   const parserOf = (limit: string | number): RequestHandler => {
@@ -299,6 +339,16 @@ export function routeHandler<TCaller>(routes: ReadonlyArray<RouteDef<TCaller>>, 
       if (!g) throw new Error(`Route ${def.method} ${def.path}: no guard for gate '${gate.kind}'`);
       guards.push(...g);
     }
+    const scoping: RequestHandler[] = [];
+    if (o.scopes) {
+      const known = `one of ${o.scopes.names.map((n) => `scope.${n}`).join(', ')}`;
+      if (!def.scope) {
+        throw new Error(`Route ${def.method} ${def.path} declares no scope: add ${known} after its gate, as in route('${def.method}', '${def.path}', <gate>, scope.<rule>, <input>, <handler>)`);
+      }
+      const s = o.scopes.resolve(def.scope);
+      if (!s) throw new Error(`Route ${def.method} ${def.path}: unknown scope rule '${def.scope.scope}' (expected ${known})`);
+      scoping.push(s);
+    }
     let area = areas.get(segment);
     if (!area) areas.set(segment, (area = []));
     area.push({
@@ -312,6 +362,9 @@ export function routeHandler<TCaller>(routes: ReadonlyArray<RouteDef<TCaller>>, 
         ...guards,
         ...(def.rawBody ? [] : [parserOf(def.bodyLimit ?? o.defaultBodyLimit ?? DEFAULT_BODY_LIMIT)]),
         validator(def.input),
+        // The scope is resolved once the caller passed its gate and its input is valid, so that a refused
+        // or malformed request costs no look-up.
+        ...scoping,
         runner(def),
       ]),
     });
@@ -352,6 +405,6 @@ export function routeHandler<TCaller>(routes: ReadonlyArray<RouteDef<TCaller>>, 
 }
 
 /** Mounts route tables on a router (see routeHandler). */
-export function mount<TCaller>(router: Router, routes: ReadonlyArray<RouteDef<TCaller>>, resolve: GateResolver, o: RouteHandlerOptions = {}): void {
+export function mount<TCaller, TScope = unknown>(router: Router, routes: ReadonlyArray<RouteDef<TCaller, TScope>>, resolve: GateResolver, o: RouteHandlerOptions = {}): void {
   router.use(routeHandler(routes, resolve, o));
 }

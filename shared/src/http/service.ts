@@ -4,9 +4,9 @@ import { createBaseApp, type HttpConfig } from './app';
 import { buildOpenApi } from './openapi';
 import { createLimiter, type RedisClient } from './ratelimit';
 import { attachOps, createOps, type ReadinessCheck } from './ops';
-import { routeHandler, type GateResolver, type RouteDef } from './route';
+import { routeHandler, type GateResolver, type RouteDef, type RouteHandlerOptions } from './route';
 
-export interface ServiceAppOptions<TCaller> {
+export interface ServiceAppOptions<TCaller, TScope = unknown> {
   /** Short name: the rate limiters' counter prefix. */
   name: string;
   /** Title and version of the API documentation. */
@@ -18,8 +18,10 @@ export interface ServiceAppOptions<TCaller> {
   bodyLimit: number;
   /** Sign-in routes get their own, stricter limiter that counts failed attempts only. */
   signIn: { paths: string[]; methods: Array<'post' | 'put'> };
-  routes: ReadonlyArray<RouteDef<TCaller>>;
+  routes: ReadonlyArray<RouteDef<TCaller, TScope>>;
   gates: GateResolver;
+  /** The scope rules every route must declare (see RouteHandlerOptions.scopes); none: scopes optional and unresolved. */
+  scopes?: RouteHandlerOptions['scopes'];
   /** Resolves the request's one caller, before any route. */
   identify: RequestHandler;
   logger: Logger;
@@ -33,8 +35,8 @@ export interface ServiceAppOptions<TCaller> {
 }
 
 /** One service's Express app: its route tables behind the shared HTTP core, rate limits and identity. */
-export function createServiceApp<TCaller>(o: ServiceAppOptions<TCaller>): Express {
-  const router = routeHandler(o.routes, o.gates, { defaultBodyLimit: o.bodyLimit });
+export function createServiceApp<TCaller, TScope = unknown>(o: ServiceAppOptions<TCaller, TScope>): Express {
+  const router = routeHandler(o.routes, o.gates, { defaultBodyLimit: o.bodyLimit, scopes: o.scopes });
 
   const general = createLimiter({ name: o.name, windowMs: 60_000, limit: o.rateLimit.perMinute, redis: o.redis, logger: o.logger, trustProxy: o.http.trustProxy });
   const signIn = createLimiter({

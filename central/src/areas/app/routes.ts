@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import { noInput, publicGate, route } from '@lms/shared';
+import { scope } from '../../http/scope';
 import type { CentralRoute } from '../../http/types';
 import { buildInfo } from '../../version';
 import { teacherUploadCsv, userUploadCsv } from './csv-templates';
@@ -15,10 +16,10 @@ function sendTemplate(res: Response, name: string, body: string): void {
 }
 
 export const appRoutes: CentralRoute[] = [
-  route('GET', '/', publicGate(), noInput, ({ res }) => {
+  route('GET', '/', publicGate(), scope.global, noInput, ({ res }) => {
     res.type('text/plain').send('FORTYK API ***');
   }, { summary: 'Liveness banner (plain text)' }),
-  route('GET', '/version', publicGate(), noInput, ({ req, res }) => {
+  route('GET', '/version', publicGate(), scope.global, noInput, ({ req, res }) => {
     res.setHeader('X-Build', build.build);
     // Plain text for existing scripts; JSON with the build for a client that asks for it.
     if (!req.accepts('text/plain') && req.accepts('json')) {
@@ -27,13 +28,13 @@ export const appRoutes: CentralRoute[] = [
       res.type('text/plain').send(build.version);
     }
   }, { summary: 'Running version (plain text; JSON with the build when only JSON is accepted)' }),
-  route('GET', '/assets/user-upload.csv', publicGate(), noInput, ({ res }) => sendTemplate(res, 'user-upload.csv', userUploadCsv), {
+  route('GET', '/assets/user-upload.csv', publicGate(), scope.global, noInput, ({ res }) => sendTemplate(res, 'user-upload.csv', userUploadCsv), {
     summary: 'Learner bulk-upload CSV template',
   }),
-  route('GET', '/assets/teacher-upload.csv', publicGate(), noInput, ({ res }) => sendTemplate(res, 'teacher-upload.csv', teacherUploadCsv), {
+  route('GET', '/assets/teacher-upload.csv', publicGate(), scope.global, noInput, ({ res }) => sendTemplate(res, 'teacher-upload.csv', teacherUploadCsv), {
     summary: 'Teacher bulk-upload CSV template',
   }),
-  route('GET', '/common/templatetype', publicGate(), noInput, () => templateTypes, { summary: 'Question template types' }),
+  route('GET', '/common/templatetype', publicGate(), scope.global, noInput, () => templateTypes, { summary: 'Question template types' }),
   // The admin UI calls this path; the same static list.
-  route('GET', '/dropdown/templatetype', publicGate(), noInput, () => templateTypes, { summary: 'Question template types (admin UI path)', alias: true }),
+  route('GET', '/dropdown/templatetype', publicGate(), scope.global, noInput, () => templateTypes, { summary: 'Question template types (admin UI path)', alias: true }),
 ];

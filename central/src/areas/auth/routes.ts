@@ -1,7 +1,8 @@
-import { clientKey, httpError, publicGate, route, tokenOf, type HandlerContext } from '@lms/shared';
+import { clientKey, httpError, publicGate, route, tokenOf } from '@lms/shared';
+import { scope } from '../../http/scope';
 import { mailCountersOf } from '../../auth/mail-limits';
 import { z } from 'zod';
-import type { Caller, CentralRoute } from '../../http/types';
+import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
 import { configOf, depsOf } from '../../http/context';
 import { findSchoolUser, findStaffById, findStaffByName, type StaffAccount } from '../../auth/identity';
 import { mailerOf } from '../../auth/mail';
@@ -11,7 +12,7 @@ import { issueToken, revokeAll, revokeSession, verifyStored } from '../../auth/t
 import { checkEmail, checkPassword, requiredString, strictBody } from '../../auth/validation';
 import { markVerified, recordStaffAccess, setPasswordHash, setSchoolPasswordHash } from './store';
 
-type Ctx = HandlerContext<Caller>;
+type Ctx = CentralCtx;
 
 const NOT_MATCHING = 'User/Password not matching';
 const NOT_VERIFIED = 'User not verified, Please verify with the link sent to your email';
@@ -159,13 +160,13 @@ async function verify(ctx: Ctx) {
 const ignoredBody = { body: z.unknown() };
 
 export const authRoutes: CentralRoute[] = [
-  route('POST', '/auth/login', publicGate(), { body: loginBody }, login, { summary: 'staff login (email + password) -> access/refresh tokens' }),
-  route('POST', '/auth/school/login', publicGate(), { body: schoolLoginBody }, schoolLogin, { summary: 'school-user login (teacher and above) -> access token' }),
-  route('POST', '/auth/logout', publicGate(), ignoredBody, logout, { summary: 'revoke bearer\'s stored access/refresh tokens; always 200' }),
-  route('POST', '/auth/verify', tokenOf('verifyemail'), ignoredBody, verify, { status: 202, summary: 'confirm staff email with verify-email token (query verifyemailtoken); 202' }),
-  route('POST', '/auth/refreshtoken', tokenOf('refresh'), ignoredBody, refresh, { summary: 'exchange refresh token (query refreshtoken) for new token pair' }),
-  route('PUT', '/auth/sendverificationemail', publicGate(), { body: emailBody }, (ctx) => emailLink(ctx, 'VERIFYEMAIL', 'Verification mail sent.'), { summary: 'e-mail a verification link to a staff account' }),
-  route('POST', '/auth/forgotpassword', publicGate(), { body: emailBody }, (ctx) => emailLink(ctx, 'CHANGEPASSWORD', 'Password reset mail sent.'), { summary: 'e-mail a password-reset link to a staff account' }),
-  route('PUT', '/auth/changepassword', tokenOf('changepassword'), { body: passwordBody }, changePassword, { summary: 'set new password using change-password token (query changepasswordtoken)' }),
-  route('POST', '/auth/token/validate/changepassword', publicGate(), ignoredBody, validateChangePassword, { summary: 'report whether a change-password token is still valid' }),
+  route('POST', '/auth/login', publicGate(), scope.ownAccount, { body: loginBody }, login, { summary: 'staff login (email + password) -> access/refresh tokens' }),
+  route('POST', '/auth/school/login', publicGate(), scope.ownAccount, { body: schoolLoginBody }, schoolLogin, { summary: 'school-user login (teacher and above) -> access token' }),
+  route('POST', '/auth/logout', publicGate(), scope.ownAccount, ignoredBody, logout, { summary: 'revoke bearer\'s stored access/refresh tokens; always 200' }),
+  route('POST', '/auth/verify', tokenOf('verifyemail'), scope.ownAccount, ignoredBody, verify, { status: 202, summary: 'confirm staff email with verify-email token (query verifyemailtoken); 202' }),
+  route('POST', '/auth/refreshtoken', tokenOf('refresh'), scope.ownAccount, ignoredBody, refresh, { summary: 'exchange refresh token (query refreshtoken) for new token pair' }),
+  route('PUT', '/auth/sendverificationemail', publicGate(), scope.ownAccount, { body: emailBody }, (ctx) => emailLink(ctx, 'VERIFYEMAIL', 'Verification mail sent.'), { summary: 'e-mail a verification link to a staff account' }),
+  route('POST', '/auth/forgotpassword', publicGate(), scope.ownAccount, { body: emailBody }, (ctx) => emailLink(ctx, 'CHANGEPASSWORD', 'Password reset mail sent.'), { summary: 'e-mail a password-reset link to a staff account' }),
+  route('PUT', '/auth/changepassword', tokenOf('changepassword'), scope.ownAccount, { body: passwordBody }, changePassword, { summary: 'set new password using change-password token (query changepasswordtoken)' }),
+  route('POST', '/auth/token/validate/changepassword', publicGate(), scope.ownAccount, ignoredBody, validateChangePassword, { summary: 'report whether a change-password token is still valid' }),
 ];

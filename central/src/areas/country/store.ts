@@ -7,8 +7,9 @@ import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/pagi
 import { applyScope, type Scope } from '../../http/scope';
 
 /** Every country that is not deleted, for the report filters. */
-export async function allCountries(db: Knex) {
-  return readRows(db('countries').where({ isdeleted: false }).orderBy('countryname').select());
+/** The report filter feed: the caller's live countries, by name. */
+export async function allCountries(db: Knex, scope: Scope) {
+  return readRows(liveCountries(db, scope).orderBy('countryname').select());
 }
 
 export const countryParams = z.object({ countryid: z.string().uuid({ error: 'must be a valid GUID' }) });
@@ -26,7 +27,10 @@ export const countryBody = strictBody({
 type CountryBody = z.infer<typeof countryBody>;
 
 /** Live countries the caller may see: a staff token naming countries (or schools) sees only those (of those). */
-const liveCountries = (db: Knex, scope: Scope) => applyScope(db, db('countries').where({ isdeleted: false }), scope, { countryid: 'countryid' });
+const liveCountries = (db: Knex, scope: Scope | undefined) => {
+  const q = db('countries').where({ isdeleted: false });
+  return scope ? applyScope(q, scope, { countryid: 'countryid' }) : q;
+};
 
 /** The country picker: the caller's live countries whose name contains `country`, by name. */
 export async function countriesFor(db: Knex, q: z.infer<typeof countryQuery>, scope: Scope) {
@@ -37,7 +41,7 @@ export async function countriesFor(db: Knex, q: z.infer<typeof countryQuery>, sc
 }
 
 /** A live country within the caller's scope, or null. */
-export async function getCountry(db: Knex, countryid: string, scope: Scope = { all: true }) {
+export async function getCountry(db: Knex, countryid: string, scope?: Scope) {
   return (await liveCountries(db, scope).where({ countryid }).first()) ?? null;
 }
 

@@ -6,7 +6,7 @@ import { strictBody } from '../../auth/validation';
 import { actorOf } from '../../http/context';
 import { description, guid, guidParams, text } from '../../http/fields';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
-import { countriesInScope } from '../../http/scope';
+import { countriesInScope, scopedCurricula, type Curricula, type Scope } from '../../http/scope';
 import { locked, now, writeTransaction } from '../../http/writes';
 import type { Caller } from '../../http/types';
 
@@ -19,8 +19,9 @@ export const allCurriculaQuery = z.looseObject({ cur: optional, curid: optional,
 export const countryParams = guidParams({ countryid: 'Country ID' });
 
 /** Active curricula for the filter dropdowns, narrowed to a learner's, a class's or a school's curricula when asked. */
-export async function allCurricula(db: Knex, q: z.infer<typeof allCurriculaQuery>) {
+export async function allCurricula(db: Knex, q: z.infer<typeof allCurriculaQuery>, curricula: Curricula) {
   const query = db('curriculums').where({ isdeleted: false, curriculumstatus: true }).orderBy('curriculumname');
+  if (curricula) query.whereIn('curriculumid', curricula);
   if (q.cur) query.where('curriculumname', 'like', `%${q.cur}%`);
   if (q.curid) query.where('curriculumid', q.curid);
   if (q.studentid || q.standardid) {
@@ -44,13 +45,14 @@ export async function allCurricula(db: Knex, q: z.infer<typeof allCurriculaQuery
 }
 
 /** Curricula offered in a country; baseline curricula are assessments, not courses, and stay out. */
-export async function curriculaOfCountry(db: Knex, countryid: string) {
+export async function curriculaOfCountry(db: Knex, countryid: string, curricula: Curricula) {
   const [country] = await readRows(db('countries').where({ countryid, isdeleted: false }).select('countryid').limit(1));
   if (!country) throw httpError(400, 'Invalid country id');
   const rows = await readRows<{ curriculumname: string }>(
     db('curriculums as c')
       .join('curriculumcountry as cc', 'cc.curriculumid', 'c.curriculumid')
       .where({ 'cc.countryid': countryid, 'c.isdeleted': false })
+      .modify((b) => { if (curricula) b.whereIn('c.curriculumid', curricula); })
       .orderBy('c.curriculumname')
       .select('c.*'),
   );
@@ -75,15 +77,15 @@ type CurriculumBody = z.infer<typeof curriculumBody>;
 const INVALID = 'Invalid Curriculum id';
 const EXISTS = 'Curriculum already exists';
 
-/** A live curriculum the caller may see (`curricula`: the caller's curricula as a sub-query, undefined for all). */
-function liveCurriculum(db: Knex, curriculumid: string, curricula: Knex.QueryBuilder | undefined) {
+/** A live curriculum the caller may see (`curricula`: their ids, undefined for all). */
+function liveCurriculum(db: Knex, curriculumid: string, curricula: Curricula) {
   const q = db('curriculums').where({ curriculumid, isdeleted: false });
   if (curricula) q.whereIn('curriculumid', curricula);
   return q;
 }
 
 /** The curriculum row with the ids of the countries it is offered in. */
-export async function getCurriculum(db: Knex, curriculumid: string, curricula: Knex.QueryBuilder | undefined) {
+export async function getCurriculum(db: Knex, curriculumid: string, curricula: Curricula) {
   const row = await liveCurriculum(db, curriculumid, curricula).first();
   if (!row) throw httpError(400, INVALID);
   const links = await db('curriculumcountry').where({ curriculumid }).orderBy('countryid').select('countryid');
@@ -91,7 +93,7 @@ export async function getCurriculum(db: Knex, curriculumid: string, curricula: K
 }
 
 /** The admin UI's curriculum list: `subjectid` holds the subject's name and `countryid` the countries' names. */
-export async function listCurricula(db: Knex, body: Paging, curricula: Knex.QueryBuilder | undefined) {
+export async function listCurricula(db: Knex, body: Paging, curricula: Curricula) {
   const base = db('curriculums').where({ isdeleted: false });
   if (curricula) base.whereIn('curriculumid', curricula);
   applyFilters(base, body, (k) => k);
@@ -129,9 +131,9 @@ async function nameTaken(trx: Knex, curriculumname: string, except?: string): Pr
  * Replaces the countries a curriculum is offered in: each must be a live country the caller may name.
  * `linkids`: the links' ids, in the order of the distinct countries (the demo seed's are fixed).
  */
-async function setCountries(trx: Knex, caller: Caller, curriculumid: string, countryids: string[], linkids: readonly string[] = []): Promise<void> {
+async function setCountries(trx: Knex, scope: Scope | undefined, curriculumid: string, countryids: string[], linkids: readonly string[] = []): Promise<void> {
   const wanted = [...new Set(countryids)];
-  const found = await countriesInScope(trx, caller, wanted);
+  const found = await countriesInScope(trx, scope, wanted);
   if (found.length !== wanted.length) throw httpError(400, 'some country not found');
   await trx('curriculumcountry').where({ curriculumid }).del();
   if (wanted.length) {
@@ -145,7 +147,7 @@ export interface CurriculumIds {
   curriculumcountryids?: readonly string[];
 }
 
-export async function createCurriculum(db: Knex, body: CurriculumBody, caller: Caller, ids: CurriculumIds = {}) {
+export async function createCurriculum(db: Knex, body: CurriculumBody, caller: Caller, scope: Scope | undefined, ids: CurriculumIds = {}) {
   const curriculumid = ids.curriculumid ?? crypto.randomUUID();
   const by = actorOf(caller);
   await writeTransaction(db, EXISTS, async (trx) => {
@@ -155,12 +157,13 @@ export async function createCurriculum(db: Knex, body: CurriculumBody, caller: C
       curriculumid, curriculumname: body.curriculumname, curriculumdescription: body.curriculumdescription ?? null, subjectid: body.subjectid,
       curriculumstatus: true, isdeleted: false, created_by: by, updated_by: by,
     });
-    await setCountries(trx, caller, curriculumid, body.countryid, ids.curriculumcountryids);
+    await setCountries(trx, scope, curriculumid, body.countryid, ids.curriculumcountryids);
   });
   return getCurriculum(db, curriculumid, undefined);
 }
 
-export async function updateCurriculum(db: Knex, curriculumid: string, body: CurriculumBody, caller: Caller, curricula: Knex.QueryBuilder | undefined) {
+export async function updateCurriculum(db: Knex, curriculumid: string, body: CurriculumBody, caller: Caller, scope: Scope) {
+  const curricula = scopedCurricula(scope);
   await writeTransaction(db, EXISTS, async (trx) => {
     if (!(await liveCurriculum(trx, curriculumid, curricula).first('curriculumid'))) throw httpError(400, INVALID);
     await requireSubject(trx, body.subjectid);
@@ -169,13 +172,13 @@ export async function updateCurriculum(db: Knex, curriculumid: string, body: Cur
       curriculumname: body.curriculumname, curriculumdescription: body.curriculumdescription ?? null, subjectid: body.subjectid,
       updated_at: now(), updated_by: actorOf(caller),
     });
-    await setCountries(trx, caller, curriculumid, body.countryid);
+    await setCountries(trx, scope, curriculumid, body.countryid);
   });
   return getCurriculum(db, curriculumid, undefined);
 }
 
 /** Soft-deletes the curriculum; it is offered nowhere any more. */
-export async function deleteCurriculum(db: Knex, curriculumid: string, by: string | null, curricula: Knex.QueryBuilder | undefined): Promise<true> {
+export async function deleteCurriculum(db: Knex, curriculumid: string, by: string | null, curricula: Curricula): Promise<true> {
   await db.transaction(async (trx) => {
     const n = await liveCurriculum(trx, curriculumid, curricula).update({ isdeleted: true, deleted_at: now(), deleted_by: by });
     if (!n) throw httpError(400, INVALID);
@@ -184,7 +187,7 @@ export async function deleteCurriculum(db: Knex, curriculumid: string, by: strin
   return true;
 }
 
-export async function setCurriculumStatus(db: Knex, curriculumid: string, curriculumstatus: boolean, curricula: Knex.QueryBuilder | undefined): Promise<true> {
+export async function setCurriculumStatus(db: Knex, curriculumid: string, curriculumstatus: boolean, curricula: Curricula): Promise<true> {
   const n = await liveCurriculum(db, curriculumid, curricula).update({ curriculumstatus });
   if (!n) throw httpError(400, INVALID);
   return true;
@@ -214,7 +217,7 @@ function contentQueries(db: Knex, curricula: Knex.QueryBuilder | string[] | unde
 }
 
 /** `GET /curriculum/map`: the flat lists, by name as the original gave them. */
-export async function curriculumMap(db: Knex, curricula: Knex.QueryBuilder | undefined) {
+export async function curriculumMap(db: Knex, curricula: Curricula) {
   const q = contentQueries(db, curricula);
   const [curriculums, grades, levels, lessons, lessonquizzes, lessonpractices] = await Promise.all([
     readRows(q.curriculums.orderBy(['curriculumname', 'curriculumid']).select()),
@@ -243,7 +246,7 @@ function byParent(rows: Row[], key: string): Map<unknown, Row[]> {
  * (by order), their lessons (by order), each lesson with its quizzes and practices (by order). Six
  * queries; the rows are nested in place.
  */
-export async function curriculumTree(db: Knex, curricula: Knex.QueryBuilder | undefined, curriculumid?: string) {
+export async function curriculumTree(db: Knex, curricula: Curricula, curriculumid?: string) {
   if (curriculumid && !(await liveCurriculum(db, curriculumid, curricula).first('curriculumid'))) throw httpError(400, INVALID);
   const q = contentQueries(db, curriculumid ? [curriculumid] : curricula);
   const [curriculums, grades, levels, lessons, quizzes, practices] = await Promise.all([

@@ -3,7 +3,7 @@ import { httpError } from '@lms/shared';
 import crypto from 'node:crypto';
 import { readRows, whereContains } from '@lms/db';
 import { z } from 'zod';
-import { applyScope, type Scope } from '../../http/scope';
+import { applyScope, type Scope, scopeSchools, type Curricula } from '../../http/scope';
 import { locked } from '../../http/writes';
 
 export const BASELINE_RESULT_COLUMNS = ['student', 'username', 'schoolname', 'baselinename', 'ispass', 'resultpercentage', 'correct', 'totalquestions', 'scores'] as const;
@@ -60,7 +60,7 @@ async function classroomResults(config: { rpiCloud: string; serverSyncKey: strin
 }
 
 /** Learner identity with assessment results, from the cloud and the classroom server, as CSV rows. */
-export async function baselineResultRows(db: Knex, config: { rpiCloud: string; serverSyncKey: string }, id: string): Promise<Array<Record<string, unknown>>> {
+export async function baselineResultRows(db: Knex, config: { rpiCloud: string; serverSyncKey: string }, id: string, scope: Scope): Promise<Array<Record<string, unknown>>> {
   const baseline = await db('curriculumbaseline').where({ curriculumbaselineid: id }).first('curriculumbaselineid', 'baselinename');
   if (!baseline) throw httpError(400, 'Invalid curriculum Baseline');
   const totalquestions = Number(
@@ -75,7 +75,10 @@ export async function baselineResultRows(db: Knex, config: { rpiCloud: string; s
       .select('s.studentfirstname', 'u.schoolusername', 's.schoolname', 'p.ispass', 'p.resultpercentage', 'p.marks', 'p.scores')
   ).map((r: ResultRow) => ({ ...r, baselinename: baseline.baselinename, totalquestions }));
   const classroom = await classroomResults(config, id);
-  return [...cloud, ...classroom].map(csvRow);
+  // Learners of the caller's schools only: an assessment of a curriculum offered in two countries has learners in both.
+  const schools = scopeSchools(scope);
+  const mine = schools ? (r: ResultRow) => typeof r.schoolname === 'string' && schools.names.includes(r.schoolname) : () => true;
+  return [...cloud, ...classroom].filter(mine).map(csvRow);
 }
 
 // ---- The assessments themselves (baseline, midline, endline) -------------------------------------
@@ -250,8 +253,9 @@ const LIST_COLUMNS = [
 ];
 
 /** Live assessments, newest first, with their curriculum's name: one query, whatever their number. */
-export async function listBaselines(db: Knex, q: { baselinename?: string; baselinetype?: string } = {}) {
+export async function listBaselines(db: Knex, curricula: Curricula, q: { baselinename?: string; baselinetype?: string } = {}) {
   const query = db('curriculumbaseline as b').leftJoin('curriculums as c', 'c.curriculumid', 'b.curriculumid').where('b.isdeleted', false);
+  if (curricula) query.whereIn('b.curriculumid', curricula);
   const name = q.baselinename?.trim();
   if (name) whereContains(query, 'b.baselinename', name);
   if (q.baselinetype && Number(q.baselinetype) > 0) query.where('b.baselinetype', Number(q.baselinetype));
@@ -276,7 +280,7 @@ export async function baselineSchools(db: Knex, curriculumbaselineid: string, sc
   const row = await liveBaseline(db, curriculumbaselineid);
   const ids = Array.isArray(row?.schoolid) ? (row.schoolid as unknown[]).filter((x): x is string => typeof x === 'string') : [];
   if (!row || !ids.length) return [];
-  const schools = await applyScope(db, db('schools').whereIn('schoolid', ids.slice(0, 1000)).where({ isdeleted: false }), scope, { schoolid: 'schoolid' }).select('schoolid', 'schoolname');
+  const schools = await applyScope(db('schools').whereIn('schoolid', ids.slice(0, 1000)).where({ isdeleted: false }), scope, { schoolid: 'schoolid' }).select('schoolid', 'schoolname');
   const byId = new Map(schools.map((s: { schoolid: string; schoolname: string }) => [s.schoolid, s]));
   return ids.flatMap((id) => {
     const s = byId.get(id);

@@ -1,5 +1,6 @@
-import { httpError, perms, route, type HandlerContext } from '@lms/shared';
-import type { Caller, CentralRoute } from '../../http/types';
+import { httpError, perms, route } from '@lms/shared';
+import { scope } from '../../http/scope';
+import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
 import { actorOf, configOf, depsOf } from '../../http/context';
 import { PRESIGN_SECONDS, presignedMediaUrl } from '../../http/presign';
 import { UPLOAD_MESSAGES, checkDocumentName, mediaTargetOf, receiveOneFile, takeUploadTurn } from '../../http/uploads';
@@ -8,7 +9,7 @@ import {
   settleWritten, writeDocumentFile, type WrittenDocument,
 } from './store';
 
-type Ctx = HandlerContext<Caller>;
+type Ctx = CentralCtx;
 
 /**
  * The media library's upload: the one file part is streamed through the upload checks into the object
@@ -47,10 +48,10 @@ async function presign(ctx: Ctx): Promise<string> {
 }
 
 export const documentRoutes: CentralRoute[] = [
-  route('POST', '/document/upload', perms('create_document'), {}, uploadDocument, { rawBody: true, summary: 'multipart upload of media document(s) to object store' }),
-  route('DELETE', '/document/:documentid', perms('delete_document'), { params: documentIdParams }, ({ req, params, caller }) => deleteDocument(depsOf(req).db, params.documentid, actorOf(caller)), { summary: 'soft-delete document (isdeleted flag)' }),
-  route('POST', '/document', perms('view_document'), { body: documentListBody }, ({ req, body }) => listDocuments(depsOf(req).db, body), { summary: 'paged list of document (pageindex/pagesize/filter)' }),
-  route('DELETE', '/document/tag/:documentid/:tag', perms('edit_document_tag'), { params: documentTagParams }, ({ req, params, caller }) => changeDocumentTag(depsOf(req).db, params.documentid, params.tag, false, actorOf(caller)), { summary: 'remove a tag from a document' }),
-  route('GET', '/document/tag/:documentid/:tag', perms('view_document'), { params: documentTagParams }, ({ req, params, caller }) => changeDocumentTag(depsOf(req).db, params.documentid, params.tag, true, actorOf(caller)), { summary: 'add a tag to a document (GET with side effect)' }),
-  route('GET', '/document/presign/:filename', perms('view_document'), { params: presignParams }, presign, { summary: 'presigned object-store upload URL for a file name' }),
+  route('POST', '/document/upload', perms('create_document'), scope.global, {}, uploadDocument, { rawBody: true, summary: 'multipart upload of media document(s) to object store' }),
+  route('DELETE', '/document/:documentid', perms('delete_document'), scope.global, { params: documentIdParams }, ({ req, params, caller }) => deleteDocument(depsOf(req).db, params.documentid, actorOf(caller)), { summary: 'soft-delete document (isdeleted flag)' }),
+  route('POST', '/document', perms('view_document'), scope.global, { body: documentListBody }, ({ req, body }) => listDocuments(depsOf(req).db, body), { summary: 'paged list of document (pageindex/pagesize/filter)' }),
+  route('DELETE', '/document/tag/:documentid/:tag', perms('edit_document_tag'), scope.global, { params: documentTagParams }, ({ req, params, caller }) => changeDocumentTag(depsOf(req).db, params.documentid, params.tag, false, actorOf(caller)), { summary: 'remove a tag from a document' }),
+  route('GET', '/document/tag/:documentid/:tag', perms('view_document'), scope.global, { params: documentTagParams }, ({ req, params, caller }) => changeDocumentTag(depsOf(req).db, params.documentid, params.tag, true, actorOf(caller)), { summary: 'add a tag to a document (GET with side effect)' }),
+  route('GET', '/document/presign/:filename', perms('view_document'), scope.global, { params: presignParams }, presign, { summary: 'presigned object-store upload URL for a file name' }),
 ];

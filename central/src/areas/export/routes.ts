@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { httpError, perms, route, writeStudentsZip, writeTeachersZip, type HandlerContext } from '@lms/shared';
+import { httpError, perms, route, writeStudentsZip, writeTeachersZip } from '@lms/shared';
+import { schoolInScope, scope } from '../../http/scope';
 import { depsOf } from '../../http/context';
-import type { Caller, CentralRoute } from '../../http/types';
+import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
 import { sendZip } from '../sync/push';
 import { rosterProgress, schoolExists, schoolRoster, schoolTeachers } from '../sync/store';
 import { curriculumDocuments, curriculumExists } from './store';
 
-type Ctx = HandlerContext<Caller>;
+type Ctx = CentralCtx;
 
 const schoolname = z.string().trim().min(1, 'School name is required').max(250);
 const studentsInput = {
@@ -20,8 +21,9 @@ const documentsInput = { params: z.object({ curriculumid: z.string().uuid('"Curr
 /** A file name safe in a Content-Disposition header whatever the school is called. */
 const safeName = (s: string) => s.replace(/[^A-Za-z0-9 ._-]+/g, '_');
 
+/** The school must exist and be one of the caller's (another school's is answered as unknown). */
 async function requireSchool(ctx: Ctx, name: string): Promise<void> {
-  if (!(await schoolExists(depsOf(ctx.req).db, name))) throw httpError(400, 'Invalid School Name');
+  if (!schoolInScope(ctx.scope, { schoolname: name }) || !(await schoolExists(depsOf(ctx.req).db, name))) throw httpError(400, 'Invalid School Name');
 }
 
 /**
@@ -55,7 +57,7 @@ async function exportDocuments({ req, res, params }: Ctx): Promise<void> {
 }
 
 export const exportRoutes: CentralRoute[] = [
-  route('GET', '/export/:schoolname/students', perms('view_download_student'), studentsInput, exportStudents, { summary: 'ZIP of a school\'s student users' }),
-  route('GET', '/export/:schoolname/teachers', perms('view_teacher'), teachersInput, exportTeachers, { summary: 'ZIP of a school\'s teacher users' }),
-  route('GET', '/export/documents/:curriculumid', perms('view_document'), documentsInput, exportDocuments, { summary: 'media file names used by a curriculum (raw body, no envelope)' }),
+  route('GET', '/export/:schoolname/students', perms('view_download_student'), scope.schoolsOfCaller, studentsInput, exportStudents, { summary: 'ZIP of a school\'s student users' }),
+  route('GET', '/export/:schoolname/teachers', perms('view_teacher'), scope.schoolsOfCaller, teachersInput, exportTeachers, { summary: 'ZIP of a school\'s teacher users' }),
+  route('GET', '/export/documents/:curriculumid', perms('view_document'), scope.curriculaOfCaller, documentsInput, exportDocuments, { summary: 'media file names used by a curriculum (raw body, no envelope)' }),
 ];

@@ -136,7 +136,7 @@ function joined(db: Knex, scope: Scope, left: boolean) {
   q[join]('schools as s', 's.schoolname', 'u.schoolname');
   q[join]('curriculums as c', 'c.curriculumid', 'f.curriculumid');
   q.where('f.isdeleted', false);
-  return applyScope(db, q, scope, { schoolid: 's.schoolid' });
+  return applyScope(q, scope, { schoolid: 's.schoolid' });
 }
 
 const LIST_COLUMNS = [

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { Curricula } from '../../http/scope';
 import { readRows, whereContains, type Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
@@ -32,16 +33,16 @@ const GRADE_ALL = [
   'g.curriculumid', 'g.gradedescription', 'g.isdeleted', 'g.gradeid', 'g.gradename', 'g.gradeorder', 'g.gradestatus', 'c.curriculumname', 'g.passing_points', 'g.points',
 ] as const;
 
-/** Live grades with their curriculum, narrowed to the curricula a caller may see (`curricula`: a sub-query of ids). */
-function liveGrades(db: Knex, curricula: Knex.QueryBuilder | undefined) {
+/** Live grades with their curriculum, narrowed to the curricula a caller may see (`curricula`: their ids, undefined for all). */
+function liveGrades(db: Knex, curricula: Curricula) {
   const q = db('grades as g').join('curriculums as c', 'c.curriculumid', 'g.curriculumid').where('g.isdeleted', false);
   if (curricula) q.whereIn('g.curriculumid', curricula);
   return q;
 }
 
 /** `GradeAll` rows of a curriculum, in order. */
-export async function gradesOfCurriculum(db: Knex, curriculumid: string) {
-  return readRows(liveGrades(db, undefined).where('g.curriculumid', curriculumid).orderBy(['g.gradeorder', 'g.gradeid']).select(...GRADE_ALL));
+export async function gradesOfCurriculum(db: Knex, curriculumid: string, curricula: Curricula) {
+  return readRows(liveGrades(db, curricula).where('g.curriculumid', curriculumid).orderBy(['g.gradeorder', 'g.gradeid']).select(...GRADE_ALL));
 }
 
 /**
@@ -49,7 +50,7 @@ export async function gradesOfCurriculum(db: Knex, curriculumid: string) {
  * (`studentid`) or a class (`standardid`, in `schoolname`) to its learner's curriculum. A learner or class
  * that matches nobody gives the empty list (the admin UI sends the word "string" before one is picked).
  */
-export async function allGrades(db: Knex, q: z.infer<typeof allGradesQuery>, curricula: Knex.QueryBuilder | undefined) {
+export async function allGrades(db: Knex, q: z.infer<typeof allGradesQuery>, curricula: Curricula) {
   const query = db('grades').where({ isdeleted: false, gradestatus: true }).orderBy(['gradename', 'gradeid']);
   if (curricula) query.whereIn('curriculumid', curricula);
   const part = q.grade?.trim();
@@ -66,20 +67,20 @@ export async function allGrades(db: Knex, q: z.infer<typeof allGradesQuery>, cur
   return readRows(query.select());
 }
 
-export async function getGrade(db: Knex, gradeid: string, curricula: Knex.QueryBuilder | undefined) {
+export async function getGrade(db: Knex, gradeid: string, curricula: Curricula) {
   const row = await liveGrades(db, curricula).where('g.gradeid', gradeid).first(...GRADE_ALL);
   if (!row) throw httpError(400, INVALID);
   return row;
 }
 
-export async function listGrades(db: Knex, body: Paging, curricula: Knex.QueryBuilder | undefined) {
+export async function listGrades(db: Knex, body: Paging, curricula: Curricula) {
   const base = liveGrades(db, curricula);
   applyFilters(base, body, (k) => `g.${k}`);
   return pageRows(base, body, [{ column: 'g.curriculumid' }, { column: 'g.gradeorder' }, { column: 'g.gradeid' }], GRADE_ALL);
 }
 
 /** A grade's curriculum must be live (and one the caller may see); it is share-locked against its deletion meanwhile. */
-async function requireCurriculum(trx: Knex, curriculumid: string, curricula: Knex.QueryBuilder | undefined): Promise<void> {
+async function requireCurriculum(trx: Knex, curriculumid: string, curricula: Curricula): Promise<void> {
   const q = trx('curriculums').where({ curriculumid, isdeleted: false });
   if (curricula) q.whereIn('curriculumid', curricula);
   if (!(await locked(trx, q, 'share').first('curriculumid'))) throw httpError(400, 'Invalid Curriculum id');
@@ -97,7 +98,7 @@ const gradeRow = (db: Knex, gradeid: string) => db('grades').where({ gradeid }).
  * A new grade has no levels: its points are worked out (0) rather than taken from the client. `gradeid`:
  * given by the demo seed, whose rows have fixed ids; a request's grade gets a new one.
  */
-export async function createGrade(db: Knex, body: GradeBody, by: string | null, curricula: Knex.QueryBuilder | undefined, gradeid: string = crypto.randomUUID()) {
+export async function createGrade(db: Knex, body: GradeBody, by: string | null, curricula: Curricula, gradeid: string = crypto.randomUUID()) {
   await writeTransaction(db, EXISTS, async (trx) => {
     await requireCurriculum(trx, body.curriculumid, curricula);
     if (await nameTaken(trx, body.curriculumid, body.gradename)) throw httpError(400, EXISTS);
@@ -110,7 +111,7 @@ export async function createGrade(db: Knex, body: GradeBody, by: string | null, 
   return gradeRow(db, gradeid);
 }
 
-export async function updateGrade(db: Knex, gradeid: string, body: GradeBody, by: string | null, curricula: Knex.QueryBuilder | undefined) {
+export async function updateGrade(db: Knex, gradeid: string, body: GradeBody, by: string | null, curricula: Curricula) {
   await writeTransaction(db, EXISTS, async (trx) => {
     const q = trx('grades').where({ gradeid, isdeleted: false });
     if (curricula) q.whereIn('curriculumid', curricula);
@@ -126,20 +127,20 @@ export async function updateGrade(db: Knex, gradeid: string, body: GradeBody, by
   return gradeRow(db, gradeid);
 }
 
-const liveOwn = (db: Knex, gradeid: string, curricula: Knex.QueryBuilder | undefined) => {
+const liveOwn = (db: Knex, gradeid: string, curricula: Curricula) => {
   const q = db('grades').where({ gradeid, isdeleted: false });
   if (curricula) q.whereIn('curriculumid', curricula);
   return q;
 };
 
 /** A deleted grade's points count nowhere (nothing above a grade sums them). */
-export async function deleteGrade(db: Knex, gradeid: string, by: string | null, curricula: Knex.QueryBuilder | undefined): Promise<true> {
+export async function deleteGrade(db: Knex, gradeid: string, by: string | null, curricula: Curricula): Promise<true> {
   const n = await liveOwn(db, gradeid, curricula).update({ isdeleted: true, deleted_at: now(), deleted_by: by });
   if (!n) throw httpError(400, INVALID);
   return true;
 }
 
-export async function setGradeStatus(db: Knex, gradeid: string, gradestatus: boolean, curricula: Knex.QueryBuilder | undefined): Promise<true> {
+export async function setGradeStatus(db: Knex, gradeid: string, gradestatus: boolean, curricula: Curricula): Promise<true> {
   const n = await liveOwn(db, gradeid, curricula).update({ gradestatus });
   if (!n) throw httpError(400, INVALID);
   return true;

@@ -1,16 +1,17 @@
 import type { Request } from 'express';
 import busboy from 'busboy';
 import { z } from 'zod';
-import { httpError, perms, route, writeTeachersZip, type HandlerContext } from '@lms/shared';
-import { hashSchoolUserPassword } from '../../auth/passwords';
+import { httpError, perms, route, writeTeachersZip } from '@lms/shared';
+import { schoolInScope, scope } from '../../http/scope';
+import { hashPassword, hashSchoolUserPassword } from '../../auth/passwords';
 import { configOf, depsOf } from '../../http/context';
-import type { Caller, CentralRoute } from '../../http/types';
+import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
 import { pushPackage } from '../sync/push';
 import { schoolExists } from '../sync/store';
 import { parseCsv } from './csv';
 import { existingUsernames, insertTeachers, type TeacherLine } from './store';
 
-type Ctx = HandlerContext<Caller>;
+type Ctx = CentralCtx;
 
 // A teacher list is a few lines per teacher; a megabyte is thousands of teachers.
 const MAX_CSV_BYTES = 1024 * 1024;
@@ -79,11 +80,12 @@ const teachersInput = {
   query: z.object({ cloud: z.string().optional() }).passthrough(),
 };
 
-async function importTeachers({ req, params, query, caller }: Ctx): Promise<boolean> {
+async function importTeachers({ req, params, query, caller, scope }: Ctx): Promise<boolean> {
   const db = depsOf(req).db;
   // The body is read first so that a refused request never leaves a half-read upload on the socket.
   const bytes = await readImportFile(req);
-  if (!(await schoolExists(db, params.schoolname))) throw httpError(400, 'Invalid School Name');
+  // Another school's name is answered as an unknown school.
+  if (!schoolInScope(scope, { schoolname: params.schoolname }) || !(await schoolExists(db, params.schoolname))) throw httpError(400, 'Invalid School Name');
   const lines = teacherLines(bytes);
 
   const seen = new Set<string>();
@@ -102,5 +104,5 @@ async function importTeachers({ req, params, query, caller }: Ctx): Promise<bool
 }
 
 export const importRoutes: CentralRoute[] = [
-  route('PUT', '/import/:schoolname/teachers', perms('create_import', 'update_import'), teachersInput, importTeachers, { summary: 'multipart import of teachers for a school' }),
+  route('PUT', '/import/:schoolname/teachers', perms('create_import', 'update_import'), scope.schoolsOfCaller, teachersInput, importTeachers, { summary: 'multipart import of teachers for a school' }),
 ];

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
 import { guid, number, optionalText, text } from '../../http/fields';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
+import { levelsUnder, type Curricula } from '../../http/scope';
 import { now, writeTransaction } from '../../http/writes';
 import { LESSON_TOTAL_POINTS, recomputeAllLessons, recomputeLessons, recomputeLevels } from '../../content/points';
 import { INVALID_LEVEL } from '../level/store';
@@ -33,8 +34,9 @@ const ITEM_COLUMNS = [
 ];
 
 /** The lesson picker: active, live lessons of a level whose name contains the text, by name. */
-export async function allLessons(db: Knex, q: z.infer<typeof lessonAllQuery>) {
+export async function allLessons(db: Knex, q: z.infer<typeof lessonAllQuery>, curricula: Curricula) {
   const query = db('lessons').where({ isdeleted: false, lessonstatus: true }).orderBy([{ column: 'lessonname' }, { column: 'lessonid' }]);
+  if (curricula) query.whereIn('levelid', levelsUnder(db, curricula));
   if (q.levelid) query.where('levelid', q.levelid);
   const name = (q.lesson || q.lessonname || '').trim();
   if (name) whereContains(query, 'lessonname', name);
@@ -47,8 +49,9 @@ export async function getLesson(db: Knex, lessonid: string) {
   return row;
 }
 
-export async function listLessons(db: Knex, body: Paging) {
+export async function listLessons(db: Knex, body: Paging, curricula: Curricula) {
   const base = db('lessons as ls').leftJoin('levels as lv', 'lv.levelid', 'ls.levelid').where('ls.isdeleted', false);
+  if (curricula) base.whereIn('ls.levelid', levelsUnder(db, curricula));
   applyFilters(base, body, (k) => `ls.${k}`);
   return pageRows(base, body, [{ column: 'ls.levelid' }, { column: 'ls.lessonorder' }, { column: 'ls.lessonid' }], ITEM_COLUMNS);
 }

@@ -6,6 +6,7 @@ import { strictBody } from '../../auth/validation';
 import { guid, number, optionalText, text } from '../../http/fields';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
 import { now, writeTransaction } from '../../http/writes';
+import { gradesUnder, type Curricula } from '../../http/scope';
 import { LESSON_TOTAL_POINTS, recomputeLevels, resetAllLevelQuizPoints } from '../../content/points';
 
 export const INVALID_LEVEL = 'Invalid Level id';
@@ -33,8 +34,9 @@ const ITEM_COLUMNS = [
 ];
 
 /** The level picker: active, live levels of a grade whose name contains the text, by name. */
-export async function allLevels(db: Knex, q: z.infer<typeof levelAllQuery>) {
+export async function allLevels(db: Knex, q: z.infer<typeof levelAllQuery>, curricula: Curricula) {
   const query = db('levels').where({ isdeleted: false, levelstatus: true }).orderBy([{ column: 'levelname' }, { column: 'levelid' }]);
+  if (curricula) query.whereIn('gradeid', gradesUnder(db, curricula));
   if (q.gradeid) query.where('gradeid', q.gradeid);
   const name = (q.level || q.levelname || '').trim();
   if (name) whereContains(query, 'levelname', name);
@@ -47,8 +49,9 @@ export async function getLevel(db: Knex, levelid: string) {
   return row;
 }
 
-export async function listLevels(db: Knex, body: Paging) {
+export async function listLevels(db: Knex, body: Paging, curricula: Curricula) {
   const base = db('levels as l').leftJoin('grades as g', 'g.gradeid', 'l.gradeid').where('l.isdeleted', false);
+  if (curricula) base.whereIn('g.curriculumid', curricula);
   applyFilters(base, body, (k) => `l.${k}`);
   return pageRows(base, body, [{ column: 'l.gradeid' }, { column: 'l.levelorder' }, { column: 'l.levelid' }], ITEM_COLUMNS);
 }

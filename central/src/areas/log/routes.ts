@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { anyUser, httpError, isZipError, route, startLogReader, type HandlerContext } from '@lms/shared';
-import type { CentralRoute, Caller } from '../../http/types';
+import { anyUser, httpError, isZipError, route, startLogReader } from '@lms/shared';
+import { scope } from '../../http/scope';
+import type { CentralCtx, CentralRoute, Caller } from '../../http/types';
 import { configOf, depsOf, objectsOf } from '../../http/context';
 import { logImportSwitch } from '../../http/switches';
 import { importLogZip } from './import';
@@ -26,7 +27,7 @@ export const LOG_IMPORT_MESSAGES = {
   failed: 'Invalid File',
 } as const;
 
-async function importLog(ctx: HandlerContext<Caller>): Promise<boolean> {
+async function importLog(ctx: CentralCtx): Promise<boolean> {
   const { req, res, caller } = ctx;
   const deps = depsOf(req);
   const config = configOf(req);
@@ -101,7 +102,7 @@ function importFailure(err: unknown, logger: { warn: (o: object, m: string) => v
 }
 
 export const logRoutes: CentralRoute[] = [
-  route('PUT', '/log/import', anyUser(), { query: importQuery }, importLog, {
+  route('PUT', '/log/import', anyUser(), scope.schoolsOfCaller, { query: importQuery }, importLog, {
     before: [logImportSwitch],
     summary: 'ingest classroom activity-log ZIP (multipart importfile)',
   }),

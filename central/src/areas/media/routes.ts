@@ -1,13 +1,14 @@
 import { z } from 'zod';
-import { FEEDBACK_PREFIX, httpError, isMediaKey, mediaContentType, publicGate, route, sendMedia, type HandlerContext } from '@lms/shared';
-import type { Caller, CentralRoute } from '../../http/types';
+import { FEEDBACK_PREFIX, httpError, isMediaKey, mediaContentType, publicGate, route, sendMedia } from '@lms/shared';
+import { scope } from '../../http/scope';
+import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
 import { configOf, objectsOf } from '../../http/context';
 import { PRESIGN_MESSAGES, PRESIGN_SECONDS, verifyPresigned } from '../../http/presign';
 import { checkDocumentName, mediaTargetOf, releaseClaim, takeClaim, takeUploadTurn, tooLarge } from '../../http/uploads';
 import { isObjectNotFound } from '../../objects';
 import { recordDocument, settleWritten, writeDocumentFile, type WrittenDocument } from '../document/store';
 
-type Ctx = HandlerContext<Caller>;
+type Ctx = CentralCtx;
 
 const NOT_FOUND = 'File not found';
 const fileParams = z.object({ filename: z.string().max(300) });
@@ -83,7 +84,7 @@ async function presignedUpload(ctx: Ctx): Promise<true> {
  * answer by the URL (a signature, a file name), not by who calls.
  */
 export const mediaRoutes: CentralRoute[] = [
-  route('GET', '/media/feedback/:filename', publicGate(), { params: fileParams }, (ctx) => serveKey(ctx, `${FEEDBACK_PREFIX}${ctx.params.filename}`), { summary: 'a feedback picture (public; Range, ETag)', addition: true }),
-  route('GET', '/media/:filename', publicGate(), { params: fileParams }, (ctx) => serveKey(ctx, ctx.params.filename), { summary: 'a document file (public; Range, ETag)', addition: true }),
-  route('PUT', '/media/:filename', publicGate(), { params: fileParams, query: presignedQuery }, presignedUpload, { rawBody: true, addition: true, summary: 'upload through a presigned URL of the folder store (one PUT before it expires)' }),
+  route('GET', '/media/feedback/:filename', publicGate(), scope.global, { params: fileParams }, (ctx) => serveKey(ctx, `${FEEDBACK_PREFIX}${ctx.params.filename}`), { summary: 'a feedback picture (public; Range, ETag)', addition: true }),
+  route('GET', '/media/:filename', publicGate(), scope.global, { params: fileParams }, (ctx) => serveKey(ctx, ctx.params.filename), { summary: 'a document file (public; Range, ETag)', addition: true }),
+  route('PUT', '/media/:filename', publicGate(), scope.global, { params: fileParams, query: presignedQuery }, presignedUpload, { rawBody: true, addition: true, summary: 'upload through a presigned URL of the folder store (one PUT before it expires)' }),
 ];

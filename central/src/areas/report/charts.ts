@@ -24,7 +24,7 @@ function reachLearners(db: Knex, scope: Scope, q: Reach): Knex.QueryBuilder {
   if (!anyCountry(q.countryid)) b.where('s.country', db('countries').where('countryid', q.countryid!).select('countryname'));
   // No `all` convention for the school (contract): `schoolname=all` names a school nobody attends.
   if (q.schoolname) b.where('s.schoolname', q.schoolname);
-  return applyScope(db, b, scope, { schoolname: 's.schoolname' });
+  return applyScope(b, scope, { schoolname: 's.schoolname' });
 }
 
 const sumWhen = (db: Knex, condition: string, alias: string) => db.raw(`coalesce(sum(case when ${condition} then 1 else 0 end), 0) as ??`, [alias]);
@@ -98,15 +98,15 @@ export async function dashboardSeries({ db, scope }: Where, q: z.infer<typeof da
 
   const schools = db('schools as sc').where('sc.isdeleted', false);
   if (country) schools.where('sc.countryid', country);
-  applyScope(db, schools, scope, { schoolid: 'sc.schoolid' });
+  applyScope(schools, scope, { schoolid: 'sc.schoolid' });
 
   const learners = notTeacherAccount(db('students as s').where('s.isdeleted', false));
   if (country) learners.where('s.country', db('countries').where('countryid', country).select('countryname'));
-  applyScope(db, learners, scope, { schoolname: 's.schoolname' });
+  applyScope(learners, scope, { schoolname: 's.schoolname' });
 
   const teachers = db('schoolusers as u').join('schools as sc', 'sc.schoolname', 'u.schoolname').where('u.schooluserrole', 3).where('u.isdeleted', false);
   if (country) teachers.where('sc.countryid', country);
-  applyScope(db, teachers, scope, { schoolid: 'sc.schoolid' });
+  applyScope(teachers, scope, { schoolid: 'sc.schoolid' });
 
   const names = [new Date(Date.UTC(year - 1, 11, 31)), ...Array.from({ length: 12 }, (_, m) => new Date(Date.UTC(year, m, 1)))].map((d) => d.toISOString());
   const series = (name: string, values: number[]) => ({ name, series: [values[0], ...values].map((value, i) => ({ name: names[i], value })) });
@@ -128,13 +128,13 @@ const countOf = (q: Knex.QueryBuilder) => q.clearSelect().count('*');
 function schoolUsers(db: Knex, scope: Scope, role: number, where: (q: Knex.QueryBuilder) => void): Knex.QueryBuilder {
   const q = db('schoolusers as u').join('schools as sc', 'sc.schoolname', 'u.schoolname').where('u.schooluserrole', role).where('u.isdeleted', false);
   where(q);
-  return applyScope(db, q, scope, { schoolid: 'sc.schoolid' });
+  return applyScope(q, scope, { schoolid: 'sc.schoolid' });
 }
 
 /** Teachers, schools and learners (school users of role 4) of one country: one query. */
 export async function countryDashboard({ db, scope }: Where, countryid: string) {
   const inCountry = (q: Knex.QueryBuilder) => q.where('sc.countryid', countryid).where('sc.isdeleted', false);
-  const schools = applyScope(db, db('schools as sc').modify(inCountry), scope, { schoolid: 'sc.schoolid' });
+  const schools = applyScope(db('schools as sc').modify(inCountry), scope, { schoolid: 'sc.schoolid' });
   const row = await db
     .select({
       teachers: countOf(schoolUsers(db, scope, 3, inCountry)),
@@ -151,7 +151,7 @@ export async function countryDashboard({ db, scope }: Where, countryid: string) 
 
 /** Teachers and learners of one school (by name): one query. */
 export async function schoolDashboard({ db, scope }: Where, schoolname: string) {
-  const learners = applyScope(db, db('students as s').where('s.schoolname', schoolname).where('s.isdeleted', false), scope, { schoolname: 's.schoolname' });
+  const learners = applyScope(db('students as s').where('s.schoolname', schoolname).where('s.isdeleted', false), scope, { schoolname: 's.schoolname' });
   notTeacherAccount(learners);
   const row = await db
     .select({
@@ -181,13 +181,13 @@ export async function studentUsage({ db, scope }: Where, now = new Date()) {
     .where('sc.isdeleted', false)
     .where('a.created_at', '>=', since)
     .sum('a.time_spent');
-  applyScope(db, spent, scope, { schoolid: 'sc.schoolid' });
+  applyScope(spent, scope, { schoolid: 'sc.schoolid' });
   const countries = db('countries as co').where('co.isdeleted', false).select('co.countryid', 'co.countryname', 'co.expectedusage', { spent }).orderBy('co.countryname');
-  applyScope(db, countries, scope, { countryid: 'co.countryid' });
+  applyScope(countries, scope, { countryid: 'co.countryid' });
   const rows = (await countries) as Array<{ countryname: string | null; expectedusage: number | null; spent: unknown }>;
 
   const active = notTeacherAccount(db('students as s').join('schools as sc', 'sc.schoolname', 's.schoolname').where('s.isactive', true).where('s.isdeleted', false));
-  applyScope(db, active, scope, { schoolid: 'sc.schoolid' });
+  applyScope(active, scope, { schoolid: 'sc.schoolid' });
   const learners = num((await active.count({ n: '*' }).first())?.n);
 
   return rows.map((c) => ({
@@ -230,7 +230,7 @@ export async function techDowntime({ db, scope }: Where, body: z.infer<typeof te
   if (!scope.all) {
     // A feedback belongs to the school of the teacher who wrote it.
     q.join('schoolusers as u', 'u.schooluserid', 'f.created_by');
-    applyScope(db, q, scope, { schoolname: 'u.schoolname' });
+    applyScope(q, scope, { schoolname: 'u.schoolname' });
   }
   const counts = new Map<string, number>(SECTIONS.map(([name]) => [name, 0]));
   for await (const row of streamRows<{ feedback: unknown }>(db, q)) {

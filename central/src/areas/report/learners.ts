@@ -52,7 +52,7 @@ export function learnerBase(c: ReportCtx): Knex.QueryBuilder {
     .leftJoin('curriculums as cu', 'cu.curriculumid', 's.curriculumid')
     .where('s.isdeleted', false);
   notTeacherAccount(q);
-  return applyScope(c.db, q, c.scope, { schoolid: 'sc.schoolid' });
+  return applyScope(q, c.scope, { schoolid: 'sc.schoolid' });
 }
 
 const learnerColumns = (q: Knex.QueryBuilder) => q.select('s.*', LEARNER_EXTRAS);

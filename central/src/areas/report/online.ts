@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { httpError, type HandlerContext } from '@lms/shared';
+import { httpError } from '@lms/shared';
 import { ClassroomError, classroomClientOf } from '../../classroom-client';
 import { EnvelopeError, envelopeRows } from '../../classroom-client/rows';
 import { sendCsv } from '../../http/csv';
 import { configOf, depsOf } from '../../http/context';
 import { withoutIdentityDeep } from '../../http/privacy';
-import { scopeOf, scopeSchools } from '../../http/scope';
-import type { Caller } from '../../http/types';
+import { scopeSchools } from '../../http/scope';
+import type { CentralCtx, Caller } from '../../http/types';
 import { classroomData } from '../sync/push';
 import { ACTIVITY_COLUMNS, CURRENT_LEVEL_COLUMNS, LEVEL_QUIZ_COLUMNS, QUIZ_COLUMNS, REPORT_CSV, activityLines, currentLevelCsvRow, quizCsvRow } from './downloads';
 import { dateOf } from './values';
@@ -17,7 +17,7 @@ import { dateOf } from './values';
 // only those: the classroom is asked for the schools of the scope (a `schoolid` filter), and any row it
 // answers for another school is dropped on the way through.
 
-type Ctx = HandlerContext<Caller>;
+type Ctx = CentralCtx;
 
 /** IMultiPaging, checked only as far as central reads it; the classroom applies the filters. */
 export const onlineReportBody = z
@@ -59,7 +59,7 @@ interface Scoped {
 
 async function scoped(ctx: Ctx): Promise<Scoped> {
   const body: Body = ctx.body ?? {};
-  const schools = await scopeSchools(depsOf(ctx.req).db, scopeOf(ctx.caller));
+  const schools = await scopeSchools(ctx.scope);
   if (!schools) return { body, keep: () => true, nothing: false };
   const ids = new Set(schools.ids);
   const names = new Set(schools.names.map((n) => n.toLowerCase()));

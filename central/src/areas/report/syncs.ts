@@ -44,7 +44,7 @@ export async function syncRecords({ db, scope }: Where, body: z.infer<typeof syn
     .join('schools as sc', 'sc.schoolname', 'u.schoolname')
     .join('countries as co', 'co.countryid', 'sc.countryid');
   syncFilters(base, body);
-  applyScope(db, base, scope, { schoolid: 'sc.schoolid' });
+  applyScope(base, scope, { schoolid: 'sc.schoolid' });
   const total = num((await base.clone().count({ n: '*' }).first())?.n);
   const { limit, offset } = pageOf(body);
   const rows = total > offset
@@ -102,7 +102,7 @@ export async function syncStatus({ db, scope }: Where, q: SyncStatusQuery) {
   if (listOf(q.countryid).length) schools.whereIn('sc.countryid', listOf(q.countryid));
   if (listOf(q.schoolid).length) schools.whereIn('sc.schoolid', listOf(q.schoolid));
   if (listOf(q.schoolname).length) schools.whereIn('sc.schoolname', listOf(q.schoolname));
-  applyScope(db, schools, scope, { schoolid: 'sc.schoolid' });
+  applyScope(schools, scope, { schoolid: 'sc.schoolid' });
   const body = { pageindex: q.pageindex, pagesize: q.pagesize };
   const total = num((await schools.clone().count({ n: '*' }).first())?.n);
   const { limit, offset } = pageOf(body);

@@ -18,7 +18,7 @@ export async function schoolsFromLearners(db: Knex, scope: Scope) {
     .orderBy('schoolname')
     .select('schoolname')
     .min({ schooltype: 'schooltype', city: 'city', country: 'country', state: 'state' });
-  return readRows(applyScope(db, q, scope, { schoolname: 'schoolname' }));
+  return readRows(applyScope(q, scope, { schoolname: 'schoolname' }));
 }
 
 export const schoolParams = uuidParam('schoolid', GUID);
@@ -50,7 +50,7 @@ type SchoolBody = z.infer<typeof updateSchoolBody>;
 async function liveSchool(db: Knex, scope: Scope, schoolid: string) {
   const school = await db('schools').where({ schoolid, isdeleted: false }).first();
   if (!school) throw httpError(400, INVALID_SCHOOL);
-  await requireSchoolInScope(db, scope, { schoolid }, INVALID_SCHOOL);
+  await requireSchoolInScope(scope, { schoolid }, INVALID_SCHOOL);
   return school;
 }
 
@@ -60,14 +60,14 @@ export async function schoolsFor(db: Knex, scope: Scope, q: z.infer<typeof allSc
   const part = q.school?.trim();
   if (part) whereContains(query, 'schoolname', part);
   if (q.countryid && q.countryid !== 'all') query.where({ countryid: q.countryid });
-  return readRows(applyScope(db, query, scope, { schoolid: 'schoolid' }).select());
+  return readRows(applyScope(query, scope, { schoolid: 'schoolid' }).select());
 }
 
 /** Schools of a country, deleted ones included (as the original lists them), within the caller's scope. */
 export async function schoolsOfCountry(db: Knex, scope: Scope, countryid: string, curriculumid?: string) {
   const query = db('schools').where({ countryid }).orderBy('schoolname');
   if (curriculumid) whereJsonArrayHasAny(query, 'curriculums', [curriculumid]);
-  return readRows(applyScope(db, query, scope, { schoolid: 'schoolid' }).select());
+  return readRows(applyScope(query, scope, { schoolid: 'schoolid' }).select());
 }
 
 /** Live schools (within the caller's scope) that teach a curriculum; none without one. */
@@ -75,7 +75,7 @@ export async function schoolsWithCurriculum(db: Knex, scope: Scope, curriculumid
   if (!curriculumid) return [];
   const query = db('schools').where({ isdeleted: false }).orderBy('schoolname');
   whereJsonArrayHasAny(query, 'curriculums', [curriculumid]);
-  return readRows(applyScope(db, query, scope, { schoolid: 'schoolid' }).select());
+  return readRows(applyScope(query, scope, { schoolid: 'schoolid' }).select());
 }
 
 export async function getSchool(db: Knex, scope: Scope, schoolid: string) {
@@ -110,7 +110,7 @@ export async function listSchools(db: Knex, scope: Scope, body: Paging) {
     const values = [...new Set(filterValues(f.value))];
     if (values.length) whereJsonArrayHasAny(base, 'curriculums', values);
   }
-  applyScope(db, base, scope, { schoolid: 'schoolid' });
+  applyScope(base, scope, { schoolid: 'schoolid' });
   const page = await pageRows(base, body, [{ column: 'schoolname' }, { column: 'schoolid' }]);
   const countryIds = [...new Set(page.data.map((s) => s.countryid).filter((x): x is string => typeof x === 'string'))];
   const countries = countryIds.length ? await readRows<Record<string, unknown>>(db('countries').whereIn('countryid', countryIds).select()) : [];
@@ -136,7 +136,7 @@ async function nameTaken(db: Knex, name: string, except?: string): Promise<boole
 /** The country must be a live one the caller works in; every curriculum a live one. */
 async function checkPlacement(db: Knex, scope: Scope, body: SchoolBody): Promise<string[]> {
   const country = db('countries').where({ countryid: body.countryid, isdeleted: false });
-  if (!(await applyScope(db, country, scope, { countryid: 'countryid' }).first('countryid'))) throw httpError(400, 'Invalid country id');
+  if (!(await applyScope(country, scope, { countryid: 'countryid' }).first('countryid'))) throw httpError(400, 'Invalid country id');
   const curriculums = [...new Set(body.curriculums)];
   if (curriculums.length) {
     const found = await db('curriculums').whereIn('curriculumid', curriculums).where({ isdeleted: false }).select('curriculumid');

@@ -51,14 +51,14 @@ const series = (r: Row) => [
 /** A school (deleted ones too: their records are history) that the caller may see, or the refusal. */
 async function schoolSeen(db: Knex, scope: Scope, schoolid: string, message: string) {
   const school = await db('schools').where({ schoolid }).first('schoolid', 'schoolname', 'countryid', 'isdeleted');
-  if (!school || !(await schoolInScope(db, scope, { schoolid }))) throw httpError(400, message);
+  if (!school || !(await schoolInScope(scope, { schoolid }))) throw httpError(400, message);
   return school;
 }
 
 /** A live record of a school the caller may see, or the refusal. */
 async function recordSeen(db: Knex, scope: Scope, schoolcontributeid: string, message: string): Promise<Row> {
   const q = db('schoolcontributedata').where({ schoolcontributeid, isdeleted: false });
-  const row = await applyScope(db, q, scope, { schoolid: 'schoolid' }).first();
+  const row = await applyScope(q, scope, { schoolid: 'schoolid' }).first();
   if (!row) throw httpError(400, message);
   return row;
 }
@@ -78,7 +78,7 @@ async function newestPerSchool(db: Knex, scope: Scope, o: { month?: { start: str
   if (o.month) ranked.where('r.created_at', '>=', o.month.start).where('r.created_at', '<', o.month.end);
   if (o.countryid) ranked.where('sc.countryid', o.countryid);
   if (o.schoolname) ranked.where('sc.schoolname', o.schoolname);
-  applyScope(db, ranked, scope, { schoolid: 'r.schoolid' });
+  applyScope(ranked, scope, { schoolid: 'r.schoolid' });
   const rows = await readRows<Row>(db.from(ranked.as('x')).where('rn', 1).orderBy([{ column: 'currentname' }, { column: 'schoolid' }]).select('*'));
   return rows.map(({ rn, currentname, ...r }) => r); // eslint-disable-line @typescript-eslint/no-unused-vars
 }
@@ -94,7 +94,7 @@ export async function createRecord(db: Knex, scope: Scope, offset: number, body:
     // PostgreSQL: two requests for one school wait for each other, so that the month rule sees the
     // other's record (SQLite writes one transaction at a time).
     if (trx.client.config.client === 'pg') q.forUpdate();
-    const school = await applyScope(trx, q, scope, { schoolid: 'schoolid' }).first('schoolid', 'schoolname', 'countryid');
+    const school = await applyScope(q, scope, { schoolid: 'schoolid' }).first('schoolid', 'schoolname', 'countryid');
     if (!school) throw httpError(400, INVALID_SCHOOL);
     const newest = await recordsOf(trx, school.schoolid).first('created_at');
     if (newest) {
@@ -120,7 +120,7 @@ export async function listRecords(db: Knex, scope: Scope, schoolid: string, body
 
 /** Writes a school's (new) name and country on each of its live records. */
 export async function renameRecords(db: Knex, scope: Scope, schoolid: string, body: z.infer<typeof renameBody>, by: string | null) {
-  if (!(await schoolInScope(db, scope, { schoolid })) || !(await recordsOf(db, schoolid).first('schoolcontributeid'))) throw httpError(400, NOT_YET);
+  if (!(await schoolInScope(scope, { schoolid })) || !(await recordsOf(db, schoolid).first('schoolcontributeid'))) throw httpError(400, NOT_YET);
   await db('schoolcontributedata').where({ schoolid, isdeleted: false }).update({ schoolname: body.schoolname, countryid: body.countryid, updated_at: new Date().toISOString(), updated_by: by });
   return readRows(recordsOf(db, schoolid).select());
 }
@@ -133,7 +133,7 @@ export async function updateAmounts(db: Knex, scope: Scope, schoolcontributeid: 
 
 /** Soft-deletes every live record of one school (and of no other). */
 export async function deleteSchoolRecords(db: Knex, scope: Scope, schoolid: string, by: string | null): Promise<true> {
-  if (!(await schoolInScope(db, scope, { schoolid }))) throw httpError(400, INVALID_SCHOOL);
+  if (!(await schoolInScope(scope, { schoolid }))) throw httpError(400, INVALID_SCHOOL);
   const n = await db('schoolcontributedata').where({ schoolid, isdeleted: false }).update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
   if (!n) throw httpError(400, INVALID_SCHOOL);
   return true;

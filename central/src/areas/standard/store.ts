@@ -29,7 +29,7 @@ export async function allStandards(db: Knex, scope: Scope, q: z.infer<typeof all
   const query = db('standards as s').leftJoin('schools as sc', 'sc.schoolid', 's.schoolid').orderBy('s.standardname');
   if (q.standardname?.trim()) whereContains(query, 's.standardname', q.standardname.trim());
   if (q.schoolname) query.where((w) => w.where('sc.schoolname', q.schoolname).orWhere('s.schoolname', q.schoolname));
-  applyScope(db, query, scope, { schoolid: 's.schoolid' });
+  applyScope(query, scope, { schoolid: 's.schoolid' });
   const rows = await readRows<{ standardid: string; standardname: string; joinedschool: string | null; ownschool: string | null }>(
     query.select('s.standardid', 's.standardname', 'sc.schoolname as joinedschool', 's.schoolname as ownschool'),
   );
@@ -49,7 +49,7 @@ function withSchool(rows: Array<Record<string, unknown>>) {
 async function liveStandard(db: Knex, scope: Scope, standardid: string) {
   const row = await db('standards').where({ standardid, isdeleted: false }).first();
   if (!row || !row.schoolid) throw httpError(400, INVALID_STANDARD);
-  await requireSchoolInScope(db, scope, { schoolid: row.schoolid }, INVALID_STANDARD);
+  await requireSchoolInScope(scope, { schoolid: row.schoolid }, INVALID_STANDARD);
   return row;
 }
 
@@ -61,7 +61,7 @@ export async function getStandard(db: Knex, scope: Scope, standardid: string) {
 export async function listStandards(db: Knex, scope: Scope, body: Paging) {
   const base = db('standards as s').leftJoin('schools as sc', 'sc.schoolid', 's.schoolid').where('s.isdeleted', false);
   applyFilters(base, body, (k) => `s.${k}`, true, ['schoolid']);
-  applyScope(db, base, scope, { schoolid: 's.schoolid' });
+  applyScope(base, scope, { schoolid: 's.schoolid' });
   const page = await pageRows(base, body, [{ column: 's.standardname' }, { column: 's.standardid' }], ['s.*', 'sc.schoolname as joinedschool']);
   return { ...page, data: withSchool(page.data) };
 }
@@ -69,7 +69,7 @@ export async function listStandards(db: Knex, scope: Scope, body: Paging) {
 /** Live classes of a school the caller may see. */
 export async function standardsOfSchool(db: Knex, scope: Scope, schoolid: string) {
   if (!(await db('schools').where({ schoolid, isdeleted: false }).first('schoolid'))) throw httpError(400, 'Invalid school id');
-  await requireSchoolInScope(db, scope, { schoolid }, 'Invalid school id');
+  await requireSchoolInScope(scope, { schoolid }, 'Invalid school id');
   const rows = await readRows<Record<string, unknown>>(
     db('standards as s').join('schools as sc', 'sc.schoolid', 's.schoolid').where({ 's.schoolid': schoolid, 's.isdeleted': false })
       .orderBy('s.standardname').select('s.*', 'sc.schoolname as joinedschool'),
@@ -84,7 +84,7 @@ async function targetSchool(db: Knex, scope: Scope, schoolid: string): Promise<{
   // duplicate-name check below sees the other's class (SQLite writes one transaction at a time); the
   // unique index on live class names holds the rule whatever happens.
   if (db.client.config.client === 'pg') q.forUpdate();
-  const school = await applyScope(db, q, scope, { schoolid: 'schoolid' }).first('schoolid', 'schoolname');
+  const school = await applyScope(q, scope, { schoolid: 'schoolid' }).first('schoolid', 'schoolname');
   if (!school) throw httpError(400, 'no school found');
   return school;
 }

@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
 import { isUniqueViolation, type Knex } from '@lms/db';
-import { writeStudentsZip, streamToBuffer, type HandlerContext } from '@lms/shared';
+import { writeStudentsZip, streamToBuffer } from '@lms/shared';
 import { z } from 'zod';
 import { hashSchoolUserPassword } from '../../auth/passwords';
 import { BatchProblems, isDryrun, parseBatch } from '../../http/batch';
 import { actorOf, configOf, depsOf } from '../../http/context';
-import { applyScope, scopeOf, type Scope } from '../../http/scope';
-import type { Caller } from '../../http/types';
+import { applyScope, type Scope } from '../../http/scope';
+import type { CentralCtx, Caller } from '../../http/types';
 import { createBody, createRow, parseDmy, WG, type CreateBody, type CreateRow } from './fields';
 import { noteTakenUsernames, pushRoster, takenUsernames } from './store';
 
@@ -15,7 +15,7 @@ export const createStudentsQuery = z.looseObject({ online: z.string().optional()
 export type CreatedLearner = { schooluser: Record<string, unknown>; student: Record<string, unknown> };
 
 interface Target {
-  school?: { schoolid: string; schoolname: string };
+  school?: { schoolid: string; schoolname: string; countryid: string | null };
 }
 
 /** One top-level field of the body on its own, so that its rules can be checked while rows are wrong. */
@@ -37,14 +37,19 @@ async function checkRules(db: Knex, scope: Scope, body: unknown, rows: ReadonlyM
   const curriculumid = field(body, 'curriculumid');
   const standard = field(body, 'standard');
   if (schoolid !== undefined) {
-    const school = await applyScope(db, db('schools').where({ schoolid, isdeleted: false }), scope, { schoolid: 'schoolid' }).first('schoolid', 'schoolname');
-    if (school) target.school = school;
+    const school = await applyScope(db('schools').where({ schoolid, isdeleted: false }), scope, { schoolid: 'schoolid' }).first('schoolid', 'schoolname', 'countryid');
+    if (school) target.school = { schoolid: school.schoolid, schoolname: school.schoolname, countryid: school.countryid };
     else problems.add(null, 'schoolid', 'Invalid School Name');
   }
   if (curriculumid?.length) {
     const unique = [...new Set(curriculumid)];
     const found = await db('curriculums').whereIn('curriculumid', unique).where({ isdeleted: false }).select('curriculumid');
     if (found.length !== unique.length) problems.add(null, 'curriculumid', 'Invalid curriculum id');
+    else if (!scope.all && target.school) {
+      // A narrowed account enrols only on curricula offered in its school's country (as it sees no other).
+      const offered = await db('curriculumcountry').whereIn('curriculumid', unique).where({ countryid: target.school.countryid ?? '' }).distinct('curriculumid');
+      if (offered.length !== unique.length) problems.add(null, 'curriculumid', 'Invalid curriculum id');
+    }
   }
   if (target.school && standard) {
     if (!(await db('standards').where({ standardid: standard, schoolid: target.school.schoolid, isdeleted: false }).first('standardid'))) {
@@ -89,10 +94,9 @@ function learnerRows(body: CreateBody, school: { schoolname: string }, hashes: s
  * only checks. Bodies are checked here rather than by the route's schema because a dry run answers
  * 200 with the problems instead of refusing.
  */
-export async function createStudentsHandler({ req, caller, body, query }: HandlerContext<Caller>) {
+export async function createStudentsHandler({ req, caller, scope, body, query }: CentralCtx) {
   const { db } = depsOf(req);
   const config = configOf(req);
-  const scope = scopeOf(caller);
   const problems = new BatchProblems();
   const parsed = parseBatch(createBody, createRow, 'students', body, problems);
   const rows = new Map<number, CreateRow>();

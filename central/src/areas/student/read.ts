@@ -91,7 +91,7 @@ export async function listStudents(db: Knex, config: ClassroomConfig, scope: Sco
   const filters = body.filter ?? [];
   applyFilters(base, { ...body, filter: filters.filter((f) => f.key !== 'curriculum.curriculumname') }, (k) => (k === 'schooluser.schoolusername' ? 'u.schoolusername' : `s.${k}`), false, ['standard']);
   for (const f of filters) if (f.key === 'curriculum.curriculumname') whereStudiesCurriculumNamed(db, base, filterValues(f.value));
-  applyScope(db, base, scope, { schoolname: 's.schoolname' });
+  applyScope(base, scope, { schoolname: 's.schoolname' });
   const total = Number((await base.clone().count({ n: '*' }).first())?.n ?? 0);
   const { limit, offset } = pageOf(body);
   const rows = await readRows<Row>(
@@ -126,7 +126,7 @@ export async function listStudents(db: Knex, config: ClassroomConfig, scope: Sco
 
 /** A learner (deleted ones too: their history stays readable) within the caller's scope, or the area's refusal. */
 async function learnerInScope(db: Knex, scope: Scope, studentid: string): Promise<Row> {
-  const row = await applyScope(db, db('students as s').where('s.studentid', studentid), scope, { schoolname: 's.schoolname' }).first('s.*');
+  const row = await applyScope(db('students as s').where('s.studentid', studentid), scope, { schoolname: 's.schoolname' }).first('s.*');
   if (!row) throw httpError(400, INVALID_STUDENT);
   return row;
 }
@@ -221,7 +221,7 @@ export async function downloadStudents(db: Knex, scope: Scope, q: z.infer<typeof
     base.where('s.schoolname', q.schoolname);
   }
   if (q.studentid) base.where('s.studentid', q.studentid);
-  applyScope(db, base, scope, { schoolname: 's.schoolname' });
+  applyScope(base, scope, { schoolname: 's.schoolname' });
   const names = new Map(
     (await readRows<{ curriculumid: string; curriculumname: string }>(db('curriculums').select('curriculumid', 'curriculumname'))).map((c) => [c.curriculumid, c.curriculumname]),
   );

@@ -43,7 +43,7 @@ export async function allStudents(db: Knex, scope: Scope, q: z.infer<typeof allS
   if (q.schoolname) query.where('s.schoolname', q.schoolname);
   if (q.teacher !== 'true') query.where((w) => w.where('s.is_teacher_acc', false).orWhereNull('s.is_teacher_acc'));
   if (!q.schoolname && !q.standard) query.limit(50);
-  applyScope(db, query, scope, { schoolname: 's.schoolname' });
+  applyScope(query, scope, { schoolname: 's.schoolname' });
   const rows = await query.select('s.*', 'u.schoolusername');
   return rows.map(({ schoolusername, ...row }: Record<string, unknown>) => ({ ...row, schooluser: { schoolusername } }));
 }
@@ -56,7 +56,7 @@ export async function allStudents(db: Knex, scope: Scope, q: z.infer<typeof allS
  */
 export async function deleteStudent(db: Knex, scope: Scope, schooluserid: string, by: string | null): Promise<true> {
   await db.transaction(async (trx) => {
-    const learner = await applyScope(trx, trx('students as s').where('s.schooluserid', schooluserid), scope, { schoolname: 's.schoolname' }).first('s.studentid', 's.isdeleted');
+    const learner = await applyScope(trx('students as s').where('s.schooluserid', schooluserid), scope, { schoolname: 's.schoolname' }).first('s.studentid', 's.isdeleted');
     if (!learner) throw httpError(400, 'Invalid school user id');
     if (learner.isdeleted) throw httpError(400, 'Student already deleted or not found');
     const stamp = { isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by };

@@ -5,8 +5,8 @@ import { revokeAll } from '../../auth/tokens';
 import { BatchProblems, isDryrun, parseBatch } from '../../http/batch';
 import { fromCsvCell } from '../../http/csv';
 import { actorOf, configOf, depsOf } from '../../http/context';
-import { applyScope, scopeOf, type Scope } from '../../http/scope';
-import type { Caller } from '../../http/types';
+import { applyScope, type Scope } from '../../http/scope';
+import type { CentralCtx, Caller } from '../../http/types';
 import { editBody, editRow, parseDmy, toDmy, WG, type EditRow } from './fields';
 import { noteTakenUsernames, takenUsernames } from './store';
 
@@ -66,7 +66,7 @@ async function inChunks<T>(ids: string[], read: (part: string[]) => Promise<T[]>
 async function context(db: Knex, scope: Scope, rows: ReadonlyMap<number, EditRow>) {
   const studentids = [...new Set([...rows.values()].map((r) => r.studentid))];
   const learners = await inChunks(studentids, (part) =>
-    readRows<Row>(applyScope(db, db('students as s').join('schoolusers as u', 'u.schooluserid', 's.schooluserid')
+    readRows<Row>(applyScope(db('students as s').join('schoolusers as u', 'u.schooluserid', 's.schooluserid')
       .whereIn('s.studentid', part).where({ 's.isdeleted': false, 'u.isdeleted': false }), scope, { schoolname: 's.schoolname' })
       .select('s.*', 'u.schoolusername', 'u.schoolname as userschool', 'u.schooluserpasswordhash as passwordhash')));
   const byId = new Map(learners.map((l) => [String(l.studentid), l]));
@@ -75,7 +75,7 @@ async function context(db: Knex, scope: Scope, rows: ReadonlyMap<number, EditRow
   schoolKeys.delete('');
   const schools = schoolKeys.size
     ? await readRows<{ schoolid: string; schoolname: string; curriculums: unknown }>(
-        applyScope(db, db('schools').where({ isdeleted: false }).whereRaw(`lower(schoolname) in (${[...schoolKeys].map(() => '?').join(',')})`, [...schoolKeys]), scope, { schoolid: 'schoolid' })
+        applyScope(db('schools').where({ isdeleted: false }).whereRaw(`lower(schoolname) in (${[...schoolKeys].map(() => '?').join(',')})`, [...schoolKeys]), scope, { schoolid: 'schoolid' })
           .select('schoolid', 'schoolname', 'curriculums'))
     : [];
   const schoolByKey = new Map(schools.map((s) => [key(s.schoolname), s]));
@@ -212,7 +212,7 @@ async function plan(db: Knex, scope: Scope, rows: ReadonlyMap<number, EditRow>, 
   return edits;
 }
 
-export async function updateStudentsHandler({ req, caller, body, query }: HandlerContext<Caller>) {
+export async function updateStudentsHandler({ req, caller, scope, body, query }: CentralCtx) {
   const { db } = depsOf(req);
   const by = actorOf(caller);
   const problems = new BatchProblems();
@@ -221,7 +221,7 @@ export async function updateStudentsHandler({ req, caller, body, query }: Handle
   const raw = (input as { students?: unknown[] })?.students ?? [];
   const rows = new Map<number, EditRow>();
   for (const i of [...parsed.goodRows].sort((a, b) => a - b)) rows.set(i, editRow.parse(raw[i]));
-  const edits = await plan(db, scopeOf(caller), rows, problems, by);
+  const edits = await plan(db, scope, rows, problems, by);
   if (isDryrun(query)) return problems.report();
   problems.throwIfAny();
 

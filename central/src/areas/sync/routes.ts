@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { anyUser, httpError, noInput, roles, route, writeStudentsZip, type HandlerContext } from '@lms/shared';
+import { anyUser, httpError, noInput, roles, route, writeStudentsZip } from '@lms/shared';
+import { schoolInScope, scope } from '../../http/scope';
 import { depsOf } from '../../http/context';
-import type { Caller, CentralRoute } from '../../http/types';
+import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
 import { pushFile, pushPackage, sendZip } from './push';
 import { contentPackage, legacyContentPackage, onSnapshot, packageToTempFile, recordContentPush, reportDataPackage, schoolOfSchoolUser, schoolRoster } from './store';
 
-type Ctx = HandlerContext<Caller>;
+type Ctx = CentralCtx;
 
 /** Where every curriculum download is saved by the apps (the name is part of the contract). */
 const SYNC_ZIP = 'sync-data.zip';
@@ -14,8 +15,8 @@ async function reportData({ req, res }: Ctx): Promise<void> {
   await sendZip(res, SYNC_ZIP, reportDataPackage(depsOf(req).db));
 }
 
-async function legacySync({ req, res }: Ctx): Promise<void> {
-  await sendZip(res, SYNC_ZIP, legacyContentPackage(depsOf(req).db));
+async function legacySync({ req, res, scope }: Ctx): Promise<void> {
+  await sendZip(res, SYNC_ZIP, legacyContentPackage(depsOf(req).db, scope));
 }
 
 /** Who sent content, as the sync-status report names them. */
@@ -34,7 +35,7 @@ async function recorded(req: Ctx['req'], write: () => Promise<void>): Promise<vo
   }
 }
 
-async function contentDownload({ req, res, caller }: Ctx): Promise<void> {
+async function contentDownload({ req, res, caller, scope }: Ctx): Promise<void> {
   const { db } = depsOf(req);
   const counter = { rows: 0 };
   // A teacher fetching the package takes it to their classroom's server: that school's last content.
@@ -42,13 +43,13 @@ async function contentDownload({ req, res, caller }: Ctx): Promise<void> {
     const school = await schoolOfSchoolUser(db, caller.schooluserid);
     if (school) await recordContentPush(db, { kind: 'download', schoolid: school, rowcount: counter.rows, by: sender(caller) });
   });
-  await sendZip(res, SYNC_ZIP, contentPackage(db, counter), record);
+  await sendZip(res, SYNC_ZIP, contentPackage(db, scope, counter), record);
 }
 
-async function pushContent({ req, caller }: Ctx): Promise<unknown> {
+async function pushContent({ req, caller, scope }: Ctx): Promise<unknown> {
   const { db } = depsOf(req);
   const counter = { rows: 0 };
-  const file = await onSnapshot(db, (q) => packageToTempFile(contentPackage(q, counter)));
+  const file = await onSnapshot(db, (q) => packageToTempFile(contentPackage(q, scope, counter)));
   const answer = await pushFile(req, 'master', file);
   await recorded(req, () => recordContentPush(db, { kind: 'content', schoolid: null, rowcount: counter.rows, by: sender(caller) }));
   return answer;
@@ -56,7 +57,9 @@ async function pushContent({ req, caller }: Ctx): Promise<unknown> {
 
 const schoolParams = { params: z.object({ schoolname: z.string().trim().min(1, 'School name is required').max(250) }) };
 
-async function pushStudents({ req, params, caller }: Ctx): Promise<unknown> {
+async function pushStudents({ req, params, caller, scope }: Ctx): Promise<unknown> {
+  // Another school's name is answered as an unknown school: its roster (hashes included) is not the caller's to push.
+  if (!schoolInScope(scope, { schoolname: params.schoolname })) throw httpError(400, 'Invalid School Name');
   // Hashes travel here, and only here: the classroom must verify the learners' own passwords offline.
   const studentusers = await schoolRoster(depsOf(req).db, params.schoolname, { teacherAccounts: true, hash: true });
   if (studentusers.length === 0) throw httpError(400, 'No student available');
@@ -69,9 +72,11 @@ async function pushStudents({ req, params, caller }: Ctx): Promise<unknown> {
 }
 
 export const syncRoutes: CentralRoute[] = [
-  route('GET', '/sync/report-data', roles('apikey'), noInput, reportData, { summary: 'ZIP of report data for server-to-server pull (API key only)' }),
-  route('GET', '/sync', anyUser(), noInput, legacySync, { summary: 'curriculum sync ZIP (syncfile.ini)' }),
-  route('GET', '/sync/content', anyUser(), noInput, contentDownload, { summary: 'download curriculum content ZIP (syncfile.ini, content v2)' }),
-  route('POST', '/sync/cloud', roles('admin', 'superadmin'), noInput, pushContent, { summary: 'build curriculum ZIP and PUT it to classroom /import/master' }),
-  route('POST', '/sync/cloud/:schoolname/students', roles('admin', 'superadmin'), schoolParams, pushStudents, { summary: 'push school roster ZIP to classroom /import/students' }),
+  route('GET', '/sync/report-data', roles('apikey'), scope.global, noInput, reportData, { summary: 'ZIP of report data for server-to-server pull (API key only)' }),
+  route('GET', '/sync', anyUser(), scope.schoolsOfCaller, noInput, legacySync, { summary: 'curriculum sync ZIP (syncfile.ini)' }),
+  route('GET', '/sync/content', anyUser(), scope.schoolsOfCaller, noInput, contentDownload, { summary: 'download curriculum content ZIP (syncfile.ini, content v2)' }),
+  // Global by decision: the package goes server to server to the configured classroom server, which serves
+  // every school on it and replaces its schools with the package's; the caller reads nothing of it.
+  route('POST', '/sync/cloud', roles('admin', 'superadmin'), scope.global, noInput, pushContent, { summary: 'build curriculum ZIP and PUT it to classroom /import/master' }),
+  route('POST', '/sync/cloud/:schoolname/students', roles('admin', 'superadmin'), scope.schoolsOfCaller, schoolParams, pushStudents, { summary: 'push school roster ZIP to classroom /import/students' }),
 ];

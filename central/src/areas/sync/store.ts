@@ -6,6 +6,7 @@ import { Readable } from 'node:stream';
 import type { Knex } from '@lms/db';
 import { CONTENT_KEY_LIST, SYNCFILE_INI, singleEntryZip, writeContentZip, type ContentKey, type RowSource } from '@lms/shared';
 import { streamToFile } from '../../classroom-client';
+import type { Scope } from '../../http/scope';
 
 // Rows are paged out of the database by primary key, so a package of any size is never held in memory
 // and the same data always gives the same bytes.
@@ -59,6 +60,23 @@ const SOURCES: Record<ContentKey, Paging> = {
   subjects: { table: 'subjects', pk: 'subjectid' },
 };
 
+/**
+ * The source of one key for a caller: schools, their classes and countries narrowed to the caller's
+ * schools (a school teacher gets its own school; curriculum content is the same for every school).
+ */
+function sourceFor(key: ContentKey, scope: Scope): Paging {
+  const p = SOURCES[key];
+  if (scope.all) return p;
+  const also = p.where;
+  const narrow = (q: Knex.QueryBuilder): void => {
+    if (key === 'schools') q.whereIn('schoolid', [...scope.schoolids]);
+    else if (key === 'standards') q.where((b) => { b.whereIn('schoolid', [...scope.schoolids]).orWhere((c) => { c.whereNull('schoolid').whereIn('schoolname', [...scope.schoolnames]); }); });
+    else if (key === 'countries') q.whereIn('countryid', [...scope.countryids]);
+  };
+  if (key !== 'schools' && key !== 'standards' && key !== 'countries') return p;
+  return { ...p, where: (q) => { if (also) also(q); narrow(q); } };
+}
+
 /** Passes rows through, counting them (how many rows a package carried, for the sync-status report). */
 async function* counted(rows: AsyncGenerator<Row>, counter: { rows: number }): AsyncGenerator<Row> {
   for await (const r of rows) {
@@ -71,9 +89,9 @@ async function* counted(rows: AsyncGenerator<Row>, counter: { rows: number }): A
  * The curriculum package (contract B, format 2, 19 keys): what `GET /sync/content` serves and `POST /sync/cloud`
  * pushes. `counter.rows` counts the rows written into it.
  */
-export function contentPackage(db: Knex, counter: { rows: number } = { rows: 0 }): Readable {
+export function contentPackage(db: Knex, scope: Scope, counter: { rows: number } = { rows: 0 }): Readable {
   const content = {} as Record<ContentKey, RowSource>;
-  for (const key of CONTENT_KEY_LIST) content[key] = counted(pagedRows(db, SOURCES[key]), counter);
+  for (const key of CONTENT_KEY_LIST) content[key] = counted(pagedRows(db, sourceFor(key, scope)), counter);
   return writeContentZip(content);
 }
 
@@ -100,9 +118,9 @@ const LEGACY_KEYS = [
  * The older app's package (`GET /sync`, 16 keys): baselines limited to the global ones (no `created_by`)
  * and to three columns; level-quiz questions without `lessonid`. A classroom import refuses it (keys missing).
  */
-export function legacyContentPackage(db: Knex): Readable {
+export function legacyContentPackage(db: Knex, scope: Scope): Readable {
   const doc: Record<string, RowSource> = {};
-  for (const key of LEGACY_KEYS) doc[key] = pagedRows(db, SOURCES[key]);
+  for (const key of LEGACY_KEYS) doc[key] = pagedRows(db, sourceFor(key, scope));
   doc.curriculumbaselines = pagedRows(db, {
     table: 'curriculumbaseline',
     pk: 'curriculumbaselineid',

@@ -1,13 +1,13 @@
 import { perms, roles, route } from '@lms/shared';
 import type { CentralRoute } from '../../http/types';
 import { actorOf, configOf, depsOf } from '../../http/context';
-import { scopeOf } from '../../http/scope';
+import { scope } from '../../http/scope';
 import { createTeachers, createTeachersBody, createTeachersQuery, deleteTeacher, listTeachers, teacherListBody, teacherParams } from './store';
 
 // Every route answers only within the caller's schools/countries; a teacher elsewhere is refused as an
 // unknown one is ('Invalid teacher user id').
 export const teacherRoutes: CentralRoute[] = [
-  route('POST', '/teacher', perms('view_teacher'), { body: teacherListBody }, ({ req, caller, body }) => listTeachers(depsOf(req).db, scopeOf(caller), body), { summary: 'paged teacher list' }),
-  route('POST', '/teacher/create', roles('apikey', 'superadmin', 'admin'), { query: createTeachersQuery, body: createTeachersBody }, ({ req, caller, query, body }) => createTeachers(depsOf(req).db, scopeOf(caller), configOf(req), body, query.cloud === 'true', actorOf(caller)), { summary: 'bulk-create teachers (school users)' }),
-  route('DELETE', '/teacher/:schooluserid', perms('delete_teacher'), { params: teacherParams }, ({ req, caller, params }) => deleteTeacher(depsOf(req).db, scopeOf(caller), params.schooluserid, actorOf(caller)), { summary: 'soft-delete a teacher school user (isdeleted flag)' }),
+  route('POST', '/teacher', perms('view_teacher'), scope.schoolsOfCaller, { body: teacherListBody }, ({ req, scope, body }) => listTeachers(depsOf(req).db, scope, body), { summary: 'paged teacher list' }),
+  route('POST', '/teacher/create', roles('apikey', 'superadmin', 'admin'), scope.schoolsOfCaller, { query: createTeachersQuery, body: createTeachersBody }, ({ req, scope, caller, query, body }) => createTeachers(depsOf(req).db, scope, configOf(req), body, query.cloud === 'true', actorOf(caller)), { summary: 'bulk-create teachers (school users)' }),
+  route('DELETE', '/teacher/:schooluserid', perms('delete_teacher'), scope.schoolsOfCaller, { params: teacherParams }, ({ req, scope, caller, params }) => deleteTeacher(depsOf(req).db, scope, params.schooluserid, actorOf(caller)), { summary: 'soft-delete a teacher school user (isdeleted flag)' }),
 ];

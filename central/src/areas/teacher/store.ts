@@ -35,14 +35,14 @@ const COLUMNS = ['schooluserid', 'schoolusername', 'schooluserrole', 'schooluser
 export async function listTeachers(db: Knex, scope: Scope, body: Paging) {
   const base = db('schoolusers').where({ schooluserrole: TEACHER, isdeleted: false });
   applyFilters(base, body, (k) => k);
-  applyScope(db, base, scope, { schoolname: 'schoolname' });
+  applyScope(base, scope, { schoolname: 'schoolname' });
   return pageRows(base, body, [{ column: 'schoolname' }, { column: 'schoolusername' }, { column: 'schooluserid' }], COLUMNS);
 }
 
 /** Soft-deletes a teacher account of the caller's schools and ends its sign-ins; the username stays taken. */
 export async function deleteTeacher(db: Knex, scope: Scope, schooluserid: string, by: string | null): Promise<true> {
   await db.transaction(async (trx) => {
-    const teacher = await applyScope(trx, trx('schoolusers').where({ schooluserid, schooluserrole: TEACHER }), scope, { schoolname: 'schoolname' }).first('isdeleted');
+    const teacher = await applyScope(trx('schoolusers').where({ schooluserid, schooluserrole: TEACHER }), scope, { schoolname: 'schoolname' }).first('isdeleted');
     if (!teacher) throw httpError(400, 'Invalid teacher user id');
     if (teacher.isdeleted) throw httpError(400, 'Teacher already deleted or not found');
     await trx('schoolusers').where({ schooluserid }).update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
@@ -64,7 +64,7 @@ export async function createTeachers(
   cloud: boolean,
   by: string | null,
 ): Promise<true> {
-  const school = await applyScope(db, db('schools').where({ schoolname: body.schoolname, isdeleted: false }), scope, { schoolid: 'schoolid' }).first('schoolid', 'schoolname');
+  const school = await applyScope(db('schools').where({ schoolname: body.schoolname, isdeleted: false }), scope, { schoolid: 'schoolid' }).first('schoolid', 'schoolname');
   if (!school) throw httpError(400, 'Invalid School Name');
   const names = body.teachers.map((t) => t.schoolusername);
   const refuse = (taken: string[]) => { if (taken.length) throw httpError(400, `Teachers already exists, ${taken.join(',')}`); };

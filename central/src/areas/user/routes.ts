@@ -1,9 +1,10 @@
-import { perms, route, type HandlerContext } from '@lms/shared';
-import type { Caller, CentralRoute } from '../../http/types';
+import { perms, route } from '@lms/shared';
+import { scope } from '../../http/scope';
+import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
 import { actorOf, depsOf } from '../../http/context';
 import { createUser, createUserBody, disableUser, getUser, listUsers, updateUser, updateUserBody, userListBody, userParams } from './store';
 
-type Ctx = HandlerContext<Caller>;
+type Ctx = CentralCtx;
 
 async function deleteUser({ req, res, params, caller }: Ctx) {
   // The original answers 200 with an error body here, and the admin UI shows that message.
@@ -15,9 +16,9 @@ async function deleteUser({ req, res, params, caller }: Ctx) {
 }
 
 export const userRoutes: CentralRoute[] = [
-  route('POST', '/user/create', perms('create_user'), { body: createUserBody }, ({ req, body, caller }) => createUser(depsOf(req).db, body, actorOf(caller)), { summary: 'create staff user and bind lmsuserroles' }),
-  route('PUT', '/user/:lmsuserid', perms('update_user'), { params: userParams, body: updateUserBody }, ({ req, params, body, caller }) => updateUser(depsOf(req).db, params.lmsuserid, body, actorOf(caller)), { summary: 'update staff user' }),
-  route('DELETE', '/user/:lmsuserid', perms('delete_user'), { params: userParams }, deleteUser, { summary: 'disable staff user and unbind roles' }),
-  route('POST', '/user', perms('view_user'), { body: userListBody }, ({ req, body }) => listUsers(depsOf(req).db, body), { summary: 'paged list of staff user (pageindex/pagesize/filter)' }),
-  route('GET', '/user/:lmsuserid', perms('view_user'), { params: userParams }, ({ req, params }) => getUser(depsOf(req).db, params.lmsuserid), { summary: 'get one staff user by id' }),
+  route('POST', '/user/create', perms('create_user'), scope.global, { body: createUserBody }, ({ req, body, caller }) => createUser(depsOf(req).db, body, actorOf(caller)), { summary: 'create staff user and bind lmsuserroles' }),
+  route('PUT', '/user/:lmsuserid', perms('update_user'), scope.global, { params: userParams, body: updateUserBody }, ({ req, params, body, caller }) => updateUser(depsOf(req).db, params.lmsuserid, body, actorOf(caller)), { summary: 'update staff user' }),
+  route('DELETE', '/user/:lmsuserid', perms('delete_user'), scope.global, { params: userParams }, deleteUser, { summary: 'disable staff user and unbind roles' }),
+  route('POST', '/user', perms('view_user'), scope.global, { body: userListBody }, ({ req, body }) => listUsers(depsOf(req).db, body), { summary: 'paged list of staff user (pageindex/pagesize/filter)' }),
+  route('GET', '/user/:lmsuserid', perms('view_user'), scope.global, { params: userParams }, ({ req, params }) => getUser(depsOf(req).db, params.lmsuserid), { summary: 'get one staff user by id' }),
 ];

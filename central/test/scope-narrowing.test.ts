@@ -1,0 +1,186 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readPackageJson } from '@lms/shared';
+import { makeApp, type TestApp } from './helpers';
+import { narrowedCallers, seedSides, type Narrowed, type Sides } from './scope-fixtures';
+import { snapshot } from './people-fixtures';
+
+// What a staff account narrowed to school A (or country X), a Teacher-role account narrowed to school A
+// and a teacher of school A signed in on central may reach of side B (school B in country Y, the
+// curriculum offered in Y and everything below it): nothing, while side A works.
+
+let t: TestApp;
+let s: Sides;
+let as: Record<Narrowed | 'superadmin', string>;
+/** A stand-in classroom server that counts what it is sent. */
+let classroom: http.Server;
+const received: string[] = [];
+
+const CONTENT = ['grades', 'levels', 'lessons', 'lessonlearnings', 'lessonplans', 'lessonpractices', 'lessonquizzes', 'lessonpracticequestions', 'lessonquizquestions', 'levelquizquestions'];
+
+beforeAll(async () => {
+  classroom = http.createServer((req, res) => {
+    received.push(`${req.method} ${req.url}`);
+    req.resume();
+    req.on('end', () => { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end(JSON.stringify({ error: false, data: true })); });
+  });
+  await new Promise<void>((resolve) => classroom.listen(0, '127.0.0.1', resolve));
+  t = await makeApp({ RATE_LIMIT_MAX: '1000000', RPI_CLOUD: `http://127.0.0.1:${(classroom.address() as AddressInfo).port}` });
+  s = await seedSides(t.tdb.db);
+  as = await narrowedCallers(t, s);
+});
+afterAll(async () => {
+  await t.tdb.dispose();
+  await new Promise<void>((resolve) => classroom.close(() => resolve()));
+});
+
+const call = (who: Narrowed | 'superadmin', method: 'get' | 'post' | 'put' | 'delete', url: string, body?: object) => {
+  const r = request(t.app)[method](url).set('Authorization', as[who]);
+  return body === undefined ? r : r.send(body);
+};
+const refused = (message: string) => ({ error: true, errormessage: message, data: false });
+
+function binary(res: NodeJS.ReadableStream, cb: (err: Error | null, body: Buffer) => void) {
+  const chunks: Buffer[] = [];
+  res.on('data', (c: Buffer) => chunks.push(c));
+  res.on('end', () => cb(null, Buffer.concat(chunks)));
+}
+
+describe('roster push and exports are checked against the caller\'s schools', () => {
+  it('POST /sync/cloud/:schoolname/students: another school\'s roster is not pushed; the own one is', async () => {
+    for (const who of ['adminOfSchoolA', 'adminOfCountryX'] as const) {
+      received.length = 0;
+      const other = await call(who, 'post', `/sync/cloud/${encodeURIComponent(s.B.schoolname)}/students`);
+      expect([other.status, other.body]).toEqual([400, refused('Invalid School Name')]);
+      expect(received).toEqual([]);
+      const own = await call(who, 'post', `/sync/cloud/${encodeURIComponent(s.A.schoolname)}/students`);
+      expect(own.status, JSON.stringify(own.body)).toBe(200);
+      expect(received).toEqual(['PUT /import/students']);
+    }
+  });
+
+  it('GET /export/:schoolname/students|teachers: another school is unknown; the own one is a ZIP', async () => {
+    for (const who of ['adminOfSchoolA', 'adminOfCountryX'] as const) {
+      for (const what of ['students', 'teachers']) {
+        const other = await call(who, 'get', `/export/${encodeURIComponent(s.B.schoolname)}/${what}`);
+        expect([other.status, other.body]).toEqual([400, refused('Invalid School Name')]);
+        const own = await call(who, 'get', `/export/${encodeURIComponent(s.A.schoolname)}/${what}`).buffer(true).parse(binary);
+        expect(own.status).toBe(200);
+        expect(own.headers['content-type']).toMatch(/zip/);
+      }
+    }
+  });
+});
+
+describe('levels, lessons and lesson items are narrowed by curriculum, as grades are', () => {
+  it('another country\'s level, lesson and items are refused as unknown ids and never changed', async () => {
+    const before = await snapshot(t.tdb.db, CONTENT);
+    const B = s.B;
+    const cases: Array<['get' | 'put' | 'delete' | 'post', string, object | undefined, string]> = [
+      ['get', `/level/${B.levelid}`, undefined, 'Invalid Level id'],
+      ['put', `/level/${B.levelid}`, { levelname: 'Taken over', levelorder: 1, gradeid: B.gradeid, quiz_points: 1, passing_points: 1 }, 'Invalid Level id'],
+      ['put', `/level/deactivate/${B.levelid}`, undefined, 'Invalid Level id'],
+      ['delete', `/level/${B.levelid}`, undefined, 'Invalid Level id'],
+      ['post', '/level/create', { levelname: 'Planted', levelorder: 2, gradeid: B.gradeid, quiz_points: 1, passing_points: 1 }, 'Invalid Grade id'],
+      ['get', `/lesson/${B.lessonid}`, undefined, 'Invalid Lesson id'],
+      ['put', `/lesson/${B.lessonid}`, { lessonname: 'Taken over', lessonorder: 1, total_points: 1, levelid: B.levelid, passing_points: 0 }, 'Invalid Lesson id'],
+      ['put', `/lesson/activate/${B.lessonid}`, undefined, 'Invalid Lesson id'],
+      ['delete', `/lesson/${B.lessonid}`, undefined, 'Invalid Lesson id'],
+      ['post', '/lesson/create', { lessonname: 'Planted', lessonorder: 2, total_points: 1, levelid: B.levelid, passing_points: 0 }, 'Invalid Level id'],
+      ['get', `/lesson/learning/${B.lessonid}`, undefined, 'Invalid Lesson id'],
+      ['put', `/lesson/plan/deactivate/${B.lessonplanid}`, undefined, 'Invalid lesson plan id'],
+      ['delete', `/lesson/practice/${B.lessonpracticeid}`, undefined, 'Invalid lesson practice id'],
+      ['put', `/lesson/quiz/order/${B.lessonquizid}/3`, undefined, 'Invalid lesson quiz id'],
+      ['post', `/lesson/quiz/question/${B.lessonquizid}/${s.questionid}/2`, undefined, 'Invalid lesson quiz id'],
+      ['delete', `/lesson/practice/question/${B.lessonpracticequestionid}`, undefined, 'Invalid Lesson practice question id'],
+      ['get', `/level/quiz/question/${B.levelid}`, undefined, 'Invalid Level id'],
+      ['put', `/level/quiz/question/deactivate/${B.levelquizquestionid}`, undefined, 'Invalid Level quiz question id'],
+      // Moving an own quiz under another country's lesson.
+      ['put', `/lesson/quiz/${s.A.lessonquizid}`, { lessonid: B.lessonid, lessonquizname: 'Moved', lessonquizdescription: 'd', points: 1 }, 'Invalid Lesson id'],
+    ];
+    for (const who of ['adminOfCountryX', 'adminOfSchoolA'] as const) {
+      for (const [method, url, body, message] of cases) {
+        const res = await call(who, method, url, body);
+        expect([who, method, url, res.status, res.body]).toEqual([who, method, url, 400, refused(message)]);
+      }
+    }
+    expect(await snapshot(t.tdb.db, CONTENT)).toEqual(before);
+    // The control: side A's level and lesson answer.
+    expect((await call('adminOfCountryX', 'get', `/level/${s.A.levelid}`)).body.data.levelid).toBe(s.A.levelid);
+    expect((await call('adminOfCountryX', 'get', `/lesson/learning/${s.A.lessonid}`)).body.data).toHaveLength(1);
+  });
+
+  it('lists and feeds leave the other country\'s curriculum, grades, levels and lessons out', async () => {
+    const text = async (who: Narrowed, method: 'get' | 'post', url: string, body?: object) => {
+      const res = await call(who, method, url, body);
+      expect(res.status, `${who} ${url} ${JSON.stringify(res.body)}`).toBe(200);
+      return JSON.stringify(res.body.data);
+    };
+    const page = { pageindex: 0, pagesize: 100 };
+    for (const who of ['adminOfCountryX', 'adminOfSchoolA'] as const) {
+      const levels = await text(who, 'post', '/level', page);
+      expect(levels).toContain(s.A.levelid);
+      expect(levels).not.toContain(s.B.levelid);
+      const lessons = await text(who, 'post', '/lesson', page);
+      expect(lessons).toContain(s.A.lessonid);
+      expect(lessons).not.toContain(s.B.lessonid);
+      expect(await text(who, 'get', '/level/all')).not.toContain(s.B.levelid);
+      expect(await text(who, 'get', '/lesson/all')).not.toContain(s.B.lessonid);
+      const curricula = await text(who, 'get', '/curriculum/all');
+      expect(curricula).toContain(s.A.curriculumid);
+      expect(curricula).not.toContain(s.B.curriculumid);
+      expect(await text(who, 'get', `/curriculum/country/${s.B.countryid}`)).toBe('[]');
+      expect((await call(who, 'get', `/grade/curriculum/${s.B.curriculumid}`)).body).toEqual(refused('Invalid Curriculum id'));
+      expect(await text(who, 'get', `/grade/curriculum/${s.A.curriculumid}`)).toContain(s.A.gradeid);
+    }
+    const grades = await text('schoolTeacherA', 'get', '/grade/all');
+    expect(grades).toContain(s.A.gradeid);
+    expect(grades).not.toContain(s.B.gradeid);
+  });
+});
+
+describe('the content package, the country list and enrolment', () => {
+  it('GET /sync/content and GET /sync carry the caller\'s schools, classes and countries only', async () => {
+    for (const url of ['/sync/content', '/sync']) {
+      for (const who of ['schoolTeacherA', 'adminOfSchoolA', 'adminOfCountryX'] as const) {
+        const res = await call(who, 'get', url).buffer(true).parse(binary);
+        expect(res.status).toBe(200);
+        const doc = (await readPackageJson({ buffer: res.body as Buffer })).json as Record<string, Array<Record<string, unknown>>>;
+        expect([url, who, doc.schools.map((r) => r.schoolid)]).toEqual([url, who, [s.A.schoolid]]);
+        expect(doc.standards.map((r) => r.schoolid)).not.toContain(s.B.schoolid);
+        expect(doc.standards.map((r) => r.standardid)).toContain(s.A.standardid);
+        expect(doc.countries.map((r) => r.countryid)).toEqual([s.A.countryid]);
+      }
+    }
+    // An unnarrowed caller still gets every school.
+    const all = await call('superadmin', 'get', '/sync/content').buffer(true).parse(binary);
+    const doc = (await readPackageJson({ buffer: all.body as Buffer })).json as Record<string, Array<Record<string, unknown>>>;
+    expect(doc.schools.map((r) => r.schoolid).sort()).toEqual([s.A.schoolid, s.B.schoolid].sort());
+  });
+
+  it('GET /country lists the caller\'s countries only', async () => {
+    for (const who of ['adminOfSchoolA', 'adminOfCountryX'] as const) {
+      const res = await call(who, 'get', '/country');
+      expect(res.status).toBe(200);
+      expect(res.body.data.map((c: { countryid: string }) => c.countryid)).toEqual([s.A.countryid]);
+    }
+  });
+
+  it('POST /student/create refuses a curriculum not offered in the school\'s country, writing nothing', async () => {
+    const body = (curriculumid: string, username: string) => ({
+      curriculumid: [curriculumid], schoolid: s.A.schoolid, standard: s.A.standardid,
+      students: [{ studentfirstname: 'New', dateofjoin: '05-01-2026', genderid: '1', city: 'Accra', country: 'Ghana', state: 'S', schoolusername: username, schooluserpasswordhash: 'p1' }],
+    });
+    const before = await snapshot(t.tdb.db, ['students', 'schoolusers']);
+    const other = await call('adminOfSchoolA', 'post', '/student/create', body(s.B.curriculumid, 'enrolled1'));
+    expect(other.status).toBe(400);
+    expect(JSON.stringify(other.body)).toContain('Invalid curriculum id');
+    expect(await snapshot(t.tdb.db, ['students', 'schoolusers'])).toEqual(before);
+    const own = await call('adminOfSchoolA', 'post', '/student/create', body(s.A.curriculumid, 'enrolled2'));
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    expect(await t.tdb.db('students').where({ curriculumid: s.A.curriculumid, schoolname: s.A.schoolname }).count({ n: '*' }).first()).toMatchObject({ n: expect.anything() });
+    expect((await t.tdb.db('schoolusers').where({ schoolusername: 'enrolled2' })).length).toBe(1);
+  });
+});
