@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classroom, createTestDatabase, repoRoot, type Knex, type TestDatabase } from '@lms/db';
-import { DEMO_IDS, LOG_COLUMNS, LOG_PRIMARY_KEYS, type LogTable } from '@lms/shared';
+import { LOG_COLUMNS, LOG_PRIMARY_KEYS, type LogTable } from '@lms/shared';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import { createObjectStore } from '../src/objects';
@@ -40,9 +40,12 @@ async function rowsOf(db: Knex): Promise<Record<string, Array<Record<string, unk
 }
 
 /** Central's rows without the results its demo seed wrote before any log arrived. */
-function withoutSeededResults(rows: Record<string, Array<Record<string, unknown>>>): Record<string, Array<Record<string, unknown>>> {
-  const seeded = new Set<unknown>(DEMO_IDS.progressids);
-  return { ...rows, studentprogress: rows.studentprogress.filter((r) => !seeded.has(r.studentprogressid)) };
+function withoutSeededResults(rows: Record<string, Array<Record<string, unknown>>>, seeded: Record<string, Array<Record<string, unknown>>>): Record<string, Array<Record<string, unknown>>> {
+  const key = (table: string, r: Record<string, unknown>) => r[LOG_PRIMARY_KEYS[table as LogTable]];
+  return Object.fromEntries(Object.entries(rows).map(([table, list]) => {
+    const before = new Set(seeded[table].map((r) => key(table, r)));
+    return [table, list.filter((r) => !before.has(key(table, r)))];
+  }));
 }
 
 describe('classroom-to-cloud log sync, end to end', () => {
@@ -51,12 +54,14 @@ describe('classroom-to-cloud log sync, end to end', () => {
   let central: { server: Server; origin: string };
   let room: { server: Server; origin: string };
   let tmp: string;
+  let seeded: Record<string, Array<Record<string, unknown>>>;
 
   beforeAll(async () => {
     tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'lms-e2e-log-'));
     centralDb = await testDatabase();
     classroomDb = await createTestDatabase({ kinds: classroom.kinds, migrations: classroom.migrations });
     await seedDemo(centralDb.db);
+    seeded = await rowsOf(centralDb.db);
     await seedClassroomDemo(classroomDb.db);
     const objects = createObjectStore({ kind: 'folder', dir: path.relative(repoRoot, path.join(tmp, 'objects')) });
     central = await listen(
@@ -113,8 +118,8 @@ describe('classroom-to-cloud log sync, end to end', () => {
     expect(onClassroom.studentprogressquestions).toHaveLength(answers);
     expect(onClassroom.rpiuseraccess.length).toBeGreaterThanOrEqual(2); // the learner's and the teacher's sign-ins
     const inCentral = await rowsOf(centralDb.db);
-    expect(withoutSeededResults(inCentral)).toEqual(onClassroom);
-    expect(inCentral.studentprogress).toHaveLength(onClassroom.studentprogress.length + DEMO_IDS.progressids.length);
+    expect(withoutSeededResults(inCentral, seeded)).toEqual(onClassroom);
+    expect(inCentral.studentprogress).toHaveLength(onClassroom.studentprogress.length + seeded.studentprogress.length);
     expect(Number((await centralDb.db('logimportpending').count({ n: '*' }))[0].n)).toBe(0);
     expect(await centralDb.db('syncs').first()).toMatchObject({ created_by: c.teacher.schooluserid, offlineonline: true, type: 1 });
     expect(summary.imported).toMatchObject({ studentprogress: 2, studentprogressquestions: answers });
