@@ -62,6 +62,11 @@ export interface ObjectStore {
    * expires (`requestDate` defaults to now). The folder store has none; central signs its own.
    */
   presignPut?(key: string, expiresSeconds: number, requestDate?: Date): Promise<string>;
+  /**
+   * Drivers that keep partial writes of their own (the folder store's `.tmp`): removes those of processes
+   * that are gone (a crash during a put), never a live process's. Returns the names removed.
+   */
+  sweepTemporary?(): Promise<string[]>;
 }
 
 export type ObjectStoreErrorCode = 'NotFound' | 'InvalidKey' | 'InvalidMetadata' | 'Conflict' | 'Unavailable' | 'Failed';
