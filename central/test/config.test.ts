@@ -25,7 +25,21 @@ describe('central configuration', () => {
     expect(c.rpiCloud).toBe('http://127.0.0.1:3001');
     expect(c.logImportEnabled).toBe(false);
     expect(c.objectStore).toEqual({ kind: 'folder', dir: 'data/objects' });
+    expect(c.database).toEqual({ poolMax: 10, statementTimeoutMs: 0, sessionSettings: true });
+    expect([c.trustProxy, c.redisKeyPrefix, c.orphanGraceMs]).toEqual([0, '', 3_600_000]);
     expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('reads the settings for several instances', () => {
+    const c = loadConfig({
+      ...realSecrets, DATABASE_POOL_MAX: '25', DATABASE_STATEMENT_TIMEOUT_SECONDS: '60', DATABASE_SESSION_SETTINGS: 'off', TRUST_PROXY: '2',
+      REDIS_KEY_PREFIX: 'lms-prod:', ORPHAN_GRACE_SECONDS: '600', S3_ENDPOINT: 'http://minio:9000', S3_PUBLIC_ENDPOINT: 'https://files.example.org',
+    });
+    expect(c.database).toEqual({ poolMax: 25, statementTimeoutMs: 60_000, sessionSettings: false });
+    expect([c.trustProxy, c.redisKeyPrefix, c.orphanGraceMs]).toEqual([2, 'lms-prod:', 600_000]);
+    expect(c.objectStore).toMatchObject({ kind: 's3', endpoint: 'http://minio:9000', publicEndpoint: 'https://files.example.org' });
+    expect(() => loadConfig({ ...realSecrets, DATABASE_POOL_MAX: '0' })).toThrow(/DATABASE_POOL_MAX/);
+    expect(() => loadConfig({ ...realSecrets, TRUST_PROXY: 'everyone' })).toThrow(/TRUST_PROXY/);
   });
 
   it('treats an unset NODE_ENV as production: placeholder or missing secrets are refused, and so is an unknown environment', () => {

@@ -112,4 +112,26 @@ describe('log archive names and the orphan sweep', () => {
     expect(fs.existsSync(other)).toBe(true);
     await fsp.rm(tmp, { recursive: true, force: true });
   });
+
+  it("the folder store's partial writes of a process that is gone are swept, a live put's are not", async () => {
+    const tmpDir = path.join(dir, 'objects', '.tmp');
+    await fsp.mkdir(tmpDir, { recursive: true });
+    fs.writeFileSync(path.join(tmpDir, '4194305.12345-0f0e.json'), '{}');
+    fs.writeFileSync(path.join(tmpDir, '4194305.12345-0f0f'), 'half an archive');
+    // A put in progress in this process: its temporary file stays while the sweep runs.
+    let release!: () => void;
+    const body = new (await import('node:stream')).PassThrough();
+    body.write('first bytes');
+    const putting = objects.put('logupload-1.zip', body);
+    await new Promise((r) => setTimeout(r, 50));
+    const removed = await objects.sweepTemporary!();
+    expect(removed.sort()).toEqual(['4194305.12345-0f0e.json', '4194305.12345-0f0f']);
+    const live = fs.readdirSync(tmpDir);
+    expect(live.length).toBe(1);
+    release = () => body.end('last bytes');
+    release();
+    await putting;
+    expect(fs.readdirSync(tmpDir)).toEqual([]);
+    expect((await objects.stat('logupload-1.zip')).size).toBe('first byteslast bytes'.length);
+  });
 });

@@ -3,7 +3,8 @@ import { ObjectStoreError } from '../objects';
 /** A dependency that was unreachable or refused for want of capacity, as opposed to a refusal of the request. */
 export type Dependency = 'database' | 'object store';
 
-const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+/** Socket errors that mean the other end could not be reached or went away. */
+export const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
 // PostgreSQL: connection exceptions (08…), too many connections (53300), out of memory or disk (53…),
 // shutting down / starting up (57P01–57P03), serialization and deadlock (40001, 40P01: the same request
 // succeeds when sent again).
@@ -25,14 +26,14 @@ export function outageOf(err: unknown): Dependency | null {
     if (e instanceof ObjectStoreError) {
       if (e.code === 'Unavailable') return 'object store';
       const causeCode = (e.cause as { code?: string } | undefined)?.code;
-      if (causeCode && (S3_TRANSIENT.has(causeCode) || NETWORK.has(causeCode))) return 'object store';
+      if (causeCode && (S3_TRANSIENT.has(causeCode) || NETWORK_ERROR_CODES.has(causeCode))) return 'object store';
       return null;
     }
   }
   for (const e of errors) {
     const x = e as { code?: unknown; name?: unknown; message?: unknown };
     const code = typeof x.code === 'string' ? x.code : '';
-    if (x.name === 'KnexTimeoutError' || PG_TRANSIENT.test(code) || NETWORK.has(code) || code === 'SQLITE_BUSY') return 'database';
+    if (x.name === 'KnexTimeoutError' || PG_TRANSIENT.test(code) || NETWORK_ERROR_CODES.has(code) || code === 'SQLITE_BUSY') return 'database';
     if (typeof x.message === 'string' && DB_MESSAGES.test(x.message)) return 'database';
   }
   return null;

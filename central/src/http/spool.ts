@@ -27,6 +27,15 @@ function startTimeOf(pid: number | 'self'): string | null {
 
 const OWNER = `${process.pid}.${startTimeOf('self') ?? '0'}`;
 
+/** This process's tag, `<pid>.<start time>`, for temporary names kept elsewhere (the folder store's `.tmp`). */
+export const SPOOL_OWNER = OWNER;
+
+/** Whether a name that begins with an owner tag (`<pid>.<start time>-…`) belongs to a process that is gone. */
+export function ownerGone(name: string): boolean {
+  const m = /^(\d+)\.(\d+)-/.exec(name);
+  return !!m && !ownerAlive(Number(m[1]), m[2]);
+}
+
 /** The prefix of this process's temporary names of one kind. */
 export function spoolPrefix(kind: SpoolKind): string {
   return path.join(os.tmpdir(), `lms-${kind}-${OWNER}-`);

@@ -9,6 +9,7 @@ import {
   ObjectStoreError, assertValidKey, assertValidPrefix, isReadable, normaliseOptions, toBuffer,
   type ListedObject, type ObjectBody, type ObjectInfo, type ObjectStore, type PutOptions, type StoredObject,
 } from './types';
+import { SPOOL_OWNER, ownerGone } from '../http/spool';
 
 export interface FolderStoreConfig {
   /** Relative to the repository root, or absolute. */
@@ -93,7 +94,7 @@ export function createFolderStore(config: FolderStoreConfig): ObjectStore {
 
   async function writeTemp(body: ObjectBody): Promise<{ tmp: string; size: number; etag: string }> {
     await fsp.mkdir(tmpRoot, { recursive: true });
-    const tmp = path.join(tmpRoot, randomUUID());
+    const tmp = path.join(tmpRoot, `${SPOOL_OWNER}-${randomUUID()}`);
     const handle = await fsp.open(tmp, 'wx');
     const md5 = createHash('md5');
     let size = 0;
@@ -132,7 +133,7 @@ export function createFolderStore(config: FolderStoreConfig): ObjectStore {
       try {
         written = await writeTemp(body);
         const meta: MetaFile = { contentType, metadata, etag: written.etag, size: written.size };
-        metaTmp = path.join(tmpRoot, `${randomUUID()}.json`);
+        metaTmp = path.join(tmpRoot, `${SPOOL_OWNER}-${randomUUID()}.json`);
         await fsp.writeFile(metaTmp, JSON.stringify(meta), { flag: 'wx' });
         await moveInto(metaTmp, metaOf(key));
         metaTmp = undefined;
@@ -214,6 +215,23 @@ export function createFolderStore(config: FolderStoreConfig): ObjectStore {
       const file = path.join(tmpRoot, `probe-${randomUUID()}`);
       await fsp.writeFile(file, 'ok', { flag: 'wx' });
       await fsp.unlink(file);
+    },
+
+    async sweepTemporary(): Promise<string[]> {
+      let names: string[];
+      try {
+        names = await fsp.readdir(tmpRoot);
+      } catch (err) {
+        if (errno(err) === 'ENOENT') return [];
+        throw err;
+      }
+      const removed: string[] = [];
+      for (const name of names) {
+        if (!ownerGone(name)) continue;
+        await ignoreMissing(fsp.unlink(path.join(tmpRoot, name)));
+        removed.push(name);
+      }
+      return removed;
     },
 
     async list(prefix = ''): Promise<ListedObject[]> {

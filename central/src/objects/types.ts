@@ -67,6 +67,11 @@ export interface ObjectStore {
    * small file where every put starts; an S3 store asks for its bucket (creating it, as a first put would).
    */
   probe(): Promise<void>;
+  /**
+   * Drivers that keep partial writes of their own (the folder store's `.tmp`): removes those of processes
+   * that are gone (a crash during a put), never a live process's. Returns the names removed.
+   */
+  sweepTemporary?(): Promise<string[]>;
 }
 
 export type ObjectStoreErrorCode = 'NotFound' | 'InvalidKey' | 'InvalidMetadata' | 'Conflict' | 'Unavailable' | 'Failed';

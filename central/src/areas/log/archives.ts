@@ -96,7 +96,8 @@ export function startOrphanSweep(deps: { db: Knex; objects: ObjectStore; logger:
   const sweep = () => {
     running = (async () => {
       const spool = await sweepSpool();
-      if (spool.length) deps.logger.warn({ removed: spool }, 'removed temporary upload files of processes that are gone');
+      const partial = (await deps.objects.sweepTemporary?.()) ?? [];
+      if (spool.length || partial.length) deps.logger.warn({ removed: [...spool, ...partial] }, 'removed temporary upload files of processes that are gone');
       await sweepArchives(deps, graceMs);
     })().catch((err: unknown) => deps.logger.error({ err }, 'orphan sweep failed; it runs again later'));
     return running;

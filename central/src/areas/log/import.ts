@@ -8,6 +8,7 @@ import { ObjectStoreError, type ObjectStore, type StoredObject } from '../../obj
 import {
   clearPending, deferCheckpoint, hasPending, insertArchiveLogFile, insertSync, insertTextLogFiles, schoolsOf, settleUpserts, upsertPending, upsertRows, upsertedChanges, type PendingRow,
 } from './store';
+import { NETWORK_ERROR_CODES } from '../../http/outage';
 import { claimArchiveName, dropArchiveClaim, holdArchiveClaim, settleArchiveClaim } from './archives';
 
 /** Which column of each table names the learner (students.studentid) or school user (schoolusers.schooluserid). */
@@ -149,13 +150,11 @@ class BatchWriter {
   }
 }
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
-
 /** A failure of the archive's store write says so, whatever the driver threw (an outage is told apart from the file's fault). */
 function storeFailure(err: unknown): ObjectStoreError {
   if (err instanceof ObjectStoreError) return err;
   const code = (err as { code?: unknown } | undefined)?.code;
-  const unreachable = typeof code === 'string' && UNREACHABLE.has(code);
+  const unreachable = typeof code === 'string' && NETWORK_ERROR_CODES.has(code);
   return new ObjectStoreError(unreachable ? 'Unavailable' : 'Failed', `Cannot store the log archive: ${(err as Error)?.message ?? String(err)}`, { cause: err });
 }
 
