@@ -5,7 +5,7 @@ import { configOf, depsOf, objectsOf } from '../../http/context';
 import { logImportSwitch } from '../../http/switches';
 import { importLogZip } from './import';
 import { schoolUserExists } from './store';
-import { importSlotsOf } from './slots';
+import { importSlotsOf, takeAccountTurn } from './slots';
 import { spoolUpload } from './upload';
 
 // The app sends `offline=true|false`; 1/0 are accepted too, and anything else is a clear 400.
@@ -37,7 +37,7 @@ async function importLog(ctx: HandlerContext<Caller>): Promise<boolean> {
 
   // One import per account from here; an import slot only once the whole upload is on disk (slots.ts).
   const slots = importSlotsOf(config);
-  const releaseAccount = slots.account(caller.schooluserid);
+  const releaseAccount = await takeAccountTurn(req, caller.schooluserid);
   const started = performance.now();
   try {
     const upload = await spoolUpload(req, 'importfile', config.maxUploadBytes, config.uploadIdleMs);
