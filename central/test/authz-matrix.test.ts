@@ -7,7 +7,7 @@ import { GRANT_ROWS, PERMISSION_NAMES, ROLE_IDS, type Gate } from '@lms/shared';
 import { centralRoutes } from '../src/areas';
 import { routeCounts } from '../src/routes-report';
 import type { CentralRoute } from '../src/http/types';
-import CONTRACT from './data/central-routes.json';
+import CONTRACT from './contract/central-routes.json';
 import { makeApp, type TestApp } from './helpers';
 import { claimsOf, createRole, createSchoolUser, createStaff, schoolLogin, staffLogin } from './accounts';
 
