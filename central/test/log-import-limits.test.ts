@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO, seedDemoContent } from '@lms/db';
 import { writeLogZipFromDocument } from '@lms/shared';
 import { createSchoolUser, schoolLogin } from './accounts';
-import { makeApp, type TestApp } from './helpers';
+import { makeApp, silentLogger, type TestApp } from './helpers';
+import { createTurns } from '../src/http/turns';
 import { ImportSlots } from '../src/areas/log/slots';
 
 const BOUNDARY = 'lms-test-boundary';
@@ -118,14 +119,18 @@ describe('ImportSlots', () => {
     expect(slots.state.running).toBe(0);
   });
 
-  it('admits one import per account until it is given back', () => {
-    const slots = new ImportSlots(2);
-    const a = slots.account('a');
-    expect(() => slots.account('a')).toThrow(expect.objectContaining({ status: 429 }));
-    const b = slots.account('b');
-    a();
-    slots.account('a')();
-    b();
-    expect(slots.state.accounts).toBe(0);
+  it('admits one turn per account until it is given back', async () => {
+    const turns = createTurns({ name: 'test', limit: 1, logger: silentLogger });
+    const a = await turns.take('a');
+    expect(a).toBeTypeOf('function');
+    expect(await turns.take('a')).toBeUndefined();
+    const b = await turns.take('b');
+    a!();
+    a!(); // giving back twice frees one turn only
+    const again = await turns.take('a');
+    expect(again).toBeTypeOf('function');
+    expect(await turns.take('a')).toBeUndefined();
+    again!();
+    b!();
   });
 });

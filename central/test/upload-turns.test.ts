@@ -4,8 +4,9 @@ import path from 'node:path';
 import type http from 'node:http';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROLE_IDS } from '@lms/shared';
-import { makeApp, type TestApp } from './helpers';
+import { ROLE_IDS, connectRedis, type RedisClient } from '@lms/shared';
+import { createApp } from '../src/app';
+import { makeApp, silentLogger, type TestApp } from './helpers';
 import { createStaff, staffLogin } from './accounts';
 import { count, listen, media, streamUpload } from './media-helpers';
 
@@ -74,5 +75,33 @@ describe('media uploads in progress are capped per caller (MAX_UPLOADS_PER_CALLE
       expect(bad.status).toBe(400);
     }
     expect((await upload('b', 'after.png')).status).toBe(200);
+  });
+});
+
+describe.runIf(!!process.env.TEST_REDIS_URL)('instances sharing Redis count one caller\'s uploads together', () => {
+  it('an upload in progress on one instance counts on the other', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-upload-turns-redis-'));
+    const clients: RedisClient[] = [await connectRedis(process.env.TEST_REDIS_URL!, silentLogger), await connectRedis(process.env.TEST_REDIS_URL!, silentLogger)];
+    const one = await makeApp({ OBJECT_DIR: dir, MAX_UPLOADS_PER_CALLER: '1', UPLOAD_IDLE_SECONDS: '2', RATE_LIMIT_MAX: '100000' }, undefined, { redis: clients[0] });
+    const two = createApp(one.config, { db: one.tdb.db, logger: silentLogger, redis: clients[1] });
+    const { server, origin } = await listen(one.app);
+    try {
+      await createStaff(one.tdb.db, { lmsusername: 'shared@uploads.test', roleids: [ROLE_IDS.superadmin] });
+      const auth = `Bearer ${(await staffLogin(one.app, 'shared@uploads.test')).accessToken}`;
+      const stalled = streamUpload(origin, { auth, filename: 'slow.png', head: media.png(16), size: 100_000, stallAt: 1000 });
+      await new Promise((r) => setTimeout(r, 300));
+      const elsewhere = await request(two).post('/document/upload').set('Authorization', auth).attach('inputfile', media.png(), { filepath: 'elsewhere.png' } as never);
+      expect(elsewhere.status).toBe(429);
+      expect([408, 0]).toContain((await stalled).status);
+      await new Promise((r) => setTimeout(r, 100));
+      const after = await request(two).post('/document/upload').set('Authorization', auth).attach('inputfile', media.png(), { filepath: 'elsewhere.png' } as never);
+      expect(after.status).toBe(200);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await Promise.all(clients.map((c) => c.quit()));
+      await one.tdb.dispose();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -18,8 +18,17 @@ export const MAX_FILTER_VALUES = 500;
 export const MAX_FILTER_TERMS = 100;
 export const MAX_FILTER_TEXT = 500;
 
-const filterText = z.string().max(MAX_FILTER_TEXT, { error: `must be at most ${MAX_FILTER_TEXT} characters` });
-const filterValue = z.union([filterText, z.array(filterText).max(MAX_FILTER_VALUES, { error: `must hold at most ${MAX_FILTER_VALUES} values` }), z.null()]).optional();
+// The bounds are checked after the shape (checkFilterValues): inside a union their messages would be lost.
+const filterValue = z.union([z.string(), z.array(z.string()), z.null()], { error: 'must be a string or an array of strings' }).optional();
+
+/** Each filter value at most `MAX_FILTER_TEXT` characters, each list at most `MAX_FILTER_VALUES` values, each refusal naming its entry. */
+function checkFilterValues(filter: Paging['filter'], ctx: z.RefinementCtx): void {
+  (filter ?? []).forEach((f, i) => {
+    const path = ['filter', i, 'value'];
+    if (Array.isArray(f.value) && f.value.length > MAX_FILTER_VALUES) ctx.addIssue({ code: 'custom', message: `must hold at most ${MAX_FILTER_VALUES} values`, path });
+    else if ((Array.isArray(f.value) ? f.value : [f.value ?? '']).some((v) => v.length > MAX_FILTER_TEXT)) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_FILTER_TEXT} characters`, path });
+  });
+}
 
 const strictKeys = { error: (iss: { code: string; keys?: string[] }) => (iss.code === 'unrecognized_keys' ? `"${iss.keys?.[0]}" is not allowed` : undefined) };
 
@@ -67,6 +76,7 @@ export function pagingBody(keys: readonly [string, ...string[]], o: { maxFilters
   const base = o.unknownAllowed ? z.looseObject(shape) : z.strictObject(shape, strictKeys);
   return base.superRefine((b, ctx) => {
     checkPage(b, ctx);
+    checkFilterValues(b.filter, ctx);
     if ((b.filter?.length ?? 0) > maxFilters) ctx.addIssue({ code: 'custom', message: 'Invalid filter', path: [] });
     else if (containsTerms(b.filter, exact) > MAX_FILTER_TERMS) {
       ctx.addIssue({ code: 'custom', message: `Invalid filter: at most ${MAX_FILTER_TERMS} texts to search for in one list`, path: [] });
@@ -93,6 +103,7 @@ export const multiPagingBody = z
   )
   .superRefine((b, ctx) => {
     checkPage(b, ctx);
+    checkFilterValues(b.filter, ctx);
     if ((b.filter?.length ?? 0) > MAX_REPORT_FILTERS) ctx.addIssue({ code: 'custom', message: 'Invalid filter', path: [] });
   });
 

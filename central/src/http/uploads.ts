@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import { configOf, depsOf, objectsOf } from './context';
+import { turnsOf } from './turns';
 import { PassThrough, Transform, type Readable, type TransformCallback } from 'node:stream';
 import busboy from 'busboy';
 import { isUniqueViolation, type Knex } from '@lms/db';
@@ -29,32 +30,18 @@ export const mediaTargetOf = (req: Request): MediaTarget => ({
 
 /** How long a caller refused for too many uploads at once is told to wait. */
 const UPLOAD_RETRY_SECONDS = 10;
-const uploadsInProgress = new WeakMap<object, Map<string, number>>();
 
 /**
  * One more media upload of `caller` (the staff account, or the account a presigned URL names), or a 429
- * once it has `MAX_UPLOADS_PER_CALLER` in progress in this instance: each upload holds a connection, a
- * stream into the object store and, on a slow link, minutes, and one caller must not hold them all.
- * The returned function ends the turn; a stalled upload ends it at the idle limit.
+ * once it has `MAX_UPLOADS_PER_CALLER` in progress (counted across instances when they share Redis): each
+ * upload holds a connection, a stream into the object store and, on a slow link, minutes, and one caller
+ * must not hold them all. The returned function ends the turn; a stalled upload ends it at the idle limit.
  */
-export function takeUploadTurn(req: Request, caller: string): () => void {
-  const config = configOf(req);
-  let counts = uploadsInProgress.get(config);
-  if (!counts) uploadsInProgress.set(config, (counts = new Map()));
-  const n = counts.get(caller) ?? 0;
-  if (n >= config.maxUploadsPerCaller) {
-    throw httpError(429, `Too many uploads in progress (at most ${config.maxUploadsPerCaller} at once), please try again later.`, { 'Retry-After': String(UPLOAD_RETRY_SECONDS) });
-  }
-  counts.set(caller, n + 1);
-  const map = counts;
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    const left = (map.get(caller) ?? 1) - 1;
-    if (left > 0) map.set(caller, left);
-    else map.delete(caller);
-  };
+export async function takeUploadTurn(req: Request, caller: string): Promise<() => void> {
+  const end = await turnsOf(req, 'media-uploads', (c) => c.maxUploadsPerCaller).take(caller);
+  if (end) return end;
+  const max = configOf(req).maxUploadsPerCaller;
+  throw httpError(429, `Too many uploads in progress (at most ${max} at once), please try again later.`, { 'Retry-After': String(UPLOAD_RETRY_SECONDS) });
 }
 
 /** The contract's messages (document upload, §7); feedback pictures share them (§10). */

@@ -19,7 +19,7 @@ type Ctx = CentralCtx;
  */
 async function uploadDocument(ctx: Ctx): Promise<true> {
   const target = mediaTargetOf(ctx.req);
-  const endTurn = takeUploadTurn(ctx.req, `account:${actorOf(ctx.caller) ?? ctx.caller.kind}`);
+  const endTurn = await takeUploadTurn(ctx.req, `account:${actorOf(ctx.caller) ?? ctx.caller.kind}`);
   let written: WrittenDocument | undefined;
   let recorded = false;
   try {

@@ -87,6 +87,9 @@ export async function writeDocumentFile(t: MediaTarget, name: CheckedName, sourc
   const claim = `name:${name.key}`;
   if (!(await takeClaim(t.db, claim, UPLOAD_CLAIM_MS))) throw httpError(400, UPLOAD_MESSAGES.exists);
   try {
+    // Another upload of the name may have recorded its row and given the claim back since the check
+    // above: writing now would overwrite its object, and the refusal that follows would delete it.
+    if (await nameHeld(t.db, name.key)) throw httpError(400, UPLOAD_MESSAGES.exists);
     const stored = await putChecked(t.store, name.key, source, { ext: name.ext, contentType: name.contentType, maxBytes: t.maxBytes, idleMs: t.idleMs });
     return { name, stored, claim };
   } catch (err) {

@@ -6,7 +6,7 @@ import { configOf, depsOf, objectsOf } from '../../http/context';
 import { logImportSwitch } from '../../http/switches';
 import { importLogZip } from './import';
 import { schoolUserExists } from './store';
-import { importSlotsOf } from './slots';
+import { importSlotsOf, takeAccountTurn } from './slots';
 import { spoolUpload } from './upload';
 import { OUTAGE_RETRY_AFTER_SECONDS, outageOf } from '../../http/outage';
 
@@ -45,7 +45,7 @@ async function importLog(ctx: CentralCtx): Promise<boolean> {
 
   // One import per account from here; an import slot only once the whole upload is on disk (slots.ts).
   const slots = importSlotsOf(config);
-  const releaseAccount = slots.account(caller.schooluserid);
+  const releaseAccount = await takeAccountTurn(req, caller.schooluserid);
   const started = performance.now();
   try {
     const upload = await spoolUpload(req, 'importfile', config.maxUploadBytes, config.uploadIdleMs);

@@ -1,5 +1,7 @@
+import type { Request } from 'express';
 import { httpError } from '@lms/shared';
 import type { Config } from '../../config';
+import { turnsOf } from '../../http/turns';
 
 /** How long a fully received upload waits for a free import slot before it is answered 429. */
 export const SLOT_WAIT_MS = 60_000;
@@ -17,30 +19,30 @@ function once(fn: () => void): () => void {
 }
 
 /**
- * Who may import logs now, per instance. Two rules make the slots fair:
- * - one import per school account at a time, from the moment its upload starts: a second upload of the
- *   same account (a device retrying, or trickling several files) is answered 429 at once;
- * - the `size` import slots (each a reader thread and a write transaction) are taken only once an upload
- *   has been received in full, so a client that sends slowly or nothing holds no slot, only its own
- *   account's turn, and is cut off by the upload's idle timeout. Uploads that arrive while every slot
- *   is busy wait their turn, in arrival order, for at most `waitMs`, then get 429.
+ * Who may import logs now. Two rules make the slots fair:
+ * - one import per school account at a time, from the moment its upload starts (`takeAccountTurn`, shared
+ *   by the instances through Redis when configured): a second upload of the same account (a device
+ *   retrying, or trickling several files) is answered 429 at once;
+ * - the `size` import slots of an instance (each a reader thread and a write transaction) are taken only
+ *   once an upload has been received in full, so a client that sends slowly or nothing holds no slot, only
+ *   its own account's turn, and is cut off by the upload's idle timeout. Uploads that arrive while every
+ *   slot is busy wait their turn, in arrival order, for at most `waitMs`, then get 429.
  */
+export async function takeAccountTurn(req: Request, schooluserid: string): Promise<() => void> {
+  const end = await turnsOf(req, 'log-imports', () => 1).take(schooluserid);
+  if (!end) throw busy('A log import of this account is already in progress, please try again later.');
+  return end;
+}
+
+/** The import slots of one instance. */
 export class ImportSlots {
   private running = 0;
-  private readonly accounts = new Set<string>();
   private readonly waiting: Array<() => void> = [];
 
   constructor(
     private readonly size: number,
     private readonly waitMs = SLOT_WAIT_MS,
   ) {}
-
-  /** The account's one import; the returned function gives it back. */
-  account(id: string): () => void {
-    if (this.accounts.has(id)) throw busy('A log import of this account is already in progress, please try again later.');
-    this.accounts.add(id);
-    return once(() => this.accounts.delete(id));
-  }
 
   /** One of the import slots, once one is free; the returned function gives it back. */
   slot(): Promise<() => void> {
@@ -66,9 +68,9 @@ export class ImportSlots {
     });
   }
 
-  /** For tests and metrics: imports running, uploads waiting for a slot, accounts with an import. */
-  get state(): { running: number; waiting: number; accounts: number } {
-    return { running: this.running, waiting: this.waiting.length, accounts: this.accounts.size };
+  /** For tests and metrics: imports running, uploads waiting for a slot. */
+  get state(): { running: number; waiting: number } {
+    return { running: this.running, waiting: this.waiting.length };
   }
 }
 

@@ -50,7 +50,7 @@ async function presignedUpload(ctx: Ctx): Promise<true> {
   const urlClaim = `url:${signature}`;
   // The URL's uploads count for the account that asked for it (signed into it), as its direct uploads do.
   const by = typeof query.by === 'string' && query.by ? query.by : null;
-  const endTurn = takeUploadTurn(req, by ? `account:${by}` : `url:${signature}`);
+  const endTurn = await takeUploadTurn(req, by ? `account:${by}` : `url:${signature}`);
   // Held a minute past the URL's life, so that it cannot be taken again while the URL verifies.
   const claimed = await takeClaim(target.db, urlClaim, (PRESIGN_SECONDS + 60) * 1000).catch((err: unknown) => {
     endTurn();
