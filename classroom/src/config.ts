@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { repoRoot } from '@lms/db';
 import {
-  ConfigError, PLACEHOLDER_SECRET, databaseSettings, databaseSettingsSchema, proxyHops, checkSecrets, commaList, deepFreeze, flag, nodeEnvSchema, nonNegativeInt, optionalString, parseEnv, port,
+  ConfigError, PLACEHOLDER_SECRET, databaseSettings, databaseSettingsSchema, proxyHops, checkOptionalToken, checkSecrets, commaList, deepFreeze, flag, nodeEnvSchema, nonNegativeInt, optionalString, parseEnv, port,
   positiveInt, readJsonFile, type Env,
 } from '@lms/shared';
 
@@ -24,6 +24,7 @@ const schema = z.object({
   ...databaseSettingsSchema,
   REDIS_URL: optionalString,
   REDIS_START_TIMEOUT_SECONDS: positiveInt(10),
+  METRICS_TOKEN: optionalString,
   CORS_ORIGINS: commaList,
   LOG_LEVEL: z.string().default('info'),
   LOG_DIR: optionalString,
@@ -68,6 +69,7 @@ export function loadConfig(env: Env = process.env) {
   const e = parseEnv(schema, env);
   const paths = dataPaths(e);
   const weakSecrets = checkSecrets(e.NODE_ENV, env, CLASSROOM_SECRETS);
+  checkOptionalToken(e.NODE_ENV, 'METRICS_TOKEN', e.METRICS_TOKEN);
   const file = readRpiConfig(e.RPI_CONFIG);
   return deepFreeze({
     nodeEnv: e.NODE_ENV,
@@ -89,6 +91,8 @@ export function loadConfig(env: Env = process.env) {
     redisUrl: e.REDIS_URL,
     redisStartTimeoutMs: e.REDIS_START_TIMEOUT_SECONDS * 1000,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
+    // GET /metrics answers a scraper with this bearer token; unset: metrics are off (nothing is counted).
+    metricsToken: e.METRICS_TOKEN,
     corsOrigins: e.CORS_ORIGINS,
     logLevel: e.LOG_LEVEL,
     logDir: paths.logDir,

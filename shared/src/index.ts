@@ -12,6 +12,7 @@ export * from './zip';
 export * from './http/service';
 export * from './http/ops';
 export * from './http/pages';
+export * from './http/metrics';
 export * from './media';
 export * from './demo';
 export * from './concurrency';

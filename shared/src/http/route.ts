@@ -245,7 +245,11 @@ function firstSegment(path: string): string {
  */
 type Segment = { literal: string } | { param: string; rest?: true };
 
+/** Where routeHandler leaves the template of the route that answers a request (`/grade/:gradeid`), for metrics. */
+export const ROUTE_TEMPLATE = Symbol('routeTemplate');
+
 interface CompiledRoute {
+  path: string;
   method: string;
   segments: Segment[];
   handle: RequestHandler;
@@ -352,6 +356,7 @@ export function routeHandler<TCaller, TScope = unknown>(routes: ReadonlyArray<Ro
     let area = areas.get(segment);
     if (!area) areas.set(segment, (area = []));
     area.push({
+      path: def.path,
       method: def.method,
       segments: compilePath(def.path),
       // The body is read only once the caller has passed the route's guards (and the rate limiter and
@@ -395,6 +400,7 @@ export function routeHandler<TCaller, TScope = unknown>(routes: ReadonlyArray<Ro
         }
         if (!params) continue;
         req.params = params;
+        (req as { [ROUTE_TEMPLATE]?: string })[ROUTE_TEMPLATE] = r.path;
         r.handle(req, res, tryNext);
         return;
       }

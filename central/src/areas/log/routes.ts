@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { anyUser, httpError, isZipError, route, startLogReader } from '@lms/shared';
+import { anyUser, httpError, isZipError, metricsOf, route, startLogReader } from '@lms/shared';
 import { scope } from '../../http/scope';
 import type { CentralCtx, CentralRoute, Caller } from '../../http/types';
 import { configOf, depsOf, objectsOf } from '../../http/context';
@@ -43,17 +43,25 @@ async function importLog(ctx: CentralCtx): Promise<boolean> {
   }
   if (!teacherExists) throw httpError(400, LOG_IMPORT_MESSAGES.noTeacher);
 
+  const metrics = metricsOf(req);
+  // A 429 (the account's turn or every slot taken) is counted as a refused import.
+  const counting429 = (err: unknown): never => {
+    if ((err as { status?: unknown }).status === 429) metrics?.importsRefused.inc({ kind: 'log' });
+    throw err;
+  };
   // One import per account from here; an import slot only once the whole upload is on disk (slots.ts).
   const slots = importSlotsOf(config);
-  const releaseAccount = await takeAccountTurn(req, caller.schooluserid);
+  const releaseAccount = await takeAccountTurn(req, caller.schooluserid).catch(counting429);
   const started = performance.now();
   try {
     const upload = await spoolUpload(req, 'importfile', config.maxUploadBytes, config.uploadIdleMs);
     const spooled = performance.now();
     let releaseSlot: (() => void) | undefined;
     let reader: ReturnType<typeof startLogReader> | undefined;
+    let counted: ReturnType<NonNullable<typeof metrics>['startImport']> | undefined;
     try {
-      releaseSlot = await slots.slot();
+      releaseSlot = await slots.slot().catch(counting429);
+      counted = metrics?.startImport('log');
       reader = startLogReader();
       const summary = await importLogZip(
         { db: deps.db, objects: objectsOf(req), logger: deps.logger },
@@ -64,10 +72,13 @@ async function importLog(ctx: CentralCtx): Promise<boolean> {
       res.setHeader('X-Log-Import', JSON.stringify(summary));
       const ms = { upload: Math.round(spooled - started), import: Math.round(performance.now() - spooled) };
       deps.logger.info({ reqId, ...summary, bytes: upload.size, ms }, 'log imported');
+      counted?.finished(Object.values(summary.imported).reduce((n, rows) => n + (rows ?? 0), 0));
       return true;
     } catch (err) {
       throw releaseSlot ? importFailure(err, deps.logger, reqId) : err;
     } finally {
+      // Anything but the success above (a refused file, an outage, a client gone) ends the import as failed.
+      counted?.failed();
       reader?.dispose();
       releaseSlot?.();
       await upload.dispose();
