@@ -159,8 +159,10 @@ async function dumpDatabase(t: BackupTarget, dir: string): Promise<Manifest['dat
     } finally {
       source.close();
     }
-    const copy = openSqlite(path.join(dir, file), { readonly: true });
+    const copy = openSqlite(path.join(dir, file));
     try {
+      // One self-contained file (the copy inherits WAL mode, whose side files a reader would create).
+      copy.pragma('journal_mode = DELETE');
       tables = {};
       const names = copy.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as Array<{ name: string }>;
       for (const { name } of names) tables[name] = (copy.prepare(`select count(*) as n from "${name}"`).get() as { n: number }).n;
