@@ -1,6 +1,6 @@
 import type { Express } from 'express';
-import { probeDatabase } from '@lms/db';
-import { createServiceApp, type ReadinessCheck } from '@lms/shared';
+import { poolStats, probeDatabase } from '@lms/db';
+import { Metrics, createServiceApp, type ReadinessCheck } from '@lms/shared';
 import type { Config } from './config';
 import { centralGates, identify } from './auth/guards';
 import { serviceRoutes } from './areas';
@@ -8,11 +8,14 @@ import type { Deps } from './http/types';
 import { VERSION } from './version';
 import { createMailCounters } from './auth/mail-limits';
 import { configuredStore } from './http/context';
+import { countingErrors } from './objects/counted';
 
 export const SIGN_IN_PATHS = ['/auth/login', '/auth/school/login', '/auth/forgotpassword', '/auth/sendverificationemail'];
 
 export function createApp(config: Config, deps: Deps): Express {
-  const objects = deps.objects ?? configuredStore(config);
+  const metrics = config.metricsToken ? new Metrics({ token: config.metricsToken, pool: () => poolStats(deps.db) }) : undefined;
+  const given = deps.objects ?? configuredStore(config);
+  const objects = metrics ? countingErrors(given, (operation) => metrics.objectStoreErrors.inc({ operation })) : given;
   const redis = deps.redis;
   const checks: ReadinessCheck[] = [
     { name: 'database', probe: () => probeDatabase(deps.db) },
@@ -34,9 +37,10 @@ export function createApp(config: Config, deps: Deps): Express {
     logger: deps.logger,
     redis: deps.redis,
     readiness: { checks, checkTimeoutMs: config.readyTimeoutMs },
+    metrics,
     locals: {
       config,
-      deps,
+      deps: metrics ? { ...deps, objects } : deps,
       mailCounters: createMailCounters({ perClientPerHour: config.mailLinks.perClientPerHour, perAccountPerHour: config.mailLinks.perAccountPerHour, redis: deps.redis, logger: deps.logger }),
     },
   });

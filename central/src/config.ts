@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  PLACEHOLDER_SECRET, checkSecrets, isDevOrTest, commaList, deepFreeze, flag, nodeEnvSchema, nonNegativeInt, optionalString, parseEnv, port, positiveInt,
+  PLACEHOLDER_SECRET, checkOptionalToken, checkSecrets, isDevOrTest, commaList, deepFreeze, flag, nodeEnvSchema, nonNegativeInt, optionalString, parseEnv, port, positiveInt,
   type Env,
 } from '@lms/shared';
 
@@ -28,6 +28,7 @@ const schema = z.object({
   OBJECT_DIR: z.string().default('data/objects'),
   REDIS_URL: optionalString,
   REDIS_START_TIMEOUT_SECONDS: positiveInt(10),
+  METRICS_TOKEN: optionalString,
   SMTP_URL: optionalString,
   MAIL_FROM: z.string().default('no-reply@lms.local'),
   UI_URL: z.string().default('http://localhost:4200'),
@@ -54,6 +55,7 @@ export const CENTRAL_SECRETS = ['JWT_SECRET', 'APPLICATION_API_KEY', 'SERVER_SYN
 export function loadConfig(env: Env = process.env) {
   const e = parseEnv(schema, env);
   checkSecrets(e.NODE_ENV, env, CENTRAL_SECRETS);
+  checkOptionalToken(e.NODE_ENV, 'METRICS_TOKEN', e.METRICS_TOKEN);
   return deepFreeze({
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
@@ -76,6 +78,8 @@ export function loadConfig(env: Env = process.env) {
       : { kind: 'folder' as const, dir: e.OBJECT_DIR },
     redisUrl: e.REDIS_URL,
     redisStartTimeoutMs: e.REDIS_START_TIMEOUT_SECONDS * 1000,
+    // GET /metrics answers a scraper with this bearer token; unset: metrics are off (nothing is counted).
+    metricsToken: e.METRICS_TOKEN,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     uiUrl: e.UI_URL.replace(/\/+$/, ''),

@@ -51,6 +51,16 @@ describe('central configuration', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', ...without })).toThrow(ConfigError);
   });
 
+  it('takes METRICS_TOKEN as optional, but refuses a weak one outside development and test', () => {
+    expect(loadConfig({ NODE_ENV: 'production', ...realSecrets }).metricsToken).toBeUndefined();
+    const strong = 'f3b9c1d27a4e8b6c0d5f1a2b3c4d5e6f7a8b9c0d';
+    expect(loadConfig({ NODE_ENV: 'production', ...realSecrets, METRICS_TOKEN: strong }).metricsToken).toBe(strong);
+    for (const weak of ['change-me-placeholder', 'secret', 'short-token-123']) {
+      expect(() => loadConfig({ NODE_ENV: 'production', ...realSecrets, METRICS_TOKEN: weak })).toThrow(/METRICS_TOKEN must be a real secret of at least 32 characters/);
+    }
+    expect(loadConfig({ NODE_ENV: 'test', METRICS_TOKEN: 'dev' }).metricsToken).toBe('dev');
+  });
+
   it('starts in production with real secrets, and honours the switches', () => {
     const c = loadConfig({ NODE_ENV: 'production', ...realSecrets, LOG_IMPORT_ENABLED: '1', TRUST_PROXY: '1', SUPERADMIN_USERNAME: 'root@x.org' });
     expect(c.logImportEnabled).toBe(true);

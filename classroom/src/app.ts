@@ -1,6 +1,6 @@
 import type { Express } from 'express';
-import { probeDatabase } from '@lms/db';
-import { createServiceApp, type ReadinessCheck } from '@lms/shared';
+import { poolStats, probeDatabase } from '@lms/db';
+import { Metrics, createServiceApp, type ReadinessCheck } from '@lms/shared';
 import type { Config } from './config';
 import { classroomGates, identify } from './auth/guards';
 import { serviceRoutes } from './areas';
@@ -10,6 +10,7 @@ import type { Deps } from './http/types';
 export const SIGN_IN_PATHS = ['/auth/login'];
 
 export function createApp(config: Config, deps: Deps): Express {
+  const metrics = config.metricsToken ? new Metrics({ token: config.metricsToken, pool: () => poolStats(deps.db) }) : undefined;
   const redis = deps.redis;
   const checks: ReadinessCheck[] = [
     { name: 'database', probe: () => probeDatabase(deps.db) },
@@ -29,6 +30,7 @@ export function createApp(config: Config, deps: Deps): Express {
     logger: deps.logger,
     redis: deps.redis,
     readiness: { checks, checkTimeoutMs: config.readyTimeoutMs },
+    metrics,
     locals: { config, deps },
   });
 }

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { repoRoot } from '@lms/db';
 import {
-  ConfigError, PLACEHOLDER_SECRET, checkSecrets, commaList, deepFreeze, flag, nodeEnvSchema, nonNegativeInt, optionalString, parseEnv, port,
+  ConfigError, PLACEHOLDER_SECRET, checkOptionalToken, checkSecrets, commaList, deepFreeze, flag, nodeEnvSchema, nonNegativeInt, optionalString, parseEnv, port,
   positiveInt, readJsonFile, type Env,
 } from '@lms/shared';
 
@@ -21,6 +21,7 @@ const schema = z.object({
   TRUST_PROXY: flag,
   REDIS_URL: optionalString,
   REDIS_START_TIMEOUT_SECONDS: positiveInt(10),
+  METRICS_TOKEN: optionalString,
   CORS_ORIGINS: commaList,
   LOG_LEVEL: z.string().default('info'),
   LOG_DIR: z.string().default('data/logs'),
@@ -46,6 +47,7 @@ function readRpiConfig(path: string | undefined): z.infer<typeof rpiConfigSchema
 export function loadConfig(env: Env = process.env) {
   const e = parseEnv(schema, env);
   checkSecrets(e.NODE_ENV, env, CLASSROOM_SECRETS);
+  checkOptionalToken(e.NODE_ENV, 'METRICS_TOKEN', e.METRICS_TOKEN);
   const file = readRpiConfig(e.RPI_CONFIG);
   return deepFreeze({
     nodeEnv: e.NODE_ENV,
@@ -62,6 +64,8 @@ export function loadConfig(env: Env = process.env) {
     trustProxy: e.TRUST_PROXY,
     redisUrl: e.REDIS_URL,
     redisStartTimeoutMs: e.REDIS_START_TIMEOUT_SECONDS * 1000,
+    // GET /metrics answers a scraper with this bearer token; unset: metrics are off (nothing is counted).
+    metricsToken: e.METRICS_TOKEN,
     corsOrigins: e.CORS_ORIGINS,
     logLevel: e.LOG_LEVEL,
     logDir: e.LOG_DIR,

@@ -54,6 +54,20 @@ export function checkSecrets(nodeEnv: NodeEnv, env: Env, names: readonly string[
   }
 }
 
+/** Shortest METRICS_TOKEN accepted outside development and test (`openssl rand -hex 32` gives 64). */
+export const MIN_TOKEN_LENGTH = 32;
+
+/**
+ * An optional bearer token (METRICS_TOKEN): unset is allowed (the feature is off); set outside
+ * development and test, it must be a real secret of at least MIN_TOKEN_LENGTH characters.
+ */
+export function checkOptionalToken(nodeEnv: NodeEnv, name: string, value: string | undefined): void {
+  if (value === undefined || isDevOrTest(nodeEnv)) return;
+  if (isPlaceholder(value) || value.trim().length < MIN_TOKEN_LENGTH) {
+    throw new ConfigError(`${name} must be a real secret of at least ${MIN_TOKEN_LENGTH} characters when NODE_ENV=${nodeEnv} (for example the output of \`openssl rand -hex 32\`), or unset`);
+  }
+}
+
 export function parseEnv<T extends z.ZodType>(schema: T, env: Env): z.infer<T> {
   const result = schema.safeParse(env);
   if (!result.success) {

@@ -11,6 +11,7 @@ export * from './permissions';
 export * from './zip';
 export * from './http/service';
 export * from './http/ops';
+export * from './http/metrics';
 export * from './media';
 export * from './demo';
 export * from './concurrency';

@@ -55,7 +55,10 @@ Object.defineProperty(http.IncomingMessage.prototype, 'log', {
   },
 });
 
-function requestLogging(logger: Logger): RequestHandler {
+/** Called once per request that went through logging, with its final status and duration (metrics). */
+export type RequestObserver = (req: http.IncomingMessage, status: number, seconds: number) => void;
+
+function requestLogging(logger: Logger, observe?: RequestObserver): RequestHandler {
   return (req, res, next) => {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
@@ -65,6 +68,7 @@ function requestLogging(logger: Logger): RequestHandler {
     const started = performance.now();
     const done = () => {
       const status = res.writableFinished ? res.statusCode : 499;
+      if (observe) observe(req, status, (performance.now() - started) / 1000);
       const level = status >= 500 ? 'error' : status >= 400 ? 'warn' : 'info';
       if (!logger.isLevelEnabled(level)) return;
       logger[level](
@@ -133,6 +137,8 @@ export interface BaseAppOptions {
    * (/healthz, /readyz, /metrics), which a load balancer or Prometheus polls every few seconds.
    */
   ops?: RequestHandler;
+  /** Told of every other request once it ends. */
+  observe?: RequestObserver;
   /** Run before the routes (rate limiters, identity). */
   preRoutes?: RequestHandler[];
   /** The routes (a router, or the handler of route tables); a request none of them answers goes on to the 404. */
@@ -157,7 +163,7 @@ export function createBaseApp(o: BaseAppOptions): Express {
   // one layer for every API request.
   app.use(series([
     ...(o.ops ? [o.ops] : []),
-    requestLogging(logger),
+    requestLogging(logger, o.observe),
     securityHeaders(),
     corsUnlessNoOrigin({
       origin(origin, cb) {

@@ -201,7 +201,11 @@ function firstSegment(path: string): string {
 /** One segment of a route's path: a literal (lower-cased) or a named parameter. */
 type Segment = { literal: string } | { param: string };
 
+/** Where routeHandler leaves the template of the route that answers a request (`/grade/:gradeid`), for metrics. */
+export const ROUTE_TEMPLATE = Symbol('routeTemplate');
+
 interface CompiledRoute {
+  path: string;
   method: string;
   segments: Segment[];
   handle: RequestHandler;
@@ -285,6 +289,7 @@ export function routeHandler<TCaller>(routes: ReadonlyArray<RouteDef<TCaller>>, 
     let area = areas.get(segment);
     if (!area) areas.set(segment, (area = []));
     area.push({
+      path: def.path,
       method: def.method,
       segments: compilePath(def.path),
       // The body is read only once the caller has passed the route's guards (and the rate limiter and
@@ -325,6 +330,7 @@ export function routeHandler<TCaller>(routes: ReadonlyArray<RouteDef<TCaller>>, 
         }
         if (!params) continue;
         req.params = params;
+        (req as { [ROUTE_TEMPLATE]?: string })[ROUTE_TEMPLATE] = r.path;
         r.handle(req, res, tryNext);
         return;
       }

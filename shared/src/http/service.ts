@@ -4,6 +4,7 @@ import { createBaseApp, type HttpConfig } from './app';
 import { buildOpenApi } from './openapi';
 import { createLimiter, type RedisClient } from './ratelimit';
 import { attachOps, createOps, type ReadinessCheck } from './ops';
+import { attachMetrics, routeTemplateOf, type Metrics } from './metrics';
 import { routeHandler, type GateResolver, type RouteDef } from './route';
 
 export interface ServiceAppOptions<TCaller> {
@@ -26,6 +27,8 @@ export interface ServiceAppOptions<TCaller> {
   redis?: RedisClient;
   /** What /readyz asks after (the database, Redis, the object store), each within `checkTimeoutMs`. */
   readiness: { checks: ReadinessCheck[]; checkTimeoutMs: number };
+  /** Metrics, served at GET /metrics; none: no /metrics, and nothing is counted. */
+  metrics?: Metrics;
   /** Put on app.locals for handlers (configuration, dependencies). */
   locals: Record<string, unknown>;
 }
@@ -34,10 +37,17 @@ export interface ServiceAppOptions<TCaller> {
 export function createServiceApp<TCaller>(o: ServiceAppOptions<TCaller>): Express {
   const router = routeHandler(o.routes, o.gates, { defaultBodyLimit: o.bodyLimit });
 
-  const general = createLimiter({ name: o.name, windowMs: 60_000, limit: o.rateLimit.perMinute, redis: o.redis, logger: o.logger, trustProxy: o.http.trustProxy });
+  const metrics = o.metrics;
+  const counted = metrics
+    ? { onRefused: (limiter: string) => metrics.rateLimitRefusals.inc({ limiter }), onStoreError: () => metrics.redisErrors.inc() }
+    : {};
+  if (metrics && o.redis) o.redis.on('error', () => metrics.redisErrors.inc());
+  const general = createLimiter({
+    name: o.name, windowMs: 60_000, limit: o.rateLimit.perMinute, redis: o.redis, logger: o.logger, trustProxy: o.http.trustProxy, ...counted,
+  });
   const signIn = createLimiter({
     name: `${o.name}-signin`, windowMs: 15 * 60_000, limit: o.rateLimit.loginPer15Minutes, redis: o.redis, logger: o.logger, failuresOnly: true,
-    trustProxy: o.http.trustProxy,
+    trustProxy: o.http.trustProxy, ...counted,
   });
   // The sign-in paths, matched as the routes themselves are: any case, with or without a trailing slash.
   const signInPaths = new Set(o.signIn.paths.map((p) => p.toLowerCase()));
@@ -49,16 +59,18 @@ export function createServiceApp<TCaller>(o: ServiceAppOptions<TCaller>): Expres
     else next();
   };
 
-  const ops = createOps({ logger: o.logger, checks: o.readiness.checks, checkTimeoutMs: o.readiness.checkTimeoutMs });
+  const ops = createOps({ logger: o.logger, checks: o.readiness.checks, checkTimeoutMs: o.readiness.checkTimeoutMs, metrics: metrics?.handler() });
   const app = createBaseApp({
     config: o.http,
     logger: o.logger,
     ops: ops.handler,
+    observe: metrics ? (req, status, seconds) => metrics.observeRequest(routeTemplateOf(req), req.method ?? '', status, seconds) : undefined,
     preRoutes: [general, signInOnly, o.identify],
     router,
     openapi: () => buildOpenApi({ title: o.title, version: o.version }, o.routes),
   });
   Object.assign(app.locals, o.locals);
   attachOps(app, ops);
+  if (metrics) attachMetrics(app, metrics);
   return app;
 }

@@ -1,4 +1,4 @@
-import { clientKey, httpError, publicGate, route, tokenOf, type HandlerContext } from '@lms/shared';
+import { clientKey, httpError, metricsOf, publicGate, route, tokenOf, type HandlerContext } from '@lms/shared';
 import { mailCountersOf } from '../../auth/mail-limits';
 import { z } from 'zod';
 import type { Caller, CentralRoute } from '../../http/types';
@@ -108,9 +108,13 @@ async function emailLink(ctx: Ctx, type: 'CHANGEPASSWORD' | 'VERIFYEMAIL', sent:
   const config = configOf(req);
   const counters = mailCountersOf(req);
   const address = clientKey(config.trustProxy ? req.ip : req.socket.remoteAddress);
-  for (const [counter, key] of [[counters.perClient, address], [counters.perAccount, String(ctx.body.lmsusername).toLowerCase()]] as const) {
+  const byAccount = String(ctx.body.lmsusername).toLowerCase();
+  for (const [counter, key, limiter] of [[counters.perClient, address, 'central-mail-client'], [counters.perAccount, byAccount, 'central-mail-account']] as const) {
     const r = await counter.hit(key);
-    if (!r.allowed) throw httpError(429, 'Too many requests, please try again later.', { 'Retry-After': String(r.retryAfterSeconds) });
+    if (!r.allowed) {
+      metricsOf(req)?.rateLimitRefusals.inc({ limiter });
+      throw httpError(429, 'Too many requests, please try again later.', { 'Retry-After': String(r.retryAfterSeconds) });
+    }
   }
   const deps = depsOf(req);
   const account = await findStaffByName(deps.db, ctx.body.lmsusername);

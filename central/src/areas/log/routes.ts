@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { anyUser, httpError, isZipError, route, startLogReader, type HandlerContext } from '@lms/shared';
+import { anyUser, httpError, isZipError, metricsOf, route, startLogReader, type HandlerContext } from '@lms/shared';
 import type { CentralRoute, Caller } from '../../http/types';
 import { configOf, depsOf, objectsOf } from '../../http/context';
 import { logImportSwitch } from '../../http/switches';
@@ -54,7 +54,15 @@ async function importLog(ctx: HandlerContext<Caller>): Promise<boolean> {
   if (caller.kind !== 'school' || !caller.schooluserid) throw httpError(400, LOG_IMPORT_MESSAGES.notTeacher);
   if (!(await schoolUserExists(deps.db, caller.schooluserid))) throw httpError(400, LOG_IMPORT_MESSAGES.noTeacher);
 
-  const release = takeImportSlot(config);
+  const metrics = metricsOf(req);
+  let release: () => void;
+  try {
+    release = takeImportSlot(config);
+  } catch (err) {
+    metrics?.importsRefused.inc({ kind: 'log' });
+    throw err;
+  }
+  const counted = metrics?.startImport('log');
   const started = performance.now();
   // The log reader's thread boots while the upload arrives (only once the import has its slot).
   const reader = startLogReader();
@@ -71,6 +79,7 @@ async function importLog(ctx: HandlerContext<Caller>): Promise<boolean> {
       res.setHeader('X-Log-Import', JSON.stringify(summary));
       const ms = { upload: Math.round(spooled - started), import: Math.round(performance.now() - spooled) };
       deps.logger.info({ reqId, ...summary, bytes: upload.size, ms }, 'log imported');
+      counted?.finished(Object.values(summary.imported).reduce((n, rows) => n + (rows ?? 0), 0));
       return true;
     } catch (err) {
       throw importFailure(err, deps.logger, reqId);
@@ -78,6 +87,8 @@ async function importLog(ctx: HandlerContext<Caller>): Promise<boolean> {
       await upload.dispose();
     }
   } finally {
+    // Anything but the success above (a refused file, an outage, a client gone) ends the import as failed.
+    counted?.failed();
     reader.dispose();
     release();
   }

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { HttpError, ZipError, httpError, noInput, parseContentPackage, parseStudentsPackage, parseTeachersPackage, readPackageJson, route, syncKey, syncKeyOrOfflineStaff, type ZipLimits } from '@lms/shared';
+import { HttpError, ZipError, httpError, metricsOf, noInput, parseContentPackage, parseStudentsPackage, parseTeachersPackage, readPackageJson, route, syncKey, syncKeyOrOfflineStaff, type ZipLimits } from '@lms/shared';
 import type { Caller, ClassroomRoute } from '../../http/types';
 import { configOf, depsOf } from '../../http/context';
 import { applyContent, applyStudents, applyTeachers } from './store';
@@ -21,8 +21,10 @@ const PACKAGE_LIMITS: Partial<ZipLimits> = { maxEntries: 50, maxEntryBytes: 256 
 async function importPackage<T>(req: Request, caller: Caller, kind: keyof typeof LOG_ACCESS, parse: (json: unknown) => T, apply: (pkg: T) => Promise<unknown>): Promise<true> {
   const config = configOf(req);
   const { logger } = depsOf(req);
-  const upload = await receiveUpload(req, config.maxUploadBytes);
+  const counted = metricsOf(req)?.startImport(kind);
+  let upload: Awaited<ReturnType<typeof receiveUpload>> | undefined;
   try {
+    upload = await receiveUpload(req, config.maxUploadBytes);
     let pkg: T;
     try {
       const { json } = await readPackageJson({ path: upload.path }, PACKAGE_LIMITS);
@@ -31,8 +33,9 @@ async function importPackage<T>(req: Request, caller: Caller, kind: keyof typeof
       if (err instanceof ZipError) throw httpError(err.status, `${INVALID} (${err.message})`);
       throw err;
     }
+    let written: unknown;
     try {
-      await apply(pkg);
+      written = await apply(pkg);
     } catch (err) {
       if (err instanceof HttpError) throw err;
       // A constraint the payload breaks (an unknown curriculum, a learner left pointing at removed content):
@@ -42,10 +45,20 @@ async function importPackage<T>(req: Request, caller: Caller, kind: keyof typeof
     }
     const who = caller.kind === 'user' ? caller.schoolusername : 'server';
     logger.info({ logaccesstype: LOG_ACCESS[kind], userid: caller.kind === 'user' ? caller.schooluserid : 'server' }, `${who} import ${kind}`);
+    counted?.finished(rowsIn(written));
     return true;
   } finally {
-    upload.dispose();
+    // Anything but the success above ends the import as failed.
+    counted?.failed();
+    upload?.dispose();
   }
+}
+
+/** Rows an apply function reports: a count, or counts per table. */
+function rowsIn(written: unknown): number {
+  if (typeof written === 'number') return written;
+  if (written && typeof written === 'object') return Object.values(written).reduce<number>((n, v) => n + (typeof v === 'number' ? v : 0), 0);
+  return 0;
 }
 
 export const importRoutes: ClassroomRoute[] = [

@@ -1,0 +1,155 @@
+import type { Express, Request, RequestHandler } from 'express';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { secretEquals } from '../config';
+import { errorEnvelope } from './errors';
+import { ROUTE_TEMPLATE } from './route';
+
+/** What the database's connection pool holds now (see poolStats in @lms/db). */
+export interface PoolSnapshot {
+  used: number;
+  free: number;
+  waiting: number;
+  max: number;
+}
+
+export interface MetricsOptions {
+  /** The bearer token a scraper must send; compared in constant time. */
+  token: string;
+  /** Read at each scrape. */
+  pool?: () => PoolSnapshot;
+}
+
+/** Seconds; from a cached read to a log import of several seconds. */
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/**
+ * The route label of a request answered before a route matched (a 404, a rate-limit refusal, the API
+ * docs): never the raw path, whose values are unbounded.
+ */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+interface Observer {
+  observe(value: number): void;
+}
+
+/**
+ * One service's metrics, in its own registry (several apps may live in one test process), served in
+ * Prometheus' text format at GET /metrics to a caller with the bearer token.
+ */
+export class Metrics {
+  readonly registry: Registry;
+  private readonly requestDuration: Histogram<'route' | 'method' | 'status'>;
+  // One child per (method, route, status): prom-client's own lookup sorts and joins label names per call.
+  private readonly observers = new Map<string, Observer>();
+  readonly importsRunning: Gauge<'kind'>;
+  readonly imports: Counter<'kind' | 'outcome'>;
+  readonly importRows: Counter<'kind'>;
+  readonly importsRefused: Counter<'kind'>;
+  readonly rateLimitRefusals: Counter<'limiter'>;
+  readonly redisErrors: Counter;
+  readonly objectStoreErrors: Counter<'operation'>;
+
+  constructor(private readonly o: MetricsOptions) {
+    // Loaded only when metrics are on: prom-client adds about 12 MB to the process.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = require('prom-client') as typeof import('prom-client');
+    this.registry = new Registry();
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.requestDuration = new Histogram({
+      name: 'lms_http_request_duration_seconds',
+      help: 'HTTP requests by route template, method and status: time from the request to the end of the response (the _count is the number of requests)',
+      labelNames: ['route', 'method', 'status'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.importsRunning = new Gauge({ name: 'lms_imports_running', help: 'Imports in progress', labelNames: ['kind'], registers });
+    this.imports = new Counter({ name: 'lms_imports_total', help: 'Imports ended, by outcome (finished, failed)', labelNames: ['kind', 'outcome'], registers });
+    this.importRows = new Counter({ name: 'lms_import_rows_written_total', help: 'Rows written by finished imports', labelNames: ['kind'], registers });
+    this.importsRefused = new Counter({
+      name: 'lms_imports_refused_total', help: 'Imports answered 429 because as many as allowed were already running', labelNames: ['kind'], registers,
+    });
+    this.rateLimitRefusals = new Counter({ name: 'lms_rate_limit_refusals_total', help: 'Requests answered 429 by a rate limit', labelNames: ['limiter'], registers });
+    this.redisErrors = new Counter({ name: 'lms_redis_errors_total', help: 'Errors of the Redis connection and of commands the rate limits sent', registers });
+    this.objectStoreErrors = new Counter({
+      name: 'lms_object_store_errors_total', help: 'Object store operations that failed (a missing object or an invalid key is not counted)', labelNames: ['operation'], registers,
+    });
+    const pool = o.pool;
+    if (pool) {
+      new Gauge({
+        name: 'lms_db_pool_connections', help: 'Database connections of the pool, in use or idle', labelNames: ['state'], registers,
+        collect() {
+          const s = pool();
+          this.set({ state: 'used' }, s.used);
+          this.set({ state: 'free' }, s.free);
+        },
+      });
+      new Gauge({ name: 'lms_db_pool_waiting', help: 'Queries and transactions waiting for a database connection', registers, collect() { this.set(pool().waiting); } });
+      new Gauge({ name: 'lms_db_pool_max', help: 'The pool\'s ceiling of database connections', registers, collect() { this.set(pool().max); } });
+    }
+  }
+
+  /** Records one finished request (called once per request by the request logging). */
+  observeRequest(route: string, method: string, status: number, seconds: number): void {
+    const key = `${method} ${status} ${route}`;
+    let observer = this.observers.get(key);
+    if (!observer) {
+      observer = this.requestDuration.labels(route, method, String(status));
+      this.observers.set(key, observer);
+    }
+    observer.observe(seconds);
+  }
+
+  /** Counts an import from now until `finished` or `failed` (whichever comes first). */
+  startImport(kind: string): { finished(rows: number): void; failed(): void } {
+    this.importsRunning.inc({ kind });
+    let open = true;
+    const end = (outcome: 'finished' | 'failed', rows = 0) => {
+      if (!open) return;
+      open = false;
+      this.importsRunning.dec({ kind });
+      this.imports.inc({ kind, outcome });
+      if (rows > 0) this.importRows.inc({ kind }, rows);
+    };
+    return { finished: (rows) => end('finished', rows), failed: () => end('failed') };
+  }
+
+  /** GET /metrics: the registry in Prometheus' text format, for a caller with `Authorization: Bearer <token>`. */
+  handler(): RequestHandler {
+    return (req, res, next) => {
+      if (!secretEquals(bearer(req), this.o.token)) {
+        res.setHeader('WWW-Authenticate', 'Bearer');
+        res.setHeader('Cache-Control', 'no-store');
+        res.status(401).json(errorEnvelope('Unauthorized'));
+        return;
+      }
+      this.registry.metrics().then((text) => {
+        res.setHeader('Content-Type', this.registry.contentType);
+        res.setHeader('Cache-Control', 'no-store');
+        res.status(200).end(text);
+      }, next);
+    };
+  }
+}
+
+function bearer(req: Request): string | undefined {
+  const h = req.headers.authorization;
+  if (!h || !/^Bearer /i.test(h)) return undefined;
+  return h.slice(7).trim();
+}
+
+/** The route template the route tables matched for this request (set by routeHandler), or UNMATCHED_ROUTE. */
+export function routeTemplateOf(req: object): string {
+  return (req as { [ROUTE_TEMPLATE]?: string })[ROUTE_TEMPLATE] ?? UNMATCHED_ROUTE;
+}
+
+const METRICS = Symbol('metrics');
+
+export function attachMetrics(app: Express, metrics: Metrics): void {
+  (app.locals as { [METRICS]?: Metrics })[METRICS] = metrics;
+}
+
+/** The app's metrics, when they are on. */
+export function metricsOf(req: Request): Metrics | undefined {
+  return (req.app.locals as { [METRICS]?: Metrics })[METRICS];
+}
