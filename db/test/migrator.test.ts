@@ -94,6 +94,21 @@ describe('migrate', () => {
   });
 });
 
+describe('migrations built outside a transaction', () => {
+  it('0008 runs again after stopping halfway (some of its indexes and its column already there)', async () => {
+    const t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations.slice(0, 7) });
+    try {
+      await t.db.schema.alterTable('students', (tb) => { tb.index(['standard'], 'students_standard_index'); });
+      await t.db.schema.alterTable('syncs', (tb) => { tb.integer('rowcount').nullable(); });
+      expect(await migrateLatest(t.db, central.migrations)).toEqual(['0008_report_indexes', '0009_usage_covering_index']);
+      expect(await t.db.schema.hasTable('contentpushes')).toBe(true);
+      expect(await pendingMigrations(t.db, central.migrations)).toEqual([]);
+    } finally {
+      await t.dispose();
+    }
+  });
+});
+
 describe.runIf(onPg)('PostgreSQL lock time limit', () => {
   it('gives up on a table lock it cannot get in time, applies nothing of that migration, and succeeds once the table is free', async () => {
     const t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations.slice(0, 8) });
