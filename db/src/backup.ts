@@ -115,7 +115,11 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, stdin?: Readab
     child.on('error', (err) => reject(new BackupError(`cannot run ${cmd}: ${err.message} (install the PostgreSQL client tools)`)));
     child.on('close', (code) => (code === 0 ? resolve() : reject(new BackupError(`${cmd} failed (exit ${code}): ${stderr.trim()}`))));
     if (stdin) {
-      stdin.on('error', (err) => child.kill() && reject(err));
+      stdin.on('error', (err) => {
+        // Killed before its input ends, psql never commits.
+        child.kill('SIGKILL');
+        reject(err);
+      });
       stdin.pipe(child.stdin!);
     }
   });
@@ -334,9 +338,13 @@ async function restoreDatabase(t: BackupTarget, dir: string, m: Manifest): Promi
     const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
     const drops = (await tableNames(t.db)).map((n) => `DROP TABLE IF EXISTS ${q(schema)}.${q(n)} CASCADE;`).join('\n');
     const sqlStream = spawn('pg_restore', ['--no-owner', '--no-privileges', `--use-list=${listFile}`, '--file=-', file], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<number | null>((resolve) => sqlStream.once('close', resolve));
     const script = Readable.from((async function* () {
       yield `${drops}\n`;
       for await (const chunk of sqlStream.stdout) yield chunk as Buffer;
+      // A script cut short must never reach psql's end of input, where its transaction would commit.
+      const code = await exited;
+      if (code !== 0) throw new BackupError(`pg_restore failed (exit ${code}); the database was not changed`);
     })());
     await run('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '--single-transaction', '-f', '-', `--dbname=${dbname}`], env, script);
   } finally {
