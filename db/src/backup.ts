@@ -234,7 +234,9 @@ const sumRows = (t: Record<string, number>) => Object.values(t).reduce((a, b) =>
 export async function backup(t: BackupTarget, dir: string): Promise<Manifest> {
   const out = t.out ?? ((l: string) => process.stdout.write(`${l}\n`));
   if (fs.existsSync(dir) && (await fsp.readdir(dir)).length) throw new BackupError(`${dir} is not empty; back up into a new folder`);
-  await fsp.mkdir(dir, { recursive: true });
+  // A backup holds password hashes and learners' records: its folder is the backing-up user's alone.
+  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+  await fsp.chmod(dir, 0o700);
   const started = new Date().toISOString();
   const database = await dumpDatabase(t, dir);
   out(`${t.service}: database ${describeDatabase(t.databaseUrl)}: ${Object.keys(database.tables).length} tables, ${sumRows(database.tables)} rows, ${mb(database.bytes)}`);
