@@ -241,7 +241,7 @@ export async function backup(t: BackupTarget, dir: string): Promise<Manifest> {
   const database = await dumpDatabase(t, dir);
   out(`${t.service}: database ${describeDatabase(t.databaseUrl)}: ${Object.keys(database.tables).length} tables, ${sumRows(database.tables)} rows, ${mb(database.bytes)}`);
   const objects = await copyObjects(t.objects, dir, out);
-  out(`${t.service}: objects ${objects.store}: ${objects.count} objects, ${mb(objects.bytes)}`);
+  out(`${t.service}: objects ${objects.store}: ${objects.count} object${objects.count === 1 ? '' : 's'}, ${mb(objects.bytes)}`);
   const manifest: Manifest = { format: BACKUP_FORMAT, service: t.service, started_at: started, finished_at: new Date().toISOString(), database, objects };
   const tmp = path.join(dir, `${MANIFEST}.tmp`);
   await fsp.writeFile(tmp, `${JSON.stringify(manifest, null, 1)}\n`);
