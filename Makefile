@@ -10,7 +10,7 @@ CENTRAL_DATABASE_URL ?= sqlite:data/central.sqlite
 CLASSROOM_DATABASE_URL ?= sqlite:data/classroom.sqlite
 export CENTRAL_DATABASE_URL CLASSROOM_DATABASE_URL
 
-.PHONY: help install build run test test-sqlite test-pg migrate seed-demo bench clean
+.PHONY: help install build run test test-sqlite test-pg migrate seed-demo bench clean deploy-test
 
 help:
 	@echo "make run        install, build, migrate, load demo data, start central :$(CENTRAL_PORT) and classroom :$(CLASSROOM_PORT)"
@@ -18,6 +18,7 @@ help:
 	@echo "make migrate    apply pending migrations to both databases (CENTRAL_DATABASE_URL, CLASSROOM_DATABASE_URL)"
 	@echo "make seed-demo  load the demo data set (development and test only)"
 	@echo "make bench      run the benchmarks"
+	@echo "make deploy-test  the deploy/ kit on this machine: Caddy, 2 central instances, a classroom server, PostgreSQL, Redis, S3"
 
 node_modules/.package-lock.json: package.json package-lock.json $(wildcard */package.json)
 	npm install --no-audit --no-fund
@@ -57,6 +58,15 @@ test: build
 	echo "== tests on SQLite"; \
 	env -u TEST_DATABASE_URL LMS_TEST_PASS=sqlite npx vitest run; \
 	if [ -n "$${TEST_DATABASE_URL:-}" ]; then echo "== tests on PostgreSQL"; npx vitest run; fi
+
+# deploy/README.md: Caddy (TLS) in front of two central instances and a classroom server on PostgreSQL, Redis
+# and an S3-compatible store, on loopback; installs Caddy, PostgreSQL and Redis when absent.
+deploy-test: build
+	@set -euo pipefail; \
+	bash scripts/ci/ensure-caddy.sh; \
+	eval "$$(bash scripts/ci/ensure-services.sh)"; \
+	TEST_DATABASE_URL="$${DEPLOY_TEST_DATABASE_URL:-$$TEST_DATABASE_URL}" TEST_REDIS_URL="$${DEPLOY_TEST_REDIS_URL:-$$TEST_REDIS_URL}" \
+	node scripts/dist/deploy-test/index.js
 
 bench: build
 	node scripts/dist/bench/index.js

@@ -67,6 +67,8 @@ describe.each(['folder', 's3'] as const)('central backup and restore, %s store',
     expect(b.stdout).toContain(`central: backup written to ${dir}`);
     const manifest = JSON.parse(await fsp.readFile(path.join(dir, 'manifest.json'), 'utf8')) as Manifest;
     expect(manifest.service).toBe('central');
+    // Password hashes and learners' records: the folder is the backing-up user's alone.
+    expect((await fsp.stat(dir)).mode & 0o777).toBe(0o700);
     expect(manifest.database.tables.countries).toBe(2);
     expect(manifest.database.migrations[0]).toBe(central.migrations[central.migrations.length - 1][0]);
     expect(manifest.objects.items.map((o) => o.key)).toEqual(['feedback/u1_a_1.png', 'lesson_one.mp3']);

@@ -115,7 +115,11 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, stdin?: Readab
     child.on('error', (err) => reject(new BackupError(`cannot run ${cmd}: ${err.message} (install the PostgreSQL client tools)`)));
     child.on('close', (code) => (code === 0 ? resolve() : reject(new BackupError(`${cmd} failed (exit ${code}): ${stderr.trim()}`))));
     if (stdin) {
-      stdin.on('error', (err) => child.kill() && reject(err));
+      stdin.on('error', (err) => {
+        // Killed before its input ends, psql never commits.
+        child.kill('SIGKILL');
+        reject(err);
+      });
       stdin.pipe(child.stdin!);
     }
   });
@@ -159,8 +163,10 @@ async function dumpDatabase(t: BackupTarget, dir: string): Promise<Manifest['dat
     } finally {
       source.close();
     }
-    const copy = openSqlite(path.join(dir, file), { readonly: true });
+    const copy = openSqlite(path.join(dir, file));
     try {
+      // One self-contained file (the copy inherits WAL mode, whose side files a reader would create).
+      copy.pragma('journal_mode = DELETE');
       tables = {};
       const names = copy.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as Array<{ name: string }>;
       for (const { name } of names) tables[name] = (copy.prepare(`select count(*) as n from "${name}"`).get() as { n: number }).n;
@@ -228,12 +234,14 @@ const sumRows = (t: Record<string, number>) => Object.values(t).reduce((a, b) =>
 export async function backup(t: BackupTarget, dir: string): Promise<Manifest> {
   const out = t.out ?? ((l: string) => process.stdout.write(`${l}\n`));
   if (fs.existsSync(dir) && (await fsp.readdir(dir)).length) throw new BackupError(`${dir} is not empty; back up into a new folder`);
-  await fsp.mkdir(dir, { recursive: true });
+  // A backup holds password hashes and learners' records: its folder is the backing-up user's alone.
+  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+  await fsp.chmod(dir, 0o700);
   const started = new Date().toISOString();
   const database = await dumpDatabase(t, dir);
   out(`${t.service}: database ${describeDatabase(t.databaseUrl)}: ${Object.keys(database.tables).length} tables, ${sumRows(database.tables)} rows, ${mb(database.bytes)}`);
   const objects = await copyObjects(t.objects, dir, out);
-  out(`${t.service}: objects ${objects.store}: ${objects.count} objects, ${mb(objects.bytes)}`);
+  out(`${t.service}: objects ${objects.store}: ${objects.count} object${objects.count === 1 ? '' : 's'}, ${mb(objects.bytes)}`);
   const manifest: Manifest = { format: BACKUP_FORMAT, service: t.service, started_at: started, finished_at: new Date().toISOString(), database, objects };
   const tmp = path.join(dir, `${MANIFEST}.tmp`);
   await fsp.writeFile(tmp, `${JSON.stringify(manifest, null, 1)}\n`);
@@ -332,9 +340,13 @@ async function restoreDatabase(t: BackupTarget, dir: string, m: Manifest): Promi
     const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
     const drops = (await tableNames(t.db)).map((n) => `DROP TABLE IF EXISTS ${q(schema)}.${q(n)} CASCADE;`).join('\n');
     const sqlStream = spawn('pg_restore', ['--no-owner', '--no-privileges', `--use-list=${listFile}`, '--file=-', file], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<number | null>((resolve) => sqlStream.once('close', resolve));
     const script = Readable.from((async function* () {
       yield `${drops}\n`;
       for await (const chunk of sqlStream.stdout) yield chunk as Buffer;
+      // A script cut short must never reach psql's end of input, where its transaction would commit.
+      const code = await exited;
+      if (code !== 0) throw new BackupError(`pg_restore failed (exit ${code}); the database was not changed`);
     })());
     await run('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '--single-transaction', '-f', '-', `--dbname=${dbname}`], env, script);
   } finally {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  central, createKnex, createTestDatabase, migrate, migrateLatest, pendingMigrations, runDbCommand, UsageError, type Knex,
+  central, classroom, createKnex, createTestDatabase, migrate, migrateLatest, pendingMigrations, runDbCommand, UsageError, type Knex, type MigrationList,
 } from '../src';
 
 const onPg = !!process.env.TEST_DATABASE_URL;
@@ -90,6 +90,59 @@ describe('migrate', () => {
       expect(lines[1]).toBe(`central: applied ${names.slice(8).join(', ')}`);
     } finally {
       await other.destroy();
+      await t.dispose();
+    }
+  });
+});
+
+/** Every `table.column` of the database. */
+async function columns(db: Knex): Promise<Set<string>> {
+  const out = new Set<string>();
+  if (db.client.config.client === 'pg') {
+    const r = await db.raw('select table_name, column_name from information_schema.columns where table_schema = current_schema()');
+    for (const c of r.rows as Array<{ table_name: string; column_name: string }>) out.add(`${c.table_name}.${c.column_name}`);
+    return out;
+  }
+  const tables = (await db.raw("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")) as Array<{ name: string }>;
+  for (const { name } of tables) {
+    for (const c of (await db.raw(`pragma table_info("${name}")`)) as Array<{ name: string }>) out.add(`${name}.${c.name}`);
+  }
+  return out;
+}
+
+describe.each([['central', central.migrations, central.kinds], ['classroom', classroom.migrations, classroom.kinds]] as const)('%s migrations: expand, then contract', (_name, list, kinds) => {
+  // Old and new instances run side by side on the migrated database during a rolling upgrade, so a
+  // migration may add tables and columns but not remove one the previous release reads. A release that
+  // contracts lists its migration here, with the release whose code stopped reading what it drops.
+  const contracting = new Map<string, string>();
+
+  it('no migration removes a table or a column the release before it could read', async () => {
+    const t = await createTestDatabase({ kinds, migrations: list, migrate: false });
+    try {
+      let before = await columns(t.db);
+      for (let i = 0; i < list.length; i += 1) {
+        await migrateLatest(t.db, list.slice(0, i + 1) as MigrationList);
+        const after = await columns(t.db);
+        const removed = [...before].filter((c) => !after.has(c) && !c.startsWith('knex_migrations'));
+        if (!contracting.has(list[i][0])) expect({ migration: list[i][0], removed }).toEqual({ migration: list[i][0], removed: [] });
+        before = after;
+      }
+    } finally {
+      await t.dispose();
+    }
+  });
+});
+
+describe('migrations built outside a transaction', () => {
+  it('0008 runs again after stopping halfway (some of its indexes and its column already there)', async () => {
+    const t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations.slice(0, 7) });
+    try {
+      await t.db.schema.alterTable('students', (tb) => { tb.index(['standard'], 'students_standard_index'); });
+      await t.db.schema.alterTable('syncs', (tb) => { tb.integer('rowcount').nullable(); });
+      expect(await migrateLatest(t.db, central.migrations)).toEqual(['0008_report_indexes', '0009_usage_covering_index']);
+      expect(await t.db.schema.hasTable('contentpushes')).toBe(true);
+      expect(await pendingMigrations(t.db, central.migrations)).toEqual([]);
+    } finally {
       await t.dispose();
     }
   });

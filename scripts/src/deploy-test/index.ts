@@ -12,6 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
@@ -256,6 +257,7 @@ async function main(): Promise<number> {
       RPI_CLOUD: `https://localhost:${ports.classroomSite}`,
       // One client address makes every request of the load loops: the per-address limit would count them all.
       RATE_LIMIT_MAX: '1000000',
+      METRICS_TOKEN: secret(),
       LOG_LEVEL: 'info',
     };
     const classroomEnv: Record<string, string> = {
@@ -416,6 +418,25 @@ async function main(): Promise<number> {
       await loop.stop();
       if (loop.failures.length) throw new Error(`${loop.failures.length} of ${loop.sent} failed: ${loop.failures.slice(0, 3).join('; ')}`);
       return `${migrated}; both instances restarted one by one: ${loop.sent} requests, 0 failed`;
+    });
+
+    await check('monitoring: /readyz and /metrics of each instance, no /metrics through Caddy', async () => {
+      const seen: string[] = [];
+      for (const port of ports.central) {
+        if ((await plainGet(port, '/readyz')) !== 200) throw new Error(`/readyz of ${port}: ${lastAnswer}`);
+        const m = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+          http.get({ host: '127.0.0.1', port, path: '/metrics', headers: { Authorization: `Bearer ${centralEnv.METRICS_TOKEN}` } }, (res) => {
+            let body = '';
+            res.on('data', (d: Buffer) => { body += d.toString(); });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          }).on('error', reject);
+        });
+        if (m.status !== 200 || !m.body.includes('# TYPE')) throw new Error(`/metrics of ${port} answered ${m.status}`);
+        seen.push(`${m.body.split('\n').filter((l) => l.startsWith('# TYPE')).length} metrics`);
+      }
+      const outside = await get(`${site}/metrics`, { headers: { Authorization: `Bearer ${centralEnv.METRICS_TOKEN}` } });
+      if (outside.status !== 404) throw new Error(`${site}/metrics answered ${outside.status}`);
+      return `both instances ready; /metrics with the token: ${seen.join(', ')}; ${site}/metrics: 404`;
     });
 
     await check('back up, change data, restore: exactly the backed-up data', async () => {

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Nightly backup of one service (run by lms-backup@.timer, or by hand):
+#   deploy/lms-backup.sh central            # or: classroom
+# Writes $LMS_BACKUP_DIR/<service>-<UTC date-time>/ with `npm run backup`, refuses to count a backup
+# much smaller than the previous one as good (a database emptied by mistake must not rotate the good
+# backups away), and keeps the newest $LMS_BACKUP_KEEP good ones.
+set -euo pipefail
+service=${1:?usage: lms-backup.sh central|classroom}
+root=${LMS_BACKUP_DIR:-/var/backups/lms}
+keep=${LMS_BACKUP_KEEP:-14}
+# A backup smaller than this percentage of the previous one is kept but marked suspect, and nothing is pruned.
+min_percent=${LMS_BACKUP_MIN_PERCENT:-50}
+app=${LMS_APP_DIR:-/opt/lms/current}
+
+size_of() { du -sb "$1" | cut -f1; }
+dest="$root/$service-$(date -u +%Y%m%d-%H%M%S)"
+previous=$(ls -1d "$root/$service"-* 2>/dev/null | grep -v '\.suspect$' | sort | tail -n 1 || true)
+mkdir -p "$root"
+(cd "$app" && npm run --silent backup -w "$service" -- --to "$dest")
+
+size=$(size_of "$dest")
+if [ -n "$previous" ]; then
+  before=$(size_of "$previous")
+  if [ "$before" -gt 0 ] && [ $((size * 100 / before)) -lt "$min_percent" ]; then
+    mv "$dest" "$dest.suspect"
+    echo "lms-backup: $service backup is $size bytes, under ${min_percent}% of the previous ($previous, $before bytes): kept as $dest.suspect, nothing pruned" >&2
+    exit 1
+  fi
+fi
+echo "lms-backup: $dest ($size bytes)"
+ls -1d "$root/$service"-* | grep -v '\.suspect$' | sort | head -n -"$keep" | while read -r old; do
+  rm -rf -- "$old"
+  echo "lms-backup: pruned $old"
+done
