@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { takeover } from '@lms/db';
+import { classroom, createTestDatabase, takeover } from '@lms/db';
 import { makeApp, type TestApp } from './helpers';
 
 const SERVER = takeover.testMysqlUrl();
@@ -138,5 +138,19 @@ describe.skipIf(!available)('npm run migrate-from-mysql -w classroom', () => {
     const again = await takeover.takeOverDatabase(t.tdb.db, takeover.classroomProfile(), takeover.parseTakeoverArgs(['--source', src.url, '--again'], false), () => undefined, () => undefined);
     expect(again.tables.filter((x) => x.copied).map((x) => [x.table, x.copied])).toEqual([['studentprogress', 1]]);
     expect((await t.tdb.db('studentprogress').where({ studentprogressid: fresh }).first())?.ispass).toBe(false);
+  });
+
+  it('refuses a target that `npm run migrate` has not prepared, and a bad source URL, writing nothing', async () => {
+    const bare = await createTestDatabase({ kinds: classroom.kinds, migrations: classroom.migrations, migrate: false });
+    try {
+      await expect(takeover.runTakeover({ db: bare.db, sourceUrl: src.url, profile: takeover.classroomProfile() })).rejects.toThrow(/run `npm run migrate -w classroom` first/);
+      expect(await bare.db.schema.hasTable('takeover_runs')).toBe(false);
+    } finally {
+      await bare.dispose();
+    }
+    expect(() => takeover.parseTakeoverArgs(['--source', 'postgres://x/y'], false)).not.toThrow();
+    await expect(takeover.runTakeover({ db: t.tdb.db, sourceUrl: 'postgres://x/y', profile: takeover.classroomProfile(), again: true })).rejects.toThrow(/must start with mysql:\/\//);
+    expect(() => takeover.parseTakeoverArgs(['--objects-from', '/tmp', '--source', src.url], false)).toThrow(/unknown argument --objects-from/);
+    expect(() => takeover.parseTakeoverArgs([], false)).toThrow(/--source is required/);
   });
 });

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
+import { pendingMigrations, type MigrationList } from '../migrator';
 import { createTables, type TableSpec } from '../tables';
 import { openSource, type Source, type SourceTable } from './source';
 import { Refusal, convert, type Change, type TargetKind } from './transform';
@@ -28,6 +29,8 @@ export interface TakeoverContext {
 
 export interface TakeoverProfile {
   service: 'central' | 'classroom';
+  /** The service's migrations: the target must have them all (`npm run migrate`). */
+  migrations: MigrationList;
   /** The target's tables in foreign-key order (parents first). */
   tables: TableSpec[];
   /** Target table → source table where the names differ. */
@@ -223,6 +226,8 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
   const { db, profile } = o;
   const again = o.again === true;
   const dryRun = o.dryRun === true;
+  const pending = await pendingMigrations(db, profile.migrations);
+  if (pending.length) throw new Error(`the target database is not prepared: run \`npm run migrate -w ${profile.service}\` first (pending: ${pending.join(', ')})`);
   const source = await openSource(o.sourceUrl);
   const notes: string[] = [];
   const refusedRows: RefusedRow[] = [];
