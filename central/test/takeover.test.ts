@@ -75,7 +75,11 @@ describe.skipIf(!available)('npm run migrate-from-mysql -w central', () => {
       { table: 'studentprogress', id: ids.orphanResult, reason: expect.stringMatching(/^orphan: studentid .* names no students row$/) },
       { table: 'lmsusers_roles', id: `${ids.admin} zr5ER4QD`, reason: 'the same row twice', resolved: expect.stringContaining('collapsed') },
     ]));
-    expect(first.tables.refusedRows).toHaveLength(3);
+    const twin = first.tables.refusedRows.find((r) => r.table === 'subjects');
+    expect(twin).toEqual({ table: 'subjects', id: expect.any(String), reason: expect.stringMatching(/^duplicate under a unique rule of this service \(.+\)$/) });
+    expect([ids.subject, ids.twinSubject]).toContain(twin!.id);
+    expect(table('subjects')).toMatchObject({ read: 2, copied: 1, refused: 1 });
+    expect(first.tables.refusedRows).toHaveLength(4);
     expect(first.code).toBe(1);
     const text = lines.join('\n');
     expect(text).toMatch(/^lessonlearnings\s+2\s+1\s+0\s+0\s+1\s+0\s+0$/m);
@@ -154,6 +158,8 @@ describe.skipIf(!available)('npm run migrate-from-mysql -w central', () => {
     await expect(migrateFromMysql(t.tdb.db, ['--source', src.url], { out: () => undefined, err: () => undefined })).rejects.toThrow(/already holds a copy .*use --again/);
   });
 
+  const twin = () => first.tables.refusedRows.find((r) => r.table === 'subjects')!.id;
+
   it('--again copies exactly what changed in the source since', async () => {
     const newCountry = crypto.randomUUID();
     await src.conn.query('INSERT INTO countries (countryid, countryname, isdeleted) VALUES (?, ?, 0)', [newCountry, 'Togo']);
@@ -165,7 +171,7 @@ describe.skipIf(!available)('npm run migrate-from-mysql -w central', () => {
     const copied = Object.fromEntries(again.tables.tables.filter((x) => x.copied || x.deleted).map((x) => [x.table, [x.copied, x.deleted]]));
     expect(copied).toEqual({ countries: [1, 0], schools: [1, 0], schoolusers: [1, 0], lessonlearnings: [0, 1] });
     // The orphans are still orphans, and are named again.
-    expect(again.tables.refusedRows.map((r) => r.id).sort()).toEqual([ids.orphanLearning, ids.orphanResult].sort());
+    expect(again.tables.refusedRows.map((r) => r.id).sort()).toEqual([ids.orphanLearning, ids.orphanResult, twin()].sort());
     expect(again.objects).toMatchObject({ listed: 6, copied: 1, unchanged: 4, bytes: 3 });
     const db = t.tdb.db;
     expect((await db('countries').where({ countryid: newCountry }).first())?.countryname).toBe('Togo');

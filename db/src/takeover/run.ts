@@ -490,6 +490,9 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
 async function writeRows(trx: Knex.Transaction, p: Plan, rows: Record<string, unknown>[], refused: (index: number, reason: string) => void): Promise<number[]> {
   if (!rows.length) return [];
   if (trx.client.config.client !== 'pg') return writeRowsSqlite(trx, p, rows, refused);
+  // A first copy goes through COPY, PostgreSQL's bulk path; rows it cannot take make the whole COPY fail, and
+  // then the rows are written one by one below to find them.
+  if (!p.upsert && (await copyRowsPg(trx, p, rows))) return rows.map((_, i) => i);
   const perStatement = Math.max(1, Math.min(1000, Math.floor(30000 / Math.max(1, p.columns.length))));
   const written: number[] = [];
   const insert = (q: Knex.Transaction, part: Record<string, unknown>[]) => {
@@ -513,6 +516,54 @@ async function writeRows(trx: Knex.Transaction, p: Plan, rows: Record<string, un
     }
   }
   return written;
+}
+
+interface PgConnection { query(stream: unknown): NodeJS.WritableStream & { on(event: string, cb: (err?: Error) => void): unknown } }
+
+function copyText(v: unknown): string {
+  if (v === null || v === undefined) return '\\N';
+  if (v === true) return 't';
+  if (v === false) return 'f';
+  return String(v).replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t');
+}
+
+/** COPY of the rows inside a savepoint; false (and nothing written) when PostgreSQL refuses any of them. */
+async function copyRowsPg(trx: Knex.Transaction, p: Plan, rows: Record<string, unknown>[]): Promise<boolean> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { from: copyFrom } = require('pg-copy-streams') as typeof import('pg-copy-streams');
+  const client = trx.client as unknown as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: unknown): Promise<unknown> };
+  const cols = p.columns.map((c) => c.name);
+  const q = (n: string) => `"${n.replaceAll('"', '""')}"`;
+  await trx.raw('SAVEPOINT takeover_copy');
+  const conn = await client.acquireConnection();
+  try {
+    const stream = conn.query(copyFrom(`COPY ${q(p.target)} (${cols.map(q).join(', ')}) FROM STDIN`));
+    await new Promise<void>((resolve, reject) => {
+      stream.on('finish', () => resolve());
+      stream.on('error', (err) => reject(err));
+      let i = 0;
+      const pump = () => {
+        while (i < rows.length) {
+          const row = rows[i++];
+          let line = '';
+          for (let j = 0; j < cols.length; j++) line += (j ? '\t' : '') + copyText(row[cols[j]]);
+          if (!stream.write(`${line}\n`)) {
+            stream.once('drain', pump);
+            return;
+          }
+        }
+        stream.end();
+      };
+      pump();
+    });
+    await trx.raw('RELEASE SAVEPOINT takeover_copy');
+    return true;
+  } catch {
+    await trx.raw('ROLLBACK TO SAVEPOINT takeover_copy');
+    return false;
+  } finally {
+    await client.releaseConnection(conn);
+  }
 }
 
 interface SqliteStatement { run(values: unknown[]): unknown }
