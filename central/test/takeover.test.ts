@@ -160,6 +160,23 @@ describe.skipIf(!available)('npm run migrate-from-mysql -w central', () => {
 
   const twin = () => first.tables.refusedRows.find((r) => r.table === 'subjects')!.id;
 
+  it('refuses a target that holds data of its own, and --again on a target without a copy, writing nothing', async () => {
+    const used = await makeApp();
+    try {
+      await used.tdb.db('countries').insert({ countryid: crypto.randomUUID(), countryname: 'Here already' });
+      const quiet = { out: () => undefined, err: () => undefined };
+      await expect(migrateFromMysql(used.tdb.db, ['--source', src.url], quiet)).rejects.toThrow('this database already holds data (countries: 1 rows)');
+      await expect(migrateFromMysql(used.tdb.db, ['--source', src.url, '--again'], quiet)).rejects.toThrow(/records no previous copy; run without --again first/);
+      await used.tdb.db('countries').del();
+      await used.tdb.db('lmsusers').insert({ lmsuserid: crypto.randomUUID(), lmsusername: 'someone@org.example', lmsuserpasswordhash: 'x', firstname: 'S', lmsuserrole: 'Mapyr2Pw' });
+      await expect(migrateFromMysql(used.tdb.db, ['--source', src.url], quiet)).rejects.toThrow('this database already holds data (lmsusers: 1 accounts besides the seeded superadmin)');
+      expect(Number((await used.tdb.db('permissions').count({ n: '*' }).first())?.n)).toBe(190);
+      expect(await used.tdb.db('lmsusers').where({ lmsuserid: ids.superadmin }).first()).toBeUndefined();
+    } finally {
+      await used.tdb.dispose();
+    }
+  });
+
   it('--again copies exactly what changed in the source since', async () => {
     const newCountry = crypto.randomUUID();
     await src.conn.query('INSERT INTO countries (countryid, countryname, isdeleted) VALUES (?, ?, 0)', [newCountry, 'Togo']);
