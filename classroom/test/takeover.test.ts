@@ -81,7 +81,9 @@ describe.skipIf(!available)('npm run migrate-from-mysql -w classroom', () => {
     src = await takeover.createScratchMysql(SERVER, 'lms_box');
     await seedBox(src.conn);
     t = await makeApp({ JWT_SECRET: 'box-takeover-secret' });
-    report = await takeover.takeOverDatabase(t.tdb.db, takeover.classroomProfile(), takeover.parseTakeoverArgs(['--source', src.url], false), (l) => out.push(l), () => undefined);
+    // Chunks of two rows: the key ranges that --again reads back are many and small.
+    report = await takeover.runTakeover({ db: t.tdb.db, sourceUrl: src.url, profile: takeover.classroomProfile(), chunkRows: 2 });
+    out.push(...takeover.formatReport(report));
   }, 60_000);
   afterAll(async () => {
     await t?.tdb.dispose();
@@ -135,8 +137,13 @@ describe.skipIf(!available)('npm run migrate-from-mysql -w classroom', () => {
       'INSERT INTO studentprogress (studentprogressid, studentid, studentprogressreferenceid, progresstype, ispass, starttime) VALUES (?, ?, ?, 2, 0, ?)',
       [fresh, ids.student2, ids.lesson, '2026-06-02 09:00:00'],
     );
-    const again = await takeover.takeOverDatabase(t.tdb.db, takeover.classroomProfile(), takeover.parseTakeoverArgs(['--source', src.url, '--again'], false), () => undefined, () => undefined);
-    expect(again.tables.filter((x) => x.copied).map((x) => [x.table, x.copied])).toEqual([['studentprogress', 1]]);
+    await src.conn.query('DELETE FROM studentprogressquestions WHERE studentprogressid = ?', [ids.old]);
+    await src.conn.query('UPDATE studentpoints SET quizpoints = 20 WHERE studentpointid = ?', [ids.point]);
+    const again = await takeover.runTakeover({ db: t.tdb.db, sourceUrl: src.url, profile: takeover.classroomProfile(), chunkRows: 2, again: true });
+    expect(again.tables.filter((x) => x.copied || x.deleted).map((x) => [x.table, x.copied, x.deleted])).toEqual([['studentprogress', 1, 0], ['studentprogressquestions', 0, 1], ['studentpoints', 1, 0]]);
+    expect(again.tables.find((x) => x.table === 'studentprogress')).toMatchObject({ read: 4, unchanged: 3, refused: 0 });
+    expect(await t.tdb.db('studentprogressquestions').where({ studentprogressid: ids.old }).first()).toBeUndefined();
+    expect((await t.tdb.db('studentpoints').first()).quizpoints).toBe(20);
     expect((await t.tdb.db('studentprogress').where({ studentprogressid: fresh }).first())?.ispass).toBe(false);
   });
 

@@ -6,7 +6,7 @@ import { openSource, type Source, type SourceTable } from './source';
 import { Refusal, convert, type Change, type TargetKind } from './transform';
 
 /** Rows read from the source per query, and rows per recorded chunk of a table. */
-export const CHUNK_ROWS = 2000;
+export const CHUNK_ROWS = 5000;
 /** Refused rows kept for the printed report; beyond this only their number is kept. */
 const MAX_LISTED_REFUSALS = 10_000;
 
@@ -97,6 +97,8 @@ export interface TakeoverOptions {
   /** A progress line now and then (rows, MB, elapsed, estimate). */
   progress?: (line: string) => void;
   progressEveryMs?: number;
+  /** Source rows per query and per recorded chunk (CHUNK_ROWS). */
+  chunkRows?: number;
 }
 
 export const RUNS_TABLE = 'takeover_runs';
@@ -225,6 +227,7 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
   const started = Date.now();
   const { db, profile } = o;
   const again = o.again === true;
+  const chunkRows = o.chunkRows ?? CHUNK_ROWS;
   const dryRun = o.dryRun === true;
   const pending = await pendingMigrations(db, profile.migrations);
   if (pending.length) throw new Error(`the target database is not prepared: run \`npm run migrate -w ${profile.service}\` first (pending: ${pending.join(', ')})`);
@@ -407,9 +410,9 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
         const all: Record<string, unknown>[] = [];
         let cursor = after;
         for (;;) {
-          const batch = await source.rows(p.source.name, colNames, p.pageKey, { after: cursor, upTo, limit: CHUNK_ROWS });
+          const batch = await source.rows(p.source.name, colNames, p.pageKey, { after: cursor, upTo, limit: chunkRows });
           all.push(...batch);
-          if (batch.length < CHUNK_ROWS) return all;
+          if (batch.length < chunkRows) return all;
           cursor = String(batch[batch.length - 1][p.pageKey!]);
         }
       };
@@ -432,14 +435,18 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
         after = c.lastkey;
         chunkno = c.chunkno + 1;
       }
-      for (;;) {
-        const rows = await source.rows(p.source.name, colNames, p.pageKey, { after, limit: CHUNK_ROWS });
+      // The next chunk is read from the source while this one is written: the two servers work at once.
+      const read = (from: string | undefined) => source.rows(p.source.name, colNames, p.pageKey, { after: from, limit: chunkRows });
+      let next: Promise<Record<string, unknown>[]> | undefined = read(after);
+      while (next) {
+        const rows: Record<string, unknown>[] = await next;
         if (!rows.length) break;
         const last = String(rows[rows.length - 1][p.pageKey]);
+        next = rows.length < chunkRows ? undefined : read(last);
+        // A failed write must not leave the read ahead unobserved.
+        next?.catch(() => undefined);
         await processChunk(chunkno, last, rows, again ? new Map() : undefined);
-        after = last;
         chunkno += 1;
-        if (rows.length < CHUNK_ROWS) break;
       }
     }
 
