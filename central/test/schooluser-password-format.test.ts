@@ -98,12 +98,20 @@ describe('SCHOOLUSER_PASSWORD_FORMAT=bcrypt-md5', () => {
       studentfirstname: 'Ana', studentlastname: 'Format', dateofbirth: '02-03-2016', dateofjoin: '05-01-2026', genderid: '1',
       city: 'Accra', country: 'Ghana', state: 'Greater Accra', schoolusername: 'fmtlearner', schooluserpasswordhash: 'abc123',
     };
-    const created = await request(legacy.app).post('/student/create').set('Authorization', `Bearer ${legacyAdmin}`)
+    const before = box.files.length;
+    const created = await request(legacy.app).post('/student/create?cloud=true').set('Authorization', `Bearer ${legacyAdmin}`)
       .send({ curriculumid: [DEMO.curriculumid], schoolid: DEMO.schoolid, standard: DEMO.standardid, students: [student] });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const first = await hashOf(legacy, 'fmtlearner');
     expect(first).toMatch(/^\$2b\$10\$/);
     expect(await originalAccepts(first, 'abc123')).toBe(true);
+    // The roster the box receives carries that hash verbatim: a box running the existing system signs the learner in.
+    const pushed = box.files.slice(before);
+    expect(pushed.map((f) => f.url)).toEqual(['/import/students']);
+    const { json } = await readPackageJson({ buffer: pushed[0].bytes });
+    const users = (json as { studentusers: Array<{ schoolusername: string; schooluserpasswordhash: string }> }).studentusers;
+    expect(users.map((u) => [u.schoolusername, u.schooluserpasswordhash])).toEqual([['fmtlearner', first]]);
+    expect(await originalAccepts(users[0].schooluserpasswordhash, 'abc123')).toBe(true);
     const ids = await legacy.tdb.db('students as s').join('schoolusers as u', 'u.schooluserid', 's.schooluserid').where('u.schoolusername', 'fmtlearner').first('s.studentid', 'u.schooluserid');
     const reset = await request(legacy.app).put('/student/update').set('Authorization', `Bearer ${legacyAdmin}`).send({ students: [{
       ...ids, schoolusername: 'fmtlearner', schoolname: DEMO.schoolname, curriculums: DEMO.curriculumname, standard: DEMO.standardname,

@@ -25,7 +25,7 @@ export async function seedOriginalCentral(conn: mysql.Connection) {
   const ids = {
     superadmin: uuid(), admin: uuid(), auditor: uuid(), country: uuid(), goneCountry: uuid(), school: uuid(), standard: uuid(), subject: uuid(),
     curriculum: uuid(), grade: uuid(), level: uuid(), lesson: uuid(), document: uuid(), document2: uuid(), learning: uuid(), orphanLearning: uuid(),
-    question: uuid(), teacher: uuid(), learnerUser: uuid(), goneUser: uuid(), strayUser: uuid(), learner: uuid(), goneLearner: uuid(),
+    question: uuid(), twinSubject: uuid(), teacher: uuid(), learnerUser: uuid(), goneUser: uuid(), strayUser: uuid(), learner: uuid(), goneLearner: uuid(),
     result1: uuid(), result2: uuid(), orphanResult: uuid(), access: uuid(), sync: uuid(), logfile: uuid(), feedback: uuid(),
   };
   await put('roles', [...central.ROLES.map(([roleid, rolename]) => ({ roleid, rolename })), { roleid: ids.auditor, rolename: 'Auditor' }]);
@@ -52,7 +52,11 @@ export async function seedOriginalCentral(conn: mysql.Connection) {
   ]);
   await put('schools', [{ schoolid: ids.school, schoolname: 'Accra Primary', curriculums: JSON.stringify([ids.curriculum]), countryid: ids.country, isdeleted: 0, brandingconfig: null }]);
   await put('standards', [{ standardid: ids.standard, standardname: 'Class 1', schoolname: 'Accra Primary', schoolid: ids.school, isdeleted: 0 }]);
-  await put('subjects', [{ subjectid: ids.subject, subjectname: 'Maths', subjectstatus: 1, isdeleted: 0 }]);
+  // Two live subjects of one name: the original allows it, our unique rule does not.
+  await put('subjects', [
+    { subjectid: ids.subject, subjectname: 'Maths', subjectstatus: 1, isdeleted: 0 },
+    { subjectid: ids.twinSubject, subjectname: 'Maths', subjectstatus: 1, isdeleted: 0 },
+  ]);
   await put('curriculums', [{ curriculumid: ids.curriculum, curriculumname: 'Numbers', curriculumstatus: 1, isdeleted: 0, subjectid: ids.subject }]);
   await put('curriculumcountry', [{ curriculumcountryid: uuid(), curriculumid: ids.curriculum, countryid: ids.country }]);
   await put('grades', [{ gradeid: ids.grade, curriculumid: ids.curriculum, gradename: 'Grade 1', gradeorder: 1, gradestatus: 1, isdeleted: 0 }]);

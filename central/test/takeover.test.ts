@@ -75,7 +75,11 @@ describe.skipIf(!available)('npm run migrate-from-mysql -w central', () => {
       { table: 'studentprogress', id: ids.orphanResult, reason: expect.stringMatching(/^orphan: studentid .* names no students row$/) },
       { table: 'lmsusers_roles', id: `${ids.admin} zr5ER4QD`, reason: 'the same row twice', resolved: expect.stringContaining('collapsed') },
     ]));
-    expect(first.tables.refusedRows).toHaveLength(3);
+    const twin = first.tables.refusedRows.find((r) => r.table === 'subjects');
+    expect(twin).toEqual({ table: 'subjects', id: expect.any(String), reason: expect.stringMatching(/^duplicate under a unique rule of this service \(.+\)$/) });
+    expect([ids.subject, ids.twinSubject]).toContain(twin!.id);
+    expect(table('subjects')).toMatchObject({ read: 2, copied: 1, refused: 1 });
+    expect(first.tables.refusedRows).toHaveLength(4);
     expect(first.code).toBe(1);
     const text = lines.join('\n');
     expect(text).toMatch(/^lessonlearnings\s+2\s+1\s+0\s+0\s+1\s+0\s+0$/m);
@@ -154,6 +158,25 @@ describe.skipIf(!available)('npm run migrate-from-mysql -w central', () => {
     await expect(migrateFromMysql(t.tdb.db, ['--source', src.url], { out: () => undefined, err: () => undefined })).rejects.toThrow(/already holds a copy .*use --again/);
   });
 
+  const twin = () => first.tables.refusedRows.find((r) => r.table === 'subjects')!.id;
+
+  it('refuses a target that holds data of its own, and --again on a target without a copy, writing nothing', async () => {
+    const used = await makeApp();
+    try {
+      await used.tdb.db('countries').insert({ countryid: crypto.randomUUID(), countryname: 'Here already' });
+      const quiet = { out: () => undefined, err: () => undefined };
+      await expect(migrateFromMysql(used.tdb.db, ['--source', src.url], quiet)).rejects.toThrow('this database already holds data (countries: 1 rows)');
+      await expect(migrateFromMysql(used.tdb.db, ['--source', src.url, '--again'], quiet)).rejects.toThrow(/records no previous copy; run without --again first/);
+      await used.tdb.db('countries').del();
+      await used.tdb.db('lmsusers').insert({ lmsuserid: crypto.randomUUID(), lmsusername: 'someone@org.example', lmsuserpasswordhash: 'x', firstname: 'S', lmsuserrole: 'Mapyr2Pw' });
+      await expect(migrateFromMysql(used.tdb.db, ['--source', src.url], quiet)).rejects.toThrow('this database already holds data (lmsusers: 1 accounts besides the seeded superadmin)');
+      expect(Number((await used.tdb.db('permissions').count({ n: '*' }).first())?.n)).toBe(190);
+      expect(await used.tdb.db('lmsusers').where({ lmsuserid: ids.superadmin }).first()).toBeUndefined();
+    } finally {
+      await used.tdb.dispose();
+    }
+  });
+
   it('--again copies exactly what changed in the source since', async () => {
     const newCountry = crypto.randomUUID();
     await src.conn.query('INSERT INTO countries (countryid, countryname, isdeleted) VALUES (?, ?, 0)', [newCountry, 'Togo']);
@@ -165,7 +188,7 @@ describe.skipIf(!available)('npm run migrate-from-mysql -w central', () => {
     const copied = Object.fromEntries(again.tables.tables.filter((x) => x.copied || x.deleted).map((x) => [x.table, [x.copied, x.deleted]]));
     expect(copied).toEqual({ countries: [1, 0], schools: [1, 0], schoolusers: [1, 0], lessonlearnings: [0, 1] });
     // The orphans are still orphans, and are named again.
-    expect(again.tables.refusedRows.map((r) => r.id).sort()).toEqual([ids.orphanLearning, ids.orphanResult].sort());
+    expect(again.tables.refusedRows.map((r) => r.id).sort()).toEqual([ids.orphanLearning, ids.orphanResult, twin()].sort());
     expect(again.objects).toMatchObject({ listed: 6, copied: 1, unchanged: 4, bytes: 3 });
     const db = t.tdb.db;
     expect((await db('countries').where({ countryid: newCountry }).first())?.countryname).toBe('Togo');

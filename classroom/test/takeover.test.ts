@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { takeover } from '@lms/db';
+import { classroom, createTestDatabase, takeover } from '@lms/db';
 import { makeApp, type TestApp } from './helpers';
 
 const SERVER = takeover.testMysqlUrl();
@@ -81,7 +81,9 @@ describe.skipIf(!available)('npm run migrate-from-mysql -w classroom', () => {
     src = await takeover.createScratchMysql(SERVER, 'lms_box');
     await seedBox(src.conn);
     t = await makeApp({ JWT_SECRET: 'box-takeover-secret' });
-    report = await takeover.takeOverDatabase(t.tdb.db, takeover.classroomProfile(), takeover.parseTakeoverArgs(['--source', src.url], false), (l) => out.push(l), () => undefined);
+    // Chunks of two rows: the key ranges that --again reads back are many and small.
+    report = await takeover.runTakeover({ db: t.tdb.db, sourceUrl: src.url, profile: takeover.classroomProfile(), chunkRows: 2 });
+    out.push(...takeover.formatReport(report));
   }, 60_000);
   afterAll(async () => {
     await t?.tdb.dispose();
@@ -135,8 +137,27 @@ describe.skipIf(!available)('npm run migrate-from-mysql -w classroom', () => {
       'INSERT INTO studentprogress (studentprogressid, studentid, studentprogressreferenceid, progresstype, ispass, starttime) VALUES (?, ?, ?, 2, 0, ?)',
       [fresh, ids.student2, ids.lesson, '2026-06-02 09:00:00'],
     );
-    const again = await takeover.takeOverDatabase(t.tdb.db, takeover.classroomProfile(), takeover.parseTakeoverArgs(['--source', src.url, '--again'], false), () => undefined, () => undefined);
-    expect(again.tables.filter((x) => x.copied).map((x) => [x.table, x.copied])).toEqual([['studentprogress', 1]]);
+    await src.conn.query('DELETE FROM studentprogressquestions WHERE studentprogressid = ?', [ids.old]);
+    await src.conn.query('UPDATE studentpoints SET quizpoints = 20 WHERE studentpointid = ?', [ids.point]);
+    const again = await takeover.runTakeover({ db: t.tdb.db, sourceUrl: src.url, profile: takeover.classroomProfile(), chunkRows: 2, again: true });
+    expect(again.tables.filter((x) => x.copied || x.deleted).map((x) => [x.table, x.copied, x.deleted])).toEqual([['studentprogress', 1, 0], ['studentprogressquestions', 0, 1], ['studentpoints', 1, 0]]);
+    expect(again.tables.find((x) => x.table === 'studentprogress')).toMatchObject({ read: 4, unchanged: 3, refused: 0 });
+    expect(await t.tdb.db('studentprogressquestions').where({ studentprogressid: ids.old }).first()).toBeUndefined();
+    expect((await t.tdb.db('studentpoints').first()).quizpoints).toBe(20);
     expect((await t.tdb.db('studentprogress').where({ studentprogressid: fresh }).first())?.ispass).toBe(false);
+  });
+
+  it('refuses a target that `npm run migrate` has not prepared, and a bad source URL, writing nothing', async () => {
+    const bare = await createTestDatabase({ kinds: classroom.kinds, migrations: classroom.migrations, migrate: false });
+    try {
+      await expect(takeover.runTakeover({ db: bare.db, sourceUrl: src.url, profile: takeover.classroomProfile() })).rejects.toThrow(/run `npm run migrate -w classroom` first/);
+      expect(await bare.db.schema.hasTable('takeover_runs')).toBe(false);
+    } finally {
+      await bare.dispose();
+    }
+    expect(() => takeover.parseTakeoverArgs(['--source', 'postgres://x/y'], false)).not.toThrow();
+    await expect(takeover.runTakeover({ db: t.tdb.db, sourceUrl: 'postgres://x/y', profile: takeover.classroomProfile(), again: true })).rejects.toThrow(/must start with mysql:\/\//);
+    expect(() => takeover.parseTakeoverArgs(['--objects-from', '/tmp', '--source', src.url], false)).toThrow(/unknown argument --objects-from/);
+    expect(() => takeover.parseTakeoverArgs([], false)).toThrow(/--source is required/);
   });
 });

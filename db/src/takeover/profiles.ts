@@ -1,5 +1,7 @@
+import { migrations as centralMigrations } from '../central';
 import { tables as centralTables } from '../central/schema-0001';
 import { ROLES, SUPERADMIN_USERNAME, UNUSABLE_HASH } from '../central/migrations/0002_rbac';
+import { migrations as classroomMigrations } from '../classroom';
 import { tables as classroomTables } from '../classroom/schema-0001';
 import type { TakeoverContext, TakeoverProfile } from './run';
 
@@ -18,6 +20,7 @@ export function centralProfile(): TakeoverProfile {
   let ours: { titles: Row[]; permissions: Row[]; grants: Row[] } | undefined;
   return {
     service: 'central',
+    migrations: centralMigrations,
     tables: centralTables,
     sourceNames: { syncs: 'syncrecords' },
     ownTables: [],
@@ -93,6 +96,7 @@ export function centralProfile(): TakeoverProfile {
 export function classroomProfile(): TakeoverProfile {
   return {
     service: 'classroom',
+    migrations: classroomMigrations,
     tables: classroomTables,
     ownTables: [],
     ignoredSourceTables: ['SequelizeMeta'],

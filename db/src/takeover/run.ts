@@ -1,11 +1,12 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
+import { pendingMigrations, type MigrationList } from '../migrator';
 import { createTables, type TableSpec } from '../tables';
 import { openSource, type Source, type SourceTable } from './source';
 import { Refusal, convert, type Change, type TargetKind } from './transform';
 
 /** Rows read from the source per query, and rows per recorded chunk of a table. */
-export const CHUNK_ROWS = 2000;
+export const CHUNK_ROWS = 5000;
 /** Refused rows kept for the printed report; beyond this only their number is kept. */
 const MAX_LISTED_REFUSALS = 10_000;
 
@@ -28,6 +29,8 @@ export interface TakeoverContext {
 
 export interface TakeoverProfile {
   service: 'central' | 'classroom';
+  /** The service's migrations: the target must have them all (`npm run migrate`). */
+  migrations: MigrationList;
   /** The target's tables in foreign-key order (parents first). */
   tables: TableSpec[];
   /** Target table → source table where the names differ. */
@@ -94,6 +97,8 @@ export interface TakeoverOptions {
   /** A progress line now and then (rows, MB, elapsed, estimate). */
   progress?: (line: string) => void;
   progressEveryMs?: number;
+  /** Source rows per query and per recorded chunk (CHUNK_ROWS). */
+  chunkRows?: number;
 }
 
 export const RUNS_TABLE = 'takeover_runs';
@@ -222,7 +227,10 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
   const started = Date.now();
   const { db, profile } = o;
   const again = o.again === true;
+  const chunkRows = o.chunkRows ?? CHUNK_ROWS;
   const dryRun = o.dryRun === true;
+  const pending = await pendingMigrations(db, profile.migrations);
+  if (pending.length) throw new Error(`the target database is not prepared: run \`npm run migrate -w ${profile.service}\` first (pending: ${pending.join(', ')})`);
   const source = await openSource(o.sourceUrl);
   const notes: string[] = [];
   const refusedRows: RefusedRow[] = [];
@@ -402,9 +410,9 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
         const all: Record<string, unknown>[] = [];
         let cursor = after;
         for (;;) {
-          const batch = await source.rows(p.source.name, colNames, p.pageKey, { after: cursor, upTo, limit: CHUNK_ROWS });
+          const batch = await source.rows(p.source.name, colNames, p.pageKey, { after: cursor, upTo, limit: chunkRows });
           all.push(...batch);
-          if (batch.length < CHUNK_ROWS) return all;
+          if (batch.length < chunkRows) return all;
           cursor = String(batch[batch.length - 1][p.pageKey!]);
         }
       };
@@ -427,14 +435,18 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
         after = c.lastkey;
         chunkno = c.chunkno + 1;
       }
-      for (;;) {
-        const rows = await source.rows(p.source.name, colNames, p.pageKey, { after, limit: CHUNK_ROWS });
+      // The next chunk is read from the source while this one is written: the two servers work at once.
+      const read = (from: string | undefined) => source.rows(p.source.name, colNames, p.pageKey, { after: from, limit: chunkRows });
+      let next: Promise<Record<string, unknown>[]> | undefined = read(after);
+      while (next) {
+        const rows: Record<string, unknown>[] = await next;
         if (!rows.length) break;
         const last = String(rows[rows.length - 1][p.pageKey]);
+        next = rows.length < chunkRows ? undefined : read(last);
+        // A failed write must not leave the read ahead unobserved.
+        next?.catch(() => undefined);
         await processChunk(chunkno, last, rows, again ? new Map() : undefined);
-        after = last;
         chunkno += 1;
-        if (rows.length < CHUNK_ROWS) break;
       }
     }
 
@@ -485,6 +497,9 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
 async function writeRows(trx: Knex.Transaction, p: Plan, rows: Record<string, unknown>[], refused: (index: number, reason: string) => void): Promise<number[]> {
   if (!rows.length) return [];
   if (trx.client.config.client !== 'pg') return writeRowsSqlite(trx, p, rows, refused);
+  // A first copy goes through COPY, PostgreSQL's bulk path; rows it cannot take make the whole COPY fail, and
+  // then the rows are written one by one below to find them.
+  if (!p.upsert && (await copyRowsPg(trx, p, rows))) return rows.map((_, i) => i);
   const perStatement = Math.max(1, Math.min(1000, Math.floor(30000 / Math.max(1, p.columns.length))));
   const written: number[] = [];
   const insert = (q: Knex.Transaction, part: Record<string, unknown>[]) => {
@@ -508,6 +523,54 @@ async function writeRows(trx: Knex.Transaction, p: Plan, rows: Record<string, un
     }
   }
   return written;
+}
+
+interface PgConnection { query(stream: unknown): NodeJS.WritableStream & { on(event: string, cb: (err?: Error) => void): unknown } }
+
+function copyText(v: unknown): string {
+  if (v === null || v === undefined) return '\\N';
+  if (v === true) return 't';
+  if (v === false) return 'f';
+  return String(v).replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t');
+}
+
+/** COPY of the rows inside a savepoint; false (and nothing written) when PostgreSQL refuses any of them. */
+async function copyRowsPg(trx: Knex.Transaction, p: Plan, rows: Record<string, unknown>[]): Promise<boolean> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { from: copyFrom } = require('pg-copy-streams') as typeof import('pg-copy-streams');
+  const client = trx.client as unknown as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: unknown): Promise<unknown> };
+  const cols = p.columns.map((c) => c.name);
+  const q = (n: string) => `"${n.replaceAll('"', '""')}"`;
+  await trx.raw('SAVEPOINT takeover_copy');
+  const conn = await client.acquireConnection();
+  try {
+    const stream = conn.query(copyFrom(`COPY ${q(p.target)} (${cols.map(q).join(', ')}) FROM STDIN`));
+    await new Promise<void>((resolve, reject) => {
+      stream.on('finish', () => resolve());
+      stream.on('error', (err) => reject(err));
+      let i = 0;
+      const pump = () => {
+        while (i < rows.length) {
+          const row = rows[i++];
+          let line = '';
+          for (let j = 0; j < cols.length; j++) line += (j ? '\t' : '') + copyText(row[cols[j]]);
+          if (!stream.write(`${line}\n`)) {
+            stream.once('drain', pump);
+            return;
+          }
+        }
+        stream.end();
+      };
+      pump();
+    });
+    await trx.raw('RELEASE SAVEPOINT takeover_copy');
+    return true;
+  } catch {
+    await trx.raw('ROLLBACK TO SAVEPOINT takeover_copy');
+    return false;
+  } finally {
+    await client.releaseConnection(conn);
+  }
 }
 
 interface SqliteStatement { run(values: unknown[]): unknown }
