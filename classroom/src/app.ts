@@ -20,7 +20,7 @@ export function createApp(config: Config, deps: Deps): Express {
     name: 'classroom',
     title: 'Classroom server API',
     version: VERSION,
-    http: { nodeEnv: config.nodeEnv, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins },
+    http: { nodeEnv: config.nodeEnv, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins, countRequest: config.logRequests ? undefined : deps.countRequest },
     bodyLimit: config.maxJsonBytes,
     rateLimit: config.rateLimit,
     signIn: { paths: SIGN_IN_PATHS, methods: ['post'] },

@@ -119,7 +119,8 @@ export class DailyLogFiles extends Writable {
     }
   }
 
-  private countRequest(status: number): void {
+  /** Counts one request answered below 500 for the hourly summary line. */
+  countRequest(status: number): void {
     const s = this.summary;
     s.count += 1;
     if (status >= 400) s.s4xx += 1;

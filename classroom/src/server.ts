@@ -7,11 +7,12 @@ import { dailyLogStream } from './logging';
 startOrExit('classroom server', async () => {
   const config = loadConfig();
   // The daily files are what GET /export/log carries to the central API.
-  const logger = createLogger({ name: 'classroom', level: config.logLevel, streams: [dailyLogStream(config.logDir, { maxFileBytes: config.logFileMaxBytes, requests: config.logRequests })] });
+  const daily = dailyLogStream(config.logDir, { maxFileBytes: config.logFileMaxBytes, requests: config.logRequests });
+  const logger = createLogger({ name: 'classroom', level: config.logLevel, streams: [daily] });
   const db = openDatabase(config.databaseUrl, config.database);
   warnWeakSecrets(logger, config.weakSecrets);
   await assertMigrated(db);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger, { startTimeoutMs: config.redisStartTimeoutMs, keyPrefix: config.redisKeyPrefix }) : undefined;
-  const app = createApp(config, { db, logger, redis });
+  const app = createApp(config, { db, logger, redis, countRequest: (status) => daily.stream.countRequest(status) });
   serve({ name: 'classroom server', port: config.port, host: config.host, drainMs: config.drainMs, stopDelayMs: config.stopDelayMs, logger, app, close: [() => db.destroy(), () => redis?.quit()] });
 });

@@ -63,3 +63,28 @@ describe('the demo media', () => {
     }
   });
 });
+
+describe('the systemd unit of the box', () => {
+  const unit = fs.readFileSync(path.join(repoRoot, 'deploy', 'classroom', 'lms-classroom.service'), 'utf8');
+  const directive = (name: string) => unit.split('\n').filter((l) => l.startsWith(`${name}=`)).map((l) => l.slice(name.length + 1));
+
+  it('starts the server as `npm start -w classroom` does: the same allocator setting and node flags', () => {
+    const start = (JSON.parse(fs.readFileSync(path.join(repoRoot, 'classroom', 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
+    const envs = start.filter((w) => /^[A-Z_]+=/.test(w));
+    const flags = start.filter((w) => w.startsWith('--'));
+    expect(flags).toContain('--max-old-space-size=160');
+    const [exec] = directive('ExecStart');
+    expect(exec.split(/\s+/).filter((w) => w.startsWith('--'))).toEqual(flags);
+    expect(exec).toMatch(/ \/opt\/lms\/classroom\/dist\/server\.js$/);
+    for (const e of envs) expect(directive('Environment')).toContain(e);
+  });
+
+  it('runs unprivileged, restarts on failure and keeps its data apart from the code', () => {
+    expect(directive('User')).toEqual(['lms']);
+    expect(directive('Restart')).toEqual(['on-failure']);
+    expect(directive('NoNewPrivileges')).toEqual(['yes']);
+    expect(directive('ProtectSystem')).toEqual(['strict']);
+    expect(directive('Environment')).toContain('DATA_DIR=/var/lib/lms-classroom');
+    expect(directive('StateDirectory')).toEqual(['lms-classroom']);
+  });
+});

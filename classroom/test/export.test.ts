@@ -284,6 +284,23 @@ describe('daily log files', () => {
     }
   });
 
+  it('as the server wires it: requests are counted, not logged, and summarised in the info file', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'daily-app-'));
+    try {
+      const daily = dailyLogStream(dir);
+      const logger = createLogger({ name: 'classroom', level: 'info', streams: [daily] }, fs.createWriteStream('/dev/null'));
+      const app = createApp(t.config, { db: t.tdb.db, logger, countRequest: (status) => daily.stream.countRequest(status) });
+      for (let i = 0; i < 5; i++) expect((await request(app).get('/')).status).toBe(200);
+      expect((await request(app).get('/lesson/all')).status).toBe(401);
+      daily.stream.flushSummary();
+      const info = lines(path.join(dir, dailyLogName('info', new Date())));
+      expect(info.map((l) => l.message)).toEqual(['requests summary']);
+      expect(info[0].metadata).toMatchObject({ requests: 6, status2xx: 5, status4xx: 1 });
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('caps each file by size, saying so once, and keeps files for the export window by default', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'daily-cap-'));
     try {

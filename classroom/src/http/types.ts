@@ -24,4 +24,6 @@ export interface Deps {
   db: Knex;
   logger: Logger;
   redis?: RedisClient;
+  /** Where requests are counted instead of logged one by one (LOG_REQUESTS unset): the daily files' hourly summary. */
+  countRequest?: (status: number) => void;
 }

@@ -7,6 +7,7 @@ import { runReportsBench } from './reports';
 import { runStudentsBench } from './students';
 import { runLivedInBench } from './lived-in';
 import { runTakeoverBench } from './takeover';
+import { runClassroomBoxBench } from './classroom-box';
 /** Runs every benchmark in turn and prints its table; each one measures its own baseline in the same run. */
 const benches: Array<{ name: string; run: () => Promise<void> }> = [];
 benches.push({ name: 'PUT /log/import: six-month school log over HTTP', run: () => runLogImportBench() });
@@ -17,6 +18,7 @@ benches.push({ name: 'GET /curriculum/tree of a 12 x 10 x 20 curriculum vs plain
 benches.push({ name: 'Reports: every report route on 51 schools of six months (the log benchmark\'s school and 50 more)', run: () => runReportsBench() });
 benches.push({ name: 'Learners: POST /student pages and the learner CSV vs plain SELECTs', run: () => runStudentsBench() });
 benches.push({ name: 'migrate-from-mysql: a million learner results from MariaDB vs a plain bulk write of the same rows', run: () => runTakeoverBench() });
+benches.push({ name: 'Classroom box: 40 tablets running the learner app\'s calls, then result submissions at saturation', run: () => runClassroomBoxBench() });
 benches.push({ name: 'POST /document/upload: a 100 MB video streamed into the object store vs a plain disk copy', run: () => runMediaUploadBench() });
 
 async function main(): Promise<void> {

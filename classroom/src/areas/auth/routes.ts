@@ -33,9 +33,12 @@ export const authRoutes: ClassroomRoute[] = [
     const student = await db('students').where('schooluserid', user.schooluserid).first('isactive');
     if (student && student.isactive === false) throw httpError(400, 'Student is removed!');
     if (check.legacy) await replaceHash(db, user.schooluserid, await hashPassword(body.studentpassword));
-    await openAccess(db, user.schooluserid, body.logintime !== undefined ? new Date(body.logintime) : new Date(), req.ip ?? '');
-    const claims = await profileClaims(db, user);
-    const { token } = await issueAccessToken(db, { secret: config.jwtSecret, minutes: config.accessTokenMinutes }, user.schooluserid, claims);
+    // The access row and the token in one transaction: one sync to the card per sign-in instead of two.
+    const { token } = await db.transaction(async (trx) => {
+      await openAccess(trx, user.schooluserid, body.logintime !== undefined ? new Date(body.logintime) : new Date(), req.ip ?? '');
+      const claims = await profileClaims(trx, user);
+      return issueAccessToken(trx, { secret: config.jwtSecret, minutes: config.accessTokenMinutes }, user.schooluserid, claims);
+    });
     depsOf(req).logger.info({ schooluserid: user.schooluserid, logaccesstype: 1 }, 'classroom sign-in');
     return { accessToken: token };
   }, { summary: 'Sign-in for every school user; answers {accessToken}' }),
