@@ -10,7 +10,8 @@ import type { Caller } from './types';
  *   route('GET', '/level/:levelid', perms('view_level'), scope.curriculaOfCaller, { params }, getLevel)
  *
  * and the app refuses to start on a route without one. The rule is resolved once per request, after
- * the gate, from the caller and the database, and the handler receives the result as `ctx.scope`.
+ * the gate and the input checks, from the caller and the database, and the handler receives the result
+ * as `ctx.scope` (on curriculaOfCaller routes the content ids the request names are checked then too).
  *
  * Who is narrowed (contract: staff tokens carry `schools`/`countries` id lists): a staff account with
  * neither list, the API key and the sync key are whole-system callers; a staff account with a list sees
@@ -27,13 +28,13 @@ export const scope = Object.freeze({
    * roles, staff accounts, public files), whole-system callers only, or nothing school-bound at all.
    */
   global: rule('global', 'not narrowed: shared by every school and country'),
-  /** Rows of a school (learners, teachers, classes, logs, reports, contributions, feedback, sync packages): the caller's schools. */
+  /** Rows of a school (learners, teachers, classes, logs, reports, contributions, feedback, content downloads): the caller's schools. */
   schoolsOfCaller: rule('schoolsOfCaller', "the caller's schools: a school user its own, narrowed staff the schools of their schools/countries claims"),
   /** Country rows: narrowed staff their `countries` claim (or the countries of their `schools`), a school user its school's country. */
   countriesOfCaller: rule('countriesOfCaller', "the caller's countries: the countries claim, else the countries of the caller's schools"),
   /**
-   * Curriculum content (curricula, grades, levels, lessons, lesson items, assessments, documents of a
-   * curriculum): the curricula offered (curriculumcountry) in the caller's countries.
+   * Curriculum content (curricula, grades, levels, lessons, lesson items, question links, assessments, a
+   * curriculum's media list): the curricula offered (curriculumcountry) in the caller's countries.
    */
   curriculaOfCaller: rule('curriculaOfCaller', "the curricula offered in the caller's countries, and everything below them"),
   /** The account the request proves (a token) or names (sign-in, reset): the handler acts on that account only. */
