@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Request } from 'express';
-import type { Logger, RedisClient } from '@lms/shared';
+import { redisKeyPrefix, type Logger, type RedisClient } from '@lms/shared';
 import { configOf, depsOf } from './context';
 
 /**
@@ -55,9 +55,11 @@ export function createTurns(o: { name: string; limit: number; redis?: RedisClien
   const client = o.redis;
   if (!client) return local;
   const send = (args: string[]) => client.sendCommand(args);
+  // REDIS_KEY_PREFIX keeps two deployments sharing one Redis from sharing turns.
+  const prefix = `${redisKeyPrefix(client)}turns:${o.name}:`;
   return {
     async take(key) {
-      const zkey = `turns:${o.name}:${key}`;
+      const zkey = `${prefix}${key}`;
       const id = crypto.randomUUID();
       const now = Date.now();
       let granted: unknown;
