@@ -112,7 +112,7 @@ describe('central GET /metrics', () => {
     expect(sample(text, 'lms_imports_running', { kind: 'log' })).toBe(0);
     expect(sample(text, 'lms_http_request_duration_seconds_count', { route: '/log/import', method: 'PUT', status: '200' })).toBe(1);
 
-    // An import still arriving holds the only slot: the next is refused with 429 and counted.
+    // An import still arriving is running and holds its account's turn: the account's next is refused with 429 and counted.
     const server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;

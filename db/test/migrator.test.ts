@@ -139,7 +139,7 @@ describe('migrations built outside a transaction', () => {
     try {
       await t.db.schema.alterTable('students', (tb) => { tb.index(['standard'], 'students_standard_index'); });
       await t.db.schema.alterTable('syncs', (tb) => { tb.integer('rowcount').nullable(); });
-      expect(await migrateLatest(t.db, central.migrations)).toEqual(['0008_report_indexes', '0009_usage_covering_index']);
+      expect(await migrateLatest(t.db, central.migrations)).toEqual(names.slice(7));
       expect(await t.db.schema.hasTable('contentpushes')).toBe(true);
       expect(await pendingMigrations(t.db, central.migrations)).toEqual([]);
     } finally {

@@ -52,16 +52,16 @@ async function importLog(ctx: CentralCtx): Promise<boolean> {
   // One import per account from here; an import slot only once the whole upload is on disk (slots.ts).
   const slots = importSlotsOf(config);
   const releaseAccount = await takeAccountTurn(req, caller.schooluserid).catch(counting429);
+  // Running from here: receiving the upload, waiting for a slot, importing.
+  const counted = metrics?.startImport('log');
   const started = performance.now();
   try {
     const upload = await spoolUpload(req, 'importfile', config.maxUploadBytes, config.uploadIdleMs);
     const spooled = performance.now();
     let releaseSlot: (() => void) | undefined;
     let reader: ReturnType<typeof startLogReader> | undefined;
-    let counted: ReturnType<NonNullable<typeof metrics>['startImport']> | undefined;
     try {
       releaseSlot = await slots.slot().catch(counting429);
-      counted = metrics?.startImport('log');
       reader = startLogReader();
       const summary = await importLogZip(
         { db: deps.db, objects: objectsOf(req), logger: deps.logger },
@@ -77,13 +77,13 @@ async function importLog(ctx: CentralCtx): Promise<boolean> {
     } catch (err) {
       throw releaseSlot ? importFailure(err, deps.logger, reqId) : err;
     } finally {
-      // Anything but the success above (a refused file, an outage, a client gone) ends the import as failed.
-      counted?.failed();
       reader?.dispose();
       releaseSlot?.();
       await upload.dispose();
     }
   } finally {
+    // Anything but the success above (a refused file, an outage, a client gone) ends the import as failed.
+    counted?.failed();
     releaseAccount();
   }
 }
