@@ -3,7 +3,10 @@ import type { Knex } from 'knex';
 /** What a migration is handed besides the connection (or its transaction). */
 export interface MigrationContext {
   dialect: 'sqlite' | 'pg';
-  /** How long one statement may wait for a table lock on PostgreSQL before the migration gives up. */
+  /**
+   * How long a statement of a migration run in a transaction may wait for a table lock on PostgreSQL before
+   * the migration gives up (its lock request would otherwise queue every reader of the table behind it).
+   */
   lockTimeoutMs: number;
 }
 
@@ -117,7 +120,18 @@ async function withMigrationLock<T>(knex: Knex, o: MigrateOptions, fn: (waited: 
     }
   };
   if (dialectOf(knex) === 'pg') {
-    return onOneConnection(knex, async (conn) => {
+    // A connection of its own, outside the pool, so that holding the lock takes none of the pool's
+    // connections away from the migrations (a pool of one would otherwise wait for itself).
+    const client = knex.client as unknown as { acquireRawConnection(): Promise<PgConnection>; destroyRawConnection(c: PgConnection): Promise<void> };
+    const own = await client.acquireRawConnection();
+    const onOwn = async <T>(fn: (conn: PgConnection) => Promise<T>): Promise<T> => {
+      try {
+        return await fn(own);
+      } finally {
+        await client.destroyRawConnection(own);
+      }
+    };
+    return onOwn(async (conn) => {
       const key = "hashtext(current_schema() || ':lms-migrations')";
       for (;;) {
         const { rows } = await conn.query(`select pg_try_advisory_lock(${key}) as ok`);
@@ -251,8 +265,11 @@ function quoteIdent(name: string): string {
 
 /**
  * Builds an index without blocking writes to the table: on PostgreSQL `CREATE INDEX CONCURRENTLY` (the
- * migration must declare `config = { transaction: false }`), with the lock time limit; an invalid index left by
- * an earlier attempt that stopped is dropped first. Safe to run again.
+ * migration must declare `config = { transaction: false }`); an invalid index left by an earlier attempt
+ * that stopped is dropped first. Safe to run again. No lock time limit here: the build waits for
+ * transactions older than itself to end, but its lock (SHARE UPDATE EXCLUSIVE) never stands in the way of
+ * a read or a write, so waiting stalls nobody, whereas giving up would fail the upgrade whenever a long
+ * report or import was running.
  */
 export async function createIndexOnline(knex: Knex, ctx: MigrationContext, table: string, columns: string[], name: string): Promise<void> {
   const cols = columns.map(quoteIdent).join(', ');
@@ -261,18 +278,13 @@ export async function createIndexOnline(knex: Knex, ctx: MigrationContext, table
     return;
   }
   await onOneConnection(knex, async (conn) => {
-    await conn.query(`SET lock_timeout = ${Math.round(ctx.lockTimeoutMs)}`);
-    try {
-      const { rows } = await conn.query(
-        `select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid
-         join pg_namespace n on n.oid = c.relnamespace where c.relname = $1 and n.nspname = current_schema()`,
-        [name],
-      );
-      if (rows.length && !rows[0].valid) await conn.query(`DROP INDEX CONCURRENTLY IF EXISTS ${quoteIdent(name)}`);
-      await conn.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${quoteIdent(name)} ON ${quoteIdent(table)} (${cols})`);
-    } finally {
-      await conn.query('RESET lock_timeout');
-    }
+    const { rows } = await conn.query(
+      `select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid
+       join pg_namespace n on n.oid = c.relnamespace where c.relname = $1 and n.nspname = current_schema()`,
+      [name],
+    );
+    if (rows.length && !rows[0].valid) await conn.query(`DROP INDEX CONCURRENTLY IF EXISTS ${quoteIdent(name)}`);
+    await conn.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${quoteIdent(name)} ON ${quoteIdent(table)} (${cols})`);
   });
 }
 
@@ -282,12 +294,5 @@ export async function dropIndexOnline(knex: Knex, ctx: MigrationContext, name: s
     await knex.raw(`DROP INDEX IF EXISTS ${quoteIdent(name)}`);
     return;
   }
-  await onOneConnection(knex, async (conn) => {
-    await conn.query(`SET lock_timeout = ${Math.round(ctx.lockTimeoutMs)}`);
-    try {
-      await conn.query(`DROP INDEX CONCURRENTLY IF EXISTS ${quoteIdent(name)}`);
-    } finally {
-      await conn.query('RESET lock_timeout');
-    }
-  });
+  await onOneConnection(knex, (conn) => conn.query(`DROP INDEX CONCURRENTLY IF EXISTS ${quoteIdent(name)}`));
 }
