@@ -263,13 +263,17 @@ function quoteIdent(name: string): string {
   return `"${name}"`;
 }
 
+/** Below this many rows a table is indexed in place: the build takes milliseconds. */
+export const ONLINE_INDEX_MIN_ROWS = 10_000;
+
 /**
  * Builds an index without blocking writes to the table: on PostgreSQL `CREATE INDEX CONCURRENTLY` (the
  * migration must declare `config = { transaction: false }`); an invalid index left by an earlier attempt
- * that stopped is dropped first. Safe to run again. No lock time limit here: the build waits for
- * transactions older than itself to end, but its lock (SHARE UPDATE EXCLUSIVE) never stands in the way of
- * a read or a write, so waiting stalls nobody, whereas giving up would fail the upgrade whenever a long
- * report or import was running.
+ * that stopped is dropped first. Safe to run again. The concurrent build waits for every transaction older
+ * than itself to end, with no lock time limit: its lock (SHARE UPDATE EXCLUSIVE) stands in the way of no
+ * read and no write, so waiting stalls nobody, whereas giving up would fail the upgrade whenever a long
+ * report or import ran. A table of fewer than ONLINE_INDEX_MIN_ROWS rows is indexed in place instead,
+ * under the lock time limit: writes wait the few milliseconds the build takes, not for older transactions.
  */
 export async function createIndexOnline(knex: Knex, ctx: MigrationContext, table: string, columns: string[], name: string): Promise<void> {
   const cols = columns.map(quoteIdent).join(', ');
@@ -284,7 +288,17 @@ export async function createIndexOnline(knex: Knex, ctx: MigrationContext, table
       [name],
     );
     if (rows.length && !rows[0].valid) await conn.query(`DROP INDEX CONCURRENTLY IF EXISTS ${quoteIdent(name)}`);
-    await conn.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${quoteIdent(name)} ON ${quoteIdent(table)} (${cols})`);
+    const counted = await conn.query(`select count(*)::int as n from (select 1 from ${quoteIdent(table)} limit ${ONLINE_INDEX_MIN_ROWS}) s`);
+    if (Number(counted.rows[0].n) >= ONLINE_INDEX_MIN_ROWS) {
+      await conn.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${quoteIdent(name)} ON ${quoteIdent(table)} (${cols})`);
+      return;
+    }
+    await conn.query(`SET lock_timeout = ${Math.round(ctx.lockTimeoutMs)}`);
+    try {
+      await conn.query(`CREATE INDEX IF NOT EXISTS ${quoteIdent(name)} ON ${quoteIdent(table)} (${cols})`);
+    } finally {
+      await conn.query('RESET lock_timeout');
+    }
   });
 }
 

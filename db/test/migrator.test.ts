@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  central, classroom, createKnex, createTestDatabase, migrate, migrateLatest, pendingMigrations, runDbCommand, UsageError, type Knex, type MigrationList,
+  central, classroom, createKnex, createTestDatabase, migrate, migrateLatest, pendingMigrations, runDbCommand, UsageError, type Knex, type MigrationList, ONLINE_INDEX_MIN_ROWS,
 } from '../src';
 
 const onPg = !!process.env.TEST_DATABASE_URL;
@@ -155,6 +155,8 @@ describe.runIf(onPg)('PostgreSQL: lock time limit, indexes built concurrently', 
     try {
       await t.db('schoolusers').insert({ schooluserid: 'u1', schoolusername: 'amina', schooluserpasswordhash: 'x', schooluserrole: 4 });
       const usage = (id: string) => ({ studentappusageid: id, schooluserid: 'u1', time_spent: 5, created_at: new Date() });
+      // A table large enough to be indexed concurrently (a smaller one is indexed in place).
+      await t.db.raw(`insert into studentappusages (studentappusageid, schooluserid, time_spent) select 'g' || i, 'u1', i from generate_series(1, ${ONLINE_INDEX_MIN_ROWS}) i`);
       let release!: () => void;
       const released = new Promise<void>((r) => { release = r; });
       let reading!: () => void;
@@ -182,10 +184,37 @@ describe.runIf(onPg)('PostgreSQL: lock time limit, indexes built concurrently', 
         "select c.relname, i.indisvalid from pg_index i join pg_class c on c.oid = i.indexrelid join pg_namespace n on n.oid = c.relnamespace where n.nspname = current_schema() and c.relname like 'studentappusages_user_time%'",
       );
       expect(after.rows).toEqual([{ relname: 'studentappusages_user_time_spent_index', indisvalid: true }]);
-      expect(await t.db('studentappusages').count({ n: '*' }).first()).toEqual({ n: 1 });
+      expect(await t.db('studentappusages').count({ n: '*' }).first()).toEqual({ n: ONLINE_INDEX_MIN_ROWS + 1 });
     } finally {
       await holder.destroy();
       await writer.destroy();
+      await t.dispose();
+    }
+  });
+
+  it('indexes a small table in place, under the lock time limit', async () => {
+    const t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations.slice(0, 8) });
+    const holder = createKnex(t.target, { kinds: central.kinds });
+    try {
+      let release!: () => void;
+      const released = new Promise<void>((r) => { release = r; });
+      let locked!: () => void;
+      const isLocked = new Promise<void>((r) => { locked = r; });
+      const tx = holder.transaction(async (trx) => {
+        await trx.raw('LOCK TABLE studentappusages IN ROW EXCLUSIVE MODE');
+        locked();
+        await released;
+      });
+      await isLocked;
+      await expect(migrateLatest(t.db, central.migrations, { lockTimeoutMs: 300 })).rejects.toThrow(
+        '0009_usage_covering_index: a table lock was not granted within 0.3 s',
+      );
+      expect(await pendingMigrations(t.db, central.migrations)).toEqual(['0009_usage_covering_index']);
+      release();
+      await tx;
+      expect(await migrateLatest(t.db, central.migrations)).toEqual(['0009_usage_covering_index']);
+    } finally {
+      await holder.destroy();
       await t.dispose();
     }
   });
