@@ -9,6 +9,7 @@ import { connectRedis, type RedisClient } from '@lms/shared';
 import { openDatabase } from '../src/db';
 import { createObjectStore } from '../src/objects';
 import { makeApp, silentLogger, testDatabase } from './helpers';
+import { sample } from './metrics-text';
 import { startS3Sandbox, type S3Sandbox } from './s3';
 import { eventually, startTcpProxy, throughProxy, type TcpProxy } from './tcp-proxy';
 
@@ -101,15 +102,18 @@ describe('central /healthz and /readyz', () => {
     proxies.push(proxy);
     const redis: RedisClient = await connectRedis(throughProxy(redisUrl!, proxy), silentLogger);
     try {
-      const { app } = await makeApp({ READY_TIMEOUT_MS: '500', ...folder('redis') }, tdb, { redis });
+      const token = 'readiness-metrics-token-0123456789abcdef';
+      const { app } = await makeApp({ READY_TIMEOUT_MS: '500', METRICS_TOKEN: token, ...folder('redis') }, tdb, { redis });
       expect((await request(app).get('/readyz')).status).toBe(200);
       await proxy.down();
       const down = await request(app).get('/readyz');
       expect(down.status).toBe(503);
       expect(down.body).toEqual(NOT_READY('redis'));
       expect((await request(app).get('/healthz')).status).toBe(200);
-      // Requests are still served: the rate limiter lets them through rather than wait for Redis.
+      // Requests are still served: the rate limiter lets them through rather than wait for Redis, and counts the error.
       expect((await request(app).get('/')).status).toBe(200);
+      const text = (await request(app).get('/metrics').set('Authorization', `Bearer ${token}`)).text;
+      expect(sample(text, 'lms_redis_errors_total')).toBeGreaterThanOrEqual(1);
       await proxy.up();
       expect(await eventually(() => ready(app))).toBe(true);
     } finally {

@@ -95,6 +95,19 @@ export function procMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): numbe
   }
 }
 
+/** CPU time (user + system, seconds) a process has used so far (Linux, /proc/<pid>/stat; 10 ms ticks); 0 once it is gone. */
+export function procCpuSeconds(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name, which may itself hold spaces and parentheses.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 /**
  * Resets the kernel's peak-RSS counter of a process (Linux: writing 5 to clear_refs). False where that is
  * not permitted: the peak then covers the process's whole life, which only overstates a growth.

