@@ -3,7 +3,10 @@ import type { Knex } from 'knex';
 /** What a migration is handed besides the connection (or its transaction). */
 export interface MigrationContext {
   dialect: 'sqlite' | 'pg';
-  /** How long one statement may wait for a table lock on PostgreSQL before the migration gives up. */
+  /**
+   * How long a statement of a migration run in a transaction may wait for a table lock on PostgreSQL before
+   * the migration gives up (its lock request would otherwise queue every reader of the table behind it).
+   */
   lockTimeoutMs: number;
 }
 
@@ -117,7 +120,18 @@ async function withMigrationLock<T>(knex: Knex, o: MigrateOptions, fn: (waited: 
     }
   };
   if (dialectOf(knex) === 'pg') {
-    return onOneConnection(knex, async (conn) => {
+    // A connection of its own, outside the pool, so that holding the lock takes none of the pool's
+    // connections away from the migrations (a pool of one would otherwise wait for itself).
+    const client = knex.client as unknown as { acquireRawConnection(): Promise<PgConnection>; destroyRawConnection(c: PgConnection): Promise<void> };
+    const own = await client.acquireRawConnection();
+    const onOwn = async <T>(fn: (conn: PgConnection) => Promise<T>): Promise<T> => {
+      try {
+        return await fn(own);
+      } finally {
+        await client.destroyRawConnection(own);
+      }
+    };
+    return onOwn(async (conn) => {
       const key = "hashtext(current_schema() || ':lms-migrations')";
       for (;;) {
         const { rows } = await conn.query(`select pg_try_advisory_lock(${key}) as ok`);
@@ -249,10 +263,17 @@ function quoteIdent(name: string): string {
   return `"${name}"`;
 }
 
+/** Below this many rows a table is indexed in place: the build takes milliseconds. */
+export const ONLINE_INDEX_MIN_ROWS = 10_000;
+
 /**
  * Builds an index without blocking writes to the table: on PostgreSQL `CREATE INDEX CONCURRENTLY` (the
- * migration must declare `config = { transaction: false }`), with the lock time limit; an invalid index left by
- * an earlier attempt that stopped is dropped first. Safe to run again.
+ * migration must declare `config = { transaction: false }`); an invalid index left by an earlier attempt
+ * that stopped is dropped first. Safe to run again. The concurrent build waits for every transaction older
+ * than itself to end, with no lock time limit: its lock (SHARE UPDATE EXCLUSIVE) stands in the way of no
+ * read and no write, so waiting stalls nobody, whereas giving up would fail the upgrade whenever a long
+ * report or import ran. A table of fewer than ONLINE_INDEX_MIN_ROWS rows is indexed in place instead,
+ * under the lock time limit: writes wait the few milliseconds the build takes, not for older transactions.
  */
 export async function createIndexOnline(knex: Knex, ctx: MigrationContext, table: string, columns: string[], name: string): Promise<void> {
   const cols = columns.map(quoteIdent).join(', ');
@@ -261,15 +282,20 @@ export async function createIndexOnline(knex: Knex, ctx: MigrationContext, table
     return;
   }
   await onOneConnection(knex, async (conn) => {
+    const { rows } = await conn.query(
+      `select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid
+       join pg_namespace n on n.oid = c.relnamespace where c.relname = $1 and n.nspname = current_schema()`,
+      [name],
+    );
+    if (rows.length && !rows[0].valid) await conn.query(`DROP INDEX CONCURRENTLY IF EXISTS ${quoteIdent(name)}`);
+    const counted = await conn.query(`select count(*)::int as n from (select 1 from ${quoteIdent(table)} limit ${ONLINE_INDEX_MIN_ROWS}) s`);
+    if (Number(counted.rows[0].n) >= ONLINE_INDEX_MIN_ROWS) {
+      await conn.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${quoteIdent(name)} ON ${quoteIdent(table)} (${cols})`);
+      return;
+    }
     await conn.query(`SET lock_timeout = ${Math.round(ctx.lockTimeoutMs)}`);
     try {
-      const { rows } = await conn.query(
-        `select i.indisvalid as valid from pg_index i join pg_class c on c.oid = i.indexrelid
-         join pg_namespace n on n.oid = c.relnamespace where c.relname = $1 and n.nspname = current_schema()`,
-        [name],
-      );
-      if (rows.length && !rows[0].valid) await conn.query(`DROP INDEX CONCURRENTLY IF EXISTS ${quoteIdent(name)}`);
-      await conn.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${quoteIdent(name)} ON ${quoteIdent(table)} (${cols})`);
+      await conn.query(`CREATE INDEX IF NOT EXISTS ${quoteIdent(name)} ON ${quoteIdent(table)} (${cols})`);
     } finally {
       await conn.query('RESET lock_timeout');
     }
@@ -282,12 +308,5 @@ export async function dropIndexOnline(knex: Knex, ctx: MigrationContext, name: s
     await knex.raw(`DROP INDEX IF EXISTS ${quoteIdent(name)}`);
     return;
   }
-  await onOneConnection(knex, async (conn) => {
-    await conn.query(`SET lock_timeout = ${Math.round(ctx.lockTimeoutMs)}`);
-    try {
-      await conn.query(`DROP INDEX CONCURRENTLY IF EXISTS ${quoteIdent(name)}`);
-    } finally {
-      await conn.query('RESET lock_timeout');
-    }
-  });
+  await onOneConnection(knex, (conn) => conn.query(`DROP INDEX CONCURRENTLY IF EXISTS ${quoteIdent(name)}`));
 }
