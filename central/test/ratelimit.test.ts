@@ -114,7 +114,7 @@ describe('rate limiting', () => {
 
   it.runIf(!!redisUrl)('REDIS_KEY_PREFIX keeps two deployments on one Redis apart, keys and revocation channel alike', async () => {
     const tag = `t${Date.now()}${Math.floor(Math.random() * 1e6)}`;
-    const [one, two, probe] = [await connectRedis(redisUrl!, silentLogger, `${tag}a:`), await connectRedis(redisUrl!, silentLogger, `${tag}b:`), await connectRedis(redisUrl!, silentLogger)];
+    const [one, two, probe] = [await connectRedis(redisUrl!, silentLogger, { keyPrefix: `${tag}a:` }), await connectRedis(redisUrl!, silentLogger, { keyPrefix: `${tag}b:` }), await connectRedis(redisUrl!, silentLogger)];
     try {
       const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: tdb.url, RATE_LIMIT_MAX: '2', REDIS_KEY_PREFIX: 'ignored-here' });
       expect(config.redisKeyPrefix).toBe('ignored-here');
