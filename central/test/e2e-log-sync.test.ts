@@ -5,11 +5,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classroom, createTestDatabase, repoRoot, type Knex, type TestDatabase } from '@lms/db';
-import { DEMO_IDS, LOG_COLUMNS, LOG_PRIMARY_KEYS, type LogTable } from '@lms/shared';
+import { LOG_COLUMNS, LOG_PRIMARY_KEYS, type LogTable } from '@lms/shared';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
 import { createObjectStore } from '../src/objects';
-import { seedDemo } from '../src/seed/demo';
+import { demoSeededRowIds, seedDemo } from '../src/seed/demo';
 import { silentLogger, testDatabase } from './helpers';
 import { createApp as createClassroomApp } from '../../classroom/src/app';
 import { loadConfig as loadClassroomConfig } from '../../classroom/src/config';
@@ -41,8 +41,17 @@ async function rowsOf(db: Knex): Promise<Record<string, Array<Record<string, unk
 
 /** Central's rows without the results its demo seed wrote before any log arrived. */
 function withoutSeededResults(rows: Record<string, Array<Record<string, unknown>>>): Record<string, Array<Record<string, unknown>>> {
-  const seeded = new Set<unknown>(DEMO_IDS.progressids);
-  return { ...rows, studentprogress: rows.studentprogress.filter((r) => !seeded.has(r.studentprogressid)) };
+  const ids = demoSeededRowIds();
+  const drop = (table: keyof typeof ids, pk: string) => {
+    const seeded = new Set<unknown>(ids[table]);
+    return rows[table].filter((r) => !seeded.has(r[pk]));
+  };
+  return {
+    ...rows,
+    studentprogress: drop('studentprogress', 'studentprogressid'),
+    studentlessonsprogress: drop('studentlessonsprogress', 'studentlessonprogressid'),
+    studentlevelsprogress: drop('studentlevelsprogress', 'studentlevelprogressid'),
+  };
 }
 
 describe('classroom-to-cloud log sync, end to end', () => {
@@ -114,7 +123,7 @@ describe('classroom-to-cloud log sync, end to end', () => {
     expect(onClassroom.rpiuseraccess.length).toBeGreaterThanOrEqual(2); // the learner's and the teacher's sign-ins
     const inCentral = await rowsOf(centralDb.db);
     expect(withoutSeededResults(inCentral)).toEqual(onClassroom);
-    expect(inCentral.studentprogress).toHaveLength(onClassroom.studentprogress.length + DEMO_IDS.progressids.length);
+    expect(inCentral.studentprogress).toHaveLength(onClassroom.studentprogress.length + demoSeededRowIds().studentprogress.length);
     expect(Number((await centralDb.db('logimportpending').count({ n: '*' }))[0].n)).toBe(0);
     expect(await centralDb.db('syncs').first()).toMatchObject({ created_by: c.teacher.schooluserid, offlineonline: true, type: 1 });
     expect(summary.imported).toMatchObject({ studentprogress: 2, studentprogressquestions: answers });
