@@ -236,9 +236,15 @@ describe.skipIf(isPg)('power cuts on the box (SIGKILL of the real server)', () =
       let acknowledged = false;
       const put = call('PUT', '/import/master', { token: key, ...multipart(zips[target]), onSent: () => { sentAt = Date.now(); } })
         .then((r) => { acknowledged = r.status === 200; }, () => undefined);
-      // Kill at a random moment of a whole import's time after the upload is in (parsing, writing, committing).
+      // Every other round: kill the moment the WAL file changes (the import's transaction is writing its pages or
+      // its commit). The others: at a random moment of a whole import's time after the upload is in.
       while (!sentAt && !acknowledged) await new Promise((r) => setImmediate(r));
-      await new Promise((r) => setTimeout(r, Math.floor(fullImportMs * (0.2 + Math.random()))));
+      if (round % 2 === 0) {
+        const deadline = Date.now() + 30_000;
+        while (!acknowledged && Date.now() < deadline && fs.statSync(wal).mtimeMs <= walBefore) await new Promise((r) => setImmediate(r));
+      } else {
+        await new Promise((r) => setTimeout(r, Math.floor(fullImportMs * (0.2 + Math.random()))));
+      }
       const walWritten = fs.statSync(wal).mtimeMs > walBefore;
       const killedAfterMs = sentAt ? Date.now() - sentAt : -1;
       await killHard();

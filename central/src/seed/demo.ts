@@ -344,6 +344,16 @@ async function seedProgressRows(db: Knex, tally: Tally): Promise<void> {
   }
 }
 
+/** The ids of the learner rows the seed writes, by table (for tools and tests that tell them from rows a classroom sent). */
+export function demoSeededRowIds(): Record<'studentprogress' | 'studentlessonsprogress' | 'studentlevelsprogress', string[]> {
+  const learners = D.learners.filter((l) => ORIGINAL_LEARNERS.includes(l.schoolusername));
+  return {
+    studentprogress: [...D.progressids, ...learners.map((l) => demoId(`levelquiz:${l.studentid}`))],
+    studentlessonsprogress: learners.flatMap((l) => D.lessons.map((lesson) => demoId(`lessonprogress:${l.studentid}:${lesson.lessonid}`))),
+    studentlevelsprogress: learners.map((l) => demoId(`levelprogress:${l.studentid}:${D.levelid}`)),
+  };
+}
+
 /** The tag the demo's questions and documents carry, as rows of the tag lists that the admin UI's pickers read. */
 async function seedTags(db: Knex, tally: Tally, by: string): Promise<void> {
   await once(db, tally, 'question tag', 'questiontags', 'questiontagid', demoId('questiontag:demo'), () =>

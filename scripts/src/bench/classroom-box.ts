@@ -267,7 +267,7 @@ export async function runClassroomBoxBench(): Promise<void> {
     const logBytes = fs.readdirSync(path.join(dataDir, 'logs')).reduce((sum, n) => sum + fs.statSync(path.join(dataDir, 'logs', n)).size, 0);
 
     const out = (l: string) => process.stdout.write(`${l}\n`);
-    out(`server pinned to one CPU: ${pinsCpus() ? 'yes' : 'no'}; ${TABLETS} tablets; think time ${THINK_MS[0]}-${THINK_MS[1]} ms for ${SECONDS} s, then ${SATURATION_SECONDS} s of result submissions without think time`);
+    out(`server pinned to one CPU: ${pinsCpus() ? 'yes' : 'no'}; ${TABLETS} tablets; think time ${THINK_MS[0]}-${THINK_MS[1]} ms for ${SECONDS} s, then 5 s of result submissions back to back (the most the server takes) and ${SATURATION_SECONDS} s of them arriving at ${SATURATION_SHARE * 100} % of that rate`);
     out(`baseline, bare GET / on this machine: ${f0(bare.rps)} requests/s (p50 ${f1(bare.p50)} ms, p99 ${f1(bare.p99)} ms)`);
     out('');
     out('| call (with think time) | n | p50 ms | p99 ms |');
