@@ -129,17 +129,19 @@ export function checkSecrets(nodeEnv: NodeEnv, env: Env, names: readonly string[
   return acceptedWeak;
 }
 
-/** Shortest METRICS_TOKEN accepted outside development and test (`openssl rand -hex 32` gives 64). */
-export const MIN_TOKEN_LENGTH = 32;
-
 /**
- * An optional bearer token (METRICS_TOKEN): unset is allowed (the feature is off); set outside
- * development and test, it must be a real secret of at least MIN_TOKEN_LENGTH characters.
+ * An optional bearer token (METRICS_TOKEN): unset is allowed (the feature is off); set outside development
+ * and test, it must hold `MIN_SECRET_BYTES` of entropy like every other secret (`secretWeakness`). A new
+ * token has no older machines to stay compatible with, so there is no switch to accept a weaker one.
  */
 export function checkOptionalToken(nodeEnv: NodeEnv, name: string, value: string | undefined): void {
   if (value === undefined || isDevOrTest(nodeEnv)) return;
-  if (isPlaceholder(value) || value.trim().length < MIN_TOKEN_LENGTH) {
-    throw new ConfigError(`${name} must be a real secret of at least ${MIN_TOKEN_LENGTH} characters when NODE_ENV=${nodeEnv} (for example the output of \`openssl rand -hex 32\`), or unset`);
+  const weakness = isPlaceholder(value) ? 'a placeholder' : secretWeakness(value);
+  if (weakness) {
+    throw new ConfigError(
+      `${name} is too weak for NODE_ENV=${nodeEnv}: ${weakness}; it must hold ${MIN_SECRET_BYTES} random bytes ` +
+        '(64 hex digits or 43 base64 characters, e.g. `openssl rand -base64 32`), or be unset',
+    );
   }
 }
 
