@@ -24,7 +24,8 @@ redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[5])
 return 1`;
 
-function once(fn: () => void): () => void {
+/** `fn` on the first call only (a turn or slot is given back once, however many paths end it). */
+export function once(fn: () => void): () => void {
   let done = false;
   return () => {
     if (done) return;

@@ -1,22 +1,13 @@
 import type { Request } from 'express';
 import { httpError } from '@lms/shared';
 import type { Config } from '../../config';
-import { turnsOf } from '../../http/turns';
+import { once, turnsOf } from '../../http/turns';
 
 /** How long a fully received upload waits for a free import slot before it is answered 429. */
 export const SLOT_WAIT_MS = 60_000;
 const RETRY_AFTER_SECONDS = 30;
 
 const busy = (message: string) => httpError(429, message, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
-
-function once(fn: () => void): () => void {
-  let done = false;
-  return () => {
-    if (done) return;
-    done = true;
-    fn();
-  };
-}
 
 /**
  * Who may import logs now. Two rules make the slots fair:
