@@ -98,6 +98,7 @@ describe.runIf(runs)('two central instances on one PostgreSQL, Redis and S3 stor
   };
 
   let teacher: string;
+  let teacher2: string;
 
   beforeAll(async () => {
     tdb = await testDatabase();
@@ -132,6 +133,8 @@ describe.runIf(runs)('two central instances on one PostgreSQL, Redis and S3 stor
     };
     store = createS3Store({ endpoint: s3.origin, accessKey: SIGNED_S3_KEY, secretKey: SIGNED_S3_KEY, bucket, region: 'us-east-1' });
     await createSchoolUser(db, { schoolusername: 'multi.teacher', role: 3, schoolname: DEMO.schoolname });
+    // Each account imports one log at a time across the instances, so the pairs come from two teachers.
+    await createSchoolUser(db, { schoolusername: 'multi.teacher2', role: 3, schoolname: DEMO.schoolname });
     await createStaff(db, { lmsusername: 'multi.admin@example.org', roleids: [ROLE_IDS.superadmin] });
     const schooluserid = crypto.randomUUID();
     await db('schoolusers').insert({ schooluserid, schoolusername: 'multi.learner', schooluserpasswordhash: 'x', schooluserrole: 4, schoolname: DEMO.schoolname });
@@ -139,6 +142,7 @@ describe.runIf(runs)('two central instances on one PostgreSQL, Redis and S3 stor
     await db('students').insert({ studentid, studentfirstname: 'M', genderid: 1, city: 'C', country: 'X', state: 'S', curriculumid: DEMO.curriculumid, schooluserid, schoolname: DEMO.schoolname });
     [a, b] = await Promise.all([start(), start()]);
     teacher = await tokenOf(a, '/auth/school/login', 'multi.teacher', 'demo');
+    teacher2 = await tokenOf(b, '/auth/school/login', 'multi.teacher2', 'demo');
   }, 60_000);
 
   afterAll(async () => {
@@ -152,7 +156,7 @@ describe.runIf(runs)('two central instances on one PostgreSQL, Redis and S3 stor
    * PUT /log/import with every byte but the last sent; the returned `finish` sends the last one, so that
    * two uploads finished in the same tick reach their instances within the same millisecond.
    */
-  async function heldUpload(inst: Instance, zip: Buffer): Promise<{ finish: () => void; answer: Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> }> {
+  async function heldUpload(inst: Instance, zip: Buffer, token = teacher): Promise<{ finish: () => void; answer: Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> }> {
     const boundary = `----multi${crypto.randomBytes(8).toString('hex')}`;
     const body = Buffer.concat([
       Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="importfile"; filename="studentlog.zip"\r\nContent-Type: application/zip\r\n\r\n`),
@@ -161,7 +165,7 @@ describe.runIf(runs)('two central instances on one PostgreSQL, Redis and S3 stor
     ]);
     const req = http.request({
       host: '127.0.0.1', port: inst.port, method: 'PUT', path: '/log/import', agent: false,
-      headers: { Authorization: `Bearer ${teacher}`, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': String(body.length) },
+      headers: { Authorization: `Bearer ${token}`, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': String(body.length) },
     });
     req.setNoDelay(true);
     const answer = new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
@@ -182,7 +186,7 @@ describe.runIf(runs)('two central instances on one PostgreSQL, Redis and S3 stor
     for (let p = 0; p < PAIRS; p++) {
       // Every ZIP differs (its RPI-API text), so an archive overwritten by another upload shows.
       const zips = await Promise.all([0, 1].map((i) => streamToBuffer(writeLogZipFromDocument(logOf(studentid, 3), [{ name: 'RPI-API-info-2026-08-20.log', content: `pair ${p} instance ${i} ${crypto.randomUUID()}\n` }]))));
-      const held = await Promise.all([heldUpload(a, zips[0]), heldUpload(b, zips[1])]);
+      const held = await Promise.all([heldUpload(a, zips[0]), heldUpload(b, zips[1], teacher2)]);
       await new Promise((r) => setTimeout(r, 20));
       held[0].finish();
       held[1].finish();
@@ -256,8 +260,8 @@ describe.runIf(runs)('two central instances on one PostgreSQL, Redis and S3 stor
     expect(gone).toBe(true);
     expect(await db('logarchives').where({ archive: orphan }).first()).toBeUndefined();
     expect(await db('studentactives').count({ n: '*' }).first()).toEqual({ n: 3 * 2 * PAIRS });
-    // The survivors go on importing.
-    const again = await heldUpload(b, await streamToBuffer(writeLogZipFromDocument(logOf(studentid, 3), [])));
+    // The survivors go on importing (another account: the killed import's turn lapses with its lease, LEASE_MS).
+    const again = await heldUpload(b, await streamToBuffer(writeLogZipFromDocument(logOf(studentid, 3), [])), teacher2);
     again.finish();
     expect((await again.answer).status).toBe(200);
   }, 120_000);
