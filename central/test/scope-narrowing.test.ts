@@ -184,3 +184,23 @@ describe('the content package, the country list and enrolment', () => {
     expect((await t.tdb.db('schoolusers').where({ schoolusername: 'enrolled2' })).length).toBe(1);
   });
 });
+
+describe('schools and assessments are given only what the caller may give', () => {
+  it('POST /school/create and PUT /school/update refuse a curriculum not offered in the school\'s country to a narrowed caller, writing nothing', async () => {
+    const before = await snapshot(t.tdb.db, ['schools']);
+    for (const who of ['adminOfSchoolA', 'adminOfCountryX'] as const) {
+      const created = await call(who, 'post', '/school/create', { schoolname: `Planted ${who}`, countryid: s.A.countryid, curriculums: [s.B.curriculumid] });
+      expect([who, created.status, created.body]).toEqual([who, 400, refused('Invalid curriculum id')]);
+      const updated = await call(who, 'put', `/school/update/${s.A.schoolid}`, { schoolname: s.A.schoolname, countryid: s.A.countryid, curriculums: [s.A.curriculumid, s.B.curriculumid] });
+      expect([who, updated.status, updated.body]).toEqual([who, 400, refused('Invalid curriculum id')]);
+    }
+    expect(await snapshot(t.tdb.db, ['schools'])).toEqual(before);
+    // The curricula offered in the country work; an unnarrowed caller places any live curriculum, as before.
+    const own = await call('adminOfSchoolA', 'put', `/school/update/${s.A.schoolid}`, { schoolname: s.A.schoolname, countryid: s.A.countryid, curriculums: [s.A.curriculumid] });
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    const made = await call('adminOfCountryX', 'post', '/school/create', { schoolname: 'Offered School', countryid: s.A.countryid, curriculums: [s.A.curriculumid] });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const wide = await call('superadmin', 'post', '/school/create', { schoolname: 'Wide School', countryid: s.A.countryid, curriculums: [s.B.curriculumid] });
+    expect(wide.status, JSON.stringify(wide.body)).toBe(200);
+  });
+});
