@@ -203,4 +203,38 @@ describe('schools and assessments are given only what the caller may give', () =
     const wide = await call('superadmin', 'post', '/school/create', { schoolname: 'Wide School', countryid: s.A.countryid, curriculums: [s.B.curriculumid] });
     expect(wide.status, JSON.stringify(wide.body)).toBe(200);
   });
+
+  it('an assessment\'s schools: a narrowed caller attaches only its own, and keeps the ones it cannot see', async () => {
+    const id = s.A.curriculumbaselineid;
+    await t.tdb.db('curriculumbaseline').where({ curriculumbaselineid: id }).update({ schoolid: JSON.stringify([s.A.schoolid, s.B.schoolid]) });
+    const schoolsOf = async (cid: string) => {
+      const row = (await t.tdb.db('curriculumbaseline').where({ curriculumbaselineid: cid }).first('schoolid')) as { schoolid: unknown };
+      const v = typeof row.schoolid === 'string' ? JSON.parse(row.schoolid) : row.schoolid;
+      return [...(v as string[])].sort();
+    };
+    const before = await snapshot(t.tdb.db, ['curriculumbaseline']);
+    for (const who of ['adminOfSchoolA', 'adminOfCountryX'] as const) {
+      const created = await call(who, 'post', '/curriculumbaseline/create', {
+        baselineid: s.A.curriculumid, curriculumid: s.A.curriculumid, baselinename: `Planted ${who.slice(0, 20)}`, baselinetype: 3, startdate: '2026-01-10', enddate: '2026-03-01', schoolid: [s.A.schoolid, s.B.schoolid],
+      });
+      expect([who, created.status, created.body]).toEqual([who, 400, refused('Invalid school id')]);
+      // A school the caller cannot see, not already on the assessment, is refused too.
+      await t.tdb.db('curriculumbaseline').where({ curriculumbaselineid: id }).update({ schoolid: JSON.stringify([s.A.schoolid]) });
+      const updated = await call(who, 'put', `/curriculumbaseline/update/${id}`, { schoolid: [s.A.schoolid, s.B.schoolid] });
+      expect([who, updated.status, updated.body]).toEqual([who, 400, refused('Invalid school id')]);
+      await t.tdb.db('curriculumbaseline').where({ curriculumbaselineid: id }).update({ schoolid: JSON.stringify([s.A.schoolid, s.B.schoolid]) });
+    }
+    expect(await snapshot(t.tdb.db, ['curriculumbaseline'])).toEqual(before);
+    // The caller's own list replaces its part only: school B, which it cannot see, stays.
+    const own = await call('adminOfSchoolA', 'put', `/curriculumbaseline/update/${id}`, { schoolid: [] });
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    expect(await schoolsOf(id)).toEqual([s.B.schoolid]);
+    const back = await call('adminOfSchoolA', 'put', `/curriculumbaseline/update/${id}`, { schoolid: [s.A.schoolid] });
+    expect(back.status).toBe(200);
+    expect(await schoolsOf(id)).toEqual([s.A.schoolid, s.B.schoolid].sort());
+    // An unnarrowed caller's list is stored as sent.
+    const all = await call('superadmin', 'put', `/curriculumbaseline/update/${id}`, { schoolid: [s.B.schoolid] });
+    expect(all.status).toBe(200);
+    expect(await schoolsOf(id)).toEqual([s.B.schoolid]);
+  });
 });
