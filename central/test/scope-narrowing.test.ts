@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readPackageJson } from '@lms/shared';
+import { ROLE_IDS, readPackageJson } from '@lms/shared';
 import { makeApp, type TestApp } from './helpers';
 import { narrowedCallers, seedSides, type Narrowed, type Sides } from './scope-fixtures';
 import { snapshot } from './people-fixtures';
@@ -236,5 +236,77 @@ describe('schools and assessments are given only what the caller may give', () =
     const all = await call('superadmin', 'put', `/curriculumbaseline/update/${id}`, { schoolid: [s.B.schoolid] });
     expect(all.status).toBe(200);
     expect(await schoolsOf(id)).toEqual([s.B.schoolid]);
+  });
+});
+
+describe('staff accounts are managed within the caller\'s own narrowing', () => {
+  it('a narrowed Admin cannot see, edit, delete, re-role or create an account broader than itself; unnarrowed callers manage all', async () => {
+    const db = t.tdb.db;
+    const wide = (await db('lmsusers').where('lmsusername', 'like', 'super-%@scope.test').first('lmsuserid')) as { lmsuserid: string };
+    const countryWide = (await db('lmsusers').where('lmsusername', 'like', 'admin-country-%@scope.test').first('lmsuserid')) as { lmsuserid: string };
+    const TABLES = ['lmsusers', 'lmsusers_roles'];
+    const before = await snapshot(db, TABLES);
+    const teacherRole = { roleid: ROLE_IDS.teacher };
+    const cases: Array<[Narrowed, 'get' | 'put' | 'delete' | 'post', string, object | undefined, string]> = [];
+    for (const who of ['adminOfSchoolA', 'adminOfCountryX'] as const) {
+      for (const other of [wide.lmsuserid, s.B.lmsuserid]) {
+        cases.push(
+          [who, 'get', `/user/${other}`, undefined, 'Invalid user id'],
+          [who, 'put', `/user/${other}`, { lmsuserroles: [teacherRole.roleid], schoolids: [s.A.schoolid] }, 'Invalid user id'],
+          [who, 'delete', `/user/${other}`, undefined, 'Invalid user id'],
+          [who, 'post', '/roles/user-bind-role', { lmsuserid: other, rolesid: [teacherRole.roleid] }, 'Invalid user id'],
+        );
+      }
+      const account = (extra: object) => ({ lmsusername: `made-${who}-${Object.keys(extra).join('')}@scope.test`, lmsuserpasswordhash: 'Passw0rd!x', lmsuserroles: [teacherRole.roleid], ...extra });
+      cases.push(
+        [who, 'post', '/user/create', account({}), 'The user must have at least 1 school or country'],
+        [who, 'post', '/user/create', account({ schoolids: [], countryids: [] }), 'The user must have at least 1 school or country'],
+        [who, 'post', '/user/create', account({ schoolids: [s.A.schoolid, s.B.schoolid] }), 'Invalid school id'],
+        [who, 'post', '/user/create', account({ countryids: [s.B.countryid] }), 'Invalid country id'],
+        // Widening an account it manages: dropping its school list, or adding another school.
+        [who, 'put', `/user/${s.A.lmsuserid}`, { schoolids: null }, 'The user must have at least 1 school or country'],
+        [who, 'put', `/user/${s.A.lmsuserid}`, { schoolids: [s.A.schoolid, s.B.schoolid] }, 'Invalid school id'],
+      );
+    }
+    // A school-narrowed Admin holds no country whole: neither a country-wide account nor a country-wide new one.
+    cases.push(
+      ['adminOfSchoolA', 'post', '/user/create', { lmsusername: 'made-countrywide@scope.test', lmsuserpasswordhash: 'Passw0rd!x', lmsuserroles: [teacherRole.roleid], countryids: [s.A.countryid] }, 'Invalid country id'],
+      ['adminOfSchoolA', 'put', `/user/${countryWide.lmsuserid}`, { lmsuserroles: [teacherRole.roleid] }, 'Invalid user id'],
+    );
+    for (const [who, method, url, body, message] of cases) {
+      const res = await call(who, method, url, body);
+      expect([who, method, url, res.status, res.body]).toEqual([who, method, url, 400, refused(message)]);
+    }
+    expect(await snapshot(db, TABLES)).toEqual(before);
+
+    // The list holds the accounts within the caller's narrowing only.
+    const listed = async (who: Narrowed | 'superadmin') => {
+      const res = await call(who, 'post', '/user', { pageindex: 1, pagesize: 100 });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return (res.body.data.data as Array<{ lmsuserid: string }>).map((u) => u.lmsuserid);
+    };
+    const ofSchool = await listed('adminOfSchoolA');
+    expect(ofSchool).toContain(s.A.lmsuserid);
+    expect(ofSchool).not.toContain(s.B.lmsuserid);
+    expect(ofSchool).not.toContain(wide.lmsuserid);
+    expect(ofSchool).not.toContain(countryWide.lmsuserid);
+    const ofCountry = await listed('adminOfCountryX');
+    expect(ofCountry).toEqual(expect.arrayContaining([s.A.lmsuserid, countryWide.lmsuserid]));
+    expect(ofCountry).not.toContain(s.B.lmsuserid);
+    expect(await listed('superadmin')).toEqual(expect.arrayContaining([s.A.lmsuserid, s.B.lmsuserid, wide.lmsuserid]));
+
+    // Within the narrowing, the same caller works.
+    expect((await call('adminOfSchoolA', 'get', `/user/${s.A.lmsuserid}`)).body.data.user.lmsuserid).toBe(s.A.lmsuserid);
+    const edited = await call('adminOfSchoolA', 'put', `/user/${s.A.lmsuserid}`, { lmsuserroles: [teacherRole.roleid], schoolids: [s.A.schoolid] });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    const made = await call('adminOfCountryX', 'post', '/user/create', { lmsusername: 'made-in-x@scope.test', lmsuserpasswordhash: 'Passw0rd!x', lmsuserroles: [teacherRole.roleid], countryids: [s.A.countryid] });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const madeA = await call('adminOfSchoolA', 'post', '/user/create', { lmsusername: 'made-in-a@scope.test', lmsuserpasswordhash: 'Passw0rd!x', lmsuserroles: [teacherRole.roleid], schoolids: [s.A.schoolid] });
+    expect(madeA.status, JSON.stringify(madeA.body)).toBe(200);
+    const gone = await call('adminOfSchoolA', 'delete', `/user/${s.A.lmsuserid}`);
+    expect(gone.status, JSON.stringify(gone.body)).toBe(200);
+    // An unnarrowed caller still edits any account.
+    const any = await call('superadmin', 'put', `/user/${s.B.lmsuserid}`, { schoolids: null, countryids: null });
+    expect(any.status, JSON.stringify(any.body)).toBe(200);
   });
 });
