@@ -10,6 +10,7 @@ import { VERSION } from './version';
 import { createMailCounters } from './auth/mail-limits';
 import { configuredStore } from './http/context';
 import { countingErrors } from './objects/counted';
+import { OUTAGE_RETRY_AFTER_SECONDS, requestOutage } from './http/outage';
 
 export const SIGN_IN_PATHS = ['/auth/login', '/auth/school/login', '/auth/forgotpassword', '/auth/sendverificationemail'];
 
@@ -40,6 +41,9 @@ export function createApp(config: Config, deps: Deps): Express {
     logger: deps.logger,
     redis: deps.redis,
     readiness: { checks, checkTimeoutMs: config.readyTimeoutMs },
+    // A request that fails because the database, Redis or the object store is out of reach (the token
+    // check included) is answered 503 with Retry-After, not 500: the client may send it again later.
+    outage: { classify: requestOutage, retryAfterSeconds: OUTAGE_RETRY_AFTER_SECONDS },
     // The teacher's page for carrying the classroom's activity log to the cloud.
     pages: { '/sync-log': syncLogPage('central') },
     metrics,

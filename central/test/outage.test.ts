@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ObjectStoreError } from '../src/objects';
-import { outageOf } from '../src/http/outage';
+import { outageOf, requestOutage } from '../src/http/outage';
+import { ClassroomError } from '../src/classroom-client';
 
 describe('an outage told apart from a refusal', () => {
   it('names the database for connection failures, pool time-outs and a server shutting down', () => {
@@ -24,5 +25,26 @@ describe('an outage told apart from a refusal', () => {
     expect(outageOf(new ObjectStoreError('Failed', 'AccessDenied', { cause: Object.assign(new Error('denied'), { code: 'AccessDenied' }) }))).toBeNull();
     expect(outageOf(new ObjectStoreError('InvalidKey', 'bad key'))).toBeNull();
     expect(outageOf(new TypeError('Do not know how to serialize a BigInt'))).toBeNull();
+  });
+
+  it('names Redis when its client is closed or offline', () => {
+    class ClientClosedError extends Error {}
+    class ClientOfflineError extends Error {}
+    expect(outageOf(new ClientClosedError('The client is closed'))).toBe('redis');
+    expect(requestOutage(new Error('turn', { cause: new ClientOfflineError('The client is offline') }))).toBe('redis');
+  });
+
+  it('on a request, an unreachable classroom server is not one of central\'s own dependencies', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
+    // An outbound call that failed: fetch's error carries the socket's code in its cause.
+    const fetchFailed = new TypeError('fetch failed', { cause: refused });
+    expect(outageOf(fetchFailed)).toBe('database');
+    expect(requestOutage(fetchFailed)).toBeNull();
+    expect(requestOutage(new ClassroomError('unreachable', 'Classroom server is unreachable (check RPI_CLOUD): connect ECONNREFUSED 127.0.0.1:9'))).toBeNull();
+    expect(requestOutage(new Error('push', { cause: new ClassroomError('timeout', 'Classroom server did not answer in time') }))).toBeNull();
+    // The database's own refusal stays an outage.
+    expect(requestOutage(refused)).toBe('database');
+    expect(requestOutage(new Error('Unable to acquire a connection'))).toBe('database');
+    expect(requestOutage(new Error('SQLITE_CONSTRAINT: UNIQUE constraint failed'))).toBeNull();
   });
 });

@@ -5,10 +5,11 @@ import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabase } from '@lms/db';
-import { connectRedis, type RedisClient } from '@lms/shared';
+import { ROLE_IDS, connectRedis, type RedisClient } from '@lms/shared';
 import { openDatabase } from '../src/db';
 import { createObjectStore } from '../src/objects';
 import { makeApp, silentLogger, testDatabase } from './helpers';
+import { createStaff, staffLogin } from './accounts';
 import { sample } from './metrics-text';
 import { startS3Sandbox, type S3Sandbox } from './s3';
 import { eventually, startTcpProxy, throughProxy, type TcpProxy } from './tcp-proxy';
@@ -17,6 +18,13 @@ const isPg = !!process.env.TEST_DATABASE_URL;
 const redisUrl = process.env.TEST_REDIS_URL;
 const NOT_READY = (...failed: string[]) => ({ status: 'not ready', failed });
 const LOGIN = { lmsusername: 'nobody@example.org', lmsuserpassword: 'Wrong-Passw0rd1' };
+/** What every route answers while the database is out of reach: an outage, not a failure of the request. */
+const UNAVAILABLE = {
+  error: true, data: false, errormessage: 'Service temporarily unavailable (the database cannot be reached), please try again later', logid: expect.any(String),
+};
+async function expectOutage(res: request.Response): Promise<void> {
+  expect([res.status, res.headers['retry-after'], res.body]).toEqual([503, '30', UNAVAILABLE]);
+}
 
 describe('central /healthz and /readyz', () => {
   let tdb: TestDatabase;
@@ -65,6 +73,8 @@ describe('central /healthz and /readyz', () => {
       try {
         const { app } = await makeApp({ READY_TIMEOUT_MS: '1000', ...folder('pg') }, tdb, { db });
         expect((await request(app).get('/readyz')).status).toBe(200);
+        await createStaff(tdb.db, { lmsusername: 'outage-pg@example.org', roleids: [ROLE_IDS.superadmin] });
+        const bearer = `Bearer ${(await staffLogin(app, 'outage-pg@example.org')).accessToken}`;
         await proxy.down();
         const down = await request(app).get('/readyz');
         expect(down.status).toBe(503);
@@ -72,10 +82,14 @@ describe('central /healthz and /readyz', () => {
         expect((await request(app).get('/healthz')).status).toBe(200);
         // What a load balancer without readiness saw: the banner answers while a real route fails.
         expect((await request(app).get('/')).status).toBe(200);
-        expect((await request(app).post('/auth/login').send(LOGIN)).status).toBe(500);
+        // Every route names the outage: the sign-in, the token check of a staff route, a log upload.
+        await expectOutage(await request(app).post('/auth/login').send(LOGIN));
+        await expectOutage(await request(app).get('/school/all').set('Authorization', bearer));
+        await expectOutage(await request(app).put('/log/import').set('Authorization', bearer).attach('importfile', Buffer.from('PK'), 'studentlog'));
         await proxy.up();
         expect(await eventually(() => ready(app))).toBe(true);
         expect((await request(app).post('/auth/login').send(LOGIN)).status).toBe(400);
+        expect((await request(app).get('/school/all').set('Authorization', bearer)).status).toBe(200);
       } finally {
         await db.destroy();
       }
@@ -84,14 +98,18 @@ describe('central /healthz and /readyz', () => {
       const db = openDatabase(tdb.url);
       const { app } = await makeApp({ READY_TIMEOUT_MS: '1000', ...folder('sqlite') }, tdb, { db });
       expect((await request(app).get('/readyz')).status).toBe(200);
+      await createStaff(tdb.db, { lmsusername: 'outage-sqlite@example.org', roleids: [ROLE_IDS.superadmin] });
+      const bearer = `Bearer ${(await staffLogin(app, 'outage-sqlite@example.org')).accessToken}`;
       await db.destroy();
       const down = await request(app).get('/readyz');
       expect(down.status).toBe(503);
       expect(down.body).toEqual(NOT_READY('database'));
       expect((await request(app).get('/')).status).toBe(200);
-      expect((await request(app).post('/auth/login').send(LOGIN)).status).toBe(500);
+      await expectOutage(await request(app).post('/auth/login').send(LOGIN));
+      await expectOutage(await request(app).get('/school/all').set('Authorization', bearer));
       db.initialize();
       expect(await eventually(() => ready(app))).toBe(true);
+      expect((await request(app).get('/school/all').set('Authorization', bearer)).status).toBe(200);
       await db.destroy();
     }
   });

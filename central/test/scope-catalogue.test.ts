@@ -6,7 +6,7 @@ import type { ZodType } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import busboy from 'busboy';
 import type { Knex } from '@lms/db';
-import { anyUser, noInput, openZip, route } from '@lms/shared';
+import { ROLE_IDS, anyUser, noInput, openZip, route } from '@lms/shared';
 import { createApp } from '../src/app';
 import { serviceRoutes } from '../src/areas';
 import type { CentralRoute, Deps } from '../src/http/types';
@@ -35,7 +35,7 @@ const SIDE_PARAMS: Record<string, (x: Side) => string> = {
   lessonlearningid: (x) => x.lessonlearningid, lessonplanid: (x) => x.lessonplanid, lessonpracticeid: (x) => x.lessonpracticeid, lessonquizid: (x) => x.lessonquizid,
   lessonpracticequestionid: (x) => x.lessonpracticequestionid, lessonquizquestionid: (x) => x.lessonquizquestionid, levelquizquestionid: (x) => x.levelquizquestionid,
   curriculumbaselineid: (x) => x.curriculumbaselineid, baselinequestionid: (x) => x.baselinequestionid, feedbackid: (x) => x.feedbackid,
-  schoolcontributeid: (x) => x.schoolcontributeid,
+  schoolcontributeid: (x) => x.schoolcontributeid, lmsuserid: (x) => x.lmsuserid,
 };
 const OTHER_PARAMS: Record<string, (s: Sides) => string> = {
   questionid: (s) => s.questionid,
@@ -44,7 +44,7 @@ const OTHER_PARAMS: Record<string, (s: Sides) => string> = {
 /** Query and body keys that name a row of a side. */
 const ID_KEYS = new Set([
   'countryid', 'schoolid', 'schoolname', 'standardid', 'standard', 'studentid', 'userid', 'schooluserid', 'curriculumid', 'curid', 'curriculums', 'gradeid', 'levelid',
-  'lessonid', 'curriculumbaselineid', 'clonecurriculumbaselineid', 'baselineid', 'feedbackid', 'schoolcontributeid',
+  'lessonid', 'curriculumbaselineid', 'clonecurriculumbaselineid', 'baselineid', 'feedbackid', 'schoolcontributeid', 'lmsuserid', 'schoolids', 'countryids',
 ]);
 
 const fresh = (tag: string) => `${tag} ${crypto.randomBytes(3).toString('hex')}`;
@@ -117,10 +117,17 @@ const CASES: Record<string, ((r: CentralRoute) => Build) | { none: string }> = {
   'PUT /curriculumbaseline/update/:curriculumbaselineid': (r) => (x, s) => ({ url: pathOf(r, x, s), body: { curriculumid: x.curriculumid, baselinename: fresh('Baseline'), schoolid: [x.schoolid] } }),
   'PUT /country/:countryid': (r) => (x, s) => ({ url: pathOf(r, x, s), body: { countryname: x.countryid === s.A.countryid ? 'Ghana' : x.countryid === s.B.countryid ? 'Mali' : fresh('Land'), expectedusage: 1 } }),
   'POST /feedback/create': () => (x) => ({ url: '/feedback/create', body: { teachername: 'T', curriculumid: x.curriculumid, general: { feedback: 'fine' } } }),
+  // A staff account narrowed to the side's school; side B's is beyond every narrowed caller of side A.
+  'POST /user/create': () => (x) => ({ url: '/user/create', body: { lmsusername: `${user()}@scope.test`, lmsuserpasswordhash: 'Passw0rd!x', lmsuserroles: [ROLE_IDS.teacher], schoolids: [x.schoolid] } }),
+  'PUT /user/:lmsuserid': (r) => (x, s) => ({ url: pathOf(r, x, s), body: { lmsuserroles: [ROLE_IDS.teacher], schoolids: [x.schoolid] } }),
+  'POST /roles/user-bind-role': () => (x) => ({ url: '/roles/user-bind-role', body: { lmsuserid: x.lmsuserid, rolesid: [ROLE_IDS.teacher] } }),
   'GET /report/dashboard': () => (x) => ({ url: '/report/dashboard', query: { countryid: x.countryid } }),
   ...Object.fromEntries(['gender', 'disability', 'offlineonline'].map((k) => [`GET /report/${k}`, () => (x: Side) => ({ url: `/report/${k}`, query: { countryid: x.countryid, schoolname: x.schoolname } })])),
   'GET /report/syncstatus': () => (x) => ({ url: '/report/syncstatus', query: { countryid: x.countryid, schoolid: x.schoolid, schoolname: x.schoolname } }),
 };
+
+/** Routes declared global or ownAccount whose path names a side's row, each reviewed (the rest must narrow). */
+const GLOBAL_BY_DECISION = new Set<string>([]);
 
 /** Routes whose handler, past the gate, admits only some caller kinds (the others are refused whatever the ids). */
 const HANDLER_ADMITS: Record<string, readonly Narrowed[]> = {
@@ -147,8 +154,11 @@ function catalogue(): { entries: Entry[]; missing: string[]; reviewedNone: numbe
     if (!rule) { missing.push(`${key}: declares no scope`); continue; }
     // A route declared global (or the caller's own account) is not school-bound by decision, made where
     // the route is declared; `npm run routes -w central` lists them.
-    if (rule === 'global' || rule === 'ownAccount') continue;
     const params = (route.path.match(/:\w+/g) ?? []).map((p) => p.slice(1));
+    if (rule === 'global' || rule === 'ownAccount') {
+      if (params.some((p) => SIDE_PARAMS[p]) && !GLOBAL_BY_DECISION.has(key)) missing.push(`${key}: declared ${rule} but names a row of a school, country, curriculum or staff account in its path`);
+      continue;
+    }
     const unknownParams = params.filter((p) => !SIDE_PARAMS[p] && !OTHER_PARAMS[p]);
     if (unknownParams.length) { missing.push(`${key}: no fixture for path parameter(s) ${unknownParams.join(', ')}`); continue; }
     const queryKeys = keysOf(route.input.query) ?? [];
@@ -253,6 +263,9 @@ async function sideB(db: Knex): Promise<unknown[]> {
     // Feedback belongs to the teacher who wrote it (the curriculum it names is a reference).
     ['feedbacks', db('feedbacks').where({ created_by: B.teacherid })],
     ['schoolcontributedata', db('schoolcontributedata').where({ schoolid: B.schoolid })],
+    // Staff accounts: side B's (and any account created or changed in the call), and their roles.
+    ['lmsusers', db('lmsusers').select('lmsuserid', 'lmsusername', 'lmsuserpasswordhash', 'schools', 'countries', 'isdisabled')],
+    ['lmsusers_roles', db('lmsusers_roles').select('lmsuserid', 'roleid').orderBy(2)],
   ];
   const out: unknown[] = [];
   for (const [name, q] of sets) out.push([name, await q.select().orderBy(1)]);
@@ -306,7 +319,7 @@ describe('scope catalogue', () => {
     serviceRoutes.push(bare as CentralRoute);
     try {
       expect(() => createApp(t.config, { db: t.tdb.db, logger: silentLogger })).toThrow(
-        "Route GET /health/ready declares no scope: add one of scope.global, scope.schoolsOfCaller, scope.countriesOfCaller, scope.curriculaOfCaller, scope.ownAccount after its gate, as in route('GET', '/health/ready', <gate>, scope.<rule>, <input>, <handler>)",
+        "Route GET /health/ready declares no scope: add one of scope.global, scope.schoolsOfCaller, scope.countriesOfCaller, scope.curriculaOfCaller, scope.ownAccount, scope.staffOfCaller after its gate, as in route('GET', '/health/ready', <gate>, scope.<rule>, <input>, <handler>)",
       );
       serviceRoutes[serviceRoutes.length - 1] = route('GET', '/health/ready', anyUser(), { scope: 'everyone', doc: 'made up' }, noInput, () => true) as CentralRoute;
       expect(() => createApp(t.config, { db: t.tdb.db, logger: silentLogger })).toThrow("Route GET /health/ready: unknown scope rule 'everyone'");

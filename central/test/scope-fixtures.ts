@@ -4,7 +4,7 @@ import type { Knex } from '@lms/db';
 import { ROLE_IDS } from '@lms/shared';
 import { hashPassword } from '../src/auth/passwords';
 import type { TestApp } from './helpers';
-import { createStaff, schoolLogin, staffLogin } from './accounts';
+import { createRole, createStaff, schoolLogin, staffLogin } from './accounts';
 import { document, question } from './content';
 import { addLearner, seedWorld, type World } from './people-fixtures';
 
@@ -40,6 +40,8 @@ export interface Side {
   baselinequestionid: string;
   feedbackid: string;
   schoolcontributeid: string;
+  /** A staff account (Teacher role) narrowed to the side's school. */
+  lmsuserid: string;
 }
 
 export interface Sides {
@@ -112,6 +114,7 @@ export async function seedSides(db: Knex): Promise<Sides> {
     await db('feedbacks').insert({ feedbackid: s.feedbackid, created_by: s.teacherid, teachername: `Teacher ${k}`, curriculumid, feedback: JSON.stringify({ general: 'fine' }), image: JSON.stringify([]) });
     s.schoolcontributeid = uuid();
     await db('schoolcontributedata').insert({ schoolcontributeid: s.schoolcontributeid, ...school, countryid: country, expected: 10, actual: 5, created_at: '2026-05-05T05:05:05.000Z' });
+    s.lmsuserid = await createStaff(db, { lmsusername: `staff${k}-${crypto.randomBytes(3).toString('hex')}@scope.test`, roleids: [ROLE_IDS.teacher], schools: [school.schoolid] });
     sides[k] = s as Side;
   }
   return sides;
@@ -130,10 +133,12 @@ export async function narrowedCallers(t: TestApp, s: Sides): Promise<Record<Narr
     await createStaff(db, { lmsusername, roleids, ...o });
     return `Bearer ${(await staffLogin(t.app, lmsusername)).accessToken}`;
   };
+  // The narrowed Admins also manage staff accounts (a role the Admin role lacks, given here on purpose).
+  const manager = await createRole(db, `Staff manager ${tag}`, ['create_user', 'view_user', 'update_user', 'delete_user']);
   return {
     superadmin: await staff('super', [ROLE_IDS.superadmin]),
-    adminOfSchoolA: await staff('admin-school', [ROLE_IDS.admin], { schools: [s.A.schoolid] }),
-    adminOfCountryX: await staff('admin-country', [ROLE_IDS.admin], { countries: [s.A.countryid] }),
+    adminOfSchoolA: await staff('admin-school', [ROLE_IDS.admin, manager], { schools: [s.A.schoolid] }),
+    adminOfCountryX: await staff('admin-country', [ROLE_IDS.admin, manager], { countries: [s.A.countryid] }),
     teacherOfSchoolA: await staff('teacher-school', [ROLE_IDS.teacher], { schools: [s.A.schoolid] }),
     schoolTeacherA: `Bearer ${(await schoolLogin(t.app, 'teacherA', 'teach1')).accessToken}`,
   };

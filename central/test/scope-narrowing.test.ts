@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readPackageJson } from '@lms/shared';
+import { ROLE_IDS, readPackageJson } from '@lms/shared';
 import { makeApp, type TestApp } from './helpers';
 import { narrowedCallers, seedSides, type Narrowed, type Sides } from './scope-fixtures';
 import { snapshot } from './people-fixtures';
@@ -182,5 +182,131 @@ describe('the content package, the country list and enrolment', () => {
     expect(own.status, JSON.stringify(own.body)).toBe(200);
     expect(await t.tdb.db('students').where({ curriculumid: s.A.curriculumid, schoolname: s.A.schoolname }).count({ n: '*' }).first()).toMatchObject({ n: expect.anything() });
     expect((await t.tdb.db('schoolusers').where({ schoolusername: 'enrolled2' })).length).toBe(1);
+  });
+});
+
+describe('schools and assessments are given only what the caller may give', () => {
+  it('POST /school/create and PUT /school/update refuse a curriculum not offered in the school\'s country to a narrowed caller, writing nothing', async () => {
+    const before = await snapshot(t.tdb.db, ['schools']);
+    for (const who of ['adminOfSchoolA', 'adminOfCountryX'] as const) {
+      const created = await call(who, 'post', '/school/create', { schoolname: `Planted ${who}`, countryid: s.A.countryid, curriculums: [s.B.curriculumid] });
+      expect([who, created.status, created.body]).toEqual([who, 400, refused('Invalid curriculum id')]);
+      const updated = await call(who, 'put', `/school/update/${s.A.schoolid}`, { schoolname: s.A.schoolname, countryid: s.A.countryid, curriculums: [s.A.curriculumid, s.B.curriculumid] });
+      expect([who, updated.status, updated.body]).toEqual([who, 400, refused('Invalid curriculum id')]);
+    }
+    expect(await snapshot(t.tdb.db, ['schools'])).toEqual(before);
+    // The curricula offered in the country work; an unnarrowed caller places any live curriculum, as before.
+    const own = await call('adminOfSchoolA', 'put', `/school/update/${s.A.schoolid}`, { schoolname: s.A.schoolname, countryid: s.A.countryid, curriculums: [s.A.curriculumid] });
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    const made = await call('adminOfCountryX', 'post', '/school/create', { schoolname: 'Offered School', countryid: s.A.countryid, curriculums: [s.A.curriculumid] });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const wide = await call('superadmin', 'post', '/school/create', { schoolname: 'Wide School', countryid: s.A.countryid, curriculums: [s.B.curriculumid] });
+    expect(wide.status, JSON.stringify(wide.body)).toBe(200);
+  });
+
+  it('an assessment\'s schools: a narrowed caller attaches only its own, and keeps the ones it cannot see', async () => {
+    const id = s.A.curriculumbaselineid;
+    await t.tdb.db('curriculumbaseline').where({ curriculumbaselineid: id }).update({ schoolid: JSON.stringify([s.A.schoolid, s.B.schoolid]) });
+    const schoolsOf = async (cid: string) => {
+      const row = (await t.tdb.db('curriculumbaseline').where({ curriculumbaselineid: cid }).first('schoolid')) as { schoolid: unknown };
+      const v = typeof row.schoolid === 'string' ? JSON.parse(row.schoolid) : row.schoolid;
+      return [...(v as string[])].sort();
+    };
+    const before = await snapshot(t.tdb.db, ['curriculumbaseline']);
+    for (const who of ['adminOfSchoolA', 'adminOfCountryX'] as const) {
+      const created = await call(who, 'post', '/curriculumbaseline/create', {
+        baselineid: s.A.curriculumid, curriculumid: s.A.curriculumid, baselinename: `Planted ${who.slice(0, 20)}`, baselinetype: 3, startdate: '2026-01-10', enddate: '2026-03-01', schoolid: [s.A.schoolid, s.B.schoolid],
+      });
+      expect([who, created.status, created.body]).toEqual([who, 400, refused('Invalid school id')]);
+      // A school the caller cannot see, not already on the assessment, is refused too.
+      await t.tdb.db('curriculumbaseline').where({ curriculumbaselineid: id }).update({ schoolid: JSON.stringify([s.A.schoolid]) });
+      const updated = await call(who, 'put', `/curriculumbaseline/update/${id}`, { schoolid: [s.A.schoolid, s.B.schoolid] });
+      expect([who, updated.status, updated.body]).toEqual([who, 400, refused('Invalid school id')]);
+      await t.tdb.db('curriculumbaseline').where({ curriculumbaselineid: id }).update({ schoolid: JSON.stringify([s.A.schoolid, s.B.schoolid]) });
+    }
+    expect(await snapshot(t.tdb.db, ['curriculumbaseline'])).toEqual(before);
+    // The caller's own list replaces its part only: school B, which it cannot see, stays.
+    const own = await call('adminOfSchoolA', 'put', `/curriculumbaseline/update/${id}`, { schoolid: [] });
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    expect(await schoolsOf(id)).toEqual([s.B.schoolid]);
+    const back = await call('adminOfSchoolA', 'put', `/curriculumbaseline/update/${id}`, { schoolid: [s.A.schoolid] });
+    expect(back.status).toBe(200);
+    expect(await schoolsOf(id)).toEqual([s.A.schoolid, s.B.schoolid].sort());
+    // An unnarrowed caller's list is stored as sent.
+    const all = await call('superadmin', 'put', `/curriculumbaseline/update/${id}`, { schoolid: [s.B.schoolid] });
+    expect(all.status).toBe(200);
+    expect(await schoolsOf(id)).toEqual([s.B.schoolid]);
+  });
+});
+
+describe('staff accounts are managed within the caller\'s own narrowing', () => {
+  it('a narrowed Admin cannot see, edit, delete, re-role or create an account broader than itself; unnarrowed callers manage all', async () => {
+    const db = t.tdb.db;
+    const wide = (await db('lmsusers').where('lmsusername', 'like', 'super-%@scope.test').first('lmsuserid')) as { lmsuserid: string };
+    const countryWide = (await db('lmsusers').where('lmsusername', 'like', 'admin-country-%@scope.test').first('lmsuserid')) as { lmsuserid: string };
+    const TABLES = ['lmsusers', 'lmsusers_roles'];
+    const before = await snapshot(db, TABLES);
+    const teacherRole = { roleid: ROLE_IDS.teacher };
+    const cases: Array<[Narrowed, 'get' | 'put' | 'delete' | 'post', string, object | undefined, string]> = [];
+    for (const who of ['adminOfSchoolA', 'adminOfCountryX'] as const) {
+      for (const other of [wide.lmsuserid, s.B.lmsuserid]) {
+        cases.push(
+          [who, 'get', `/user/${other}`, undefined, 'Invalid user id'],
+          [who, 'put', `/user/${other}`, { lmsuserroles: [teacherRole.roleid], schoolids: [s.A.schoolid] }, 'Invalid user id'],
+          [who, 'delete', `/user/${other}`, undefined, 'Invalid user id'],
+          [who, 'post', '/roles/user-bind-role', { lmsuserid: other, rolesid: [teacherRole.roleid] }, 'Invalid user id'],
+        );
+      }
+      const account = (extra: object) => ({ lmsusername: `made-${who}-${Object.keys(extra).join('')}@scope.test`, lmsuserpasswordhash: 'Passw0rd!x', lmsuserroles: [teacherRole.roleid], ...extra });
+      cases.push(
+        [who, 'post', '/user/create', account({}), 'The user must have at least 1 school or country'],
+        [who, 'post', '/user/create', account({ schoolids: [], countryids: [] }), 'The user must have at least 1 school or country'],
+        [who, 'post', '/user/create', account({ schoolids: [s.A.schoolid, s.B.schoolid] }), 'Invalid school id'],
+        [who, 'post', '/user/create', account({ countryids: [s.B.countryid] }), 'Invalid country id'],
+        // Widening an account it manages: dropping its school list, or adding another school.
+        [who, 'put', `/user/${s.A.lmsuserid}`, { schoolids: null }, 'The user must have at least 1 school or country'],
+        [who, 'put', `/user/${s.A.lmsuserid}`, { schoolids: [s.A.schoolid, s.B.schoolid] }, 'Invalid school id'],
+      );
+    }
+    // A school-narrowed Admin holds no country whole: neither a country-wide account nor a country-wide new one.
+    cases.push(
+      ['adminOfSchoolA', 'post', '/user/create', { lmsusername: 'made-countrywide@scope.test', lmsuserpasswordhash: 'Passw0rd!x', lmsuserroles: [teacherRole.roleid], countryids: [s.A.countryid] }, 'Invalid country id'],
+      ['adminOfSchoolA', 'put', `/user/${countryWide.lmsuserid}`, { lmsuserroles: [teacherRole.roleid] }, 'Invalid user id'],
+    );
+    for (const [who, method, url, body, message] of cases) {
+      const res = await call(who, method, url, body);
+      expect([who, method, url, res.status, res.body]).toEqual([who, method, url, 400, refused(message)]);
+    }
+    expect(await snapshot(db, TABLES)).toEqual(before);
+
+    // The list holds the accounts within the caller's narrowing only.
+    const listed = async (who: Narrowed | 'superadmin') => {
+      const res = await call(who, 'post', '/user', { pageindex: 1, pagesize: 100 });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return (res.body.data.data as Array<{ lmsuserid: string }>).map((u) => u.lmsuserid);
+    };
+    const ofSchool = await listed('adminOfSchoolA');
+    expect(ofSchool).toContain(s.A.lmsuserid);
+    expect(ofSchool).not.toContain(s.B.lmsuserid);
+    expect(ofSchool).not.toContain(wide.lmsuserid);
+    expect(ofSchool).not.toContain(countryWide.lmsuserid);
+    const ofCountry = await listed('adminOfCountryX');
+    expect(ofCountry).toEqual(expect.arrayContaining([s.A.lmsuserid, countryWide.lmsuserid]));
+    expect(ofCountry).not.toContain(s.B.lmsuserid);
+    expect(await listed('superadmin')).toEqual(expect.arrayContaining([s.A.lmsuserid, s.B.lmsuserid, wide.lmsuserid]));
+
+    // Within the narrowing, the same caller works.
+    expect((await call('adminOfSchoolA', 'get', `/user/${s.A.lmsuserid}`)).body.data.user.lmsuserid).toBe(s.A.lmsuserid);
+    const edited = await call('adminOfSchoolA', 'put', `/user/${s.A.lmsuserid}`, { lmsuserroles: [teacherRole.roleid], schoolids: [s.A.schoolid] });
+    expect(edited.status, JSON.stringify(edited.body)).toBe(200);
+    const made = await call('adminOfCountryX', 'post', '/user/create', { lmsusername: 'made-in-x@scope.test', lmsuserpasswordhash: 'Passw0rd!x', lmsuserroles: [teacherRole.roleid], countryids: [s.A.countryid] });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    const madeA = await call('adminOfSchoolA', 'post', '/user/create', { lmsusername: 'made-in-a@scope.test', lmsuserpasswordhash: 'Passw0rd!x', lmsuserroles: [teacherRole.roleid], schoolids: [s.A.schoolid] });
+    expect(madeA.status, JSON.stringify(madeA.body)).toBe(200);
+    const gone = await call('adminOfSchoolA', 'delete', `/user/${s.A.lmsuserid}`);
+    expect(gone.status, JSON.stringify(gone.body)).toBe(200);
+    // An unnarrowed caller still edits any account.
+    const any = await call('superadmin', 'put', `/user/${s.B.lmsuserid}`, { schoolids: null, countryids: null });
+    expect(any.status, JSON.stringify(any.body)).toBe(200);
   });
 });

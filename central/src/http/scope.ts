@@ -18,14 +18,14 @@ import type { Caller } from './types';
  * the schools of those ids / of those countries (both lists: schools meeting both); a school user sees
  * its own school; any other caller (a token of another type, nobody) sees nothing.
  */
-export type ScopeName = 'global' | 'schoolsOfCaller' | 'countriesOfCaller' | 'curriculaOfCaller' | 'ownAccount';
+export type ScopeName = 'global' | 'schoolsOfCaller' | 'countriesOfCaller' | 'curriculaOfCaller' | 'ownAccount' | 'staffOfCaller';
 
 const rule = (name: ScopeName, doc: string): ScopeRule & { scope: ScopeName } => Object.freeze({ scope: name, doc });
 
 export const scope = Object.freeze({
   /**
    * No narrowing, by decision: rows shared by the whole organisation (subjects, tags, the question bank,
-   * roles, staff accounts, public files), whole-system callers only, or nothing school-bound at all.
+   * roles, public files), whole-system callers only, or nothing school-bound at all.
    */
   global: rule('global', 'not narrowed: shared by every school and country'),
   /** Rows of a school (learners, teachers, classes, logs, reports, contributions, feedback, content downloads): the caller's schools. */
@@ -39,6 +39,13 @@ export const scope = Object.freeze({
   curriculaOfCaller: rule('curriculaOfCaller', "the curricula offered in the caller's countries, and everything below them"),
   /** The account the request proves (a token) or names (sign-in, reset): the handler acts on that account only. */
   ownAccount: rule('ownAccount', "the caller's own account only"),
+  /**
+   * Staff accounts: a narrowed staff caller sees and manages only the accounts whose own narrowing lies
+   * within its own (see staffWithin), and gives an account it creates or edits only such a narrowing; the
+   * account named in the path (or a body's `lmsuserid`) and the body's `schoolids`/`countryids` are
+   * checked before the handler runs. An unnarrowed caller manages every account.
+   */
+  staffOfCaller: rule('staffOfCaller', "staff accounts narrowed within the caller's own schools/countries"),
 });
 
 export const SCOPE_NAMES = Object.keys(scope) as ScopeName[];
@@ -56,6 +63,10 @@ export interface Scope {
   readonly curriculumids: readonly string[];
   /** ownAccount: the caller's own account id (lmsuserid, schooluserid or a token's subject). */
   readonly account: string | null;
+  /** staffOfCaller: the staff accounts (lmsuserid) whose narrowing lies within the caller's. */
+  readonly accountids: readonly string[];
+  /** staffOfCaller: the countries the caller holds whole (its `countries` claim, when it has no `schools` claim). */
+  readonly wholecountries: readonly string[];
 }
 
 const ids = (v: unknown): string[] | null => {
@@ -64,9 +75,9 @@ const ids = (v: unknown): string[] | null => {
 };
 
 const EVERYTHING = (name: ScopeName, account: string | null = null): Scope =>
-  Object.freeze({ rule: name, all: true, schoolids: [], schoolnames: [], countryids: [], curriculumids: [], account });
+  Object.freeze({ rule: name, all: true, schoolids: [], schoolnames: [], countryids: [], curriculumids: [], account, accountids: [], wholecountries: [] });
 const NOTHING = (name: ScopeName, account: string | null = null): Scope =>
-  Object.freeze({ rule: name, all: false, schoolids: [], schoolnames: [], countryids: [], curriculumids: [], account });
+  Object.freeze({ rule: name, all: false, schoolids: [], schoolnames: [], countryids: [], curriculumids: [], account, accountids: [], wholecountries: [] });
 
 /** The caller's narrowing claims; null when the caller is a whole-system caller. */
 function claimsOf(caller: Caller): { schoolids: string[] | null; countryids: string[] | null; schoolname: string | null } | null | 'none' {
@@ -97,6 +108,8 @@ export async function resolveScope(db: Knex, name: ScopeName, caller: Caller): P
   const claims = claimsOf(caller);
   if (claims === null) return EVERYTHING(name);
   if (claims === 'none') return NOTHING(name);
+  // Staff accounts are managed by staff only: a school user is admitted none.
+  if (name === 'staffOfCaller' && claims.schoolname !== null) return NOTHING(name);
   const q = db('schools').select('schoolid', 'schoolname', 'countryid');
   if (claims.schoolids) q.whereIn('schoolid', claims.schoolids);
   if (claims.countryids) q.whereIn('countryid', claims.countryids);
@@ -110,9 +123,70 @@ export async function resolveScope(db: Knex, name: ScopeName, caller: Caller): P
     const rows = (await db('curriculumcountry').whereIn('countryid', countryids).distinct('curriculumid')) as Array<{ curriculumid: string }>;
     curriculumids = rows.map((r) => r.curriculumid);
   }
-  return Object.freeze({
+  const resolved: Scope = {
     rule: name, all: false, schoolids: schools.map((s) => s.schoolid), schoolnames: schools.map((s) => s.schoolname), countryids, curriculumids, account: null,
-  });
+    accountids: [], wholecountries: claims.countryids && !claims.schoolids ? claims.countryids : [],
+  };
+  if (name === 'staffOfCaller') {
+    const accounts = (await db('lmsusers').select('lmsuserid', 'schools', 'countries')) as Array<{ lmsuserid: string; schools: unknown; countries: unknown }>;
+    return Object.freeze({ ...resolved, accountids: accounts.filter((a) => staffWithin(resolved, { schools: a.schools, countries: a.countries })).map((a) => a.lmsuserid) });
+  }
+  return Object.freeze(resolved);
+}
+
+/** A JSON id list as stored (parsed already, or text) or sent. */
+const idList = (v: unknown): string[] => {
+  let list = v;
+  if (typeof v === 'string') {
+    try { list = JSON.parse(v); } catch { list = []; }
+  }
+  return ids(list) ?? [];
+};
+
+/**
+ * Whether a staff account's narrowing lies within a narrowed caller's: the account is narrowed (an
+ * account with neither list sees everything, so it is broader than any narrowed caller), each school
+ * of its `schools` list is one of the caller's, and, with a `countries` list alone (which admits every
+ * school of those countries, also ones made later), each of those countries is held whole by the
+ * caller (the caller's own `countries` list, without a `schools` list).
+ */
+export function staffWithin(s: Pick<Scope, 'all' | 'schoolids' | 'wholecountries'>, account: { schools: unknown; countries: unknown }): boolean {
+  if (s.all) return true;
+  const schools = idList(account.schools);
+  const countries = idList(account.countries);
+  if (schools.length) return schools.every((id) => s.schoolids.includes(id));
+  return countries.length > 0 && countries.every((id) => s.wholecountries.includes(id));
+}
+
+/**
+ * The staffOfCaller checks of a narrowed caller's request: the account named in the path (or by a body's
+ * `lmsuserid`) must be one it manages ('Invalid user id', as for an account that does not exist), and the
+ * narrowing a body gives an account (its `schoolids`/`countryids`; on an edit, a list not sent stays as
+ * stored) must lie within the caller's own.
+ */
+async function checkStaff(db: Knex, s: Scope, params: unknown, body: unknown): Promise<void> {
+  if (s.all) return;
+  const p = (params ?? {}) as Record<string, unknown>;
+  const b = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
+  const named = typeof p.lmsuserid === 'string' ? p.lmsuserid : typeof b.lmsuserid === 'string' ? b.lmsuserid : undefined;
+  let stored: { schools: unknown; countries: unknown } | undefined;
+  if (named !== undefined) {
+    stored = (await db('lmsusers').where({ lmsuserid: named }).first('schools', 'countries')) as typeof stored;
+    if (stored && !s.accountids.includes(named)) throw httpError(400, 'Invalid user id');
+  }
+  if (!('schoolids' in b) && !('countryids' in b)) {
+    if (named === undefined && body !== undefined && ('lmsusername' in b)) throw httpError(400, 'The user must have at least 1 school or country');
+    return;
+  }
+  const wanted = {
+    schools: 'schoolids' in b ? b.schoolids : stored?.schools,
+    countries: 'countryids' in b ? b.countryids : stored?.countries,
+  };
+  if (staffWithin(s, wanted)) return;
+  const schools = idList(wanted.schools);
+  if (schools.length) throw httpError(400, 'Invalid school id');
+  if (idList(wanted.countries).length) throw httpError(400, 'Invalid country id');
+  throw httpError(400, 'The user must have at least 1 school or country');
 }
 
 /** Grades, levels and lessons below some curricula, as sub-queries of ids (soft-deleted rows included). */
@@ -198,6 +272,7 @@ export const centralScopes: { resolve: ScopeResolver; names: readonly string[] }
       resolveScope(db, name, res.locals.caller as Caller)
         .then(async (s) => {
           if (name === 'curriculaOfCaller') await checkContentIds(db, s, [res.locals.params, res.locals.body]);
+          if (name === 'staffOfCaller') await checkStaff(db, s, res.locals.params, res.locals.body);
           res.locals.scope = s;
         })
         .then(() => next(), next);
@@ -213,7 +288,7 @@ export interface ScopeColumns {
 }
 
 function needs(s: Scope, what: string): void {
-  if (s.rule === 'global' || s.rule === 'ownAccount') throw new Error(`A route of scope ${s.rule} narrows by ${what}: declare the rule that narrows it`);
+  if (s.rule === 'global' || s.rule === 'ownAccount' || s.rule === 'staffOfCaller') throw new Error(`A route of scope ${s.rule} narrows by ${what}: declare the rule that narrows it`);
 }
 
 /**
@@ -254,6 +329,12 @@ export function scopeSchools(s: Scope): { ids: string[]; names: string[] } | nul
 export function scopedCurricula(s: Scope): string[] | undefined {
   if (s.rule !== 'curriculaOfCaller') throw new Error(`A route of scope ${s.rule} narrows by curriculum: declare scope.curriculaOfCaller`);
   return s.all ? undefined : [...s.curriculumids];
+}
+
+/** The staff accounts a staffOfCaller scope admits; undefined when it admits every account. */
+export function scopedStaff(s: Scope): string[] | undefined {
+  if (s.rule !== 'staffOfCaller') throw new Error(`A route of scope ${s.rule} narrows staff accounts: declare scope.staffOfCaller`);
+  return s.all ? undefined : [...s.accountids];
 }
 
 /** Whether one curriculum lies in a curriculaOfCaller scope. */

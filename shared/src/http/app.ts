@@ -157,6 +157,18 @@ export interface BaseAppOptions {
   /** Pages served by path prefix after the routes (files, not API routes: no route table holds them). */
   pages?: Record<string, RequestHandler>;
   openapi?: () => object;
+  /** Tells a dependency outage from any other failure (see OutageAnswer); none: every unknown failure is a 500. */
+  outage?: OutageAnswer;
+}
+
+/**
+ * How a service names a failure caused by a dependency out of reach (its database, Redis, object store)
+ * rather than by the request: `classify` answers the dependency's name, or null. Such a failure is
+ * answered 503 with `Retry-After` and the error envelope, on every route, instead of a 500.
+ */
+export interface OutageAnswer {
+  classify: (err: unknown) => string | null;
+  retryAfterSeconds: number;
 }
 
 /**
@@ -203,7 +215,7 @@ export function createBaseApp(o: BaseAppOptions): Express {
   app.use((req, res) => {
     res.status(404).json(errorEnvelope(`Cannot ${req.method} ${req.path}`));
   });
-  app.use(errorMiddleware(config, logger));
+  app.use(errorMiddleware(config, logger, o.outage));
   return app;
 }
 
@@ -213,7 +225,7 @@ interface BodyParserError extends Error {
   expose?: boolean;
 }
 
-export function errorMiddleware(config: HttpConfig, logger: Logger): ErrorRequestHandler {
+export function errorMiddleware(config: HttpConfig, logger: Logger, outage?: OutageAnswer): ErrorRequestHandler {
   return (err: unknown, req: Request, res, next) => {
     if (res.headersSent) {
       next(err);
@@ -236,6 +248,13 @@ export function errorMiddleware(config: HttpConfig, logger: Logger): ErrorReques
     }
     if (e && e.expose && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
       res.status(e.status).json(errorEnvelope(e.message));
+      return;
+    }
+    const dependency = outage?.classify(err);
+    if (dependency) {
+      (req.log ?? logger).error({ err, logid, dependency }, `request failed: the ${dependency} is unavailable (answered 503, the client is told to retry)`);
+      res.setHeader('Retry-After', String(outage!.retryAfterSeconds));
+      res.status(503).json(errorEnvelope(`Service temporarily unavailable (the ${dependency} cannot be reached), please try again later`, logid));
       return;
     }
     (req.log ?? logger).error({ err, logid }, 'unhandled error');

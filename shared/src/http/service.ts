@@ -1,6 +1,6 @@
 import type { Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import { createBaseApp, type HttpConfig } from './app';
+import { createBaseApp, type HttpConfig, type OutageAnswer } from './app';
 import { buildOpenApi } from './openapi';
 import { createLimiter, type RedisClient } from './ratelimit';
 import { attachOps, createOps, type ReadinessCheck } from './ops';
@@ -33,6 +33,8 @@ export interface ServiceAppOptions<TCaller, TScope = unknown> {
   pages?: Record<string, RequestHandler>;
   /** Metrics, served at GET /metrics; none: no /metrics, and nothing is counted. */
   metrics?: Metrics;
+  /** Tells a dependency outage from any other failure: answered 503 with Retry-After (see createBaseApp). */
+  outage?: OutageAnswer;
   /** Put on app.locals for handlers (configuration, dependencies). */
   locals: Record<string, unknown>;
 }
@@ -73,6 +75,7 @@ export function createServiceApp<TCaller, TScope = unknown>(o: ServiceAppOptions
     router,
     pages: o.pages,
     openapi: () => buildOpenApi({ title: o.title, version: o.version }, o.routes),
+    outage: o.outage,
   });
   Object.assign(app.locals, o.locals);
   attachOps(app, ops);

@@ -164,11 +164,30 @@ function refuse(messages: string[]): void {
 }
 
 /**
+ * The schools an assessment is given to, as a narrowed caller may set them: each school it names must
+ * be one of the caller's (else 'Invalid school id', nothing written), and the schools of the stored list
+ * it cannot see stay on it (the caller's list replaces only its own part). An unnarrowed caller's list
+ * is stored as sent.
+ */
+function schoolsFor(scope: Scope, sent: readonly string[], stored: readonly string[] = []): string[] {
+  if (scope.all) return [...sent];
+  const own = new Set(scope.schoolids);
+  if (sent.some((id) => !own.has(id) && !stored.includes(id))) throw httpError(400, 'Invalid school id');
+  return [...new Set([...stored.filter((id) => !own.has(id)), ...sent])];
+}
+
+const storedSchools = (v: unknown): string[] => {
+  const list = typeof v === 'string' ? (() => { try { return JSON.parse(v) as unknown; } catch { return []; } })() : v;
+  return Array.isArray(list) ? list.filter((x): x is string => typeof x === 'string') : [];
+};
+
+/**
  * A new assessment, inactive. Its `baselineid` is its curriculum's id, as the original stores it (the
  * body's `baselineid` only has to name a curriculum that exists).
  */
-export async function createBaseline(db: Knex, body: CreateBody, by: string | null) {
+export async function createBaseline(db: Knex, scope: Scope, body: CreateBody, by: string | null) {
   const type = typeName(body.baselinetype);
+  const schoolids = schoolsFor(scope, body.schoolid);
   const curriculumbaselineid = crypto.randomUUID();
   await db.transaction(async (trx) => {
     const problems: string[] = [];
@@ -181,14 +200,14 @@ export async function createBaseline(db: Knex, body: CreateBody, by: string | nu
     await trx('curriculumbaseline').insert({
       curriculumbaselineid, curriculumid: body.curriculumid, baselineid: body.curriculumid, baselinename: body.baselinename,
       baselinetype: body.baselinetype, baselinestatus: false, startdate: body.startdate, enddate: body.enddate,
-      schoolid: JSON.stringify(body.schoolid), isdeleted: false, created_at: now, created_by: by, updated_at: now, updated_by: by,
+      schoolid: JSON.stringify(schoolids), isdeleted: false, created_at: now, created_by: by, updated_at: now, updated_by: by,
     });
   });
   return liveBaseline(db, curriculumbaselineid);
 }
 
 /** Overwrites the fields given; a moved assessment's `baselineid` follows its curriculum. */
-export async function updateBaseline(db: Knex, curriculumbaselineid: string, body: UpdateBody, by: string | null) {
+export async function updateBaseline(db: Knex, scope: Scope, curriculumbaselineid: string, body: UpdateBody, by: string | null) {
   await db.transaction(async (trx) => {
     const row = await liveBaseline(trx, curriculumbaselineid);
     const type = typeName(body.baselinetype ?? row?.baselinetype);
@@ -205,7 +224,7 @@ export async function updateBaseline(db: Knex, curriculumbaselineid: string, bod
     const patch: Record<string, unknown> = { ...next, baselineid: next.curriculumid, updated_at: new Date().toISOString(), updated_by: by };
     if (body.startdate !== undefined) patch.startdate = body.startdate;
     if (body.enddate !== undefined) patch.enddate = body.enddate;
-    if (body.schoolid !== undefined) patch.schoolid = JSON.stringify(body.schoolid);
+    if (body.schoolid !== undefined) patch.schoolid = JSON.stringify(schoolsFor(scope, body.schoolid, storedSchools(row.schoolid)));
     await trx('curriculumbaseline').where({ curriculumbaselineid }).update(patch);
   });
   return liveBaseline(db, curriculumbaselineid);

@@ -133,14 +133,24 @@ async function nameTaken(db: Knex, name: string, except?: string): Promise<boole
   return !!(await q.first('schoolid'));
 }
 
-/** The country must be a live one the caller works in; every curriculum a live one. */
-async function checkPlacement(db: Knex, scope: Scope, body: SchoolBody): Promise<string[]> {
+/**
+ * The country must be a live one the caller works in; every curriculum a live one. A narrowed caller
+ * also gives a school only curricula offered (curriculumcountry) in the school's country, as it
+ * enrols learners (it sees no other); a curriculum the school already has may stay. An unnarrowed
+ * caller places any live curriculum, as the existing system lets it.
+ */
+async function checkPlacement(db: Knex, scope: Scope, body: SchoolBody, held: readonly string[] = []): Promise<string[]> {
   const country = db('countries').where({ countryid: body.countryid, isdeleted: false });
   if (!(await applyScope(country, scope, { countryid: 'countryid' }).first('countryid'))) throw httpError(400, 'Invalid country id');
   const curriculums = [...new Set(body.curriculums)];
   if (curriculums.length) {
     const found = await db('curriculums').whereIn('curriculumid', curriculums).where({ isdeleted: false }).select('curriculumid');
     if (found.length !== curriculums.length) throw httpError(400, 'Invalid curriculum id');
+    const added = curriculums.filter((c) => !held.includes(c));
+    if (!scope.all && added.length) {
+      const offered = await db('curriculumcountry').whereIn('curriculumid', added).where({ countryid: body.countryid }).distinct('curriculumid');
+      if (offered.length !== added.length) throw httpError(400, 'Invalid curriculum id');
+    }
   }
   return curriculums;
 }
@@ -169,7 +179,7 @@ export async function createSchool(db: Knex, scope: Scope, body: SchoolBody, by:
  */
 export async function updateSchool(db: Knex, scope: Scope, schoolid: string, body: SchoolBody, by: string | null) {
   const school = await liveSchool(db, scope, schoolid);
-  const curriculums = await checkPlacement(db, scope, body);
+  const curriculums = await checkPlacement(db, scope, body, Array.isArray(school.curriculums) ? (school.curriculums as string[]) : []);
   const now = new Date().toISOString();
   try {
     await db.transaction(async (trx) => {

@@ -1,5 +1,5 @@
 import { perms, route } from '@lms/shared';
-import { scope } from '../../http/scope';
+import { scope, scopedStaff } from '../../http/scope';
 import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
 import { actorOf, depsOf } from '../../http/context';
 import { createUser, createUserBody, disableUser, getUser, listUsers, updateUser, updateUserBody, userListBody, userParams } from './store';
@@ -15,10 +15,12 @@ async function deleteUser({ req, res, params, caller }: Ctx) {
   return disableUser(depsOf(req).db, params.lmsuserid, actorOf(caller) ?? '');
 }
 
+// Staff accounts are narrowed like their callers (scope.staffOfCaller): a staff account narrowed to some
+// schools or countries sees, edits, deletes and creates only accounts narrowed within its own.
 export const userRoutes: CentralRoute[] = [
-  route('POST', '/user/create', perms('create_user'), scope.global, { body: createUserBody }, ({ req, body, caller }) => createUser(depsOf(req).db, body, actorOf(caller)), { summary: 'create staff user and bind lmsuserroles' }),
-  route('PUT', '/user/:lmsuserid', perms('update_user'), scope.global, { params: userParams, body: updateUserBody }, ({ req, params, body, caller }) => updateUser(depsOf(req).db, params.lmsuserid, body, actorOf(caller)), { summary: 'update staff user' }),
-  route('DELETE', '/user/:lmsuserid', perms('delete_user'), scope.global, { params: userParams }, deleteUser, { summary: 'disable staff user and unbind roles' }),
-  route('POST', '/user', perms('view_user'), scope.global, { body: userListBody }, ({ req, body }) => listUsers(depsOf(req).db, body), { summary: 'paged list of staff user (pageindex/pagesize/filter)' }),
-  route('GET', '/user/:lmsuserid', perms('view_user'), scope.global, { params: userParams }, ({ req, params }) => getUser(depsOf(req).db, params.lmsuserid), { summary: 'get one staff user by id' }),
+  route('POST', '/user/create', perms('create_user'), scope.staffOfCaller, { body: createUserBody }, ({ req, body, caller }) => createUser(depsOf(req).db, body, actorOf(caller)), { summary: 'create staff user and bind lmsuserroles' }),
+  route('PUT', '/user/:lmsuserid', perms('update_user'), scope.staffOfCaller, { params: userParams, body: updateUserBody }, ({ req, params, body, caller }) => updateUser(depsOf(req).db, params.lmsuserid, body, actorOf(caller)), { summary: 'update staff user' }),
+  route('DELETE', '/user/:lmsuserid', perms('delete_user'), scope.staffOfCaller, { params: userParams }, deleteUser, { summary: 'disable staff user and unbind roles' }),
+  route('POST', '/user', perms('view_user'), scope.staffOfCaller, { body: userListBody }, ({ req, scope, body }) => listUsers(depsOf(req).db, body, scopedStaff(scope)), { summary: 'paged list of staff user (pageindex/pagesize/filter)' }),
+  route('GET', '/user/:lmsuserid', perms('view_user'), scope.staffOfCaller, { params: userParams }, ({ req, params }) => getUser(depsOf(req).db, params.lmsuserid), { summary: 'get one staff user by id' }),
 ];

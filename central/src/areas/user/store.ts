@@ -125,8 +125,10 @@ export async function disableUser(db: Knex, lmsuserid: string, by: string): Prom
 
 export const userListBody = pagingBody(['lmsusername']);
 
-export async function listUsers(db: Knex, body: Paging) {
+/** The staff accounts page; `accounts` narrows it to those ids (a narrowed caller's, see scope.staffOfCaller). */
+export async function listUsers(db: Knex, body: Paging, accounts?: readonly string[]) {
   const base = db('lmsusers').where({ isdisabled: false });
+  if (accounts) base.whereIn('lmsuserid', [...accounts]);
   applyFilters(base, body, (k) => k);
   const page = await pageRows(base, body, 'lmsusername', PUBLIC_COLUMNS);
   const users = page.data as Array<{ lmsuserid: string }>;
