@@ -185,9 +185,11 @@ export async function runTakeoverBench(): Promise<void> {
     let t = Date.now();
     await buildSource(src.conn);
     process.stdout.write(`source: ${fmt(RESULTS)} learner results and ${fmt(LEARNERS)} learners generated in MariaDB in ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
-    const targets: Array<[string, string | undefined]> = [['SQLite', undefined]];
+    // BENCH_TAKEOVER_DATABASES=sqlite or pg runs one of them.
+    const only = process.env.BENCH_TAKEOVER_DATABASES;
+    const targets: Array<[string, string | undefined]> = only === 'pg' ? [] : [['SQLite', undefined]];
     const pgUrl = process.env.BENCH_PG_URL ?? process.env.TEST_DATABASE_URL;
-    if (pgUrl) targets.push(['PostgreSQL', pgUrl]);
+    if (pgUrl && only !== 'sqlite') targets.push(['PostgreSQL', pgUrl]);
     for (const [name, url] of targets) {
       const plainDb = await benchDatabase(central, url);
       const plain = await plainWrite(plainDb);
