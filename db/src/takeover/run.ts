@@ -312,7 +312,8 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
       for (const r of rows) losers.set(`${rule.table}:${String(r.id)}`, { keep: String(r.keep), rule });
     }
 
-    const refuse = (p: Plan, id: string, reason: string, resolved?: string) => {
+    const refuse = (p: Plan, key: string, reason: string, resolved?: string) => {
+      const id = key.replaceAll(KEY_SEP, ' ');
       p.report.refused += 1;
       if (resolved) p.report.resolved += 1;
       if (refusedRows.length < MAX_LISTED_REFUSALS) refusedRows.push({ table: p.target, id, reason, ...(resolved ? { resolved } : {}) });
@@ -344,7 +345,7 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
             continue;
           }
           if (seenKeys.has(key)) {
-            refuse(p, key.replaceAll(KEY_SEP, ' '), 'the same row twice', 'exact duplicate collapsed into one row (the original has no key on this table; ours does)');
+            refuse(p, key, 'the same row twice', 'exact duplicate collapsed into one row (the original has no key on this table; ours does)');
             continue;
           }
           seenKeys.add(key);
@@ -462,7 +463,7 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
           await trx.transaction(async (sp) => { n = await sp(p.target).where(where).del(); });
           p.report.deleted += n;
         } catch (err) {
-          refuse(p, key.replaceAll(KEY_SEP, ' '), `gone from the source, but cannot be removed here: ${reasonOf(err)}`);
+          refuse(p, key, `gone from the source, but cannot be removed here: ${reasonOf(err)}`);
         }
       }
     }

@@ -39,7 +39,7 @@ export function unwrapJson(text: string): { json: string; unwrapped: boolean } {
   let unwrapped = false;
   for (let i = 0; i < 4 && typeof value === 'string'; i++) {
     const s = value.trim();
-    if (!(s.startsWith('{') || s.startsWith('[') || s === 'null')) break;
+    if (!(s.startsWith('{') || s.startsWith('[') || s.startsWith('"') || s === 'null')) break;
     try {
       value = JSON.parse(s);
       unwrapped = true;

@@ -14,6 +14,8 @@ import { benchDatabase, procMb } from './servers';
 
 const RESULTS = Number(process.env.BENCH_TAKEOVER_RESULTS ?? 1_000_000);
 const LEARNERS = 2000;
+/** New results added to the source before the `--again` run. */
+const DELTA = 1000;
 const TARGET_RATIO = 0.5;
 const TARGET_RSS_MB = 200;
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
@@ -147,7 +149,7 @@ async function plainWrite(tdb: TestDatabase): Promise<number> {
 }
 
 /** The copy as an operator runs it: the central command line in a process of its own, its peak RSS sampled. */
-async function takeoverRun(sourceUrl: string, databaseUrl: string): Promise<{ seconds: number; peakMb: number; lines: string[] }> {
+async function takeoverRun(sourceUrl: string, databaseUrl: string, extra: string[] = []): Promise<{ seconds: number; peakMb: number; lines: string[] }> {
   // Started as `npm run migrate-from-mysql -w central` starts it: the script's allocator setting and node flags.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const script = (require(path.join(repoRoot, 'central/package.json')) as { scripts: Record<string, string> }).scripts['migrate-from-mysql'].trim().split(/\s+/);
@@ -158,7 +160,7 @@ async function takeoverRun(sourceUrl: string, databaseUrl: string): Promise<{ se
   }
   const args = script.slice(1).map((a) => (a.startsWith('dist/') ? path.join(repoRoot, 'central', a) : a));
   const started = process.hrtime.bigint();
-  const child = spawn(process.execPath, [...args, '--source', sourceUrl], {
+  const child = spawn(process.execPath, [...args, '--source', sourceUrl, ...extra], {
     env: { ...process.env, ...env, DATABASE_URL: databaseUrl, NODE_ENV: 'production' }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let peakMb = 0;
@@ -183,9 +185,11 @@ export async function runTakeoverBench(): Promise<void> {
     let t = Date.now();
     await buildSource(src.conn);
     process.stdout.write(`source: ${fmt(RESULTS)} learner results and ${fmt(LEARNERS)} learners generated in MariaDB in ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
-    const targets: Array<[string, string | undefined]> = [['SQLite', undefined]];
+    // BENCH_TAKEOVER_DATABASES=sqlite or pg runs one of them.
+    const only = process.env.BENCH_TAKEOVER_DATABASES;
+    const targets: Array<[string, string | undefined]> = only === 'pg' ? [] : [['SQLite', undefined]];
     const pgUrl = process.env.BENCH_PG_URL ?? process.env.TEST_DATABASE_URL;
-    if (pgUrl) targets.push(['PostgreSQL', pgUrl]);
+    if (pgUrl && only !== 'sqlite') targets.push(['PostgreSQL', pgUrl]);
     for (const [name, url] of targets) {
       const plainDb = await benchDatabase(central, url);
       const plain = await plainWrite(plainDb);
@@ -204,6 +208,15 @@ export async function runTakeoverBench(): Promise<void> {
       );
       const progress = run.lines.filter((l) => l.startsWith('progress:'));
       if (progress.length) process.stdout.write(`  last progress line: ${progress[progress.length - 1]}\n`);
+      // The cutover's freeze: --again after a day's new results in the source.
+      await src.conn.query(
+        `INSERT INTO studentprogress (studentprogressid, studentid, ispass, studentprogressreferenceid, starttime, endtime, progresstype, resultpercentage, points, fullpoints, marks, scores)
+         SELECT ${SQL_MD5_ID(`CONCAT('d${name}', seq)`)}, CONCAT('b1000000-0000-4000-8000-', LPAD(seq % ${LEARNERS}, 12, '0')), 1, '${IDS.lesson}', '2026-06-01', '2026-06-01 00:05:00', 2, 50, 5, 10, 5, 1
+         FROM seq_1_to_${DELTA}`,
+      );
+      const delta = await takeoverRun(src.url, target.url, ['--again']);
+      const line = delta.lines.find((l) => l.startsWith('studentprogress '))?.trim().split(/\s+/) ?? [];
+      process.stdout.write(`${name}: --again after ${fmt(DELTA)} new results: ${delta.seconds.toFixed(1)} s (studentprogress read ${line[1]}, copied ${line[2]}, unchanged ${line[3]}); peak RSS ${delta.peakMb.toFixed(0)} MB\n`);
       await dropTarget(target);
     }
   } finally {
