@@ -10,7 +10,7 @@ import { classroom, createTestDatabase, repoRoot, type TestDatabase } from '@lms
 import { PAGE_CSP } from '@lms/shared';
 import { createApp } from '../src/app';
 import { loadConfig } from '../src/config';
-import { createObjectStore } from '../src/objects';
+import { ObjectStoreError, createObjectStore } from '../src/objects';
 import { seedDemo } from '../src/seed/demo';
 import { silentLogger, testDatabase } from './helpers';
 import { createApp as createClassroomApp } from '../../classroom/src/app';
@@ -63,6 +63,9 @@ describe('the log-sync pages in a browser', () => {
   let classroomDb: TestDatabase;
   let central: { server: Server; origin: string };
   let switchedOff: { server: Server; origin: string };
+  // Central whose object store is out of reach while `storeDown` is set.
+  let flaky: { server: Server; origin: string };
+  let storeDown = false;
   let room: { server: Server; origin: string };
   let browser: Browser;
   let tmp: string;
@@ -81,6 +84,10 @@ describe('the log-sync pages in a browser', () => {
     const env = { NODE_ENV: 'test', DATABASE_URL: centralDb.url, RATE_LIMIT_MAX: '100000', MAX_CONCURRENT_IMPORTS: '1' };
     central = await listen(createApp(loadConfig({ ...env, LOG_IMPORT_ENABLED: 'true' }), { db: centralDb.db, logger: silentLogger, objects }));
     switchedOff = await listen(createApp(loadConfig({ ...env, LOG_IMPORT_ENABLED: 'false' }), { db: centralDb.db, logger: silentLogger, objects }));
+    const unreachable: typeof objects = Object.create(objects);
+    unreachable.put = (...args: Parameters<typeof objects.put>) =>
+      storeDown ? Promise.reject(new ObjectStoreError('Unavailable', 'connect ECONNREFUSED 127.0.0.1:9')) : objects.put(...args);
+    flaky = await listen(createApp(loadConfig({ ...env, LOG_IMPORT_ENABLED: 'true' }), { db: centralDb.db, logger: silentLogger, objects: unreachable }));
     room = await listen(
       createClassroomApp(loadClassroomConfig({ NODE_ENV: 'test', DATABASE_URL: classroomDb.url, LOG_DIR: path.join(tmp, 'logs') }), {
         db: classroomDb.db, logger: silentLogger,
@@ -95,6 +102,7 @@ describe('the log-sync pages in a browser', () => {
     await browser?.close();
     central?.server.close();
     switchedOff?.server.close();
+    flaky?.server.close();
     room?.server.close();
     await centralDb?.dispose();
     await classroomDb?.dispose();
@@ -275,6 +283,29 @@ describe('the log-sync pages in a browser', () => {
     await expect.poll(() => page.locator('#upload-status').textContent(), { timeout: 15_000 })
       .toBe('Nothing changed: central already had everything in this file.');
     expect(imports).toEqual([429, 200]);
+    expect(await page.locator('#countdown').isHidden()).toBe(true);
+    await ctx.close();
+  });
+
+  it('when central cannot store the log now (400 with Retry-After), says it is not the file and uploads again by itself', async () => {
+    storeDown = true;
+    const ctx = await context();
+    const page = await ctx.newPage();
+    await page.clock.install();
+    await page.goto(`${flaky.origin}/sync-log/`);
+    await keyboardSignIn(page, C.teacher.schoolusername, C.password);
+    await page.locator('#upload').waitFor({ state: 'visible' });
+    await page.setInputFiles('#file', path.join(tmp, 'studentlog.zip'));
+    const imports: number[] = [];
+    page.on('response', (r) => { if (r.url().endsWith('/log/import')) imports.push(r.status()); });
+    await page.locator('#upload-button').click();
+    await expect.poll(() => page.locator('#upload-status').textContent())
+      .toBe('Central cannot take the log right now (it is not the file). It will try again by itself in 30 seconds.');
+    // The store is back; when the wait is over the same file goes through.
+    storeDown = false;
+    await page.clock.runFor(31_000);
+    await expect.poll(() => imports, { timeout: 15_000 }).toEqual([400, 200]);
+    await expect.poll(() => page.locator('#upload-status').textContent(), { timeout: 15_000 }).not.toContain('Central cannot take');
     expect(await page.locator('#countdown').isHidden()).toBe(true);
     await ctx.close();
   });

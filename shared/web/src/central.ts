@@ -150,13 +150,16 @@ function upload(file: File): void {
       signOut(session, msg('session.ended'));
       return;
     }
-    if (xhr.status === 429) {
-      const wait = retryAfter(xhr.getResponseHeader('Retry-After'));
+    // Central asks to be asked again: too many imports (429), or a dependency out of reach (503, or the
+    // import's 400 with Retry-After, which a refusal of the file never carries).
+    const later = xhr.getResponseHeader('Retry-After');
+    if (xhr.status === 429 || xhr.status === 503 || (xhr.status === 400 && later !== null)) {
+      const wait = retryAfter(later);
       if (wait > MAX_WAIT_S) {
-        say(status, [msg('error.other', json?.errormessage ?? 'HTTP 429')], 'error');
+        say(status, [msg('error.other', json?.errormessage ?? `HTTP ${xhr.status}`)], 'error');
         return;
       }
-      waitAndRetry(file, wait);
+      waitAndRetry(file, wait, xhr.status === 429 ? 'refused.busy' : 'refused.unavailable');
       return;
     }
     say(status, [refusal(xhr.status, json?.errormessage ?? '')], 'error');
@@ -164,11 +167,11 @@ function upload(file: File): void {
   xhr.send(form);
 }
 
-/** Says once (live) that central is busy, counts down where the teacher can see it, then uploads again. */
-function waitAndRetry(file: File, seconds: number): void {
+/** Says once (live) why central asks to wait, counts down where the teacher can see it, then uploads again. */
+function waitAndRetry(file: File, seconds: number, why: 'refused.busy' | 'refused.unavailable'): void {
   const status = byId('upload-status');
   const shown = byId('countdown');
-  say(status, [msg('refused.busy', seconds)], 'warn');
+  say(status, [msg(why, seconds)], 'warn');
   let left = seconds;
   byId('upload-button').setAttribute('aria-disabled', 'true');
   shown.hidden = false;
