@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
@@ -6,6 +7,7 @@ import { ROLE_IDS, readPackageJson } from '@lms/shared';
 import { makeApp, type TestApp } from './helpers';
 import { narrowedCallers, seedSides, type Narrowed, type Sides } from './scope-fixtures';
 import { snapshot } from './people-fixtures';
+import { createRole, createStaff, staffLogin } from './accounts';
 
 // What a staff account narrowed to school A (or country X), a Teacher-role account narrowed to school A
 // and a teacher of school A signed in on central may reach of side B (school B in country Y, the
@@ -308,5 +310,45 @@ describe('staff accounts are managed within the caller\'s own narrowing', () => 
     // An unnarrowed caller still edits any account.
     const any = await call('superadmin', 'put', `/user/${s.B.lmsuserid}`, { schoolids: null, countryids: null });
     expect(any.status, JSON.stringify(any.body)).toBe(200);
+  });
+});
+
+describe('roles reach the whole organisation, so only callers that nothing narrows change them', () => {
+  it('a narrowed account holding every role permission is refused 403 and changes no role; an unnarrowed one changes them', async () => {
+    const db = t.tdb.db;
+    const tag = crypto.randomBytes(3).toString('hex');
+    const roleAdmin = await createRole(db, `Role admin ${tag}`, ['create_role', 'view_role', 'update_role', 'delete_role']);
+    const token = async (name: string, o: { schools?: string[]; countries?: string[] }) => {
+      const lmsusername = `${name}-${tag}@scope.test`;
+      await createStaff(db, { lmsusername, roleids: [roleAdmin], ...o });
+      return `Bearer ${(await staffLogin(t.app, lmsusername)).accessToken}`;
+    };
+    const bySchool = await token('roles-school', { schools: [s.A.schoolid] });
+    const byCountry = await token('roles-country', { countries: [s.A.countryid] });
+    const whole = await token('roles-whole', {});
+    const allPerms = (await db('permissions').pluck('permissionid')) as string[];
+    const send = (auth: string, method: 'post' | 'put' | 'delete', url: string, body?: object) => {
+      const r = request(t.app)[method](url).set('Authorization', auth);
+      return body === undefined ? r : r.send(body);
+    };
+    const TABLES = ['roles', 'roles_permissions'];
+    const before = await snapshot(db, TABLES);
+    for (const auth of [bySchool, byCountry]) {
+      // Widening the Admin role every school's admins hold, making a role of every permission, deleting one.
+      for (const [method, url, body] of [
+        ['put', `/roles/${ROLE_IDS.admin}`, { rolename: 'Admin', permissionsid: allPerms }],
+        ['post', '/roles/create', { rolename: `Everything ${tag}`, permissionsid: allPerms }],
+        ['delete', `/roles/${ROLE_IDS.teacher}`, undefined],
+      ] as const) {
+        const res = await send(auth, method, url, body);
+        expect([method, url, res.status, res.body]).toEqual([method, url, 403, refused('Forbidden resource')]);
+      }
+      // Reading stays open to the permission's holders.
+      expect((await request(t.app).get(`/roles/${ROLE_IDS.admin}`).set('Authorization', auth)).status).toBe(200);
+    }
+    expect(await snapshot(db, TABLES)).toEqual(before);
+    const made = await send(whole, 'post', '/roles/create', { rolename: `Made ${tag}`, permissionsid: [allPerms[0]] });
+    expect(made.status, JSON.stringify(made.body)).toBe(200);
+    expect(await db('roles').where({ rolename: `Made ${tag}` }).first()).toBeDefined();
   });
 });

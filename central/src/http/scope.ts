@@ -18,7 +18,7 @@ import type { Caller } from './types';
  * the schools of those ids / of those countries (both lists: schools meeting both); a school user sees
  * its own school; any other caller (a token of another type, nobody) sees nothing.
  */
-export type ScopeName = 'global' | 'schoolsOfCaller' | 'countriesOfCaller' | 'curriculaOfCaller' | 'ownAccount' | 'staffOfCaller';
+export type ScopeName = 'global' | 'schoolsOfCaller' | 'countriesOfCaller' | 'curriculaOfCaller' | 'ownAccount' | 'staffOfCaller' | 'wholeOrganisation';
 
 const rule = (name: ScopeName, doc: string): ScopeRule & { scope: ScopeName } => Object.freeze({ scope: name, doc });
 
@@ -46,6 +46,12 @@ export const scope = Object.freeze({
    * checked before the handler runs. An unnarrowed caller manages every account.
    */
   staffOfCaller: rule('staffOfCaller', "staff accounts narrowed within the caller's own schools/countries"),
+  /**
+   * Changes that reach the whole organisation (roles and their permissions, which accounts of every
+   * school and country hold): only a caller that nothing narrows. A narrowed staff caller holding the
+   * permission would otherwise widen what broader accounts may do; it is refused 403 before the handler.
+   */
+  wholeOrganisation: rule('wholeOrganisation', 'the whole organisation: callers that nothing narrows only; a narrowed caller is refused 403'),
 });
 
 export const SCOPE_NAMES = Object.keys(scope) as ScopeName[];
@@ -107,6 +113,7 @@ export async function resolveScope(db: Knex, name: ScopeName, caller: Caller): P
   if (name === 'ownAccount') return NOTHING(name, accountOf(caller));
   const claims = claimsOf(caller);
   if (claims === null) return EVERYTHING(name);
+  if (name === 'wholeOrganisation') throw httpError(403, 'Forbidden resource');
   if (claims === 'none') return NOTHING(name);
   // Staff accounts are managed by staff only: a school user is admitted none.
   if (name === 'staffOfCaller' && claims.schoolname !== null) return NOTHING(name);
@@ -288,7 +295,7 @@ export interface ScopeColumns {
 }
 
 function needs(s: Scope, what: string): void {
-  if (s.rule === 'global' || s.rule === 'ownAccount' || s.rule === 'staffOfCaller') throw new Error(`A route of scope ${s.rule} narrows by ${what}: declare the rule that narrows it`);
+  if (s.rule === 'global' || s.rule === 'ownAccount' || s.rule === 'staffOfCaller' || s.rule === 'wholeOrganisation') throw new Error(`A route of scope ${s.rule} narrows by ${what}: declare the rule that narrows it`);
 }
 
 /**
