@@ -239,6 +239,21 @@ describe('the log-sync pages in a browser', () => {
     await ctx.close();
   });
 
+  /** Central's page at `origin` under a fake clock: the teacher signs in and uploads the saved log; `imports` collects the answers' statuses. */
+  async function uploadWithClock(origin: string): Promise<{ ctx: BrowserContext; page: Page; imports: number[] }> {
+    const ctx = await context();
+    const page = await ctx.newPage();
+    await page.clock.install();
+    await page.goto(`${origin}/sync-log/`);
+    await keyboardSignIn(page, C.teacher.schoolusername, C.password);
+    await page.locator('#upload').waitFor({ state: 'visible' });
+    await page.setInputFiles('#file', path.join(tmp, 'studentlog.zip'));
+    const imports: number[] = [];
+    page.on('response', (r) => { if (r.url().endsWith('/log/import')) imports.push(r.status()); });
+    await page.locator('#upload-button').click();
+    return { ctx, page, imports };
+  }
+
   it('on a 429 says central is busy, counts down from Retry-After and uploads again by itself', async () => {
     // Another upload holds central's only import slot: its body stops after the first bytes.
     const login = await fetch(`${central.origin}/auth/school/login`, {
@@ -260,16 +275,7 @@ describe('the log-sync pages in a browser', () => {
       expect(i).toBeLessThan(50);
     }
 
-    const ctx = await context();
-    const page = await ctx.newPage();
-    await page.clock.install();
-    await page.goto(`${central.origin}/sync-log/`);
-    await keyboardSignIn(page, C.teacher.schoolusername, C.password);
-    await page.locator('#upload').waitFor({ state: 'visible' });
-    await page.setInputFiles('#file', path.join(tmp, 'studentlog.zip'));
-    const imports: number[] = [];
-    page.on('response', (r) => { if (r.url().endsWith('/log/import')) imports.push(r.status()); });
-    await page.locator('#upload-button').click();
+    const { ctx, page, imports } = await uploadWithClock(central.origin);
     await expect.poll(() => page.locator('#upload-status').textContent())
       .toBe('Central is busy with other uploads. It will try again by itself in 30 seconds.');
     expect(await page.locator('#countdown').textContent()).toBe('Trying again in 30 s…');
@@ -289,16 +295,7 @@ describe('the log-sync pages in a browser', () => {
 
   it('when central cannot store the log now (400 with Retry-After), says it is not the file and uploads again by itself', async () => {
     storeDown = true;
-    const ctx = await context();
-    const page = await ctx.newPage();
-    await page.clock.install();
-    await page.goto(`${flaky.origin}/sync-log/`);
-    await keyboardSignIn(page, C.teacher.schoolusername, C.password);
-    await page.locator('#upload').waitFor({ state: 'visible' });
-    await page.setInputFiles('#file', path.join(tmp, 'studentlog.zip'));
-    const imports: number[] = [];
-    page.on('response', (r) => { if (r.url().endsWith('/log/import')) imports.push(r.status()); });
-    await page.locator('#upload-button').click();
+    const { ctx, page, imports } = await uploadWithClock(flaky.origin);
     await expect.poll(() => page.locator('#upload-status').textContent())
       .toBe('Central cannot take the log right now (it is not the file). It will try again by itself in 30 seconds.');
     // The store is back; when the wait is over the same file goes through.
