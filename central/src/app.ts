@@ -5,10 +5,11 @@ import type { Config } from './config';
 import { centralGates, identify } from './auth/guards';
 import { serviceRoutes } from './areas';
 import { centralScopes } from './http/scope';
-import type { Deps } from './http/types';
+import type { CentralTools, Deps } from './http/types';
 import { VERSION } from './version';
 import { createMailCounters } from './auth/mail-limits';
 import { configuredStore } from './http/context';
+import { mailerOf } from './auth/mail';
 import { countingErrors } from './objects/counted';
 import { OUTAGE_RETRY_AFTER_SECONDS, requestOutage } from './http/outage';
 
@@ -47,6 +48,7 @@ export function createApp(config: Config, deps: Deps): Express {
     // The teacher's page for carrying the classroom's activity log to the cloud.
     pages: { '/sync-log': syncLogPage('central') },
     metrics,
+    tools: { ...deps, objects, config, mailer: mailerOf(config, deps) } satisfies CentralTools,
     locals: {
       config,
       deps: metrics ? { ...deps, objects } : deps,

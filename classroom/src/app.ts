@@ -5,7 +5,7 @@ import type { Config } from './config';
 import { classroomGates, identify } from './auth/guards';
 import { serviceRoutes } from './areas';
 import { VERSION } from './areas/app/routes';
-import type { Deps } from './http/types';
+import type { ClassroomTools, Deps } from './http/types';
 
 export const SIGN_IN_PATHS = ['/auth/login'];
 
@@ -33,6 +33,7 @@ export function createApp(config: Config, deps: Deps): Express {
     // The teacher's page for carrying the classroom's activity log to the cloud.
     pages: { '/sync-log': syncLogPage('classroom') },
     metrics,
+    tools: { db: deps.db, logger: deps.logger, config } satisfies ClassroomTools,
     locals: { config, deps },
   });
 }

@@ -173,7 +173,7 @@ export function lessonItems(kind: ItemKind) {
     add,
 
     /** GET `…/:lessonid`: the lesson's items by order, in one query once the lesson is known. */
-    async list({ req, params }: Ctx) {
+    async list({ req, params }: CentralCtx<typeof inputs.list>) {
       const db = depsOf(req).db;
       const [lesson] = await readRows(db('lessons').where({ lessonid: params.lessonid, isdeleted: false }).select('lessonid').limit(1));
       if (!lesson) throw httpError(400, INVALID_LESSON);
@@ -181,22 +181,22 @@ export function lessonItems(kind: ItemKind) {
     },
 
     /** GET `…/:lessonid/:id`: one item of that lesson. */
-    async one({ req, params }: Ctx) {
+    async one({ req, params }: CentralCtx<typeof inputs.one>) {
       const db = depsOf(req).db;
-      const [row] = await readRows(itemQuery(db).where({ [`i.${col.id}`]: params[col.id], 'i.lessonid': params.lessonid }).limit(1));
+      const [row] = await readRows(itemQuery(db).where({ [`i.${col.id}`]: (params as Record<string, string>)[col.id], 'i.lessonid': params.lessonid }).limit(1));
       if (!row) throw httpError(400, kind.invalid);
       return row;
     },
 
 
     /** POST `…/:lessonid`. */
-    create({ req, params, body, caller }: Ctx) {
+    create({ req, params, body, caller }: CentralCtx<typeof inputs.create>) {
       return add(depsOf(req).db, params.lessonid, body, actorOf(caller));
     },
 
     /** PUT `…/activate/:id`, `…/deactivate/:id`. */
     status(value: boolean) {
-      return async ({ req, params }: Ctx) => {
+      return async ({ req, params }: CentralCtx<typeof inputs.id>) => {
         const n = await depsOf(req).db(kind.table).where({ [col.id]: params[col.id] }).update({ [col.status]: value });
         if (!n) throw httpError(400, kind.invalid);
         return true;
@@ -204,9 +204,9 @@ export function lessonItems(kind: ItemKind) {
     },
 
     /** PUT `…/order/:id/:order`: sets that item's order and nothing else's (the remainder may change hands). */
-    order({ req, params }: Ctx) {
+    order({ req, params }: CentralCtx<typeof inputs.order>) {
       return writeTransaction(depsOf(req).db, undefined, async (trx) => {
-        const item = await existing(trx, params[col.id]);
+        const item = await existing(trx, params[col.id] as string);
         if (kind.scored) await lockLessons(trx, [item.lessonid]);
         await trx(kind.table).where({ [col.id]: params[col.id] }).update({ [col.order]: params[col.order] });
         if (kind.scored) await recomputeLessons(trx, [item.lessonid]);
@@ -218,8 +218,9 @@ export function lessonItems(kind: ItemKind) {
      * PUT `…/:id`: name and description (and document, for learnings and plans; the lesson, for practices
      * and quizzes, whose points are then spread again in both lessons).
      */
-    update({ req, params, body, caller }: Ctx) {
+    update({ req, params, body: input, caller }: CentralCtx<typeof inputs.update>) {
       const id = params[col.id] as string;
+      const body = input as Body;
       return writeTransaction(depsOf(req).db, kind.duplicate, async (trx) => {
         const item = await existing(trx, id);
         const target = kind.moves ? (body.lessonid as string) : item.lessonid;
@@ -240,7 +241,7 @@ export function lessonItems(kind: ItemKind) {
     },
 
     /** DELETE `…/:id`: the row is removed (with a practice's or quiz's question links); the lesson's points spread again. */
-    remove({ req, params }: Ctx) {
+    remove({ req, params }: CentralCtx<typeof inputs.id>) {
       const id = params[col.id] as string;
       return writeTransaction(depsOf(req).db, undefined, async (trx) => {
         const item = await existing(trx, id);

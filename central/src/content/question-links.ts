@@ -120,7 +120,7 @@ export function questionLinks(kind: LinkKind) {
     add,
 
     /** GET `…/:parentid`: the parent's links by order, in one query once the parent is known. */
-    async list({ req, params }: Ctx) {
+    async list({ req, params }: CentralCtx<typeof inputs.list>) {
       const db = depsOf(req).db;
       if (!(await readRows(liveParent(db, params[parentid]))).length) throw httpError(400, kind.parent.invalid);
       return shape(await readRows(kind.listQuery(db).where(`x.${parentid}`, params[parentid]).orderBy([{ column: `x.${col.order}` }, { column: `x.${col.id}` }])));
@@ -128,22 +128,22 @@ export function questionLinks(kind: LinkKind) {
 
 
     /** POST `…/:parentid/:questionid/:order`. */
-    create({ req, params }: Ctx) {
-      return add(depsOf(req).db, params[parentid], params.questionid, params[col.order]);
+    create({ req, params }: CentralCtx<typeof inputs.create>) {
+      return add(depsOf(req).db, params[parentid] as string, params.questionid as string, params[col.order] as number);
     },
 
     /** PUT `…/activate/:id`, `…/deactivate/:id`. */
     status(value: boolean) {
-      return ({ req, params }: Ctx) => update(depsOf(req).db, params[col.id], { [col.status]: value });
+      return ({ req, params }: CentralCtx<typeof inputs.id>) => update(depsOf(req).db, params[col.id] as string, { [col.status]: value });
     },
 
     /** PUT `…/order/:id/:order`: that link's order and nothing else's. */
-    order({ req, params }: Ctx) {
-      return update(depsOf(req).db, params[col.id], { [col.order]: params[col.order] });
+    order({ req, params }: CentralCtx<typeof inputs.order>) {
+      return update(depsOf(req).db, params[col.id] as string, { [col.order]: params[col.order] });
     },
 
     /** DELETE `…/:id`: the link is removed. */
-    async remove({ req, params }: Ctx) {
+    async remove({ req, params }: CentralCtx<typeof inputs.id>) {
       const n = await depsOf(req).db(kind.table).where({ [col.id]: params[col.id] }).del();
       if (!n) throw httpError(400, kind.invalid);
       return true;
@@ -175,6 +175,6 @@ export function setLevelQuizLesson(db: Knex, levelquizquestionid: string, lesson
   });
 }
 
-export function setLesson({ req, params, body }: Ctx) {
+export function setLesson({ req, params, body }: CentralCtx<typeof setLessonInput>) {
   return setLevelQuizLesson(depsOf(req).db, params.levelquizquestionid, body.lessonid ? (body.lessonid as string) : null);
 }

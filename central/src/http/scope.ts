@@ -1,8 +1,10 @@
 import type { RequestHandler } from 'express';
 import type { Knex } from '@lms/db';
 import { httpError, type ScopeResolver, type ScopeRule } from '@lms/shared';
-import { depsOf } from './context';
-import type { Caller } from './types';
+import { appDeps } from './context';
+import type { Caller, Scope, ScopeName } from './types';
+
+export type { Scope, ScopeName } from './types';
 
 /**
  * Which rows a route's caller may touch. Every central route names one rule next to its gate:
@@ -18,7 +20,6 @@ import type { Caller } from './types';
  * the schools of those ids / of those countries (both lists: schools meeting both); a school user sees
  * its own school; any other caller (a token of another type, nobody) sees nothing.
  */
-export type ScopeName = 'global' | 'schoolsOfCaller' | 'countriesOfCaller' | 'curriculaOfCaller' | 'ownAccount' | 'staffOfCaller' | 'wholeOrganisation';
 
 const rule = (name: ScopeName, doc: string): ScopeRule & { scope: ScopeName } => Object.freeze({ scope: name, doc });
 
@@ -56,24 +57,6 @@ export const scope = Object.freeze({
 
 export const SCOPE_NAMES = Object.keys(scope) as ScopeName[];
 
-/** A rule resolved for one request; `all` when nothing narrows (then the lists are empty and unused). */
-export interface Scope {
-  readonly rule: ScopeName;
-  readonly all: boolean;
-  /** The schools admitted (by id and by name). */
-  readonly schoolids: readonly string[];
-  readonly schoolnames: readonly string[];
-  /** The countries admitted: the `countries` claim alone, else the countries of the admitted schools. */
-  readonly countryids: readonly string[];
-  /** The curricula admitted (curriculaOfCaller only): those offered in `countryids`. */
-  readonly curriculumids: readonly string[];
-  /** ownAccount: the caller's own account id (lmsuserid, schooluserid or a token's subject). */
-  readonly account: string | null;
-  /** staffOfCaller: the staff accounts (lmsuserid) whose narrowing lies within the caller's. */
-  readonly accountids: readonly string[];
-  /** staffOfCaller: the countries the caller holds whole (its `countries` claim, when it has no `schools` claim). */
-  readonly wholecountries: readonly string[];
-}
 
 const ids = (v: unknown): string[] | null => {
   const list = Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x !== '') : [];
@@ -275,7 +258,7 @@ export const centralScopes: { resolve: ScopeResolver; names: readonly string[] }
     if (!(SCOPE_NAMES as string[]).includes(r.scope)) return undefined;
     const name = r.scope as ScopeName;
     return (req, res, next) => {
-      const db = depsOf(req).db;
+      const db = appDeps(req).db;
       resolveScope(db, name, res.locals.caller as Caller)
         .then(async (s) => {
           if (name === 'curriculaOfCaller') await checkContentIds(db, s, [res.locals.params, res.locals.body]);

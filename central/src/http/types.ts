@@ -1,8 +1,7 @@
 import type { Knex } from '@lms/db';
-import type { HandlerContext, Logger, RedisClient, RouteDef } from '@lms/shared';
+import type { HandlerContext, Logger, RedisClient, RouteDef, RouteInput } from '@lms/shared';
 import type { Config } from '../config';
 import type { Mailer } from '../auth/mail';
-import type { Scope } from './scope';
 import type { ObjectStore } from '../objects';
 
 /** The one identity resolved from a request's Authorization header; every guard reads only this. */
@@ -37,9 +36,49 @@ export type Caller =
   /** A refresh, change-password or verify-email token read from the query string by a token gate. */
   | { kind: 'token'; type: 'REFRESH' | 'CHANGEPASSWORD' | 'VERIFYEMAIL'; sub: string; jti: string; sessionid: string | null };
 
-export type CentralRoute = RouteDef<Caller, Scope>;
-/** What a central handler receives: the request, the caller, its input and its resolved scope. */
-export type CentralCtx = HandlerContext<Caller, Scope>;
+/**
+ * Which rows a route's caller may touch (the rules are in scope.ts).
+ */
+export type ScopeName = 'global' | 'schoolsOfCaller' | 'countriesOfCaller' | 'curriculaOfCaller' | 'ownAccount' | 'staffOfCaller' | 'wholeOrganisation';
+
+/** A rule resolved for one request; `all` when nothing narrows (then the lists are empty and unused). */
+export interface Scope {
+  readonly rule: ScopeName;
+  readonly all: boolean;
+  /** The schools admitted (by id and by name). */
+  readonly schoolids: readonly string[];
+  readonly schoolnames: readonly string[];
+  /** The countries admitted: the `countries` claim alone, else the countries of the admitted schools. */
+  readonly countryids: readonly string[];
+  /** The curricula admitted (curriculaOfCaller only): those offered in `countryids`. */
+  readonly curriculumids: readonly string[];
+  /** ownAccount: the caller's own account id (lmsuserid, schooluserid or a token's subject). */
+  readonly account: string | null;
+  /** staffOfCaller: the staff accounts (lmsuserid) whose narrowing lies within the caller's. */
+  readonly accountids: readonly string[];
+  /** staffOfCaller: the countries the caller holds whole (its `countries` claim, when it has no `schools` claim). */
+  readonly wholecountries: readonly string[];
+}
+
+/** What every central handler's context carries besides the request. */
+export interface CentralTools {
+  db: Knex;
+  config: Config;
+  /** The object store the app was given, else the one of the configuration (OBJECT_DIR / S3_ENDPOINT). */
+  objects: ObjectStore;
+  /** The service's logger (the context's `log` is the request's own, with its id). */
+  logger: Logger;
+  redis?: RedisClient;
+  /** Where reset and verification mail goes (see mailerOf). */
+  mailer: Mailer;
+}
+
+export type CentralRoute = RouteDef<Caller, Scope, CentralTools>;
+/**
+ * What a central handler receives: the tools, the caller, its resolved scope and its input, typed by the
+ * route's schemas (`CentralCtx<{ body: typeof gradeBody }>`).
+ */
+export type CentralCtx<I extends RouteInput = object> = HandlerContext<Caller, Scope, I, CentralTools>;
 
 export interface Deps {
   db: Knex;

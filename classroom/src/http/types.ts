@@ -1,5 +1,6 @@
 import type { Knex } from '@lms/db';
-import type { Logger, RedisClient, RouteDef } from '@lms/shared';
+import type { HandlerContext, Logger, RedisClient, RouteDef, RouteInput } from '@lms/shared';
+import type { Config } from '../config';
 
 /** schooluserrole values. Staff = superadmin, admin, teacher. */
 export const SCHOOL_ROLE = { superadmin: 1, admin: 2, teacher: 3, student: 4 } as const;
@@ -18,7 +19,6 @@ export type Caller =
       claims: Record<string, unknown>;
     };
 
-export type ClassroomRoute = RouteDef<Caller>;
 
 export interface Deps {
   db: Knex;
@@ -27,3 +27,15 @@ export interface Deps {
   /** Where requests are counted instead of logged one by one (LOG_REQUESTS unset): the daily files' hourly summary. */
   countRequest?: (status: number) => void;
 }
+
+/** What every classroom handler's context carries besides the request. */
+export interface ClassroomTools {
+  db: Knex;
+  config: Config;
+  /** The service's logger (the context's `log` is the request's own, with its id). */
+  logger: Logger;
+}
+
+export type ClassroomRoute = RouteDef<Caller, undefined, ClassroomTools>;
+/** What a classroom handler receives: the tools, the caller and its input, typed by the route's schemas. */
+export type ClassroomCtx<I extends RouteInput = object> = HandlerContext<Caller, undefined, I, ClassroomTools>;

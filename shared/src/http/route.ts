@@ -1,4 +1,5 @@
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express';
+import type { Logger } from 'pino';
 import { z, type ZodType } from 'zod';
 import { httpError } from './errors';
 import { series } from './series';
@@ -50,6 +51,12 @@ export interface RouteInput {
 }
 
 /**
+ * What a route's schema for one part of the request hands its handler: the schema's output, or `unknown`
+ * where the route declares no schema for that part (so a handler cannot read a field nobody checked).
+ */
+export type Parsed<I, K extends keyof RouteInput> = I extends { [P in K]: infer S } ? (S extends ZodType ? z.output<S> : unknown) : unknown;
+
+/**
  * Which rows a route's caller may touch, declared with the gate (`scope.schoolsOfCaller`,
  * `scope.global`, ...). A service turns the rule into middleware that resolves it once per request
  * (from the caller and the database) and hands the result to the handler as `ctx.scope`.
@@ -60,26 +67,35 @@ export interface ScopeRule {
   readonly doc: string;
 }
 
-const isScopeRule = (v: unknown): v is ScopeRule => typeof v === 'object' && v !== null && typeof (v as ScopeRule).scope === 'string' && typeof (v as ScopeRule).doc === 'string';
+const isScopeRule = (v: unknown): v is ScopeRule =>
+  typeof v === 'object' && v !== null && typeof (v as ScopeRule).scope === 'string' && typeof (v as ScopeRule).doc === 'string';
 
-export interface HandlerContext<TCaller, TScope = unknown> {
+/**
+ * What every handler receives: the service's tools (`TTools`: the database, the configuration...), the
+ * caller, its resolved scope, the request's logger and its input, typed by the route's schemas (`I`).
+ * `req` and `res` remain for what only they carry (the client's address, an upload's stream, a download).
+ */
+export type HandlerContext<TCaller = unknown, TScope = unknown, I = object, TTools = object> = TTools & {
   req: Request;
   res: Response;
   caller: TCaller;
   /** The route's scope rule resolved for this caller (undefined on a route that declares none). */
   scope: TScope;
-  params: any; // eslint-disable-line @typescript-eslint/no-explicit-any -- validated by the route's schema
-  query: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
-}
+  /** The request's logger: its lines carry the request id. */
+  readonly log: Logger;
+  params: Parsed<I, 'params'>;
+  query: Parsed<I, 'query'>;
+  body: Parsed<I, 'body'>;
+};
 
 /**
  * A handler returns the payload that the success envelope wraps. A handler that wrote the
  * response itself (a file, a stream, a bare body) returns nothing.
  */
-export type Handler<TCaller, TScope = unknown> = (ctx: HandlerContext<TCaller, TScope>) => unknown;
+export type Handler<TCaller = unknown, TScope = unknown, I = object, TTools = object> =
+  (ctx: HandlerContext<TCaller, TScope, I, TTools>) => unknown;
 
-export interface RouteDef<TCaller = unknown, TScope = unknown> {
+export interface RouteDef<TCaller = unknown, TScope = unknown, TTools = object> {
   method: Method;
   path: string;
   gate: Gate;
@@ -88,7 +104,8 @@ export interface RouteDef<TCaller = unknown, TScope = unknown> {
   /** A controller-wide gate checked before the route's own (both must pass). */
   classGuard?: Gate;
   input: RouteInput;
-  handler: Handler<TCaller, TScope>;
+  // A method, so that a table holds handlers of routes with different inputs (each typed by its own).
+  handler(ctx: HandlerContext<TCaller, TScope, RouteInput, TTools>): unknown;
   summary?: string;
   tags?: string[];
   /** Middleware run before the gate (for example a feature switch that must answer first). */
@@ -109,28 +126,50 @@ export interface RouteDef<TCaller = unknown, TScope = unknown> {
 }
 
 type RouteExtra = 'classGuard' | 'summary' | 'tags' | 'before' | 'status' | 'alias' | 'addition' | 'bodyLimit' | 'rawBody';
+/** The optional part of a route declaration (its summary, status, limits...). */
+export type RouteOptions = Partial<Pick<RouteDef, RouteExtra>>;
 
 /**
- * One route: method, path, gate, then (where the service declares scopes) the scope rule, the input
- * schemas, the handler and the rest.
+ * The route declaration of a service whose routes declare their scope: method, path, gate, scope rule,
+ * input schemas, handler and options. The handler's context is typed by the schemas and the service's
+ * caller, scope and tools.
  */
-export function route<TCaller = unknown, TScope = unknown>(
-  method: Method, path: string, gate: Gate, scope: ScopeRule, input: RouteInput, handler: Handler<TCaller, TScope>,
-  extra?: Partial<Pick<RouteDef<TCaller, TScope>, RouteExtra>>,
+export function scopedRoutes<TCaller, TScope, TTools = object>() {
+  return <const I extends RouteInput>(
+    method: Method, path: string, gate: Gate, scope: ScopeRule, input: I,
+    handler: Handler<TCaller, TScope, I, TTools>, extra?: RouteOptions,
+  ): RouteDef<TCaller, TScope, TTools> => ({ method, path, gate, scope, input, handler, ...(extra ?? {}) });
+}
+
+/** The route declaration of a service without scope rules: method, path, gate, input, handler, options. */
+export function unscopedRoutes<TCaller, TTools = object>() {
+  return <const I extends RouteInput>(
+    method: Method, path: string, gate: Gate, input: I, handler: Handler<TCaller, undefined, I, TTools>,
+    extra?: RouteOptions,
+  ): RouteDef<TCaller, undefined, TTools> => ({ method, path, gate, input, handler, ...(extra ?? {}) });
+}
+
+/**
+ * One route with an untyped caller (tests and tools): method, path, gate, then optionally the scope
+ * rule, the input schemas, the handler and the rest.
+ */
+export function route<const I extends RouteInput, TCaller = unknown, TScope = unknown>(
+  method: Method, path: string, gate: Gate, scope: ScopeRule, input: I, handler: Handler<TCaller, TScope, I>,
+  extra?: RouteOptions,
 ): RouteDef<TCaller, TScope>;
-export function route<TCaller = unknown, TScope = unknown>(
-  method: Method, path: string, gate: Gate, input: RouteInput, handler: Handler<TCaller, TScope>,
-  extra?: Partial<Pick<RouteDef<TCaller, TScope>, RouteExtra>>,
+export function route<const I extends RouteInput, TCaller = unknown, TScope = unknown>(
+  method: Method, path: string, gate: Gate, input: I, handler: Handler<TCaller, TScope, I>, extra?: RouteOptions,
 ): RouteDef<TCaller, TScope>;
 export function route<TCaller = unknown, TScope = unknown>(
   method: Method, path: string, gate: Gate, ...rest: unknown[]
 ): RouteDef<TCaller, TScope> {
   const scope = isScopeRule(rest[0]) ? rest.shift() as ScopeRule : undefined;
-  const [input, handler, extra] = rest as [RouteInput, Handler<TCaller, TScope>, Partial<Pick<RouteDef<TCaller, TScope>, RouteExtra>> | undefined];
+  const [input, handler, extra] = rest as [RouteInput, RouteDef<TCaller, TScope>['handler'], RouteOptions | undefined];
   return { method, path, gate, ...(scope ? { scope } : {}), input, handler, ...(extra ?? {}) };
 }
 
-export const noInput: RouteInput = {};
+/** A route that reads no params, query or body of its own. */
+export const noInput = {} as const;
 
 /** JSON bodies of routes that name no limit of their own. */
 export const DEFAULT_BODY_LIMIT = '1mb';
@@ -174,6 +213,8 @@ export interface RouteHandlerOptions {
    * be built (the service does not start).
    */
   scopes?: { resolve: ScopeResolver; names: readonly string[] };
+  /** What every handler's context carries besides the request (the database, the configuration...). */
+  tools?: object;
 }
 
 /** A schema failure in the contract's words: each issue as `"<path>" <message>`, joined by ", ". */
@@ -211,14 +252,19 @@ function validator(input: RouteInput): RequestHandler {
   };
 }
 
-function runner<TCaller, TScope>(def: RouteDef<TCaller, TScope>): RequestHandler {
+function runner<TCaller, TScope>(def: RouteDef<TCaller, TScope>, tools: object): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const data = await def.handler({
+        ...tools,
         req,
         res,
         caller: res.locals.caller as TCaller,
         scope: res.locals.scope as TScope,
+        // Read when a handler logs: a child logger per request costs a share of a small route's time.
+        get log() {
+          return req.log;
+        },
         params: res.locals.params,
         query: res.locals.query,
         body: res.locals.body,
@@ -370,7 +416,7 @@ export function routeHandler<TCaller, TScope = unknown>(routes: ReadonlyArray<Ro
         // The scope is resolved once the caller passed its gate and its input is valid, so that a refused
         // or malformed request costs no look-up.
         ...scoping,
-        runner(def),
+        runner(def, o.tools ?? {}),
       ]),
     });
   }

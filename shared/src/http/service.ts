@@ -35,13 +35,15 @@ export interface ServiceAppOptions<TCaller, TScope = unknown> {
   metrics?: Metrics;
   /** Tells a dependency outage from any other failure: answered 503 with Retry-After (see createBaseApp). */
   outage?: OutageAnswer;
-  /** Put on app.locals for handlers (configuration, dependencies). */
+  /** Put on app.locals for middleware (configuration, dependencies). */
   locals: Record<string, unknown>;
+  /** What every handler's context carries besides the request (see RouteHandlerOptions.tools). */
+  tools?: object;
 }
 
 /** One service's Express app: its route tables behind the shared HTTP core, rate limits and identity. */
 export function createServiceApp<TCaller, TScope = unknown>(o: ServiceAppOptions<TCaller, TScope>): Express {
-  const router = routeHandler(o.routes, o.gates, { defaultBodyLimit: o.bodyLimit, scopes: o.scopes });
+  const router = routeHandler(o.routes, o.gates, { defaultBodyLimit: o.bodyLimit, scopes: o.scopes, tools: o.tools });
 
   const metrics = o.metrics;
   const counted = metrics

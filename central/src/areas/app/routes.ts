@@ -1,5 +1,6 @@
 import type { Response } from 'express';
-import { noInput, publicGate, route } from '@lms/shared';
+import { noInput, publicGate } from '@lms/shared';
+import { route } from '../../http/route';
 import { scope } from '../../http/scope';
 import type { CentralRoute } from '../../http/types';
 import { buildInfo } from '../../version';

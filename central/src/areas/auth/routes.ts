@@ -1,4 +1,5 @@
-import { clientKey, httpError, metricsOf, publicGate, route, tokenOf } from '@lms/shared';
+import { clientKey, httpError, metricsOf, publicGate, tokenOf } from '@lms/shared';
+import { route } from '../../http/route';
 import { scope } from '../../http/scope';
 import { mailCountersOf } from '../../auth/mail-limits';
 import { z } from 'zod';
@@ -39,7 +40,7 @@ async function sendLink(ctx: Ctx, account: StaffAccount, type: 'CHANGEPASSWORD' 
   await mailerOf(config, deps).send({ to: account.lmsusername, subject, text: `${config.uiUrl}/auth/${path}/${token}` });
 }
 
-async function login(ctx: Ctx) {
+async function login(ctx: CentralCtx<{ body: typeof loginBody }>) {
   const { db } = depsOf(ctx.req);
   const account = await findStaffByName(db, ctx.body.lmsusername);
   // One argon2 verification whether or not the account exists: same answer, same time.
@@ -56,7 +57,7 @@ async function login(ctx: Ctx) {
   return pair;
 }
 
-async function schoolLogin(ctx: Ctx) {
+async function schoolLogin(ctx: CentralCtx<{ body: typeof schoolLoginBody }>) {
   const { db } = depsOf(ctx.req);
   const user = await findSchoolUser(db, ctx.body.lmsusername);
   const ok = await verifyPassword(user?.schooluserpasswordhash, ctx.body.lmsuserpassword);
@@ -112,7 +113,7 @@ async function refresh(ctx: Ctx) {
  * accounts. Every request counts, per client address and per e-mail address, so that nobody can flood
  * a mailbox.
  */
-async function emailLink(ctx: Ctx, type: 'CHANGEPASSWORD' | 'VERIFYEMAIL', sent: string) {
+async function emailLink(ctx: CentralCtx<{ body: typeof emailBody }>, type: 'CHANGEPASSWORD' | 'VERIFYEMAIL', sent: string) {
   const { req } = ctx;
   const config = configOf(req);
   const counters = mailCountersOf(req);
@@ -139,7 +140,7 @@ async function validateChangePassword(ctx: Ctx) {
   return !!(await verifyStored(depsOf(ctx.req).db, configOf(ctx.req), t, 'CHANGEPASSWORD'));
 }
 
-async function changePassword(ctx: Ctx) {
+async function changePassword(ctx: CentralCtx<{ body: typeof passwordBody }>) {
   const { db } = depsOf(ctx.req);
   const c = ctx.caller;
   if (c.kind !== 'token') throw httpError(401, 'Unauthorized');

@@ -1,4 +1,5 @@
-import { anyUser, perms, roles, route } from '@lms/shared';
+import { anyUser, perms, roles } from '@lms/shared';
+import { route } from '../../http/route';
 import type { CentralRoute } from '../../http/types';
 import { scope } from '../../http/scope';
 import { actorOf, depsOf } from '../../http/context';

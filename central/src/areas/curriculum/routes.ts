@@ -1,4 +1,5 @@
-import { perms, roles, route } from '@lms/shared';
+import { perms, roles } from '@lms/shared';
+import { route } from '../../http/route';
 import type { CentralRoute } from '../../http/types';
 import { actorOf, depsOf } from '../../http/context';
 import { scope, scopedCurricula } from '../../http/scope';

@@ -1,4 +1,6 @@
-import { noInput, perms, route } from '@lms/shared';
+import { z } from 'zod';
+import { perms } from '@lms/shared';
+import { route } from '../../http/route';
 import { scope, scopedCurricula } from '../../http/scope';
 import type { CentralRoute } from '../../http/types';
 import { actorOf, configOf, depsOf } from '../../http/context';
@@ -7,6 +9,9 @@ import {
   BASELINE_RESULT_COLUMNS, baselineResultRows, activateBaseline, activateParams, baselineCreateBody, baselineIdParams, baselineQuery, baselineSchools, baselineUpdateBody, createBaseline,
   deactivateBaseline, deleteBaseline, getBaseline, listBaselines, updateBaseline,
 } from './store';
+
+// The id is read as given (any string), as this route always has; the other routes check it as a GUID.
+const downloadInput = { params: z.object({ curriculumbaselineid: z.string() }) };
 
 export const curriculumbaselineRoutes: CentralRoute[] = [
   route('POST', '/curriculumbaseline/create', perms('create_baseline-endline'), scope.curriculaOfCaller, { body: baselineCreateBody }, ({ req, scope, body, caller }) => createBaseline(depsOf(req).db, scope, body, actorOf(caller)), { summary: 'create baseline/endline assessment' }),
@@ -18,5 +23,5 @@ export const curriculumbaselineRoutes: CentralRoute[] = [
   route('GET', '/curriculumbaseline/query', perms('view_baseline-endline'), scope.curriculaOfCaller, { query: baselineQuery }, ({ req, scope, query }) => listBaselines(depsOf(req).db, scopedCurricula(scope), query), { summary: 'assessments filtered by query (name/type)' }),
   route('GET', '/curriculumbaseline/getcurriculumbaseline/:curriculumbaselineid', perms('view_baseline-endline'), scope.curriculaOfCaller, { params: baselineIdParams }, ({ req, params }) => getBaseline(depsOf(req).db, params.curriculumbaselineid), { summary: 'get one assessment' }),
   route('GET', '/curriculumbaseline/school/:curriculumbaselineid', perms('view_baseline-endline'), scope.curriculaOfCaller, { params: baselineIdParams }, ({ req, scope, params }) => baselineSchools(depsOf(req).db, params.curriculumbaselineid, scope), { summary: 'schools of an assessment' }),
-  route('GET', '/curriculumbaseline/:curriculumbaselineid/download', perms('view_download_student'), scope.curriculaOfCaller, noInput, async ({ req, res, scope, params }) => { await sendCsv(res, 'students-results.csv', BASELINE_RESULT_COLUMNS, await baselineResultRows(depsOf(req).db, configOf(req), params.curriculumbaselineid, scope)); }, { summary: 'CSV of learner results for an assessment (merges classroom data)' }),
+  route('GET', '/curriculumbaseline/:curriculumbaselineid/download', perms('view_download_student'), scope.curriculaOfCaller, downloadInput, async ({ req, res, scope, params }) => { await sendCsv(res, 'students-results.csv', BASELINE_RESULT_COLUMNS, await baselineResultRows(depsOf(req).db, configOf(req), params.curriculumbaselineid, scope)); }, { summary: 'CSV of learner results for an assessment (merges classroom data)' }),
 ];

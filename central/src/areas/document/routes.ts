@@ -1,4 +1,5 @@
-import { httpError, perms, route } from '@lms/shared';
+import { httpError, perms } from '@lms/shared';
+import { route } from '../../http/route';
 import { scope } from '../../http/scope';
 import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
 import { actorOf, configOf, depsOf } from '../../http/context';
@@ -39,7 +40,7 @@ async function uploadDocument(ctx: Ctx): Promise<true> {
  * A 5-minute upload URL for one file name (decision 26). The name passes the upload's name rules now,
  * and a name a live document holds is refused: a URL never lets a file be written over.
  */
-async function presign(ctx: Ctx): Promise<string> {
+async function presign(ctx: CentralCtx<{ params: typeof presignParams }>): Promise<string> {
   const name = checkDocumentName(ctx.params.filename);
   const { db, store } = mediaTargetOf(ctx.req);
   if (await nameHeld(db, name.key)) throw httpError(400, UPLOAD_MESSAGES.exists);

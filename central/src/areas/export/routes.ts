@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { httpError, perms, route, writeStudentsZip, writeTeachersZip } from '@lms/shared';
+import { httpError, perms, writeStudentsZip, writeTeachersZip } from '@lms/shared';
+import { route } from '../../http/route';
 import { schoolInScope, scope } from '../../http/scope';
 import { depsOf } from '../../http/context';
 import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
@@ -31,7 +32,7 @@ async function requireSchool(ctx: Ctx, name: string): Promise<void> {
  * this file reaches a person's computer, and the roster the classroom signs learners in with is pushed
  * server to server (`POST /sync/cloud/:schoolname/students`).
  */
-async function exportStudents(ctx: Ctx): Promise<void> {
+async function exportStudents(ctx: CentralCtx<typeof studentsInput>): Promise<void> {
   const { req, res, params, query } = ctx;
   await requireSchool(ctx, params.schoolname);
   const db = depsOf(req).db;
@@ -41,7 +42,7 @@ async function exportStudents(ctx: Ctx): Promise<void> {
   await sendZip(res, `students-${safeName(params.schoolname)}.zip`, writeStudentsZip({ studentusers, studentprogresses }));
 }
 
-async function exportTeachers(ctx: Ctx): Promise<void> {
+async function exportTeachers(ctx: CentralCtx<typeof teachersInput>): Promise<void> {
   const { req, res, params } = ctx;
   await requireSchool(ctx, params.schoolname);
   const teachers = await schoolTeachers(depsOf(req).db, params.schoolname);
@@ -50,7 +51,7 @@ async function exportTeachers(ctx: Ctx): Promise<void> {
 }
 
 /** A bare JSON array, without the envelope, as existing scripts read it (decision 18). */
-async function exportDocuments({ req, res, params }: Ctx): Promise<void> {
+async function exportDocuments({ req, res, params }: CentralCtx<typeof documentsInput>): Promise<void> {
   const db = depsOf(req).db;
   if (!(await curriculumExists(db, params.curriculumid))) throw httpError(400, 'Invalid Curriculum id');
   res.status(200).json(await curriculumDocuments(db, params.curriculumid));

@@ -1,4 +1,5 @@
-import { anyUser, httpError, perms, route } from '@lms/shared';
+import { anyUser, httpError, perms } from '@lms/shared';
+import { route } from '../../http/route';
 import type { CentralRoute } from '../../http/types';
 import { depsOf, objectsOf } from '../../http/context';
 import { scope } from '../../http/scope';

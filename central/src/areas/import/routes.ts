@@ -1,7 +1,8 @@
 import type { Request } from 'express';
 import busboy from 'busboy';
 import { z } from 'zod';
-import { httpError, perms, route, writeTeachersZip } from '@lms/shared';
+import { httpError, perms, writeTeachersZip } from '@lms/shared';
+import { route } from '../../http/route';
 import { schoolInScope, scope } from '../../http/scope';
 import { hashPassword, hashSchoolUserPassword } from '../../auth/passwords';
 import { configOf, depsOf } from '../../http/context';
@@ -80,7 +81,7 @@ const teachersInput = {
   query: z.object({ cloud: z.string().optional() }).passthrough(),
 };
 
-async function importTeachers({ req, params, query, caller, scope }: Ctx): Promise<boolean> {
+async function importTeachers({ req, params, query, caller, scope }: CentralCtx<typeof teachersInput>): Promise<boolean> {
   const db = depsOf(req).db;
   // The body is read first so that a refused request never leaves a half-read upload on the socket.
   const bytes = await readImportFile(req);

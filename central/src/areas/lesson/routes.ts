@@ -1,4 +1,5 @@
-import { anyUser, perms, route } from '@lms/shared';
+import { anyUser, perms } from '@lms/shared';
+import { route } from '../../http/route';
 import { scope, scopedCurricula } from '../../http/scope';
 import type { CentralRoute } from '../../http/types';
 import { actorOf, depsOf } from '../../http/context';

@@ -1,4 +1,5 @@
-import { perms, route } from '@lms/shared';
+import { perms } from '@lms/shared';
+import { route } from '../../http/route';
 import { scope } from '../../http/scope';
 import type { CentralRoute } from '../../http/types';
 import { questionLinks, quizQuestionKind } from '../../content/question-links';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { anyUser, httpError, isZipError, metricsOf, route, startLogReader } from '@lms/shared';
+import { anyUser, httpError, isZipError, metricsOf, startLogReader } from '@lms/shared';
+import { route } from '../../http/route';
 import { scope } from '../../http/scope';
 import type { CentralCtx, CentralRoute, Caller } from '../../http/types';
 import { configOf, depsOf, objectsOf } from '../../http/context';
@@ -27,7 +28,7 @@ export const LOG_IMPORT_MESSAGES = {
   failed: 'Invalid File',
 } as const;
 
-async function importLog(ctx: CentralCtx): Promise<boolean> {
+async function importLog(ctx: CentralCtx<{ query: typeof importQuery }>): Promise<boolean> {
   const { req, res, caller } = ctx;
   const deps = depsOf(req);
   const config = configOf(req);
@@ -65,7 +66,7 @@ async function importLog(ctx: CentralCtx): Promise<boolean> {
       reader = startLogReader();
       const summary = await importLogZip(
         { db: deps.db, objects: objectsOf(req), logger: deps.logger },
-        { filePath: upload.path, schooluserid: caller.schooluserid, offline: ctx.query.offline as boolean, reader },
+        { filePath: upload.path, schooluserid: caller.schooluserid, offline: ctx.query.offline, reader },
       );
       // The body stays the contract's `{error:false, data:true}`; what was imported travels in a header for
       // tools such as `npm run sync-log`.

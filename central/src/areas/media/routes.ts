@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { FEEDBACK_PREFIX, httpError, isMediaKey, mediaContentType, publicGate, route, sendMedia } from '@lms/shared';
+import { FEEDBACK_PREFIX, httpError, isMediaKey, mediaContentType, publicGate, sendMedia } from '@lms/shared';
+import { route } from '../../http/route';
 import { scope } from '../../http/scope';
 import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
 import { configOf, objectsOf } from '../../http/context';
@@ -40,7 +41,7 @@ async function serveKey(ctx: Ctx, key: string): Promise<void> {
  * /document/upload` (an object and its document row, or neither). A refused or broken attempt may be
  * retried with the same URL while it lives; a URL that has uploaded a file is spent.
  */
-async function presignedUpload(ctx: Ctx): Promise<true> {
+async function presignedUpload(ctx: CentralCtx<{ params: typeof fileParams; query: typeof presignedQuery }>): Promise<true> {
   const { req, params, query } = ctx;
   const signature = verifyPresigned(configOf(req), params.filename, query);
   const name = checkDocumentName(params.filename);

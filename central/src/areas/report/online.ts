@@ -17,7 +17,7 @@ import { dateOf } from './values';
 // only those: the classroom is asked for the schools of the scope (a `schoolid` filter), and any row it
 // answers for another school is dropped on the way through.
 
-type Ctx = CentralCtx;
+type Ctx = CentralCtx<typeof onlineReportInput>;
 
 /** IMultiPaging, checked only as far as central reads it; the classroom applies the filters. */
 export const onlineReportBody = z

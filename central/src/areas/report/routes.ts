@@ -1,4 +1,5 @@
-import { noInput, perms, route } from '@lms/shared';
+import { noInput, perms } from '@lms/shared';
+import { route } from '../../http/route';
 import { depsOf } from '../../http/context';
 import { multiPagingBody } from '../../http/paging';
 import { seesLearnerIdentity } from '../../http/privacy';

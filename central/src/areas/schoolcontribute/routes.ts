@@ -1,4 +1,5 @@
-import { anyUser, route } from '@lms/shared';
+import { anyUser } from '@lms/shared';
+import { route } from '../../http/route';
 import type { CentralRoute } from '../../http/types';
 import { actorOf, depsOf } from '../../http/context';
 import { callerOffset } from '../../http/clock';

@@ -94,7 +94,7 @@ function learnerRows(body: CreateBody, school: { schoolname: string }, hashes: s
  * only checks. Bodies are checked here rather than by the route's schema because a dry run answers
  * 200 with the problems instead of refusing.
  */
-export async function createStudentsHandler({ req, caller, scope, body, query }: CentralCtx) {
+export async function createStudentsHandler({ req, caller, scope, body, query }: CentralCtx<{ query: typeof createStudentsQuery }>) {
   const { db } = depsOf(req);
   const config = configOf(req);
   const problems = new BatchProblems();

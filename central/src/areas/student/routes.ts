@@ -1,4 +1,5 @@
-import { anyUser, perms, publicGate, roles, route } from '@lms/shared';
+import { anyUser, perms, publicGate, roles } from '@lms/shared';
+import { route } from '../../http/route';
 import type { CentralRoute } from '../../http/types';
 import { studentClassGuard } from '../../http/gates';
 import { actorOf, configOf, depsOf } from '../../http/context';

@@ -2,7 +2,7 @@ import { isUniqueViolation, readRows, type Knex } from '@lms/db';
 import type { HandlerContext } from '@lms/shared';
 import { hashSchoolUserPassword, verifyPassword } from '../../auth/passwords';
 import { revokeAll } from '../../auth/tokens';
-import { BatchProblems, isDryrun, parseBatch } from '../../http/batch';
+import { BatchProblems, dryrunQuery, isDryrun, parseBatch } from '../../http/batch';
 import { fromCsvCell } from '../../http/csv';
 import { actorOf, configOf, depsOf } from '../../http/context';
 import { applyScope, type Scope } from '../../http/scope';
@@ -212,7 +212,7 @@ async function plan(db: Knex, scope: Scope, rows: ReadonlyMap<number, EditRow>, 
   return edits;
 }
 
-export async function updateStudentsHandler({ req, caller, scope, body, query }: CentralCtx) {
+export async function updateStudentsHandler({ req, caller, scope, body, query }: CentralCtx<{ query: typeof dryrunQuery }>) {
   const { db } = depsOf(req);
   const by = actorOf(caller);
   const problems = new BatchProblems();

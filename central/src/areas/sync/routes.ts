@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { anyUser, httpError, noInput, roles, route, writeStudentsZip } from '@lms/shared';
+import { anyUser, httpError, noInput, roles, writeStudentsZip } from '@lms/shared';
+import { route } from '../../http/route';
 import { schoolInScope, scope } from '../../http/scope';
 import { depsOf } from '../../http/context';
 import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
@@ -57,7 +58,7 @@ async function pushContent({ req, caller, scope }: Ctx): Promise<unknown> {
 
 const schoolParams = { params: z.object({ schoolname: z.string().trim().min(1, 'School name is required').max(250) }) };
 
-async function pushStudents({ req, params, caller, scope }: Ctx): Promise<unknown> {
+async function pushStudents({ req, params, caller, scope }: CentralCtx<typeof schoolParams>): Promise<unknown> {
   // Another school's name is answered as an unknown school: its roster (hashes included) is not the caller's to push.
   if (!schoolInScope(scope, { schoolname: params.schoolname })) throw httpError(400, 'Invalid School Name');
   // Hashes travel here, and only here: the classroom must verify the learners' own passwords offline.

@@ -1,4 +1,5 @@
-import { perms, route } from '@lms/shared';
+import { perms } from '@lms/shared';
+import { route } from '../../http/route';
 import { scope, scopedStaff } from '../../http/scope';
 import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
 import { actorOf, depsOf } from '../../http/context';
@@ -6,7 +7,7 @@ import { createUser, createUserBody, disableUser, getUser, listUsers, updateUser
 
 type Ctx = CentralCtx;
 
-async function deleteUser({ req, res, params, caller }: Ctx) {
+async function deleteUser({ req, res, params, caller }: CentralCtx<{ params: typeof userParams }>) {
   // The original answers 200 with an error body here, and the admin UI shows that message.
   if (caller.kind === 'staff' && caller.lmsuserid === params.lmsuserid) {
     res.status(200).json({ error: true, errormessage: 'Can not delete current user!', data: false });

@@ -1,4 +1,5 @@
-import { noInput, publicGate, route } from '@lms/shared';
+import { noInput, publicGate } from '@lms/shared';
+import { route } from '../../http/route';
 import type { ClassroomRoute } from '../../http/types';
 
 export const VERSION = '1.0.0';

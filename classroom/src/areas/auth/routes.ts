@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { httpError, publicGate, route } from '@lms/shared';
+import { httpError, publicGate } from '@lms/shared';
+import { route } from '../../http/route';
 import type { ClassroomRoute } from '../../http/types';
 import { configOf, depsOf } from '../../http/context';
 import { bearerOf } from '../../auth/guards';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { anyUser, httpError, route, syncKeyOrStaff } from '@lms/shared';
+import { anyUser, httpError, syncKeyOrStaff } from '@lms/shared';
+import { route } from '../../http/route';
 import type { ClassroomRoute } from '../../http/types';
 import { depsOf } from '../../http/context';
 import { idParams, instant, learnerOf, queryText } from '../common';

@@ -1,6 +1,7 @@
 import type { Response } from 'express';
 import type { Readable } from 'node:stream';
-import { isExportedLogFile, logWindowStart, noInput, prepareLogZip, route, staff, writeLogFilesZip, writeReportDataZip } from '@lms/shared';
+import { isExportedLogFile, logWindowStart, noInput, prepareLogZip, staff, writeLogFilesZip, writeReportDataZip } from '@lms/shared';
+import { route } from '../../http/route';
 import type { ClassroomRoute } from '../../http/types';
 import { configOf, depsOf } from '../../http/context';
 import { userOf } from '../../auth/guards';

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
-import { HttpError, ZipError, httpError, metricsOf, noInput, parseContentPackage, parseStudentsPackage, parseTeachersPackage, readPackageJson, route, syncKey, syncKeyOrOfflineStaff, type ZipLimits } from '@lms/shared';
+import { HttpError, ZipError, httpError, metricsOf, noInput, parseContentPackage, parseStudentsPackage, parseTeachersPackage, readPackageJson, syncKey, syncKeyOrOfflineStaff, type ZipLimits } from '@lms/shared';
+import { route } from '../../http/route';
 import { BatchWriteError, databaseWords } from '@lms/db';
 import type { Caller, ClassroomRoute } from '../../http/types';
 import { configOf, depsOf } from '../../http/context';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { anyUser, httpError, route } from '@lms/shared';
+import { anyUser, httpError } from '@lms/shared';
+import { route } from '../../http/route';
 import { SCHOOL_ROLE, type ClassroomRoute } from '../../http/types';
 import { depsOf } from '../../http/context';
 import { userOf } from '../../auth/guards';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { anyUser, route } from '@lms/shared';
+import { anyUser } from '@lms/shared';
+import { route } from '../../http/route';
 import type { ClassroomRoute } from '../../http/types';
 import { depsOf } from '../../http/context';
 import { idParams, learnerOf, queryText } from '../common';

@@ -2,8 +2,9 @@ import fsp from 'node:fs/promises';
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { httpError, isMediaPath, mediaContentType, publicGate, route, sendMedia, type HandlerContext } from '@lms/shared';
-import type { Caller, ClassroomRoute } from '../../http/types';
+import { httpError, isMediaPath, mediaContentType, publicGate, sendMedia } from '@lms/shared';
+import { route } from '../../http/route';
+import type { ClassroomCtx, ClassroomRoute } from '../../http/types';
 import { configOf } from '../../http/context';
 
 const NOT_FOUND = 'File not found';
@@ -15,8 +16,10 @@ const NOT_FOUND = 'File not found';
  * curriculum's documents are named); never a listing, a hidden or partial file, `..`, or anything whose real
  * path (links resolved, in the name's folders too) lies outside MEDIA_DIR.
  */
-async function serveMedia({ req, res, params }: HandlerContext<Caller>): Promise<void> {
-  const name = params.filename as string;
+const mediaParams = z.object({ filename: z.string().max(300) });
+
+async function serveMedia({ req, res, params }: ClassroomCtx<{ params: typeof mediaParams }>): Promise<void> {
+  const name = params.filename;
   const contentType = mediaContentType(name);
   if (!isMediaPath(name) || !contentType) throw httpError(404, NOT_FOUND);
   const file = await insideMediaDir(configOf(req).mediaDir, name);
@@ -52,5 +55,5 @@ async function insideMediaDir(mediaDir: string, name: string): Promise<string | 
 
 /** Routes beyond the contract's catalogue. */
 export const mediaRoutes: ClassroomRoute[] = [
-  route('GET', '/media/:filename+', publicGate(), { params: z.object({ filename: z.string().max(300) }) }, serveMedia, { summary: 'a lesson media file (public; Range, ETag)', addition: true }),
+  route('GET', '/media/:filename+', publicGate(), { params: mediaParams }, serveMedia, { summary: 'a lesson media file (public; Range, ETag)', addition: true }),
 ];

@@ -1,4 +1,5 @@
-import { anyUser, httpError, route } from '@lms/shared';
+import { anyUser, httpError } from '@lms/shared';
+import { route } from '../../http/route';
 import type { ClassroomRoute } from '../../http/types';
 import { depsOf } from '../../http/context';
 import { idParams, learnerOf } from '../common';

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Knex } from '@lms/db';
-import { route, syncKeyOrStaff, type Handler } from '@lms/shared';
+import { syncKeyOrStaff, type Handler } from '@lms/shared';
+import { route } from '../../http/route';
 import { SCHOOL_ROLE, type Caller, type ClassroomRoute } from '../../http/types';
 import { depsOf } from '../../http/context';
 import { queryText, schoolnameOf } from '../common';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { publicGate, route } from '@lms/shared';
+import { publicGate } from '@lms/shared';
+import { route } from '../../http/route';
 import type { ClassroomRoute } from '../../http/types';
 import { brandingOf } from './store';
 import { depsOf } from '../../http/context';

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { anyOrSyncKey, anyUser, route, staff } from '@lms/shared';
+import { anyOrSyncKey, anyUser, staff } from '@lms/shared';
+import { route } from '../../http/route';
 import type { ClassroomRoute } from '../../http/types';
 import { depsOf } from '../../http/context';
 import { learnerOf, queryText, requireLearner } from '../common';

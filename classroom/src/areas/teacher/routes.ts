@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Knex } from '@lms/db';
-import { route, staff } from '@lms/shared';
+import { staff } from '@lms/shared';
+import { route } from '../../http/route';
 import { SCHOOL_ROLE, type Caller, type ClassroomRoute } from '../../http/types';
 import { depsOf } from '../../http/context';
 import { userOf } from '../../auth/guards';
@@ -38,7 +39,7 @@ export const teacherRoutes: ClassroomRoute[] = [
     return studentStats(db, await visibleStudent(db, params.studentid, await scopeOf(db, caller)));
   }, { summary: "One learner's last sign-in and current lesson, level and grade" }),
   ...([['practice', PROGRESS.practice], ['quiz', PROGRESS.quiz], ['level', PROGRESS.levelquiz]] as const).map(([name, type]) =>
-    route<Caller>('GET', `/teacher/stats/student/:studentid/${name}`, staff(), { params: studentParams }, async ({ req, caller, params }) => {
+    route('GET', `/teacher/stats/student/:studentid/${name}`, staff(), { params: studentParams }, async ({ req, caller, params }) => {
       const { db } = depsOf(req);
       const student = await visibleStudent(db, params.studentid, await scopeOf(db, caller));
       return attemptsWithContent(db, student.studentid, type);
