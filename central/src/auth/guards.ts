@@ -1,7 +1,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { hasBody, httpError, parseJsonBody, roleIdOf, secretEquals, WILDCARD_PERMISSION, type Gate, type GateResolver } from '@lms/shared';
 import type { Caller } from '../http/types';
-import { configOf, depsOf } from '../http/context';
+import { appDeps, configOf } from '../http/context';
 import { checkRecorded, decodeVerified, verifyStored, type TokenPayload, type TokenType } from './tokens';
 
 const UNAUTHORIZED = 'Unauthorized';
@@ -133,7 +133,7 @@ export async function resolveCaller(req: Request): Promise<Caller> {
   const token = accessTokenOf(req);
   const verified = token ? decodeVerified(config, token, 'ACCESS') : undefined;
   if (verified) {
-    const stored = await checkRecorded(depsOf(req).db, verified, 'ACCESS');
+    const stored = await checkRecorded(appDeps(req).db, verified, 'ACCESS');
     if (stored) {
       const p = stored.payload;
       if (typeof p.lmsuserid === 'string') {
@@ -211,7 +211,7 @@ function resolveQueryToken(type: 'REFRESH' | 'CHANGEPASSWORD' | 'VERIFYEMAIL'): 
     bodyRead.then(() => {
       const b = type === 'REFRESH' ? (req.body as Record<string, unknown> | undefined)?.[name] : undefined;
       const token = fromQuery ?? (typeof b === 'string' ? b : '');
-      return verifyStored(depsOf(req).db, configOf(req), token, type);
+      return verifyStored(appDeps(req).db, configOf(req), token, type);
     }).then(
       (stored) => {
         res.locals.caller = stored

@@ -3,7 +3,7 @@ import { readRows, type Knex } from '@lms/db';
 import { httpError, type RouteInput } from '@lms/shared';
 import { z } from 'zod';
 import { strictBody } from '../auth/validation';
-import { actorOf, depsOf } from '../http/context';
+import { actorOf } from '../http/context';
 import { guid, number, order, text } from '../http/fields';
 import type { CentralCtx, Caller } from '../http/types';
 import { now, writeTransaction } from '../http/writes';
@@ -173,16 +173,14 @@ export function lessonItems(kind: ItemKind) {
     add,
 
     /** GET `…/:lessonid`: the lesson's items by order, in one query once the lesson is known. */
-    async list({ req, params }: CentralCtx<typeof inputs.list>) {
-      const db = depsOf(req).db;
+    async list({ db, params }: CentralCtx<typeof inputs.list>) {
       const [lesson] = await readRows(db('lessons').where({ lessonid: params.lessonid, isdeleted: false }).select('lessonid').limit(1));
       if (!lesson) throw httpError(400, INVALID_LESSON);
       return readRows(itemQuery(db).where('i.lessonid', params.lessonid).orderBy([{ column: `i.${col.order}` }, { column: `i.${col.id}` }]));
     },
 
     /** GET `…/:lessonid/:id`: one item of that lesson. */
-    async one({ req, params }: CentralCtx<typeof inputs.one>) {
-      const db = depsOf(req).db;
+    async one({ db, params }: CentralCtx<typeof inputs.one>) {
       const [row] = await readRows(itemQuery(db).where({ [`i.${col.id}`]: (params as Record<string, string>)[col.id], 'i.lessonid': params.lessonid }).limit(1));
       if (!row) throw httpError(400, kind.invalid);
       return row;
@@ -190,22 +188,22 @@ export function lessonItems(kind: ItemKind) {
 
 
     /** POST `…/:lessonid`. */
-    create({ req, params, body, caller }: CentralCtx<typeof inputs.create>) {
-      return add(depsOf(req).db, params.lessonid, body, actorOf(caller));
+    create({ db, params, body, caller }: CentralCtx<typeof inputs.create>) {
+      return add(db, params.lessonid, body, actorOf(caller));
     },
 
     /** PUT `…/activate/:id`, `…/deactivate/:id`. */
     status(value: boolean) {
-      return async ({ req, params }: CentralCtx<typeof inputs.id>) => {
-        const n = await depsOf(req).db(kind.table).where({ [col.id]: params[col.id] }).update({ [col.status]: value });
+      return async ({ db, params }: CentralCtx<typeof inputs.id>) => {
+        const n = await db(kind.table).where({ [col.id]: params[col.id] }).update({ [col.status]: value });
         if (!n) throw httpError(400, kind.invalid);
         return true;
       };
     },
 
     /** PUT `…/order/:id/:order`: sets that item's order and nothing else's (the remainder may change hands). */
-    order({ req, params }: CentralCtx<typeof inputs.order>) {
-      return writeTransaction(depsOf(req).db, undefined, async (trx) => {
+    order({ db, params }: CentralCtx<typeof inputs.order>) {
+      return writeTransaction(db, undefined, async (trx) => {
         const item = await existing(trx, params[col.id] as string);
         if (kind.scored) await lockLessons(trx, [item.lessonid]);
         await trx(kind.table).where({ [col.id]: params[col.id] }).update({ [col.order]: params[col.order] });
@@ -218,10 +216,10 @@ export function lessonItems(kind: ItemKind) {
      * PUT `…/:id`: name and description (and document, for learnings and plans; the lesson, for practices
      * and quizzes, whose points are then spread again in both lessons).
      */
-    update({ req, params, body: input, caller }: CentralCtx<typeof inputs.update>) {
+    update({ db, params, body: input, caller }: CentralCtx<typeof inputs.update>) {
       const id = params[col.id] as string;
       const body = input as Body;
-      return writeTransaction(depsOf(req).db, kind.duplicate, async (trx) => {
+      return writeTransaction(db, kind.duplicate, async (trx) => {
         const item = await existing(trx, id);
         const target = kind.moves ? (body.lessonid as string) : item.lessonid;
         const lessons = await lockLessons(trx, [item.lessonid, target]);
@@ -241,9 +239,9 @@ export function lessonItems(kind: ItemKind) {
     },
 
     /** DELETE `…/:id`: the row is removed (with a practice's or quiz's question links); the lesson's points spread again. */
-    remove({ req, params }: CentralCtx<typeof inputs.id>) {
+    remove({ db, params }: CentralCtx<typeof inputs.id>) {
       const id = params[col.id] as string;
-      return writeTransaction(depsOf(req).db, undefined, async (trx) => {
+      return writeTransaction(db, undefined, async (trx) => {
         const item = await existing(trx, id);
         if (kind.scored) await lockLessons(trx, [item.lessonid]);
         const links = LINKS[kind.table];

@@ -2,7 +2,6 @@ import crypto from 'node:crypto';
 import { readRows, type Knex } from '@lms/db';
 import { httpError, type RouteInput } from '@lms/shared';
 import { z } from 'zod';
-import { depsOf } from '../http/context';
 import { guid, order } from '../http/fields';
 import type { CentralCtx, Caller } from '../http/types';
 import { writeTransaction } from '../http/writes';
@@ -120,31 +119,30 @@ export function questionLinks(kind: LinkKind) {
     add,
 
     /** GET `…/:parentid`: the parent's links by order, in one query once the parent is known. */
-    async list({ req, params }: CentralCtx<typeof inputs.list>) {
-      const db = depsOf(req).db;
+    async list({ db, params }: CentralCtx<typeof inputs.list>) {
       if (!(await readRows(liveParent(db, params[parentid]))).length) throw httpError(400, kind.parent.invalid);
       return shape(await readRows(kind.listQuery(db).where(`x.${parentid}`, params[parentid]).orderBy([{ column: `x.${col.order}` }, { column: `x.${col.id}` }])));
     },
 
 
     /** POST `…/:parentid/:questionid/:order`. */
-    create({ req, params }: CentralCtx<typeof inputs.create>) {
-      return add(depsOf(req).db, params[parentid] as string, params.questionid as string, params[col.order] as number);
+    create({ db, params }: CentralCtx<typeof inputs.create>) {
+      return add(db, params[parentid] as string, params.questionid as string, params[col.order] as number);
     },
 
     /** PUT `…/activate/:id`, `…/deactivate/:id`. */
     status(value: boolean) {
-      return ({ req, params }: CentralCtx<typeof inputs.id>) => update(depsOf(req).db, params[col.id] as string, { [col.status]: value });
+      return ({ db, params }: CentralCtx<typeof inputs.id>) => update(db, params[col.id] as string, { [col.status]: value });
     },
 
     /** PUT `…/order/:id/:order`: that link's order and nothing else's. */
-    order({ req, params }: CentralCtx<typeof inputs.order>) {
-      return update(depsOf(req).db, params[col.id] as string, { [col.order]: params[col.order] });
+    order({ db, params }: CentralCtx<typeof inputs.order>) {
+      return update(db, params[col.id] as string, { [col.order]: params[col.order] });
     },
 
     /** DELETE `…/:id`: the link is removed. */
-    async remove({ req, params }: CentralCtx<typeof inputs.id>) {
-      const n = await depsOf(req).db(kind.table).where({ [col.id]: params[col.id] }).del();
+    async remove({ db, params }: CentralCtx<typeof inputs.id>) {
+      const n = await db(kind.table).where({ [col.id]: params[col.id] }).del();
       if (!n) throw httpError(400, kind.invalid);
       return true;
     },
@@ -175,6 +173,6 @@ export function setLevelQuizLesson(db: Knex, levelquizquestionid: string, lesson
   });
 }
 
-export function setLesson({ req, params, body }: CentralCtx<typeof setLessonInput>) {
-  return setLevelQuizLesson(depsOf(req).db, params.levelquizquestionid, body.lessonid ? (body.lessonid as string) : null);
+export function setLesson({ db, params, body }: CentralCtx<typeof setLessonInput>) {
+  return setLevelQuizLesson(db, params.levelquizquestionid, body.lessonid ? (body.lessonid as string) : null);
 }

@@ -8,18 +8,12 @@ import type { Caller, Deps } from './types';
  * receives them in its context instead.
  */
 export const appDeps = (req: Request): Deps => req.app.locals.deps as Deps;
-/** @deprecated a handler reads `ctx.db` (and the other tools) from its context. */
-export const depsOf = appDeps;
 /** The app's configuration, for middleware; a handler reads `ctx.config`. */
 export const configOf = (req: Request): Config => req.app.locals.config as Config;
 /** Who a write is recorded as (the audit columns): a staff caller's lmsuserid, else nobody. */
 export const actorOf = (c: Caller): string | null => (c.kind === 'staff' ? c.lmsuserid : null);
 
 const fallbackStores = new WeakMap<Config, ObjectStore>();
-/** The object store the app was given, or one built once from the configuration (OBJECT_DIR / S3_ENDPOINT). */
-export function objectsOf(req: Request): ObjectStore {
-  return depsOf(req).objects ?? configuredStore(configOf(req));
-}
 
 /** The store built from the configuration, one per configuration. */
 export function configuredStore(config: Config): ObjectStore {

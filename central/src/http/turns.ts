@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Request } from 'express';
 import { redisKeyPrefix, type Logger, type RedisClient } from '@lms/shared';
-import { configOf, depsOf } from './context';
+import { appDeps, configOf } from './context';
 
 /**
  * Work in progress per key (an account's media uploads, its log import): at most `limit` at once. In
@@ -89,7 +89,7 @@ const perApp = new WeakMap<object, Map<string, Turns>>();
 
 /** The app's turns named `name` with `limit` per key (one set per app, shared through its Redis). */
 export function turnsOf(req: Request, name: string, limit: (config: ReturnType<typeof configOf>) => number): Turns {
-  const deps = depsOf(req);
+  const deps = appDeps(req);
   let byName = perApp.get(deps);
   if (!byName) perApp.set(deps, (byName = new Map()));
   let turns = byName.get(name);

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
-import { configOf, depsOf, objectsOf } from './context';
+import { configOf } from './context';
+import type { CentralTools } from './types';
 import { turnsOf } from './turns';
 import { PassThrough, Transform, type Readable, type TransformCallback } from 'node:stream';
 import busboy from 'busboy';
@@ -24,8 +25,9 @@ export interface MediaTarget {
   idleMs?: number;
 }
 
-export const mediaTargetOf = (req: Request): MediaTarget => ({
-  db: depsOf(req).db, store: objectsOf(req), maxBytes: configOf(req).maxMediaBytes, idleMs: configOf(req).uploadIdleMs,
+/** Where a media upload goes, from a handler's tools. */
+export const mediaTargetOf = ({ db, objects, config }: Pick<CentralTools, 'db' | 'objects' | 'config'>): MediaTarget => ({
+  db, store: objects, maxBytes: config.maxMediaBytes, idleMs: config.uploadIdleMs,
 });
 
 /** How long a caller refused for too many uploads at once is told to wait. */

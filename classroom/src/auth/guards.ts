@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { httpError, secretEquals, type Gate, type GateResolver } from '@lms/shared';
-import { configOf, depsOf } from '../http/context';
+import { appDeps, configOf } from '../http/context';
 import { SCHOOL_ROLE, type Caller } from '../http/types';
 import { verifyAccessToken } from './tokens';
 
@@ -33,7 +33,7 @@ export async function resolveCaller(req: Request): Promise<Caller> {
   if (!raw) return { kind: 'anonymous' };
   const verified = verifyAccessToken(raw, config.jwtSecret);
   if (!verified) return { kind: 'anonymous' };
-  const row = await depsOf(req).db('tokens')
+  const row = await appDeps(req).db('tokens')
     .join('schoolusers', 'schoolusers.schooluserid', 'tokens.lmsuserid')
     .where('tokens.token', verified.jti)
     .andWhere('tokens.lmsuserid', verified.schooluserid)

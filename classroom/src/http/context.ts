@@ -4,6 +4,4 @@ import type { Deps } from './types';
 
 /** The app's dependencies, for middleware; a handler receives them in its context instead. */
 export const appDeps = (req: Request): Deps => req.app.locals.deps as Deps;
-/** @deprecated a handler reads `ctx.db` (and the other tools) from its context. */
-export const depsOf = appDeps;
 export const configOf = (req: Request): Config => req.app.locals.config as Config;

@@ -4,9 +4,7 @@ import { scope } from '../../http/scope';
 import { mailCountersOf } from '../../auth/mail-limits';
 import { z } from 'zod';
 import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
-import { configOf, depsOf } from '../../http/context';
 import { findSchoolUser, findStaffById, findStaffByName, type StaffAccount } from '../../auth/identity';
-import { mailerOf } from '../../auth/mail';
 import { hashPassword, hashSchoolUserPassword, needsRehash, schoolUserNeedsRehash, verifyPassword } from '../../auth/passwords';
 import { issueSchoolToken, issueStaffPair } from '../../auth/session';
 import { issueToken, revokeAll, revokeSession, verifyStored } from '../../auth/tokens';
@@ -28,20 +26,19 @@ const emailBody = strictBody({ lmsusername: requiredString }).superRefine((b, ct
 const passwordBody = strictBody({ lmsuserpassword: requiredString }).superRefine((b, ctx) => checkPassword(b.lmsuserpassword, ctx));
 
 async function sendLink(ctx: Ctx, account: StaffAccount, type: 'CHANGEPASSWORD' | 'VERIFYEMAIL'): Promise<void> {
-  const config = configOf(ctx.req);
-  const deps = depsOf(ctx.req);
-  const { token } = await deps.db.transaction(async (trx) => {
+  const { config, db, mailer } = ctx;
+  const { token } = await db.transaction(async (trx) => {
     // One live reset link per account: a new one ends the previous, so a link left in an old mail (or in a
     // mailbox someone else reads) opens nothing once the owner asked again.
     if (type === 'CHANGEPASSWORD') await revokeAll(trx, account.lmsuserid, ['CHANGEPASSWORD']);
     return issueToken(trx, config, type, account.lmsuserid, {});
   });
   const [subject, path] = type === 'CHANGEPASSWORD' ? ['Reset your password', 'changepassword'] : ['Verify your email address', 'verify'];
-  await mailerOf(config, deps).send({ to: account.lmsusername, subject, text: `${config.uiUrl}/auth/${path}/${token}` });
+  await mailer.send({ to: account.lmsusername, subject, text: `${config.uiUrl}/auth/${path}/${token}` });
 }
 
 async function login(ctx: CentralCtx<{ body: typeof loginBody }>) {
-  const { db } = depsOf(ctx.req);
+  const { db } = ctx;
   const account = await findStaffByName(db, ctx.body.lmsusername);
   // One argon2 verification whether or not the account exists: same answer, same time.
   const ok = await verifyPassword(account?.lmsuserpasswordhash, ctx.body.lmsuserpassword);
@@ -52,29 +49,29 @@ async function login(ctx: CentralCtx<{ body: typeof loginBody }>) {
     await sendLink(ctx, account, 'VERIFYEMAIL');
     throw httpError(400, NOT_VERIFIED);
   }
-  const pair = await issueStaffPair(db, configOf(ctx.req), account);
+  const pair = await issueStaffPair(db, ctx.config, account);
   await recordStaffAccess(db, account.lmsuserid, ctx.req.ip ?? '');
   return pair;
 }
 
 async function schoolLogin(ctx: CentralCtx<{ body: typeof schoolLoginBody }>) {
-  const { db } = depsOf(ctx.req);
+  const { db } = ctx;
   const user = await findSchoolUser(db, ctx.body.lmsusername);
   const ok = await verifyPassword(user?.schooluserpasswordhash, ctx.body.lmsuserpassword);
   // Learners (role 4) sign in on the classroom server only; they are refused here like a wrong password.
   if (!user || !ok || user.isdisabled || user.isdeleted || !user.schooluserstatus || ![1, 2, 3].includes(user.schooluserrole)) {
     throw httpError(400, NOT_MATCHING);
   }
-  const format = configOf(ctx.req).schoolUserPasswordFormat;
+  const format = ctx.config.schoolUserPasswordFormat;
   if (schoolUserNeedsRehash(user.schooluserpasswordhash, format)) {
     await setSchoolPasswordHash(db, user.schooluserid, await hashSchoolUserPassword(ctx.body.lmsuserpassword, format));
   }
-  return issueSchoolToken(db, configOf(ctx.req), user);
+  return issueSchoolToken(db, ctx.config, user);
 }
 
 /** Public and always 200: a missing or invalid token answers `{error:true, data:false}` (contract §c). */
 async function logout(ctx: Ctx) {
-  const { db } = depsOf(ctx.req);
+  const { db } = ctx;
   const c = ctx.caller;
   if (typeof ctx.req.headers.authorization === 'string' && (c.kind === 'staff' || c.kind === 'school')) {
     await revokeSession(db, c.kind === 'staff' ? c.lmsuserid : c.schooluserid, c.sessionid, c.jti);
@@ -83,7 +80,7 @@ async function logout(ctx: Ctx) {
   // A learner's token is not an access caller, but signing it out must still work.
   const header = ctx.req.headers.authorization ?? '';
   const token = header.replace(/^bearer\s+/i, '').trim();
-  const stored = token ? await verifyStored(db, configOf(ctx.req), token, 'ACCESS') : undefined;
+  const stored = token ? await verifyStored(db, ctx.config, token, 'ACCESS') : undefined;
   if (stored) {
     await revokeSession(db, stored.payload.sub, stored.sessionid, stored.payload.jti);
     return true;
@@ -93,7 +90,7 @@ async function logout(ctx: Ctx) {
 }
 
 async function refresh(ctx: Ctx) {
-  const { db } = depsOf(ctx.req);
+  const { db } = ctx;
   const c = ctx.caller;
   if (c.kind !== 'token') throw httpError(401, PLEASE_AUTHENTICATE);
   const account = await findStaffById(db, c.sub);
@@ -101,7 +98,7 @@ async function refresh(ctx: Ctx) {
   // The refreshed pair replaces this session's tokens; other sessions of the person are untouched.
   await revokeSession(db, c.sub, c.sessionid, c.jti);
   try {
-    return await issueStaffPair(db, configOf(ctx.req), account, c.sessionid ?? undefined);
+    return await issueStaffPair(db, ctx.config, account, c.sessionid ?? undefined);
   } catch {
     throw httpError(401, PLEASE_AUTHENTICATE);
   }
@@ -114,8 +111,7 @@ async function refresh(ctx: Ctx) {
  * a mailbox.
  */
 async function emailLink(ctx: CentralCtx<{ body: typeof emailBody }>, type: 'CHANGEPASSWORD' | 'VERIFYEMAIL', sent: string) {
-  const { req } = ctx;
-  const config = configOf(req);
+  const { req, config } = ctx;
   const counters = mailCountersOf(req);
   const address = clientKey(config.trustProxy ? req.ip : req.socket.remoteAddress);
   const byAccount = String(ctx.body.lmsusername).toLowerCase();
@@ -126,10 +122,9 @@ async function emailLink(ctx: CentralCtx<{ body: typeof emailBody }>, type: 'CHA
       throw httpError(429, 'Too many requests, please try again later.', { 'Retry-After': String(r.retryAfterSeconds) });
     }
   }
-  const deps = depsOf(req);
-  const account = await findStaffByName(deps.db, ctx.body.lmsusername);
+  const account = await findStaffByName(ctx.db, ctx.body.lmsusername);
   if (account && !account.isdisabled) {
-    sendLink(ctx, account, type).catch((err: unknown) => deps.logger.error({ err, reqId: req.id }, 'mail link could not be sent'));
+    sendLink(ctx, account, type).catch((err: unknown) => ctx.logger.error({ err, reqId: req.id }, 'mail link could not be sent'));
   }
   return sent;
 }
@@ -137,11 +132,11 @@ async function emailLink(ctx: CentralCtx<{ body: typeof emailBody }>, type: 'CHA
 async function validateChangePassword(ctx: Ctx) {
   const t = ctx.req.query.changepasswordtoken;
   if (typeof t !== 'string' || !t) return false;
-  return !!(await verifyStored(depsOf(ctx.req).db, configOf(ctx.req), t, 'CHANGEPASSWORD'));
+  return !!(await verifyStored(ctx.db, ctx.config, t, 'CHANGEPASSWORD'));
 }
 
 async function changePassword(ctx: CentralCtx<{ body: typeof passwordBody }>) {
-  const { db } = depsOf(ctx.req);
+  const { db } = ctx;
   const c = ctx.caller;
   if (c.kind !== 'token') throw httpError(401, 'Unauthorized');
   const account = await findStaffById(db, c.sub);
@@ -153,7 +148,7 @@ async function changePassword(ctx: CentralCtx<{ body: typeof passwordBody }>) {
 }
 
 async function verify(ctx: Ctx) {
-  const { db } = depsOf(ctx.req);
+  const { db } = ctx;
   const c = ctx.caller;
   if (c.kind !== 'token') throw httpError(401, 'Unauthorized');
   await markVerified(db, c.sub);

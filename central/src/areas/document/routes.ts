@@ -2,7 +2,7 @@ import { httpError, perms } from '@lms/shared';
 import { route } from '../../http/route';
 import { scope } from '../../http/scope';
 import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
-import { actorOf, configOf, depsOf } from '../../http/context';
+import { actorOf } from '../../http/context';
 import { PRESIGN_SECONDS, presignedMediaUrl } from '../../http/presign';
 import { UPLOAD_MESSAGES, checkDocumentName, mediaTargetOf, receiveOneFile, takeUploadTurn } from '../../http/uploads';
 import {
@@ -19,7 +19,7 @@ type Ctx = CentralCtx;
  * neither the object nor the row.
  */
 async function uploadDocument(ctx: Ctx): Promise<true> {
-  const target = mediaTargetOf(ctx.req);
+  const target = mediaTargetOf(ctx);
   const endTurn = await takeUploadTurn(ctx.req, `account:${actorOf(ctx.caller) ?? ctx.caller.kind}`);
   let written: WrittenDocument | undefined;
   let recorded = false;
@@ -42,17 +42,17 @@ async function uploadDocument(ctx: Ctx): Promise<true> {
  */
 async function presign(ctx: CentralCtx<{ params: typeof presignParams }>): Promise<string> {
   const name = checkDocumentName(ctx.params.filename);
-  const { db, store } = mediaTargetOf(ctx.req);
+  const { db, store } = mediaTargetOf(ctx);
   if (await nameHeld(db, name.key)) throw httpError(400, UPLOAD_MESSAGES.exists);
   if (store.presignPut) return store.presignPut(name.key, PRESIGN_SECONDS);
-  return presignedMediaUrl(ctx.req, configOf(ctx.req), name.key, actorOf(ctx.caller));
+  return presignedMediaUrl(ctx.req, ctx.config, name.key, actorOf(ctx.caller));
 }
 
 export const documentRoutes: CentralRoute[] = [
   route('POST', '/document/upload', perms('create_document'), scope.global, {}, uploadDocument, { rawBody: true, summary: 'multipart upload of media document(s) to object store' }),
-  route('DELETE', '/document/:documentid', perms('delete_document'), scope.global, { params: documentIdParams }, ({ req, params, caller }) => deleteDocument(depsOf(req).db, params.documentid, actorOf(caller)), { summary: 'soft-delete document (isdeleted flag)' }),
-  route('POST', '/document', perms('view_document'), scope.global, { body: documentListBody }, ({ req, body }) => listDocuments(depsOf(req).db, body), { summary: 'paged list of document (pageindex/pagesize/filter)' }),
-  route('DELETE', '/document/tag/:documentid/:tag', perms('edit_document_tag'), scope.global, { params: documentTagParams }, ({ req, params, caller }) => changeDocumentTag(depsOf(req).db, params.documentid, params.tag, false, actorOf(caller)), { summary: 'remove a tag from a document' }),
-  route('GET', '/document/tag/:documentid/:tag', perms('view_document'), scope.global, { params: documentTagParams }, ({ req, params, caller }) => changeDocumentTag(depsOf(req).db, params.documentid, params.tag, true, actorOf(caller)), { summary: 'add a tag to a document (GET with side effect)' }),
+  route('DELETE', '/document/:documentid', perms('delete_document'), scope.global, { params: documentIdParams }, ({ db, params, caller }) => deleteDocument(db, params.documentid, actorOf(caller)), { summary: 'soft-delete document (isdeleted flag)' }),
+  route('POST', '/document', perms('view_document'), scope.global, { body: documentListBody }, ({ db, body }) => listDocuments(db, body), { summary: 'paged list of document (pageindex/pagesize/filter)' }),
+  route('DELETE', '/document/tag/:documentid/:tag', perms('edit_document_tag'), scope.global, { params: documentTagParams }, ({ db, params, caller }) => changeDocumentTag(db, params.documentid, params.tag, false, actorOf(caller)), { summary: 'remove a tag from a document' }),
+  route('GET', '/document/tag/:documentid/:tag', perms('view_document'), scope.global, { params: documentTagParams }, ({ db, params, caller }) => changeDocumentTag(db, params.documentid, params.tag, true, actorOf(caller)), { summary: 'add a tag to a document (GET with side effect)' }),
   route('GET', '/document/presign/:filename', perms('view_document'), scope.global, { params: presignParams }, presign, { summary: 'presigned object-store upload URL for a file name' }),
 ];

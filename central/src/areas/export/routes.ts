@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { httpError, perms, writeStudentsZip, writeTeachersZip } from '@lms/shared';
 import { route } from '../../http/route';
 import { schoolInScope, scope } from '../../http/scope';
-import { depsOf } from '../../http/context';
 import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
 import { sendZip } from '../sync/push';
 import { rosterProgress, schoolExists, schoolRoster, schoolTeachers } from '../sync/store';
@@ -24,7 +23,7 @@ const safeName = (s: string) => s.replace(/[^A-Za-z0-9 ._-]+/g, '_');
 
 /** The school must exist and be one of the caller's (another school's is answered as unknown). */
 async function requireSchool(ctx: Ctx, name: string): Promise<void> {
-  if (!schoolInScope(ctx.scope, { schoolname: name }) || !(await schoolExists(depsOf(ctx.req).db, name))) throw httpError(400, 'Invalid School Name');
+  if (!schoolInScope(ctx.scope, { schoolname: name }) || !(await schoolExists(ctx.db, name))) throw httpError(400, 'Invalid School Name');
 }
 
 /**
@@ -33,9 +32,8 @@ async function requireSchool(ctx: Ctx, name: string): Promise<void> {
  * server to server (`POST /sync/cloud/:schoolname/students`).
  */
 async function exportStudents(ctx: CentralCtx<typeof studentsInput>): Promise<void> {
-  const { req, res, params, query } = ctx;
+  const { db, res, params, query } = ctx;
   await requireSchool(ctx, params.schoolname);
-  const db = depsOf(req).db;
   const studentusers = await schoolRoster(db, params.schoolname, { teacherAccounts: query.cloud === 'true', hash: false });
   if (studentusers.length === 0) throw httpError(400, 'No student available');
   const studentprogresses = await rosterProgress(db, studentusers.map((u) => u.student.studentid as string));
@@ -43,16 +41,15 @@ async function exportStudents(ctx: CentralCtx<typeof studentsInput>): Promise<vo
 }
 
 async function exportTeachers(ctx: CentralCtx<typeof teachersInput>): Promise<void> {
-  const { req, res, params } = ctx;
+  const { db, res, params } = ctx;
   await requireSchool(ctx, params.schoolname);
-  const teachers = await schoolTeachers(depsOf(req).db, params.schoolname);
+  const teachers = await schoolTeachers(db, params.schoolname);
   if (teachers.length === 0) throw httpError(400, 'No teacher available');
   await sendZip(res, `teachers-${safeName(params.schoolname)}.zip`, writeTeachersZip(teachers));
 }
 
 /** A bare JSON array, without the envelope, as existing scripts read it (decision 18). */
-async function exportDocuments({ req, res, params }: CentralCtx<typeof documentsInput>): Promise<void> {
-  const db = depsOf(req).db;
+async function exportDocuments({ db, res, params }: CentralCtx<typeof documentsInput>): Promise<void> {
   if (!(await curriculumExists(db, params.curriculumid))) throw httpError(400, 'Invalid Curriculum id');
   res.status(200).json(await curriculumDocuments(db, params.curriculumid));
 }

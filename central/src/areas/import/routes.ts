@@ -5,7 +5,6 @@ import { httpError, perms, writeTeachersZip } from '@lms/shared';
 import { route } from '../../http/route';
 import { schoolInScope, scope } from '../../http/scope';
 import { hashPassword, hashSchoolUserPassword } from '../../auth/passwords';
-import { configOf, depsOf } from '../../http/context';
 import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
 import { pushPackage } from '../sync/push';
 import { schoolExists } from '../sync/store';
@@ -81,8 +80,8 @@ const teachersInput = {
   query: z.object({ cloud: z.string().optional() }).passthrough(),
 };
 
-async function importTeachers({ req, params, query, caller, scope }: CentralCtx<typeof teachersInput>): Promise<boolean> {
-  const db = depsOf(req).db;
+async function importTeachers(ctx: CentralCtx<typeof teachersInput>): Promise<boolean> {
+  const { config, db, req, params, query, caller, scope } = ctx;
   // The body is read first so that a refused request never leaves a half-read upload on the socket.
   const bytes = await readImportFile(req);
   // Another school's name is answered as an unknown school.
@@ -96,10 +95,10 @@ async function importTeachers({ req, params, query, caller, scope }: CentralCtx<
   if (repeated.size) throw httpError(400, `Duplicate teacher found : ${[...repeated].join(',')}`);
 
   const teachers = [];
-  for (const l of lines) teachers.push({ schoolusername: l.teacherusername, schooluserpasswordhash: await hashSchoolUserPassword(l.teacheruserpassword, configOf(req).schoolUserPasswordFormat) });
+  for (const l of lines) teachers.push({ schoolusername: l.teacherusername, schooluserpasswordhash: await hashSchoolUserPassword(l.teacheruserpassword, config.schoolUserPasswordFormat) });
   // The push happens before the commit: a classroom server that refuses them leaves central without them
   // too, so the same list can simply be imported again.
-  const push = query.cloud === 'true' ? (rows: Array<Record<string, unknown>>) => pushPackage(req, 'teachers', writeTeachersZip(rows)).then(() => undefined) : undefined;
+  const push = query.cloud === 'true' ? (rows: Array<Record<string, unknown>>) => pushPackage(ctx, 'teachers', writeTeachersZip(rows)).then(() => undefined) : undefined;
   await insertTeachers(db, params.schoolname, teachers, caller.kind === 'staff' ? caller.lmsuserid : null, push);
   return true;
 }

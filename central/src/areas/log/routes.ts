@@ -3,7 +3,6 @@ import { anyUser, httpError, isZipError, metricsOf, startLogReader } from '@lms/
 import { route } from '../../http/route';
 import { scope } from '../../http/scope';
 import type { CentralCtx, CentralRoute, Caller } from '../../http/types';
-import { configOf, depsOf, objectsOf } from '../../http/context';
 import { logImportSwitch } from '../../http/switches';
 import { importLogZip } from './import';
 import { schoolUserExists } from './store';
@@ -29,18 +28,16 @@ export const LOG_IMPORT_MESSAGES = {
 } as const;
 
 async function importLog(ctx: CentralCtx<{ query: typeof importQuery }>): Promise<boolean> {
-  const { req, res, caller } = ctx;
-  const deps = depsOf(req);
-  const config = configOf(req);
+  const { req, res, caller, config, db, logger, objects } = ctx;
   const reqId = String((req as { id?: unknown }).id ?? '');
   // Decided before the upload is read: a staff token, or a school user central no longer has, gets the
   // original's answer without the server spooling a file it will not import.
   if (caller.kind !== 'school' || !caller.schooluserid) throw httpError(400, LOG_IMPORT_MESSAGES.notTeacher);
   let teacherExists: boolean;
   try {
-    teacherExists = await schoolUserExists(deps.db, caller.schooluserid);
+    teacherExists = await schoolUserExists(db, caller.schooluserid);
   } catch (err) {
-    throw importFailure(err, deps.logger, reqId);
+    throw importFailure(err, logger, reqId);
   }
   if (!teacherExists) throw httpError(400, LOG_IMPORT_MESSAGES.noTeacher);
 
@@ -65,18 +62,18 @@ async function importLog(ctx: CentralCtx<{ query: typeof importQuery }>): Promis
       releaseSlot = await slots.slot().catch(counting429);
       reader = startLogReader();
       const summary = await importLogZip(
-        { db: deps.db, objects: objectsOf(req), logger: deps.logger },
+        { db, objects, logger },
         { filePath: upload.path, schooluserid: caller.schooluserid, offline: ctx.query.offline, reader },
       );
       // The body stays the contract's `{error:false, data:true}`; what was imported travels in a header for
       // tools such as `npm run sync-log`.
       res.setHeader('X-Log-Import', JSON.stringify(summary));
       const ms = { upload: Math.round(spooled - started), import: Math.round(performance.now() - spooled) };
-      deps.logger.info({ reqId, ...summary, bytes: upload.size, ms }, 'log imported');
+      logger.info({ reqId, ...summary, bytes: upload.size, ms }, 'log imported');
       counted?.finished(Object.values(summary.imported).reduce((n, rows) => n + (rows ?? 0), 0));
       return true;
     } catch (err) {
-      throw releaseSlot ? importFailure(err, deps.logger, reqId) : err;
+      throw releaseSlot ? importFailure(err, logger, reqId) : err;
     } finally {
       reader?.dispose();
       releaseSlot?.();

@@ -3,7 +3,6 @@ import { FEEDBACK_PREFIX, httpError, isMediaKey, mediaContentType, publicGate, s
 import { route } from '../../http/route';
 import { scope } from '../../http/scope';
 import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
-import { configOf, objectsOf } from '../../http/context';
 import { PRESIGN_MESSAGES, PRESIGN_SECONDS, verifyPresigned } from '../../http/presign';
 import { checkDocumentName, mediaTargetOf, releaseClaim, takeClaim, takeUploadTurn, tooLarge } from '../../http/uploads';
 import { isObjectNotFound } from '../../objects';
@@ -24,7 +23,7 @@ const presignedQuery = z.looseObject({ expires: z.string().optional(), signature
 async function serveKey(ctx: Ctx, key: string): Promise<void> {
   const contentType = mediaContentType(key);
   if (!isMediaKey(key) || !contentType) throw httpError(404, NOT_FOUND);
-  const store = objectsOf(ctx.req);
+  const store = ctx.objects;
   let info;
   try {
     info = await store.stat(key);
@@ -43,9 +42,9 @@ async function serveKey(ctx: Ctx, key: string): Promise<void> {
  */
 async function presignedUpload(ctx: CentralCtx<{ params: typeof fileParams; query: typeof presignedQuery }>): Promise<true> {
   const { req, params, query } = ctx;
-  const signature = verifyPresigned(configOf(req), params.filename, query);
+  const signature = verifyPresigned(ctx.config, params.filename, query);
   const name = checkDocumentName(params.filename);
-  const target = mediaTargetOf(req);
+  const target = mediaTargetOf(ctx);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > target.maxBytes) throw tooLarge(target.maxBytes);
   const urlClaim = `url:${signature}`;

@@ -3,7 +3,6 @@ import { httpError } from '@lms/shared';
 import { ClassroomError, classroomClientOf } from '../../classroom-client';
 import { EnvelopeError, envelopeRows } from '../../classroom-client/rows';
 import { sendCsv } from '../../http/csv';
-import { configOf, depsOf } from '../../http/context';
 import { withoutIdentityDeep } from '../../http/privacy';
 import { scopeSchools } from '../../http/scope';
 import type { CentralCtx, Caller } from '../../http/types';
@@ -72,7 +71,7 @@ async function scoped(ctx: Ctx): Promise<Scoped> {
   return { body: { ...body, filter: [...(body.filter ?? []), { key: 'schoolid', value: schools.ids }] }, keep, nothing: schools.ids.length === 0 };
 }
 
-const client = (ctx: Ctx) => classroomClientOf(configOf(ctx.req), { totalTimeoutMs: 120_000 });
+const client = (ctx: Ctx) => classroomClientOf(ctx.config, { totalTimeoutMs: 120_000 });
 
 /** A paged report: `{data, total, pageindex, pagesize}` with the page echoed as the caller sent it. */
 export function pagedOnlineReport(classroomPath: string, o: { withStudent?: boolean } = {}) {

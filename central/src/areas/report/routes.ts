@@ -1,6 +1,5 @@
 import { noInput, perms } from '@lms/shared';
 import { route } from '../../http/route';
-import { depsOf } from '../../http/context';
 import { multiPagingBody } from '../../http/paging';
 import { seesLearnerIdentity } from '../../http/privacy';
 import { scope } from '../../http/scope';
@@ -17,7 +16,7 @@ import { syncRecords, syncRecordsBody, syncStatus, syncStatusQuery } from './syn
 type Ctx = CentralCtx;
 
 /** What every report reads: the database, the caller's school/country scope, whether it may see learner identities. */
-const reportOf = ({ req, scope, caller }: Ctx): ReportCtx => ({ db: depsOf(req).db, scope: scope, identity: seesLearnerIdentity(caller) });
+const reportOf = ({ db, scope, caller }: Ctx): ReportCtx => ({ db, scope, identity: seesLearnerIdentity(caller) });
 
 const multi = { body: multiPagingBody };
 const reach = perms('view_plus_reach', 'view_reach_school');

@@ -4,7 +4,7 @@ import { writeStudentsZip, streamToBuffer } from '@lms/shared';
 import { z } from 'zod';
 import { hashSchoolUserPassword } from '../../auth/passwords';
 import { BatchProblems, isDryrun, parseBatch } from '../../http/batch';
-import { actorOf, configOf, depsOf } from '../../http/context';
+import { actorOf } from '../../http/context';
 import { applyScope, type Scope } from '../../http/scope';
 import type { CentralCtx, Caller } from '../../http/types';
 import { createBody, createRow, parseDmy, WG, type CreateBody, type CreateRow } from './fields';
@@ -94,9 +94,7 @@ function learnerRows(body: CreateBody, school: { schoolname: string }, hashes: s
  * only checks. Bodies are checked here rather than by the route's schema because a dry run answers
  * 200 with the problems instead of refusing.
  */
-export async function createStudentsHandler({ req, caller, scope, body, query }: CentralCtx<{ query: typeof createStudentsQuery }>) {
-  const { db } = depsOf(req);
-  const config = configOf(req);
+export async function createStudentsHandler({ config, db, caller, scope, body, query }: CentralCtx<{ query: typeof createStudentsQuery }>) {
   const problems = new BatchProblems();
   const parsed = parseBatch(createBody, createRow, 'students', body, problems);
   const rows = new Map<number, CreateRow>();

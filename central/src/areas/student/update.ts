@@ -4,7 +4,7 @@ import { hashSchoolUserPassword, verifyPassword } from '../../auth/passwords';
 import { revokeAll } from '../../auth/tokens';
 import { BatchProblems, dryrunQuery, isDryrun, parseBatch } from '../../http/batch';
 import { fromCsvCell } from '../../http/csv';
-import { actorOf, configOf, depsOf } from '../../http/context';
+import { actorOf } from '../../http/context';
 import { applyScope, type Scope } from '../../http/scope';
 import type { CentralCtx, Caller } from '../../http/types';
 import { editBody, editRow, parseDmy, toDmy, WG, type EditRow } from './fields';
@@ -212,8 +212,7 @@ async function plan(db: Knex, scope: Scope, rows: ReadonlyMap<number, EditRow>, 
   return edits;
 }
 
-export async function updateStudentsHandler({ req, caller, scope, body, query }: CentralCtx<{ query: typeof dryrunQuery }>) {
-  const { db } = depsOf(req);
+export async function updateStudentsHandler({ config, db, caller, scope, body, query }: CentralCtx<{ query: typeof dryrunQuery }>) {
   const by = actorOf(caller);
   const problems = new BatchProblems();
   const input = fromSpreadsheet(body);
@@ -229,7 +228,7 @@ export async function updateStudentsHandler({ req, caller, scope, body, query }:
   for (const e of edits) {
     // The password the account already has is no change (a file sent twice must change nothing).
     if (e.password && (await verifyPassword(String(e.passwordhash ?? ''), e.password))) e.password = undefined;
-    if (e.password) e.user.schooluserpasswordhash = await hashSchoolUserPassword(e.password, configOf(req).schoolUserPasswordFormat);
+    if (e.password) e.user.schooluserpasswordhash = await hashSchoolUserPassword(e.password, config.schoolUserPasswordFormat);
     if (Object.keys(e.user).length) Object.assign(e.user, { updated_at: now, updated_by: by });
   }
   const renames = edits.filter((e) => e.rename).map((e) => [e.index, e.rename as string] as [number, string]);

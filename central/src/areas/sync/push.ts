@@ -1,10 +1,10 @@
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import fs from 'node:fs';
-import type { Request, Response } from 'express';
+import type { Response } from 'express';
 import { httpError } from '@lms/shared';
 import { ClassroomError, classroomClientOf, type ClassroomAnswer } from '../../classroom-client';
-import { configOf, depsOf } from '../../http/context';
+import type { CentralCtx } from '../../http/types';
 import { packageToTempFile } from './store';
 
 /** Streams a package to the client as a ZIP download. */
@@ -48,16 +48,19 @@ export function classroomData(answer: ClassroomAnswer): unknown {
 
 type ImportKind = 'master' | 'students' | 'teachers';
 
+/** What a push needs of the handler's context: the request (its id goes in the log), the configuration, the logger. */
+export type PushCtx = Pick<CentralCtx, 'req' | 'config' | 'logger'>;
+
 /**
  * `PUT`s a package file to `{RPI_CLOUD}/import/<kind>` and answers the classroom's `data`; the file is
  * removed afterwards. Both outcomes are logged: an operator looking for why a school has old content
  * finds the classroom's own words there.
  */
-export async function pushFile(req: Request, kind: ImportKind, file: { path: string; dispose: () => void }): Promise<unknown> {
-  const { logger } = depsOf(req);
+export async function pushFile(ctx: PushCtx, kind: ImportKind, file: { path: string; dispose: () => void }): Promise<unknown> {
+  const { req, config, logger } = ctx;
   const bytes = fs.statSync(file.path).size;
   try {
-    const answer = await classroomClientOf(configOf(req)).putImport(kind, file.path);
+    const answer = await classroomClientOf(config).putImport(kind, file.path);
     const data = classroomData(answer);
     logger.info({ reqId: (req as { id?: unknown }).id, import: kind, bytes }, 'package pushed to the classroom server');
     return data;
@@ -72,6 +75,6 @@ export async function pushFile(req: Request, kind: ImportKind, file: { path: str
 }
 
 /** Builds a package to a temporary file and pushes it (see pushFile). */
-export async function pushPackage(req: Request, kind: ImportKind, zip: Readable): Promise<unknown> {
-  return pushFile(req, kind, await packageToTempFile(zip));
+export async function pushPackage(ctx: PushCtx, kind: ImportKind, zip: Readable): Promise<unknown> {
+  return pushFile(ctx, kind, await packageToTempFile(zip));
 }

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { anyUser, httpError, noInput, roles, writeStudentsZip } from '@lms/shared';
 import { route } from '../../http/route';
 import { schoolInScope, scope } from '../../http/scope';
-import { depsOf } from '../../http/context';
 import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
 import { pushFile, pushPackage, sendZip } from './push';
 import { contentPackage, legacyContentPackage, onSnapshot, packageToTempFile, recordContentPush, reportDataPackage, schoolOfSchoolUser, schoolRoster } from './store';
@@ -12,12 +11,12 @@ type Ctx = CentralCtx;
 /** Where every curriculum download is saved by the apps (the name is part of the contract). */
 const SYNC_ZIP = 'sync-data.zip';
 
-async function reportData({ req, res }: Ctx): Promise<void> {
-  await sendZip(res, SYNC_ZIP, reportDataPackage(depsOf(req).db));
+async function reportData({ db, res }: Ctx): Promise<void> {
+  await sendZip(res, SYNC_ZIP, reportDataPackage(db));
 }
 
-async function legacySync({ req, res, scope }: Ctx): Promise<void> {
-  await sendZip(res, SYNC_ZIP, legacyContentPackage(depsOf(req).db, scope));
+async function legacySync({ db, res, scope }: Ctx): Promise<void> {
+  await sendZip(res, SYNC_ZIP, legacyContentPackage(db, scope));
 }
 
 /** Who sent content, as the sync-status report names them. */
@@ -28,46 +27,46 @@ function sender(caller: Caller): { id: string | null; name: string | null } {
 }
 
 /** Records what was sent; the content reached the classroom (or the teacher) already, so a failure is logged, not answered. */
-async function recorded(req: Ctx['req'], write: () => Promise<void>): Promise<void> {
+async function recorded(logger: Ctx['logger'], write: () => Promise<void>): Promise<void> {
   try {
     await write();
   } catch (err) {
-    depsOf(req).logger.warn({ err }, 'content push not recorded');
+    logger.warn({ err }, 'content push not recorded');
   }
 }
 
-async function contentDownload({ req, res, caller, scope }: Ctx): Promise<void> {
-  const { db } = depsOf(req);
+async function contentDownload({ db, res, caller, scope, logger }: Ctx): Promise<void> {
   const counter = { rows: 0 };
   // A teacher fetching the package takes it to their classroom's server: that school's last content.
-  const record = caller.kind !== 'school' ? undefined : () => recorded(req, async () => {
+  const record = caller.kind !== 'school' ? undefined : () => recorded(logger, async () => {
     const school = await schoolOfSchoolUser(db, caller.schooluserid);
     if (school) await recordContentPush(db, { kind: 'download', schoolid: school, rowcount: counter.rows, by: sender(caller) });
   });
   await sendZip(res, SYNC_ZIP, contentPackage(db, scope, counter), record);
 }
 
-async function pushContent({ req, caller, scope }: Ctx): Promise<unknown> {
-  const { db } = depsOf(req);
+async function pushContent(ctx: Ctx): Promise<unknown> {
+  const { db, caller, scope, logger } = ctx;
   const counter = { rows: 0 };
   const file = await onSnapshot(db, (q) => packageToTempFile(contentPackage(q, scope, counter)));
-  const answer = await pushFile(req, 'master', file);
-  await recorded(req, () => recordContentPush(db, { kind: 'content', schoolid: null, rowcount: counter.rows, by: sender(caller) }));
+  const answer = await pushFile(ctx, 'master', file);
+  await recorded(logger, () => recordContentPush(db, { kind: 'content', schoolid: null, rowcount: counter.rows, by: sender(caller) }));
   return answer;
 }
 
 const schoolParams = { params: z.object({ schoolname: z.string().trim().min(1, 'School name is required').max(250) }) };
 
-async function pushStudents({ req, params, caller, scope }: CentralCtx<typeof schoolParams>): Promise<unknown> {
+async function pushStudents(ctx: CentralCtx<typeof schoolParams>): Promise<unknown> {
+  const { db, params, caller, scope, logger } = ctx;
   // Another school's name is answered as an unknown school: its roster (hashes included) is not the caller's to push.
   if (!schoolInScope(scope, { schoolname: params.schoolname })) throw httpError(400, 'Invalid School Name');
   // Hashes travel here, and only here: the classroom must verify the learners' own passwords offline.
-  const studentusers = await schoolRoster(depsOf(req).db, params.schoolname, { teacherAccounts: true, hash: true });
+  const studentusers = await schoolRoster(db, params.schoolname, { teacherAccounts: true, hash: true });
   if (studentusers.length === 0) throw httpError(400, 'No student available');
-  const answer = await pushPackage(req, 'students', writeStudentsZip({ studentusers }));
-  await recorded(req, async () => {
-    const school = await depsOf(req).db('schools').where({ schoolname: params.schoolname }).first('schoolid');
-    if (school) await recordContentPush(depsOf(req).db, { kind: 'students', schoolid: school.schoolid as string, rowcount: studentusers.length, by: sender(caller) });
+  const answer = await pushPackage(ctx, 'students', writeStudentsZip({ studentusers }));
+  await recorded(logger, async () => {
+    const school = await db('schools').where({ schoolname: params.schoolname }).first('schoolid');
+    if (school) await recordContentPush(db, { kind: 'students', schoolid: school.schoolid as string, rowcount: studentusers.length, by: sender(caller) });
   });
   return answer;
 }

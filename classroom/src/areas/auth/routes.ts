@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { httpError, publicGate } from '@lms/shared';
 import { route } from '../../http/route';
 import type { ClassroomRoute } from '../../http/types';
-import { configOf, depsOf } from '../../http/context';
 import { bearerOf } from '../../auth/guards';
 import { profileClaims } from '../../auth/claims';
 import { hashPassword, verifyPassword } from '../../auth/passwords';
@@ -25,9 +24,7 @@ const logoutBody = z.object({
 const NOT_MATCHING = 'User/Password not matching';
 
 export const authRoutes: ClassroomRoute[] = [
-  route('POST', '/auth/login', publicGate(), { body: loginBody }, async ({ req, body }) => {
-    const { db } = depsOf(req);
-    const config = configOf(req);
+  route('POST', '/auth/login', publicGate(), { body: loginBody }, async ({ logger, config, db, req, body }) => {
     const user = await findSchoolUser(db, body.studentusername);
     const check = await verifyPassword(user?.schooluserpasswordhash, body.studentpassword);
     if (!user || !check.ok || user.isdisabled || user.isdeleted || user.schooluserstatus === false) throw httpError(400, NOT_MATCHING);
@@ -40,14 +37,13 @@ export const authRoutes: ClassroomRoute[] = [
       const claims = await profileClaims(trx, user);
       return issueAccessToken(trx, { secret: config.jwtSecret, minutes: config.accessTokenMinutes }, user.schooluserid, claims);
     });
-    depsOf(req).logger.info({ schooluserid: user.schooluserid, logaccesstype: 1 }, 'classroom sign-in');
+    logger.info({ schooluserid: user.schooluserid, logaccesstype: 1 }, 'classroom sign-in');
     return { accessToken: token };
   }, { summary: 'Sign-in for every school user; answers {accessToken}' }),
 
-  route('POST', '/auth/logout', publicGate(), { body: logoutBody }, async ({ req, res, body }) => {
-    const { db } = depsOf(req);
+  route('POST', '/auth/logout', publicGate(), { body: logoutBody }, async ({ config, db, req, res, body }) => {
     const raw = bearerOf(req);
-    const verified = raw ? verifyAccessToken(raw, configOf(req).jwtSecret) : undefined;
+    const verified = raw ? verifyAccessToken(raw, config.jwtSecret) : undefined;
     // Revokes only this session's token: a learner signed in on two tablets stays signed in on the other.
     const revoked = verified ? await revokeToken(db, verified.jti) : 0;
     if (!verified || revoked === 0) {

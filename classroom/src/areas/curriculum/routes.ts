@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { anyUser, httpError, syncKeyOrStaff } from '@lms/shared';
 import { route } from '../../http/route';
 import type { ClassroomRoute } from '../../http/types';
-import { depsOf } from '../../http/context';
 import { idParams, instant, learnerOf, queryText } from '../common';
 import { allCurriculums, baselineFor, baselineResults, curriculumById, curriculumMap, searchCurriculums, subjectsOf } from './store';
 
@@ -17,27 +16,24 @@ const baselineParams = z.object({
 const baselineBody = z.object({ date: instant.optional() }).passthrough();
 
 export const curriculumRoutes: ClassroomRoute[] = [
-  route('GET', '/curriculum', anyUser(), {}, ({ req }) => allCurriculums(depsOf(req).db), { summary: 'All curriculums' }),
-  route('GET', '/curriculum/all', anyUser(), { query: allQuery }, ({ req, query }) => searchCurriculums(depsOf(req).db, query),
+  route('GET', '/curriculum', anyUser(), {}, ({ db }) => allCurriculums(db), { summary: 'All curriculums' }),
+  route('GET', '/curriculum/all', anyUser(), { query: allQuery }, ({ db, query }) => searchCurriculums(db, query),
     { summary: 'Active curriculums by name, optionally those of one learner or class' }),
-  route('GET', '/curriculum/subjects', anyUser(), {}, async ({ req, caller }) => {
-    const { db } = depsOf(req);
+  route('GET', '/curriculum/subjects', anyUser(), {}, async ({ db, caller }) => {
     const learner = await learnerOf(db, caller);
     return subjectsOf(db, learner?.studentid, learner?.curriculumids ?? []);
   }, { summary: "The caller's curriculums with their progress" }),
-  route('GET', '/curriculum/:curriculumid', anyUser(), { params: curriculumParams }, async ({ req, params }) => {
-    const row = await curriculumById(depsOf(req).db, params.curriculumid);
+  route('GET', '/curriculum/:curriculumid', anyUser(), { params: curriculumParams }, async ({ db, params }) => {
+    const row = await curriculumById(db, params.curriculumid);
     if (!row) throw httpError(400, 'Invalid Curriculum id');
     return row;
   }, { summary: 'One curriculum' }),
-  route('GET', '/curriculum/:curriculumid/map', anyUser(), { params: curriculumParams }, async ({ req, caller, params }) => {
-    const { db } = depsOf(req);
+  route('GET', '/curriculum/:curriculumid/map', anyUser(), { params: curriculumParams }, async ({ db, caller, params }) => {
     const row = await curriculumById(db, params.curriculumid);
     if (!row) throw httpError(400, 'Invalid Curriculum id');
     return curriculumMap(db, row, (await learnerOf(db, caller))?.studentid);
   }, { summary: "Curriculum tree with the caller's points" }),
-  route('POST', '/curriculum/baseline/:curriculumid/:schoolname/:studentid', anyUser(), { params: baselineParams, body: baselineBody }, async ({ req, params, body }) => {
-    const { db } = depsOf(req);
+  route('POST', '/curriculum/baseline/:curriculumid/:schoolname/:studentid', anyUser(), { params: baselineParams, body: baselineBody }, async ({ db, params, body }) => {
     const school = await db('schools').whereRaw('lower(schoolname) = ?', [params.schoolname.toLowerCase()]).andWhere('isdeleted', false).first('schoolid');
     if (!school || !(await curriculumById(db, params.curriculumid))) throw httpError(400, 'Invalid Curriculum id');
     // The app sends the schooluserid where the route names a studentid; both identify the learner.
@@ -45,8 +41,8 @@ export const curriculumRoutes: ClassroomRoute[] = [
     return baselineFor(db, params.curriculumid, school.schoolid, student?.studentid, body.date ?? new Date());
   }, { summary: 'The baseline/endline in force and whether the learner took it' }),
   route('GET', '/curriculum/:curriculumbaselineid/getstudentresult', syncKeyOrStaff(), { params: idParams('curriculumbaselineid', 'Invalid curriculum baseline id') },
-    async ({ req, res, params }) => {
+    async ({ db, res, params }) => {
       // A bare array without the envelope: the central baseline download reads it as such.
-      res.json(await baselineResults(depsOf(req).db, params.curriculumbaselineid));
+      res.json(await baselineResults(db, params.curriculumbaselineid));
     }, { summary: 'Baseline results of every learner (bare array; staff or the sync key)' }),
 ];

@@ -3,7 +3,6 @@ import type { Readable } from 'node:stream';
 import { isExportedLogFile, logWindowStart, noInput, prepareLogZip, staff, writeLogFilesZip, writeReportDataZip } from '@lms/shared';
 import { route } from '../../http/route';
 import type { ClassroomRoute } from '../../http/types';
-import { configOf, depsOf } from '../../http/context';
 import { userOf } from '../../auth/guards';
 import { oldestKeptDay } from '../../logging';
 import { countBytes, exportFileName, lastExport, logCounts, logSource, openLogFiles, recordExport, reportStudents } from './store';
@@ -43,11 +42,9 @@ function sendZip(res: Response, filename: string, zip: Readable, done: (bytes: n
 const safePart = (s: unknown): string => (typeof s === 'string' ? s : '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 60) || 'school';
 
 export const exportRoutes: ClassroomRoute[] = [
-  route('GET', '/export/log', staff(), noInput, async ({ req, res, caller }) => {
+  route('GET', '/export/log', staff(), noInput, async ({ logger, config, db, res, caller }) => {
     const user = userOf(caller);
-    const { db, logger } = depsOf(req);
     const now = new Date();
-    const config = configOf(req);
     // The files of the export's window, newest days first up to LOG_EXPORT_MAX_MB.
     const files = await openLogFiles(config.logDir, isExportedLogFile, { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes });
     const zip = await prepareLogZip(logSource(db, logWindowStart(now)), files);
@@ -65,30 +62,26 @@ export const exportRoutes: ClassroomRoute[] = [
     }
   }, { summary: 'Activity-log ZIP: log.ini (six-month window) and the RPI-API info/error log files of the window (at most LOG_EXPORT_MAX_MB)' }),
 
-  route('GET', '/export/log/summary', staff(), noInput, async ({ req }) => {
-    const { db } = depsOf(req);
+  route('GET', '/export/log/summary', staff(), noInput, async ({ config, db }) => {
     const now = new Date();
     const since = logWindowStart(now);
     const counts = await logCounts(db, since);
     // The exact size of what GET /export/log would send now: the same ZIP, written to a counter.
-    const config = configOf(req);
     const files = await openLogFiles(config.logDir, isExportedLogFile, { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes });
     const bytes = await countBytes(await prepareLogZip(logSource(db, since), files));
     return { ...counts, since: since.toISOString(), logfiles: files.length, bytes, lastexport: await lastExport(db) };
   }, { summary: "What GET /export/log would hold now (learners, results, date range, ZIP bytes) and the last completed export" }),
 
-  route('GET', '/export/system-log/files', staff(), noInput, async ({ req, res, caller }) => {
+  route('GET', '/export/system-log/files', staff(), noInput, async ({ logger, config, res, caller }) => {
     const user = userOf(caller);
     const now = new Date();
-    const config = configOf(req);
     const files = await openLogFiles(config.logDir, (name) => name.includes('RPI-API'), { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes });
     const zip = writeLogFilesZip(files);
     await sendZip(res, exportFileName(`logfiles-${safePart(user.claims.schoolname)}`, now), zip, () =>
-      depsOf(req).logger.info({ logaccesstype: LOG_ACCESS.exportLogFiles, userid: user.schooluserid }, `${user.schoolusername} export log files`));
+      logger.info({ logaccesstype: LOG_ACCESS.exportLogFiles, userid: user.schooluserid }, `${user.schoolusername} export log files`));
   }, { summary: "ZIP of the server's RPI-API log files" }),
 
-  route('GET', '/export/report-data', staff(), noInput, async ({ req, res }) => {
-    const { db } = depsOf(req);
+  route('GET', '/export/report-data', staff(), noInput, async ({ db, res }) => {
     const since = logWindowStart(new Date());
     const log = logSource(db, since);
     const zip = writeReportDataZip({ students: reportStudents(db), studentprogress: log.progress, studentresult: log.result, studentaccess: log.access });

@@ -1,9 +1,7 @@
-import type { Request } from 'express';
 import { HttpError, ZipError, httpError, metricsOf, noInput, parseContentPackage, parseStudentsPackage, parseTeachersPackage, readPackageJson, syncKey, syncKeyOrOfflineStaff, type ZipLimits } from '@lms/shared';
 import { route } from '../../http/route';
 import { BatchWriteError, databaseWords } from '@lms/db';
-import type { Caller, ClassroomRoute } from '../../http/types';
-import { configOf, depsOf } from '../../http/context';
+import type { ClassroomCtx, ClassroomRoute } from '../../http/types';
 import { applyContent, applyStudents, applyTeachers } from './store';
 import { receiveUpload } from './upload';
 
@@ -27,9 +25,8 @@ const PACKAGE_LIMITS: Partial<ZipLimits> = { maxEntries: 50, maxEntryBytes: 256 
  * uploader's fault (400, or 413 past a size limit) and a failed write rolls back and answers 400
  * "Invalid file", as the original did; the temporary file is always removed.
  */
-async function importPackage<T>(req: Request, caller: Caller, kind: keyof typeof LOG_ACCESS, parse: (json: unknown) => T, apply: (pkg: T) => Promise<unknown>): Promise<true> {
-  const config = configOf(req);
-  const { logger } = depsOf(req);
+async function importPackage<T>(ctx: ClassroomCtx, kind: keyof typeof LOG_ACCESS, parse: (json: unknown) => T, apply: (pkg: T) => Promise<unknown>): Promise<true> {
+  const { req, caller, config, logger } = ctx;
   const counted = metricsOf(req)?.startImport(kind);
   let upload: Awaited<ReturnType<typeof receiveUpload>> | undefined;
   try {
@@ -72,15 +69,15 @@ function rowsIn(written: unknown): number {
 }
 
 export const importRoutes: ClassroomRoute[] = [
-  route('PUT', '/import/students', syncKey(), noInput, ({ req, caller }) =>
-    importPackage(req, caller, 'students', parseStudentsPackage, (pkg) => applyStudents(depsOf(req).db, pkg)),
+  route('PUT', '/import/students', syncKey(), noInput, (ctx) =>
+    importPackage(ctx, 'students', parseStudentsPackage, (pkg) => applyStudents(ctx.db, pkg)),
   { summary: 'Learner roster from the central API (multipart importfile: ZIP with students.ini)' }),
 
-  route('PUT', '/import/teachers', syncKey(), noInput, ({ req, caller }) =>
-    importPackage(req, caller, 'teachers', parseTeachersPackage, (rows) => applyTeachers(depsOf(req).db, rows)),
+  route('PUT', '/import/teachers', syncKey(), noInput, (ctx) =>
+    importPackage(ctx, 'teachers', parseTeachersPackage, (rows) => applyTeachers(ctx.db, rows)),
   { summary: 'Teacher roster from the central API (multipart importfile: ZIP with teachers.ini)' }),
 
-  route('PUT', '/import/master', syncKeyOrOfflineStaff(), noInput, ({ req, caller }) =>
-    importPackage(req, caller, 'content', parseContentPackage, (pkg) => applyContent(depsOf(req).db, pkg)),
+  route('PUT', '/import/master', syncKeyOrOfflineStaff(), noInput, (ctx) =>
+    importPackage(ctx, 'content', parseContentPackage, (pkg) => applyContent(ctx.db, pkg)),
   { summary: 'Curriculum package (multipart importfile: ZIP with syncfile.ini), applied all-or-nothing; staff tokens only while offline' }),
 ];

@@ -5,7 +5,6 @@ import { z } from 'zod';
 import { httpError, isMediaPath, mediaContentType, publicGate, sendMedia } from '@lms/shared';
 import { route } from '../../http/route';
 import type { ClassroomCtx, ClassroomRoute } from '../../http/types';
-import { configOf } from '../../http/context';
 
 const NOT_FOUND = 'File not found';
 
@@ -18,11 +17,11 @@ const NOT_FOUND = 'File not found';
  */
 const mediaParams = z.object({ filename: z.string().max(300) });
 
-async function serveMedia({ req, res, params }: ClassroomCtx<{ params: typeof mediaParams }>): Promise<void> {
+async function serveMedia({ config, req, res, params }: ClassroomCtx<{ params: typeof mediaParams }>): Promise<void> {
   const name = params.filename;
   const contentType = mediaContentType(name);
   if (!isMediaPath(name) || !contentType) throw httpError(404, NOT_FOUND);
-  const file = await insideMediaDir(configOf(req).mediaDir, name);
+  const file = await insideMediaDir(config.mediaDir, name);
   const st = file ? await fsp.stat(file).catch(() => undefined) : undefined;
   if (!file || !st?.isFile()) throw httpError(404, NOT_FOUND);
   await sendMedia(req, res, {

@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import type { Knex } from '@lms/db';
-import { syncKeyOrStaff, type Handler } from '@lms/shared';
+import { syncKeyOrStaff } from '@lms/shared';
 import { route } from '../../http/route';
-import { SCHOOL_ROLE, type Caller, type ClassroomRoute } from '../../http/types';
-import { depsOf } from '../../http/context';
+import { SCHOOL_ROLE, type Caller, type ClassroomCtx, type ClassroomRoute } from '../../http/types';
 import { queryText, schoolnameOf } from '../common';
-import { filtersOf, page, pagingBody, type PagingBody } from '../common/paging';
+import { filtersOf, page, pagingBody } from '../common/paging';
 import { PROGRESS } from '../result/progress';
 import { aggregateRows, byClass, lastCompletedQuiz, latestAttempts, onlineCount, studentStatus, type Filters } from './store';
 
@@ -17,19 +16,20 @@ async function scopeOf(db: Knex, caller: Caller): Promise<string | undefined> {
   return caller.kind === 'user' && caller.schooluserrole === SCHOOL_ROLE.teacher ? schoolnameOf(db, caller) : undefined;
 }
 
+/** What a paged report reads (input is declared with the routes below). */
+type Ctx = ClassroomCtx<typeof input>;
+
 type Rows = (db: Knex, f: Filters, school: string | undefined) => Promise<Array<Record<string, unknown>>>;
 
-function paged(rows: Rows): Handler<Caller> {
-  return async ({ req, caller, body }) => {
-    const { db } = depsOf(req);
-    return page(await rows(db, filtersOf(body as PagingBody), await scopeOf(db, caller)), body as PagingBody);
+function paged(rows: Rows): (ctx: Ctx) => Promise<unknown> {
+  return async ({ db, caller, body }) => {
+    return page(await rows(db, filtersOf(body), await scopeOf(db, caller)), body);
   };
 }
 
-function download(rows: Rows): Handler<Caller> {
-  return async ({ req, caller, body }) => {
-    const { db } = depsOf(req);
-    return rows(db, filtersOf(body as PagingBody), await scopeOf(db, caller));
+function download(rows: Rows): (ctx: Ctx) => Promise<unknown> {
+  return async ({ db, caller, body }) => {
+    return rows(db, filtersOf(body), await scopeOf(db, caller));
   };
 }
 
@@ -40,11 +40,10 @@ const levelQuizzesByClass: Rows = async (db, f, s) => byClass(await latestAttemp
 const lastCompleted: Rows = (db, f, s) => lastCompletedQuiz(db, f, s);
 const status: Rows = (db, f, s) => studentStatus(db, f, s);
 
-function progressReport(kind: 'grade' | 'level' | 'lesson', withStudent: boolean): Handler<Caller> {
-  return async ({ req, caller, body }) => {
-    const { db } = depsOf(req);
-    const { rows, student } = await aggregateRows(db, filtersOf(body as PagingBody), kind, await scopeOf(db, caller));
-    const out: Record<string, unknown> = page(rows, body as PagingBody);
+function progressReport(kind: 'grade' | 'level' | 'lesson', withStudent: boolean): (ctx: Ctx) => Promise<unknown> {
+  return async ({ db, caller, body }) => {
+    const { rows, student } = await aggregateRows(db, filtersOf(body), kind, await scopeOf(db, caller));
+    const out: Record<string, unknown> = page(rows, body);
     return withStudent ? { ...out, student } : out;
   };
 }
@@ -62,8 +61,7 @@ export const reportRoutes: ClassroomRoute[] = [
   route('POST', '/report/student-grade-progress', gate(), input, progressReport('grade', false), { summary: 'Grade progress of learners (paged)' }),
   route('POST', '/report/student-level-progress', gate(), input, progressReport('level', true), { summary: 'Level progress of a learner (paged)' }),
   route('POST', '/report/student-lesson-progress', gate(), input, progressReport('lesson', true), { summary: 'Lesson progress of a learner (paged)' }),
-  route('GET', '/report/offlineonline', gate(), { query: z.object({ schoolname: queryText, countryid: queryText }) }, async ({ req, caller, query }) => {
-    const { db } = depsOf(req);
+  route('GET', '/report/offlineonline', gate(), { query: z.object({ schoolname: queryText, countryid: queryText }) }, async ({ db, caller, query }) => {
     const pick = (v: string | undefined) => (v && v !== 'all' ? v : undefined);
     return onlineCount(db, pick(query.schoolname), pick(query.countryid), await scopeOf(db, caller));
   }, { summary: 'Number of active learners' }),

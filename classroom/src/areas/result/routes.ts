@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { anyUser } from '@lms/shared';
 import { route } from '../../http/route';
-import type { ClassroomRoute } from '../../http/types';
-import { depsOf } from '../../http/context';
+import type { ClassroomCtx, ClassroomRoute } from '../../http/types';
 import { idParams, instant, requireLearner } from '../common';
 import { KINDS, saveResult, type Answer, type ResultKind } from './store';
 
@@ -27,8 +26,8 @@ const levelBody = submissionBody({ levelid: id, levelquizquestionid: id }, 1);
 const baselineBody = submissionBody({ curriculumbaselineid: id, baselinequestionid: id }, 1);
 
 function handler(kind: ResultKind, param: string) {
-  return async ({ req, caller, params, body }: { req: import('express').Request; caller: import('../../http/types').Caller; params: Record<string, string>; body: { result: Array<Record<string, unknown>>; starttime?: Date; endtime?: Date } }) => {
-    const { db } = depsOf(req);
+  type Submission = { result: Array<Record<string, unknown>>; starttime?: Date; endtime?: Date };
+  return async ({ db, caller, params, body }: Pick<ClassroomCtx, 'db' | 'caller'> & { params: Record<string, string>; body: Submission }) => {
     const learner = await requireLearner(db, caller);
     const now = new Date();
     const answers: Answer[] = body.result.map((r) => ({

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { anyOrSyncKey, anyUser, staff } from '@lms/shared';
 import { route } from '../../http/route';
 import type { ClassroomRoute } from '../../http/types';
-import { depsOf } from '../../http/context';
 import { learnerOf, queryText, requireLearner } from '../common';
 import { curriculumProgress } from '../curriculum/store';
 import { lastLogins, searchStudents, setProfileImage } from './store';
@@ -12,19 +11,17 @@ const idList = z.unknown().transform((v) => (Array.isArray(v) ? v.filter((x): x 
 
 export const studentRoutes: ClassroomRoute[] = [
   // Full learner rows (parents, contact, disability answers): staff only (decision 30); the learner app never calls it.
-  route('GET', '/student/all', staff(), { query: z.object({ userid: queryText, schoolname: queryText }) }, ({ req, query }) => searchStudents(depsOf(req).db, query),
+  route('GET', '/student/all', staff(), { query: z.object({ userid: queryText, schoolname: queryText }) }, ({ db, query }) => searchStudents(db, query),
     { summary: 'Up to 20 learners by handle and school (staff)' }),
-  route('POST', '/student/profile', anyUser(), { body: z.object({ filename: z.string().min(1).max(250) }) }, async ({ req, caller, body }) => {
-    const { db } = depsOf(req);
+  route('POST', '/student/profile', anyUser(), { body: z.object({ filename: z.string().min(1).max(250) }) }, async ({ db, caller, body }) => {
     const learner = await requireLearner(db, caller);
     await setProfileImage(db, learner.studentid, body.filename);
     return body.filename;
   }, { summary: "Sets the caller's profile image name" }),
-  route('GET', '/student/progress', anyUser(), {}, async ({ req, caller }) => {
-    const { db } = depsOf(req);
+  route('GET', '/student/progress', anyUser(), {}, async ({ db, caller }) => {
     const learner = await learnerOf(db, caller);
     return learner ? curriculumProgress(db, learner.studentid, learner.curriculumid) : 0;
   }, { summary: "The caller's progress in their curriculum" }),
-  route('POST', '/student/logintime', anyOrSyncKey(), { body: idList }, ({ req, body }) => lastLogins(depsOf(req).db, body),
+  route('POST', '/student/logintime', anyOrSyncKey(), { body: idList }, ({ db, body }) => lastLogins(db, body),
     { summary: 'Latest sign-in of each listed user (the central API calls it with the sync key)' }),
 ];
