@@ -29,13 +29,19 @@ export const appRoutes: CentralRoute[] = [
       res.type('text/plain').send(build.version);
     }
   }, { summary: 'Running version (plain text; JSON with the build when only JSON is accepted)' }),
-  route('GET', '/assets/user-upload.csv', publicGate(), scope.global, noInput, ({ res }) => sendTemplate(res, 'user-upload.csv', userUploadCsv), {
+  route('GET', '/assets/user-upload.csv', publicGate(), scope.global, noInput,
+    ({ res }) => sendTemplate(res, 'user-upload.csv', userUploadCsv),
+    {
     summary: 'Learner bulk-upload CSV template',
   }),
-  route('GET', '/assets/teacher-upload.csv', publicGate(), scope.global, noInput, ({ res }) => sendTemplate(res, 'teacher-upload.csv', teacherUploadCsv), {
+  route('GET', '/assets/teacher-upload.csv', publicGate(), scope.global, noInput,
+    ({ res }) => sendTemplate(res, 'teacher-upload.csv', teacherUploadCsv),
+    {
     summary: 'Teacher bulk-upload CSV template',
   }),
-  route('GET', '/common/templatetype', publicGate(), scope.global, noInput, () => templateTypes, { summary: 'Question template types' }),
+  route('GET', '/common/templatetype', publicGate(), scope.global, noInput,
+    () => templateTypes, { summary: 'Question template types' }),
   // The admin UI calls this path; the same static list.
-  route('GET', '/dropdown/templatetype', publicGate(), scope.global, noInput, () => templateTypes, { summary: 'Question template types (admin UI path)', alias: true }),
+  route('GET', '/dropdown/templatetype', publicGate(), scope.global, noInput,
+    () => templateTypes, { summary: 'Question template types (admin UI path)', alias: true }),
 ];

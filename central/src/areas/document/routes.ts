@@ -49,10 +49,20 @@ async function presign(ctx: CentralCtx<{ params: typeof presignParams }>): Promi
 }
 
 export const documentRoutes: CentralRoute[] = [
-  route('POST', '/document/upload', perms('create_document'), scope.global, {}, uploadDocument, { rawBody: true, summary: 'multipart upload of media document(s) to object store' }),
-  route('DELETE', '/document/:documentid', perms('delete_document'), scope.global, { params: documentIdParams }, ({ db, params, caller }) => deleteDocument(db, params.documentid, actorOf(caller)), { summary: 'soft-delete document (isdeleted flag)' }),
-  route('POST', '/document', perms('view_document'), scope.global, { body: documentListBody }, ({ db, body }) => listDocuments(db, body), { summary: 'paged list of document (pageindex/pagesize/filter)' }),
-  route('DELETE', '/document/tag/:documentid/:tag', perms('edit_document_tag'), scope.global, { params: documentTagParams }, ({ db, params, caller }) => changeDocumentTag(db, params.documentid, params.tag, false, actorOf(caller)), { summary: 'remove a tag from a document' }),
-  route('GET', '/document/tag/:documentid/:tag', perms('view_document'), scope.global, { params: documentTagParams }, ({ db, params, caller }) => changeDocumentTag(db, params.documentid, params.tag, true, actorOf(caller)), { summary: 'add a tag to a document (GET with side effect)' }),
-  route('GET', '/document/presign/:filename', perms('view_document'), scope.global, { params: presignParams }, presign, { summary: 'presigned object-store upload URL for a file name' }),
+  route('POST', '/document/upload', perms('create_document'), scope.global, {},
+    uploadDocument, { rawBody: true, summary: 'multipart upload of media document(s) to object store' }),
+  route('DELETE', '/document/:documentid', perms('delete_document'), scope.global, { params: documentIdParams },
+    ({ db, params, caller }) => deleteDocument(db, params.documentid, actorOf(caller)),
+    { summary: 'soft-delete document (isdeleted flag)' }),
+  route('POST', '/document', perms('view_document'), scope.global, { body: documentListBody },
+    ({ db, body }) => listDocuments(db, body), { summary: 'paged list of document (pageindex/pagesize/filter)' }),
+  route('DELETE', '/document/tag/:documentid/:tag', perms('edit_document_tag'), scope.global,
+    { params: documentTagParams },
+    ({ db, params, caller }) => changeDocumentTag(db, params.documentid, params.tag, false, actorOf(caller)),
+    { summary: 'remove a tag from a document' }),
+  route('GET', '/document/tag/:documentid/:tag', perms('view_document'), scope.global, { params: documentTagParams },
+    ({ db, params, caller }) => changeDocumentTag(db, params.documentid, params.tag, true, actorOf(caller)),
+    { summary: 'add a tag to a document (GET with side effect)' }),
+  route('GET', '/document/presign/:filename', perms('view_document'), scope.global, { params: presignParams },
+    presign, { summary: 'presigned object-store upload URL for a file name' }),
 ];

@@ -55,7 +55,10 @@ async function exportDocuments({ db, res, params }: CentralCtx<typeof documentsI
 }
 
 export const exportRoutes: CentralRoute[] = [
-  route('GET', '/export/:schoolname/students', perms('view_download_student'), scope.schoolsOfCaller, studentsInput, exportStudents, { summary: 'ZIP of a school\'s student users' }),
-  route('GET', '/export/:schoolname/teachers', perms('view_teacher'), scope.schoolsOfCaller, teachersInput, exportTeachers, { summary: 'ZIP of a school\'s teacher users' }),
-  route('GET', '/export/documents/:curriculumid', perms('view_document'), scope.curriculaOfCaller, documentsInput, exportDocuments, { summary: 'media file names used by a curriculum (raw body, no envelope)' }),
+  route('GET', '/export/:schoolname/students', perms('view_download_student'), scope.schoolsOfCaller, studentsInput,
+    exportStudents, { summary: 'ZIP of a school\'s student users' }),
+  route('GET', '/export/:schoolname/teachers', perms('view_teacher'), scope.schoolsOfCaller, teachersInput,
+    exportTeachers, { summary: 'ZIP of a school\'s teacher users' }),
+  route('GET', '/export/documents/:curriculumid', perms('view_document'), scope.curriculaOfCaller, documentsInput,
+    exportDocuments, { summary: 'media file names used by a curriculum (raw body, no envelope)' }),
 ];

@@ -104,5 +104,6 @@ async function importTeachers(ctx: CentralCtx<typeof teachersInput>): Promise<bo
 }
 
 export const importRoutes: CentralRoute[] = [
-  route('PUT', '/import/:schoolname/teachers', perms('create_import', 'update_import'), scope.schoolsOfCaller, teachersInput, importTeachers, { summary: 'multipart import of teachers for a school' }),
+  route('PUT', '/import/:schoolname/teachers', perms('create_import', 'update_import'), scope.schoolsOfCaller,
+    teachersInput, importTeachers, { summary: 'multipart import of teachers for a school' }),
 ];

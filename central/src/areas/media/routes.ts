@@ -84,7 +84,16 @@ async function presignedUpload(ctx: CentralCtx<{ params: typeof fileParams; quer
  * answer by the URL (a signature, a file name), not by who calls.
  */
 export const mediaRoutes: CentralRoute[] = [
-  route('GET', '/media/feedback/:filename', publicGate(), scope.global, { params: fileParams }, (ctx) => serveKey(ctx, `${FEEDBACK_PREFIX}${ctx.params.filename}`), { summary: 'a feedback picture (public; Range, ETag)', addition: true }),
-  route('GET', '/media/:filename', publicGate(), scope.global, { params: fileParams }, (ctx) => serveKey(ctx, ctx.params.filename), { summary: 'a document file (public; Range, ETag)', addition: true }),
-  route('PUT', '/media/:filename', publicGate(), scope.global, { params: fileParams, query: presignedQuery }, presignedUpload, { rawBody: true, addition: true, summary: 'upload through a presigned URL of the folder store (one PUT before it expires)' }),
+  route('GET', '/media/feedback/:filename', publicGate(), scope.global, { params: fileParams },
+    (ctx) => serveKey(ctx, `${FEEDBACK_PREFIX}${ctx.params.filename}`),
+    { summary: 'a feedback picture (public; Range, ETag)', addition: true }),
+  route('GET', '/media/:filename', publicGate(), scope.global, { params: fileParams },
+    (ctx) => serveKey(ctx, ctx.params.filename), { summary: 'a document file (public; Range, ETag)', addition: true }),
+  route('PUT', '/media/:filename', publicGate(), scope.global, { params: fileParams, query: presignedQuery },
+    presignedUpload,
+    {
+      rawBody: true,
+      addition: true,
+      summary: 'upload through a presigned URL of the folder store (one PUT before it expires)',
+    }),
 ];

@@ -72,11 +72,16 @@ async function pushStudents(ctx: CentralCtx<typeof schoolParams>): Promise<unkno
 }
 
 export const syncRoutes: CentralRoute[] = [
-  route('GET', '/sync/report-data', roles('apikey'), scope.global, noInput, reportData, { summary: 'ZIP of report data for server-to-server pull (API key only)' }),
-  route('GET', '/sync', anyUser(), scope.schoolsOfCaller, noInput, legacySync, { summary: 'curriculum sync ZIP (syncfile.ini)' }),
-  route('GET', '/sync/content', anyUser(), scope.schoolsOfCaller, noInput, contentDownload, { summary: 'download curriculum content ZIP (syncfile.ini, content v2)' }),
+  route('GET', '/sync/report-data', roles('apikey'), scope.global, noInput,
+    reportData, { summary: 'ZIP of report data for server-to-server pull (API key only)' }),
+  route('GET', '/sync', anyUser(), scope.schoolsOfCaller, noInput,
+    legacySync, { summary: 'curriculum sync ZIP (syncfile.ini)' }),
+  route('GET', '/sync/content', anyUser(), scope.schoolsOfCaller, noInput,
+    contentDownload, { summary: 'download curriculum content ZIP (syncfile.ini, content v2)' }),
   // Global by decision: the package goes server to server to the configured classroom server, which serves
   // every school on it and replaces its schools with the package's; the caller reads nothing of it.
-  route('POST', '/sync/cloud', roles('admin', 'superadmin'), scope.global, noInput, pushContent, { summary: 'build curriculum ZIP and PUT it to classroom /import/master' }),
-  route('POST', '/sync/cloud/:schoolname/students', roles('admin', 'superadmin'), scope.schoolsOfCaller, schoolParams, pushStudents, { summary: 'push school roster ZIP to classroom /import/students' }),
+  route('POST', '/sync/cloud', roles('admin', 'superadmin'), scope.global, noInput,
+    pushContent, { summary: 'build curriculum ZIP and PUT it to classroom /import/master' }),
+  route('POST', '/sync/cloud/:schoolname/students', roles('admin', 'superadmin'), scope.schoolsOfCaller, schoolParams,
+    pushStudents, { summary: 'push school roster ZIP to classroom /import/students' }),
 ];

@@ -19,9 +19,18 @@ async function deleteUser({ db, res, params, caller }: CentralCtx<{ params: type
 // Staff accounts are narrowed like their callers (scope.staffOfCaller): a staff account narrowed to some
 // schools or countries sees, edits, deletes and creates only accounts narrowed within its own.
 export const userRoutes: CentralRoute[] = [
-  route('POST', '/user/create', perms('create_user'), scope.staffOfCaller, { body: createUserBody }, ({ db, body, caller }) => createUser(db, body, actorOf(caller)), { summary: 'create staff user and bind lmsuserroles' }),
-  route('PUT', '/user/:lmsuserid', perms('update_user'), scope.staffOfCaller, { params: userParams, body: updateUserBody }, ({ db, params, body, caller }) => updateUser(db, params.lmsuserid, body, actorOf(caller)), { summary: 'update staff user' }),
-  route('DELETE', '/user/:lmsuserid', perms('delete_user'), scope.staffOfCaller, { params: userParams }, deleteUser, { summary: 'disable staff user and unbind roles' }),
-  route('POST', '/user', perms('view_user'), scope.staffOfCaller, { body: userListBody }, ({ db, scope, body }) => listUsers(db, body, scopedStaff(scope)), { summary: 'paged list of staff user (pageindex/pagesize/filter)' }),
-  route('GET', '/user/:lmsuserid', perms('view_user'), scope.staffOfCaller, { params: userParams }, ({ db, params }) => getUser(db, params.lmsuserid), { summary: 'get one staff user by id' }),
+  route('POST', '/user/create', perms('create_user'), scope.staffOfCaller, { body: createUserBody },
+    ({ db, body, caller }) => createUser(db, body, actorOf(caller)),
+    { summary: 'create staff user and bind lmsuserroles' }),
+  route('PUT', '/user/:lmsuserid', perms('update_user'), scope.staffOfCaller,
+    { params: userParams, body: updateUserBody },
+    ({ db, params, body, caller }) => updateUser(db, params.lmsuserid, body, actorOf(caller)),
+    { summary: 'update staff user' }),
+  route('DELETE', '/user/:lmsuserid', perms('delete_user'), scope.staffOfCaller, { params: userParams },
+    deleteUser, { summary: 'disable staff user and unbind roles' }),
+  route('POST', '/user', perms('view_user'), scope.staffOfCaller, { body: userListBody },
+    ({ db, scope, body }) => listUsers(db, body, scopedStaff(scope)),
+    { summary: 'paged list of staff user (pageindex/pagesize/filter)' }),
+  route('GET', '/user/:lmsuserid', perms('view_user'), scope.staffOfCaller, { params: userParams },
+    ({ db, params }) => getUser(db, params.lmsuserid), { summary: 'get one staff user by id' }),
 ];

@@ -24,7 +24,8 @@ const logoutBody = z.object({
 const NOT_MATCHING = 'User/Password not matching';
 
 export const authRoutes: ClassroomRoute[] = [
-  route('POST', '/auth/login', publicGate(), { body: loginBody }, async ({ logger, config, db, req, body }) => {
+  route('POST', '/auth/login', publicGate(), { body: loginBody },
+    async ({ logger, config, db, req, body }) => {
     const user = await findSchoolUser(db, body.studentusername);
     const check = await verifyPassword(user?.schooluserpasswordhash, body.studentpassword);
     if (!user || !check.ok || user.isdisabled || user.isdeleted || user.schooluserstatus === false) throw httpError(400, NOT_MATCHING);
@@ -39,9 +40,11 @@ export const authRoutes: ClassroomRoute[] = [
     });
     logger.info({ schooluserid: user.schooluserid, logaccesstype: 1 }, 'classroom sign-in');
     return { accessToken: token };
-  }, { summary: 'Sign-in for every school user; answers {accessToken}' }),
+  },
+    { summary: 'Sign-in for every school user; answers {accessToken}' }),
 
-  route('POST', '/auth/logout', publicGate(), { body: logoutBody }, async ({ config, db, req, res, body }) => {
+  route('POST', '/auth/logout', publicGate(), { body: logoutBody },
+    async ({ config, db, req, res, body }) => {
     const raw = bearerOf(req);
     const verified = raw ? verifyAccessToken(raw, config.jwtSecret) : undefined;
     // Revokes only this session's token: a learner signed in on two tablets stays signed in on the other.
@@ -52,5 +55,6 @@ export const authRoutes: ClassroomRoute[] = [
     }
     await closeAccess(db, verified.schooluserid, body.logouttime !== undefined ? new Date(body.logouttime) : new Date(), body.timespent ?? 0);
     return true;
-  }, { summary: 'Ends the session of the bearer token (no guard; answers data:false when the token is not live)' }),
+  },
+    { summary: 'Ends the session of the bearer token (no guard; answers data:false when the token is not live)' }),
 ];

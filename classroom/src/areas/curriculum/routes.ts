@@ -28,21 +28,28 @@ export const curriculumRoutes: ClassroomRoute[] = [
     if (!row) throw httpError(400, 'Invalid Curriculum id');
     return row;
   }, { summary: 'One curriculum' }),
-  route('GET', '/curriculum/:curriculumid/map', anyUser(), { params: curriculumParams }, async ({ db, caller, params }) => {
+  route('GET', '/curriculum/:curriculumid/map', anyUser(), { params: curriculumParams },
+    async ({ db, caller, params }) => {
     const row = await curriculumById(db, params.curriculumid);
     if (!row) throw httpError(400, 'Invalid Curriculum id');
     return curriculumMap(db, row, (await learnerOf(db, caller))?.studentid);
-  }, { summary: "Curriculum tree with the caller's points" }),
-  route('POST', '/curriculum/baseline/:curriculumid/:schoolname/:studentid', anyUser(), { params: baselineParams, body: baselineBody }, async ({ db, params, body }) => {
+  },
+    { summary: "Curriculum tree with the caller's points" }),
+  route('POST', '/curriculum/baseline/:curriculumid/:schoolname/:studentid', anyUser(),
+    { params: baselineParams, body: baselineBody },
+    async ({ db, params, body }) => {
     const school = await db('schools').whereRaw('lower(schoolname) = ?', [params.schoolname.toLowerCase()]).andWhere('isdeleted', false).first('schoolid');
     if (!school || !(await curriculumById(db, params.curriculumid))) throw httpError(400, 'Invalid Curriculum id');
     // The app sends the schooluserid where the route names a studentid; both identify the learner.
     const student = await db('students').where('studentid', params.studentid).orWhere('schooluserid', params.studentid).first('studentid');
     return baselineFor(db, params.curriculumid, school.schoolid, student?.studentid, body.date ?? new Date());
-  }, { summary: 'The baseline/endline in force and whether the learner took it' }),
-  route('GET', '/curriculum/:curriculumbaselineid/getstudentresult', syncKeyOrStaff(), { params: idParams('curriculumbaselineid', 'Invalid curriculum baseline id') },
+  },
+    { summary: 'The baseline/endline in force and whether the learner took it' }),
+  route('GET', '/curriculum/:curriculumbaselineid/getstudentresult', syncKeyOrStaff(),
+    { params: idParams('curriculumbaselineid', 'Invalid curriculum baseline id') },
     async ({ db, res, params }) => {
       // A bare array without the envelope: the central baseline download reads it as such.
       res.json(await baselineResults(db, params.curriculumbaselineid));
-    }, { summary: 'Baseline results of every learner (bare array; staff or the sync key)' }),
+    },
+    { summary: 'Baseline results of every learner (bare array; staff or the sync key)' }),
 ];

@@ -42,7 +42,8 @@ function sendZip(res: Response, filename: string, zip: Readable, done: (bytes: n
 const safePart = (s: unknown): string => (typeof s === 'string' ? s : '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 60) || 'school';
 
 export const exportRoutes: ClassroomRoute[] = [
-  route('GET', '/export/log', staff(), noInput, async ({ logger, config, db, res, caller }) => {
+  route('GET', '/export/log', staff(), noInput,
+    async ({ logger, config, db, res, caller }) => {
     const user = userOf(caller);
     const now = new Date();
     // The files of the export's window, newest days first up to LOG_EXPORT_MAX_MB.
@@ -60,9 +61,14 @@ export const exportRoutes: ClassroomRoute[] = [
       await recordExport(db, { schooluserid: user.schooluserid, at: now, bytes: sent })
         .catch((err: unknown) => logger.error({ err }, 'log export sent but not recorded'));
     }
-  }, { summary: 'Activity-log ZIP: log.ini (six-month window) and the RPI-API info/error log files of the window (at most LOG_EXPORT_MAX_MB)' }),
+  },
+    {
+      summary: 'Activity-log ZIP: log.ini (six-month window) and the RPI-API info/error log files of the window (at ' +
+        'most LOG_EXPORT_MAX_MB)',
+    }),
 
-  route('GET', '/export/log/summary', staff(), noInput, async ({ config, db }) => {
+  route('GET', '/export/log/summary', staff(), noInput,
+    async ({ config, db }) => {
     const now = new Date();
     const since = logWindowStart(now);
     const counts = await logCounts(db, since);
@@ -70,21 +76,29 @@ export const exportRoutes: ClassroomRoute[] = [
     const files = await openLogFiles(config.logDir, isExportedLogFile, { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes });
     const bytes = await countBytes(await prepareLogZip(logSource(db, since), files));
     return { ...counts, since: since.toISOString(), logfiles: files.length, bytes, lastexport: await lastExport(db) };
-  }, { summary: "What GET /export/log would hold now (learners, results, date range, ZIP bytes) and the last completed export" }),
+  },
+    {
+      summary: "What GET /export/log would hold now (learners, results, date range, ZIP bytes) and the last " +
+        "completed export",
+    }),
 
-  route('GET', '/export/system-log/files', staff(), noInput, async ({ logger, config, res, caller }) => {
+  route('GET', '/export/system-log/files', staff(), noInput,
+    async ({ logger, config, res, caller }) => {
     const user = userOf(caller);
     const now = new Date();
     const files = await openLogFiles(config.logDir, (name) => name.includes('RPI-API'), { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes });
     const zip = writeLogFilesZip(files);
     await sendZip(res, exportFileName(`logfiles-${safePart(user.claims.schoolname)}`, now), zip, () =>
       logger.info({ logaccesstype: LOG_ACCESS.exportLogFiles, userid: user.schooluserid }, `${user.schoolusername} export log files`));
-  }, { summary: "ZIP of the server's RPI-API log files" }),
+  },
+    { summary: "ZIP of the server's RPI-API log files" }),
 
-  route('GET', '/export/report-data', staff(), noInput, async ({ db, res }) => {
+  route('GET', '/export/report-data', staff(), noInput,
+    async ({ db, res }) => {
     const since = logWindowStart(new Date());
     const log = logSource(db, since);
     const zip = writeReportDataZip({ students: reportStudents(db), studentprogress: log.progress, studentresult: log.result, studentaccess: log.access });
     await sendZip(res, 'sync-data.zip', zip, () => undefined);
-  }, { summary: 'Learners, progress, results and access rows (six-month window) as syncfile.ini in a ZIP' }),
+  },
+    { summary: 'Learners, progress, results and access rows (six-month window) as syncfile.ini in a ZIP' }),
 ];

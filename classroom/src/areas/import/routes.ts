@@ -77,7 +77,11 @@ export const importRoutes: ClassroomRoute[] = [
     importPackage(ctx, 'teachers', parseTeachersPackage, (rows) => applyTeachers(ctx.db, rows)),
   { summary: 'Teacher roster from the central API (multipart importfile: ZIP with teachers.ini)' }),
 
-  route('PUT', '/import/master', syncKeyOrOfflineStaff(), noInput, (ctx) =>
+  route('PUT', '/import/master', syncKeyOrOfflineStaff(), noInput,
+    (ctx) =>
     importPackage(ctx, 'content', parseContentPackage, (pkg) => applyContent(ctx.db, pkg)),
-  { summary: 'Curriculum package (multipart importfile: ZIP with syncfile.ini), applied all-or-nothing; staff tokens only while offline' }),
+    {
+      summary: 'Curriculum package (multipart importfile: ZIP with syncfile.ini), applied all-or-nothing; staff ' +
+        'tokens only while offline',
+    }),
 ];

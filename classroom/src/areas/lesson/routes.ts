@@ -31,37 +31,48 @@ const studentidOf = async (db: import('@lms/db').Knex, caller: import('../../htt
 
 // The controller is mounted at /Lesson in the original; matching is case-insensitive, and the app calls /lesson.
 export const lessonRoutes: ClassroomRoute[] = [
-  route('GET', '/Lesson/all', anyUser(), { query: z.object({ levelid: queryText, lesson: queryText }) }, ({ db, query }) => searchLessons(db, query),
-    { summary: 'Active lessons by level and name' }),
+  route('GET', '/Lesson/all', anyUser(), { query: z.object({ levelid: queryText, lesson: queryText }) },
+    ({ db, query }) => searchLessons(db, query), { summary: 'Active lessons by level and name' }),
   route('GET', '/Lesson/level/:levelid', anyUser(), { params: levelParams }, async ({ db, caller, params }) => {
     return lessonsOfLevel(db, params.levelid, await studentidOf(db, caller));
   }, { summary: "A level's lessons with the caller's progress" }),
-  route('GET', '/Lesson/progress/level/:levelid', anyUser(), { params: levelParams }, async ({ db, caller, params }) => {
+  route('GET', '/Lesson/progress/level/:levelid', anyUser(), { params: levelParams },
+    async ({ db, caller, params }) => {
     return lessonsProgress(db, params.levelid, await studentidOf(db, caller));
-  }, { summary: "The caller's progress per lesson of a level, and the level quiz" }),
+  },
+    { summary: "The caller's progress per lesson of a level, and the level quiz" }),
   route('GET', '/Lesson/:lessonid/progress', anyUser(), { params: lessonParams }, async ({ db, caller, params }) => {
     const out = await lessonSummary(db, params.lessonid, await studentidOf(db, caller));
     if (!out) throw httpError(404, `lesson ${params.lessonid} not found`);
     return out;
   }, { summary: "One lesson's content counts and the caller's points" }),
-  route('POST', '/lesson/learning/:lessonlearningid/progress', anyUser(), { params: learningParams, body: progressBody }, async ({ db, caller, params, body }) => {
+  route('POST', '/lesson/learning/:lessonlearningid/progress', anyUser(),
+    { params: learningParams, body: progressBody },
+    async ({ db, caller, params, body }) => {
     const learner = await requireLearner(db, caller);
     const row = await db('lessonlearnings').where('lessonlearningid', params.lessonlearningid).first('lessonlearningid', 'lessonid', 'points');
     if (!row) throw httpError(400, 'Invalid lesson learning id');
     await saveLearningProgress(db, learner, row, body);
     return true;
-  }, { summary: 'Records how far the caller watched a learning' }),
-  route('GET', '/lesson/:lessonid/learning/progress', anyUser(), { params: lessonParams }, async ({ db, caller, params }) => {
+  },
+    { summary: 'Records how far the caller watched a learning' }),
+  route('GET', '/lesson/:lessonid/learning/progress', anyUser(), { params: lessonParams },
+    async ({ db, caller, params }) => {
     return learningProgressOfLesson(db, await studentidOf(db, caller), params.lessonid);
-  }, { summary: "The caller's learning progress in a lesson" }),
-  route('GET', '/lesson/learning/:lessonlearningid/progress', anyUser(), { params: learningParams }, async ({ db, caller, params }) => {
+  },
+    { summary: "The caller's learning progress in a lesson" }),
+  route('GET', '/lesson/learning/:lessonlearningid/progress', anyUser(), { params: learningParams },
+    async ({ db, caller, params }) => {
     return learningProgressOf(db, await studentidOf(db, caller), params.lessonlearningid);
-  }, { summary: "The caller's progress in one learning (or null)" }),
-  route('GET', '/lesson/learning/:lessonlearningid', anyUser(), { params: learningParams }, async ({ db, caller, params }) => {
+  },
+    { summary: "The caller's progress in one learning (or null)" }),
+  route('GET', '/lesson/learning/:lessonlearningid', anyUser(), { params: learningParams },
+    async ({ db, caller, params }) => {
     const out = await learning(db, params.lessonlearningid, await studentidOf(db, caller));
     if (!out) throw httpError(404, `lesson learning ${params.lessonlearningid} not found`);
     return out;
-  }, { summary: 'One learning with its file facts and the caller progress' }),
+  },
+    { summary: 'One learning with its file facts and the caller progress' }),
   route('GET', '/lesson/:lessonid/learning', anyUser(), { params: lessonParams }, async ({ db, caller, params }) => {
     const out = await lessonWithContent(db, params.lessonid, {
       withPlans: await isTeacherAccount(db, caller),
@@ -70,10 +81,12 @@ export const lessonRoutes: ClassroomRoute[] = [
     if (!out) throw httpError(404, `lesson ${params.lessonid} not found`);
     return out;
   }, { summary: 'A lesson with its learnings, practices, quizzes (and plans for teachers)' }),
-  route('GET', '/lesson/plan/:lessonplanid', anyUser(), { params: idParams('lessonplanid', 'Invalid lesson plan id') }, async ({ db, caller, params }) => {
+  route('GET', '/lesson/plan/:lessonplanid', anyUser(), { params: idParams('lessonplanid', 'Invalid lesson plan id') },
+    async ({ db, caller, params }) => {
     if (!(await isTeacherAccount(db, caller))) throw httpError(403, 'Forbidden');
     const out = await plan(db, params.lessonplanid);
     if (!out) throw httpError(404, `lesson plan ${params.lessonplanid} not found`);
     return out;
-  }, { summary: 'One lesson plan with its file facts (teacher accounts)' }),
+  },
+    { summary: 'One lesson plan with its file facts (teacher accounts)' }),
 ];

@@ -8,8 +8,8 @@ import { levelsOfGrade, levelsProgress, searchLevels } from './store';
 const gradeParams = idParams('gradeid', 'Invalid grade id');
 
 export const levelRoutes: ClassroomRoute[] = [
-  route('GET', '/level/all', anyUser(), { query: z.object({ gradeid: queryText, level: queryText }) }, ({ db, query }) => searchLevels(db, query),
-    { summary: 'Levels by grade and name' }),
+  route('GET', '/level/all', anyUser(), { query: z.object({ gradeid: queryText, level: queryText }) },
+    ({ db, query }) => searchLevels(db, query), { summary: 'Levels by grade and name' }),
   route('GET', '/level/grade/:gradeid', anyUser(), { params: gradeParams }, async ({ db, caller, params }) => {
     return levelsOfGrade(db, params.gradeid, (await learnerOf(db, caller))?.studentid);
   }, { summary: "A grade's levels with the caller's progress" }),

@@ -54,5 +54,6 @@ async function insideMediaDir(mediaDir: string, name: string): Promise<string | 
 
 /** Routes beyond the contract's catalogue. */
 export const mediaRoutes: ClassroomRoute[] = [
-  route('GET', '/media/:filename+', publicGate(), { params: mediaParams }, serveMedia, { summary: 'a lesson media file (public; Range, ETag)', addition: true }),
+  route('GET', '/media/:filename+', publicGate(), { params: mediaParams },
+    serveMedia, { summary: 'a lesson media file (public; Range, ETag)', addition: true }),
 ];

@@ -49,12 +49,18 @@ function handler(kind: ResultKind, param: string) {
 }
 
 export const resultRoutes: ClassroomRoute[] = [
-  route('POST', '/result/lesson/practice/:lessonpracticeid', anyUser(), { params: idParams('lessonpracticeid', 'Invalid lesson practice id'), body: practiceBody },
-    handler(KINDS.practice, 'lessonpracticeid'), { summary: 'Saves a practice attempt (idempotent on studentid, practice and starttime)' }),
-  route('POST', '/result/lesson/quiz/:lessonquizid', anyUser(), { params: idParams('lessonquizid', 'Invalid lesson quiz id'), body: quizBody },
-    handler(KINDS.quiz, 'lessonquizid'), { summary: 'Saves a lesson-quiz attempt (idempotent on studentid, quiz and starttime)' }),
-  route('POST', '/result/level/quiz/:levelid', anyUser(), { params: idParams('levelid', 'Invalid level id'), body: levelBody },
-    handler(KINDS.levelquiz, 'levelid'), { summary: 'Saves a level-quiz attempt (idempotent on studentid, level and starttime)' }),
-  route('POST', '/result/baseline/question/:curriculumbaselineid', anyUser(), { params: idParams('curriculumbaselineid', 'Invalid curriculum baseline id'), body: baselineBody },
-    handler(KINDS.baseline, 'curriculumbaselineid'), { summary: 'Saves a baseline/endline attempt (idempotent on studentid, baseline and starttime)' }),
+  route('POST', '/result/lesson/practice/:lessonpracticeid', anyUser(),
+    { params: idParams('lessonpracticeid', 'Invalid lesson practice id'), body: practiceBody },
+    handler(KINDS.practice, 'lessonpracticeid'),
+    { summary: 'Saves a practice attempt (idempotent on studentid, practice and starttime)' }),
+  route('POST', '/result/lesson/quiz/:lessonquizid', anyUser(),
+    { params: idParams('lessonquizid', 'Invalid lesson quiz id'), body: quizBody }, handler(KINDS.quiz, 'lessonquizid'),
+    { summary: 'Saves a lesson-quiz attempt (idempotent on studentid, quiz and starttime)' }),
+  route('POST', '/result/level/quiz/:levelid', anyUser(),
+    { params: idParams('levelid', 'Invalid level id'), body: levelBody }, handler(KINDS.levelquiz, 'levelid'),
+    { summary: 'Saves a level-quiz attempt (idempotent on studentid, level and starttime)' }),
+  route('POST', '/result/baseline/question/:curriculumbaselineid', anyUser(),
+    { params: idParams('curriculumbaselineid', 'Invalid curriculum baseline id'), body: baselineBody },
+    handler(KINDS.baseline, 'curriculumbaselineid'),
+    { summary: 'Saves a baseline/endline attempt (idempotent on studentid, baseline and starttime)' }),
 ];

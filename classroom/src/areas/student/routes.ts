@@ -11,13 +11,15 @@ const idList = z.unknown().transform((v) => (Array.isArray(v) ? v.filter((x): x 
 
 export const studentRoutes: ClassroomRoute[] = [
   // Full learner rows (parents, contact, disability answers): staff only (decision 30); the learner app never calls it.
-  route('GET', '/student/all', staff(), { query: z.object({ userid: queryText, schoolname: queryText }) }, ({ db, query }) => searchStudents(db, query),
-    { summary: 'Up to 20 learners by handle and school (staff)' }),
-  route('POST', '/student/profile', anyUser(), { body: z.object({ filename: z.string().min(1).max(250) }) }, async ({ db, caller, body }) => {
+  route('GET', '/student/all', staff(), { query: z.object({ userid: queryText, schoolname: queryText }) },
+    ({ db, query }) => searchStudents(db, query), { summary: 'Up to 20 learners by handle and school (staff)' }),
+  route('POST', '/student/profile', anyUser(), { body: z.object({ filename: z.string().min(1).max(250) }) },
+    async ({ db, caller, body }) => {
     const learner = await requireLearner(db, caller);
     await setProfileImage(db, learner.studentid, body.filename);
     return body.filename;
-  }, { summary: "Sets the caller's profile image name" }),
+  },
+    { summary: "Sets the caller's profile image name" }),
   route('GET', '/student/progress', anyUser(), {}, async ({ db, caller }) => {
     const learner = await learnerOf(db, caller);
     return learner ? curriculumProgress(db, learner.studentid, learner.curriculumid) : 0;
