@@ -110,7 +110,7 @@ describe('questionfeedback on central', () => {
     expect(pkg.questions.find((q) => q.questionid === id)?.questionfeedback).toEqual(feedback);
   });
 
-  it('is a column of the questions table on both databases (a fresh id proves the write went through the route)', async () => {
+  it('reads back feedback a copied database holds as JSON text', async () => {
     const questionid = crypto.randomUUID();
     await db()('questions').insert({ questionid, questionidentifier: 'FB direct', templatetypeid: 1, questionfeedback: JSON.stringify(feedback) });
     expect((await get(`/question/${questionid}`)).body.data.questionfeedback).toEqual(feedback);
