@@ -1,10 +1,10 @@
 import { central, runBackupCommand, runServiceCli } from '@lms/db';
-import { loadDatabaseConfig, loadStorageConfig } from './config';
+import { loadDatabaseConfig, loadObjectStoreConfig, loadStorageConfig } from './config';
 import { storeObjects } from './backup';
 import { createObjectStore } from './objects';
 import { openDatabase } from './db';
 import { printRouteCounts, printRouteScopes } from './routes-report';
-import { seedDemo } from './seed/demo';
+import { seedDemoWithMedia } from './seed/media';
 import { setStaffPassword } from './auth/set-password';
 import { migrateFromMysql } from './takeover/command';
 
@@ -16,7 +16,7 @@ runServiceCli({
     const config = loadDatabaseConfig();
     return { nodeEnv: config.nodeEnv, db: openDatabase(config.databaseUrl) };
   },
-  seedDemo,
+  seedDemo: (db) => seedDemoWithMedia(db, loadObjectStoreConfig()),
   extra: {
     withoutDb: (cmd) => {
       if (cmd !== 'routes') return undefined;

@@ -10,6 +10,7 @@ import * as m0007 from './migrations/0007_media';
 import * as m0008 from './migrations/0008_report_indexes';
 import * as m0009 from './migrations/0009_usage_covering_index';
 import * as m0010 from './migrations/0010_log_archives';
+import * as m0011 from './migrations/0011_questionfeedback';
 import { tables } from './schema-0001';
 
 export const migrations: MigrationList = [
@@ -23,9 +24,11 @@ export const migrations: MigrationList = [
   ['0008_report_indexes', m0008],
   ['0009_usage_covering_index', m0009],
   ['0010_log_archives', m0010],
+  ['0011_questionfeedback', m0011],
 ];
 
 // Tables added after 0001 join the list so that their JSON and timestamp columns read back normalised too.
-export const kinds = columnKinds([...tables, ...m0003.logImportPendingTables, ...m0007.mediaTables, ...m0008.contentPushTables, ...m0010.logArchiveTables]);
+export const kinds = columnKinds([...tables, ...m0003.logImportPendingTables, ...m0007.mediaTables, ...m0008.contentPushTables, ...m0010.logArchiveTables,
+  ...m0011.questionFeedbackColumns]);
 export { tables };
 export { ROLES, TITLES, PERMISSIONS, GRANTS, SUPERADMIN_USERNAME } from './migrations/0002_rbac';

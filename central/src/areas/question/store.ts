@@ -51,6 +51,13 @@ const option = z.looseObject(
 const tag = z.string({ error: 'must be a string' }).min(1, { error: 'is not allowed to be empty' }).max(100, { error: 'length must be less than or equal to 100 characters long' });
 const IDENTIFIER = { min: 3, max: 100, nonblank: true };
 
+/** Longest feedback message: a sentence or two on a tablet screen, with room for any script. */
+export const FEEDBACK_MAX = 1000;
+const message = nullable(str.max(FEEDBACK_MAX, { error: `length must be less than or equal to ${FEEDBACK_MAX} characters long` }));
+
+/** What the learner app shows after a right or a wrong answer; other keys are dropped, so the stored size is bounded. */
+const feedback = z.object({ correctmessage: message, incorrectmessage: message }, { error: 'must be an object' });
+
 /** Create and update: unknown keys are allowed (the editor sends the whole question back) and ignored. */
 export const questionBody = z.looseObject({
   questionidentifier: text('Question identifier', IDENTIFIER),
@@ -64,6 +71,7 @@ export const questionBody = z.looseObject({
   questionfile: nullable(fileMeta),
   questiontags: nullable(z.array(tag, { error: 'must be an array' })),
   questioncorrectvalue: nullable(integer('questioncorrectvalue')),
+  questionfeedback: nullable(feedback),
 });
 type QuestionBody = z.infer<typeof questionBody>;
 
@@ -97,6 +105,8 @@ function contentOf(body: QuestionBody, keepOptionIds = false) {
     questiondistractors: json(body.questiondistractors),
     questionfile: json(body.questionfile),
     questioncorrectvalue: body.questioncorrectvalue ?? null,
+    // A client that does not know the feedback (it sends no key) leaves it as it is; `null` clears it.
+    ...(body.questionfeedback === undefined ? {} : { questionfeedback: json(body.questionfeedback) }),
   };
 }
 
@@ -146,7 +156,7 @@ export async function getQuestion(db: Knex, questionid: string) {
   return {
     isdeleted: q.isdeleted, questionid: q.questionid, questionidentifier: q.questionidentifier, questionoptions: q.questionoptions, questionstatus: q.questionstatus,
     templatetypeid: q.templatetypeid, questiondistractors: q.questiondistractors, questionfile: q.questionfile, questionheading: q.questionheading,
-    questiontext: q.questiontext, questiontags: tagsOf(q), questioncorrectvalue: q.questioncorrectvalue,
+    questiontext: q.questiontext, questiontags: tagsOf(q), questioncorrectvalue: q.questioncorrectvalue, questionfeedback: q.questionfeedback ?? null,
   };
 }
 

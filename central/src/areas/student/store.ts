@@ -35,9 +35,14 @@ export const allStudentsQuery = z.looseObject({
   userid: z.string().optional(), standard: z.string().optional(), schoolname: z.string().optional(), teacher: z.string().optional(),
 });
 
-/** Learner rows with identity fields, within the caller's scope; without a school or class at most 50, oldest first. */
+/**
+ * Learner rows with identity fields, within the caller's scope; without a school or class at most 50, oldest first.
+ * Learners created together (a bulk create stamps them all alike) come in primary-key order, the order the existing
+ * system's table gives them in, so that the 50 of a capped list are the same learners as there.
+ */
 export async function allStudents(db: Knex, scope: Scope, q: z.infer<typeof allStudentsQuery>) {
-  const query = db('students as s').join('schoolusers as u', 'u.schooluserid', 's.schooluserid').where('s.isdeleted', false).orderBy('s.created_at');
+  const query = db('students as s').join('schoolusers as u', 'u.schooluserid', 's.schooluserid').where('s.isdeleted', false)
+    .orderBy([{ column: 's.created_at' }, { column: 's.studentid' }]);
   if (q.userid?.trim()) whereContains(query, 'u.schoolusername', q.userid.trim());
   if (q.standard) query.where('s.standard', q.standard);
   if (q.schoolname) query.where('s.schoolname', q.schoolname);

@@ -41,7 +41,7 @@ export const userParams = z.object({ lmsuserid: z.string().uuid({ error: 'must b
 
 const PUBLIC_COLUMNS = [
   'lmsuserid', 'lmsusername', 'firstname', 'lastname', 'lmsuserrole', 'isverified', 'isdisabled', 'countries', 'schools',
-  'created_at', 'created_by', 'updated_at', 'updated_by', 'type',
+  'created_at', 'created_by', 'updated_at', 'updated_by', 'deleted_at', 'deleted_by', 'type',
 ] as const;
 
 /** Never a password hash (nor the old verify/reset keys) in an answer. */

@@ -63,3 +63,16 @@ export async function schoolnameOf(db: Knex, caller: Caller): Promise<string> {
 }
 
 export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
+
+/**
+ * What the learner app shows as a lesson's heading: the first run of digits in its name ("Lesson 3: Adding" gives
+ * "3"), else the whole name. A string either way, as the existing server derives it for every lesson row it sends.
+ */
+export const lessonHeading = (lessonname: unknown): string => {
+  const name = typeof lessonname === 'string' ? lessonname : String(lessonname ?? '');
+  return /[0-9]+/.exec(name)?.[0] ?? name;
+};
+
+/** A lesson row as the app receives it: with its heading. */
+export const withLessonHeading = <T extends { lessonname?: unknown }>(lesson: T): T & { lessonheading: string } =>
+  ({ ...lesson, lessonheading: lessonHeading(lesson.lessonname) });

@@ -1,5 +1,5 @@
 import { whereContains, type Knex } from '@lms/db';
-import { num, round2 } from '../common';
+import { num, round2, withLessonHeading } from '../common';
 
 export const activeCurriculums = (db: Knex) => db('curriculums').where({ isdeleted: false, curriculumstatus: true });
 
@@ -50,11 +50,6 @@ export async function subjectsOf(db: Knex, studentid: string | undefined, curric
 
 export const curriculumById = (db: Knex, curriculumid: string) => db('curriculums').where({ curriculumid, isdeleted: false }).first();
 
-const firstNumber = (name: string): number | null => {
-  const m = /\d+/.exec(name ?? '');
-  return m ? Number(m[0]) : null;
-};
-
 /** The curriculum tree with the learner's points on each node; null when the curriculum has no active grade. */
 export async function curriculumMap(db: Knex, curriculum: Record<string, unknown>, studentid: string | undefined) {
   const curriculumid = String(curriculum.curriculumid);
@@ -84,7 +79,8 @@ export async function curriculumMap(db: Knex, curriculum: Record<string, unknown
         ...l,
         hasquiz: quizLevels.has(l.levelid),
         levelpoints: lp.get(l.levelid) ?? 0,
-        lessons: lessons.filter((x) => x.levelid === l.levelid).map((x) => ({ ...x, lessonheading: firstNumber(x.lessonname), lessonpoints: sp.get(x.lessonid) ?? 0 })),
+        lessons: lessons.filter((x) => x.levelid === l.levelid)
+          .map((x) => ({ ...withLessonHeading(x), lessonpoints: sp.get(x.lessonid) ?? 0 })),
       })),
     })),
   };

@@ -1,13 +1,13 @@
 import crypto from 'node:crypto';
 import { whereContains, type Knex } from '@lms/db';
-import { num, round2 } from '../common';
+import { num, round2, withLessonHeading } from '../common';
 import { LINKS, parentsWithQuestions } from '../question/store';
 import { ACTIVE, PROGRESS, lessonTotals, recordActive, refreshAggregates } from '../result/progress';
 
-export function searchLessons(db: Knex, q: { levelid?: string; lesson?: string }) {
+export async function searchLessons(db: Knex, q: { levelid?: string; lesson?: string }) {
   const query = whereContains(db('lessons').where({ isdeleted: false, lessonstatus: true }), 'lessonname', q.lesson);
   if (q.levelid) query.andWhere('levelid', q.levelid);
-  return query.orderBy('lessonorder');
+  return (await query.orderBy('lessonorder')).map(withLessonHeading);
 }
 
 const activeLessons = (db: Knex, levelid: string) => db('lessons').where({ levelid, isdeleted: false, lessonstatus: true }).orderBy('lessonorder');
@@ -31,7 +31,7 @@ export async function lessonsOfLevel(db: Knex, levelid: string, studentid: strin
   return {
     lesson: lessons.map((l) => {
       const mine = progress.filter((p) => p.lessonid === l.lessonid);
-      return { ...l, studentlessonsprogresses: mine.map((p) => ({ points: num(p.points), completed: Boolean(p.completed) })), progress: round2(num(mine[0]?.progress)) };
+      return { ...withLessonHeading(l), studentlessonsprogresses: mine.map((p) => ({ points: num(p.points), completed: Boolean(p.completed) })), progress: round2(num(mine[0]?.progress)) };
     }),
     level_has_quiz: await levelHasQuiz(db, levelid),
     level: level ? { ...level, studentprogresses: passed.map((p) => ({ points: num(p.points) })), progress: passed.length ? 100 : 0 } : null,
@@ -46,7 +46,7 @@ export async function lessonsProgress(db: Knex, levelid: string, studentid: stri
   const hasQuiz = await levelHasQuiz(db, levelid);
   return {
     lessonsresult: lessons.map((l) => ({
-      ...l,
+      ...withLessonHeading(l),
       studentlessonsprogresses: progress.filter((p) => p.lessonid === l.lessonid).map((p) => ({ points: num(p.points), completed: Boolean(p.completed), scores: num(p.scores), progress: round2(num(p.progress)) })),
     })),
     total_points: Math.round(progress.reduce((s, p) => s + num(p.points), 0)),
@@ -112,7 +112,7 @@ export async function lessonWithContent(db: Knex, lessonid: string, viewer: { wi
     lessonpractices = practices.filter((p) => answerablePractices.has(p.lessonpracticeid));
     lessonquizzes = quizzes.filter((q) => answerableQuizzes.has(q.lessonquizid));
   }
-  const out: Record<string, unknown> = { ...lesson, lessonlearnings, lessonpractices, lessonquizzes };
+  const out: Record<string, unknown> = { ...withLessonHeading(lesson), lessonlearnings, lessonpractices, lessonquizzes };
   // Lesson plans are teaching material: only teacher accounts see them.
   if (viewer.withPlans) out.lessonplans = await db('lessonplans').where({ lessonid, lessonplanstatus: true }).orderBy('lessonplanorder').select('lessonplanid', 'lessonplanname', 'lessonplanorder');
   return out;

@@ -18,6 +18,8 @@ export interface LearnerRow {
   schoolid: string | null;
   countryid: string | null;
   countryname: string | null;
+  /** The learner's own country column (free text from the roster), which the status report shows. */
+  country: string | null;
   isactive: boolean;
 }
 
@@ -34,7 +36,7 @@ export async function learners(db: Knex, f: Filters, keys: string[], school: str
     .where('u.isdeleted', false)
     .andWhere((w) => w.where('s.is_teacher_acc', false).orWhereNull('s.is_teacher_acc'))
     .select('s.studentid', 's.schooluserid', 's.studentfirstname', 's.studentlastname', 's.standard', 's.schoolname', 's.curriculumid',
-      'u.schoolusername', 'sc.schoolid', 'sc.countryid', 'c.countryname', 's.isactive', 'st.standardname')
+      'u.schoolusername', 'sc.schoolid', 'sc.countryid', 'c.countryname', 's.country', 's.isactive', 'st.standardname')
     .orderBy([{ column: 's.schoolname' }, { column: 's.standard' }, { column: 's.studentfirstname' }]);
   const has = (k: string) => keys.includes(k) && f.has(k);
   if (has('studentid')) q.whereIn('s.studentid', f.get('studentid')!);
@@ -49,6 +51,9 @@ export async function learners(db: Knex, f: Filters, keys: string[], school: str
 
 /** `students.standard` holds the class id; a value that names no class row (a class name some clients wrote) is shown as it is. */
 const classNameOf = (p: LearnerRow): string | null => p.standardname ?? p.standard;
+
+/** The class as the existing server nests it: `null` for a learner with no class. */
+const classOf = (p: LearnerRow): { standardname: string | null } | null => (p.standard === null && p.standardname === null ? null : { standardname: classNameOf(p) });
 
 interface ContentRow { id: string; lessonid: string | null; lessonname: string | null; levelid: string; levelname: string; gradeid: string; gradename: string; curriculumid: string }
 
@@ -171,18 +176,20 @@ export async function studentStatus(db: Knex, f: Filters, school: string | undef
     for (const r of (await u) as Array<Record<string, unknown>>) usage.set(String(r.schooluserid), num(r.seconds));
   }
   const curricula = new Map((await db('curriculums').select('curriculumid', 'curriculumname')).map((c) => [c.curriculumid, c.curriculumname]));
+  // `country` is the learner's own column and `lastLogin` is left out for a learner who never signed in, as the
+  // existing server answers (its school's country is under `school.countries`).
   return people.map((p) => ({
     studentid: p.studentid,
-    country: p.countryname,
+    country: p.country,
     schoolname: p.schoolname,
     standard: p.standard,
     schooluserid: p.schooluserid,
     schooluser: { schoolusername: p.schoolusername },
     school: { schoolid: p.schoolid, schoolname: p.schoolname, countryid: p.countryid, countries: { countryname: p.countryname } },
-    class: { standardname: classNameOf(p) },
+    class: classOf(p),
     curriculum: { curriculumname: curricula.get(p.curriculumid) ?? null },
     status: logins.has(p.schooluserid),
-    lastLogin: logins.get(p.schooluserid) ?? null,
+    ...(logins.has(p.schooluserid) ? { lastLogin: logins.get(p.schooluserid) } : {}),
     totalusages: Math.round((usage.get(p.schooluserid) ?? 0) / 60),
   }));
 }

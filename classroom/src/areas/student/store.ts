@@ -1,10 +1,14 @@
 import { whereContains, type Knex } from '@lms/db';
 
+/**
+ * At most 20 learners whose username contains the text. The existing server asks for no order and its table answers
+ * in primary-key order, so the 20 are the first by learner id here too (the same 20 learners on both).
+ */
 export async function searchStudents(db: Knex, q: { userid?: string; schoolname?: string }) {
   const query = db('students').join('schoolusers', 'schoolusers.schooluserid', 'students.schooluserid')
     .where('schoolusers.isdeleted', false)
     .select('students.*', 'schoolusers.schoolusername as _schoolusername')
-    .orderBy('schoolusers.schoolusername')
+    .orderBy('students.studentid')
     .limit(20);
   whereContains(query, 'schoolusers.schoolusername', q.userid);
   if (q.schoolname) query.whereRaw('lower(students.schoolname) = ?', [q.schoolname.toLowerCase()]);

@@ -6,8 +6,9 @@ import { PROGRESS } from '../result/progress';
 const learnersOfSchool = (db: Knex, schoolname: string) =>
   db('students').whereRaw('lower(students.schoolname) = ?', [schoolname.toLowerCase()]).andWhere('students.isactive', true);
 
+/** One entry per class among the school's learners; learners with no class give one `{standard: null}`, first. */
 export async function standardsOf(db: Knex, schoolname: string) {
-  const rows = await learnersOfSchool(db, schoolname).whereNotNull('standard').distinct('standard').orderBy('standard');
+  const rows = await learnersOfSchool(db, schoolname).groupBy('standard').select('standard').orderByRaw('standard is not null, standard');
   return rows.map((r) => ({ standard: r.standard }));
 }
 
