@@ -3,7 +3,8 @@ import { streamRows, type Knex } from '@lms/db';
 import { sendCsv } from '../../http/csv';
 import { filterMap, pageOf, type MultiPaging } from '../../http/paging';
 import {
-  ATTACH_BATCH, classReport, lastCompletedReport, oneLearnerReport, studentStatusQuery, studentStatusShape, type LearnerRows, type ReportCtx, type Unit,
+  ATTACH_BATCH, classReport, lastCompletedReport, oneLearnerReport, studentStatusQuery, studentStatusShape,
+  type LearnerRows, type ReportCtx, type Unit,
 } from './learners';
 import { dateOf, num } from './values';
 
@@ -17,7 +18,9 @@ export const REPORT_CSV = 'report.csv';
 
 type Row = Record<string, unknown>;
 
-async function* mapped(db: Knex, r: Pick<LearnerRows, 'query' | 'shape' | 'attach'>, csv: (row: Row) => Row): AsyncGenerator<Row> {
+type Streamed = Pick<LearnerRows, 'query' | 'shape' | 'attach'>;
+
+async function* mapped(db: Knex, r: Streamed, csv: (row: Row) => Row): AsyncGenerator<Row> {
   if (!r.query) return;
   if (!r.attach) {
     for await (const row of streamRows<Row>(db, r.query)) yield csv(r.shape(row));
@@ -101,12 +104,14 @@ export function currentLevelCsvRow(r: Obj): Row {
 
 export async function oneLearnerCsv(res: Response, c: ReportCtx, body: MultiPaging, unit: Unit): Promise<void> {
   const r = await oneLearnerReport(c, body, unit);
-  await sendCsv(res, REPORT_CSV, unit === 'lesson' ? QUIZ_COLUMNS : LEVEL_QUIZ_COLUMNS, mapped(c.db, r, quizCsvRow(unit === 'lesson')));
+  const columns = unit === 'lesson' ? QUIZ_COLUMNS : LEVEL_QUIZ_COLUMNS;
+  await sendCsv(res, REPORT_CSV, columns, mapped(c.db, r, quizCsvRow(unit === 'lesson')));
 }
 
 export async function classCsv(res: Response, c: ReportCtx, body: MultiPaging, unit: Unit): Promise<void> {
   const r = await classReport(c, body, unit);
-  await sendCsv(res, REPORT_CSV, unit === 'lesson' ? QUIZ_COLUMNS : LEVEL_QUIZ_COLUMNS, mapped(c.db, r, quizCsvRow(unit === 'lesson')));
+  const columns = unit === 'lesson' ? QUIZ_COLUMNS : LEVEL_QUIZ_COLUMNS;
+  await sendCsv(res, REPORT_CSV, columns, mapped(c.db, r, quizCsvRow(unit === 'lesson')));
 }
 
 export async function currentLevelCsv(res: Response, c: ReportCtx, body: MultiPaging): Promise<void> {

@@ -384,8 +384,11 @@ export function lastCompletedReport(c: ReportCtx, body: MultiPaging): LearnerRow
   };
   const narrowed = ['curriculumid', 'gradeid', 'levelid', 'lessonid'].some((k) => f.has(k));
   // A content filter keeps the learners who have an attempt there, and their attempts there.
-  if (narrowed) learners.whereExists(chain(db('studentquizresults as p').whereRaw('p.studentid = s.studentid')).select(db.raw('1')));
-  const query = learnerColumns(learners.clone()).orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.studentid' }]);
+  if (narrowed) {
+    learners.whereExists(chain(db('studentquizresults as p').whereRaw('p.studentid = s.studentid')).select(db.raw('1')));
+  }
+  const query = learnerColumns(learners.clone())
+    .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.studentid' }]);
   return { query, count: learners, shape, attach: (rows) => attachLastCompleted(db, rows, chain) };
 }
 
@@ -394,7 +397,9 @@ export function lastCompletedReport(c: ReportCtx, body: MultiPaging): LearnerRow
  * studentquizresults rows: one per quiz tried, each with the quiz's last attempt, so that the ranking reads
  * the learners' quizzes and not their years of attempts, and only once the learners are chosen.
  */
-async function attachLastCompleted(db: Knex, rows: Row[], chain: (q: Knex.QueryBuilder) => Knex.QueryBuilder): Promise<void> {
+type Chain = (q: Knex.QueryBuilder) => Knex.QueryBuilder;
+
+async function attachLastCompleted(db: Knex, rows: Row[], chain: Chain): Promise<void> {
   if (!rows.length) return;
   const ranked = chain(db('studentquizresults as p'))
     .whereIn('p.studentid', rows.map((r) => r.studentid as string))
@@ -402,8 +407,8 @@ async function attachLastCompleted(db: Knex, rows: Row[], chain: (q: Knex.QueryB
       'p.studentid',
       { studentprogressid: 'p.lastprogressid' },
       db.raw(
-        'row_number() over (partition by p.studentid order by g.gradeorder desc, lv.levelorder desc, l.lessonorder desc, ' +
-          'lq.lessonquizorder desc, p.laststarttime desc, p.lastprogressid desc) as rn',
+        'row_number() over (partition by p.studentid order by g.gradeorder desc, lv.levelorder desc, ' +
+          'l.lessonorder desc, lq.lessonquizorder desc, p.laststarttime desc, p.lastprogressid desc) as rn',
       ),
     );
   const last = (await db
