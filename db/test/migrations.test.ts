@@ -48,6 +48,12 @@ describe.each([
   });
 });
 
+/** Central's migrations from `first` on, in order: what a database migrated up to just before it still lacks. */
+function namesFrom(first: string): string[] {
+  const names = central.migrations.map(([name]) => name);
+  return names.slice(names.indexOf(first));
+}
+
 describe('constraints the routes rely on', () => {
   it('holds the authoring rules among live rows, and will not index a database whose live rows already break one', async () => {
     const t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations.slice(0, 3) });
@@ -58,8 +64,7 @@ describe('constraints the routes rely on', () => {
         { subjectid: 's3', subjectname: 'Maths', isdeleted: true },
       ]);
       await expect(migrateLatest(t.db, central.migrations)).rejects.toThrow('subjects: live rows share subjectname (Maths)');
-      expect(await pendingMigrations(t.db, central.migrations)).toEqual(['0004_authoring', '0005_lessons', '0006_people', '0007_media', '0008_report_indexes', '0009_usage_covering_index', '0010_log_archives',
-        '0011_questionfeedback']);
+      expect(await pendingMigrations(t.db, central.migrations)).toEqual(namesFrom('0004_authoring'));
       await t.db('subjects').where({ subjectid: 's2' }).update({ isdeleted: true });
       await migrateLatest(t.db, central.migrations);
       expect(await pendingMigrations(t.db, central.migrations)).toEqual([]);
@@ -76,8 +81,7 @@ describe('constraints the routes rely on', () => {
       const user = (id: string, schoolusername: string) => ({ schooluserid: id, schoolusername, schooluserpasswordhash: 'x', schooluserrole: 4 });
       await t.db('schoolusers').insert([user('u1', 'Amina'), user('u2', 'amina'), user('u3', 'kofi')]);
       await expect(migrateLatest(t.db, central.migrations)).rejects.toThrow('these usernames exist in more than one case and must be renamed before the case-insensitive unique index can be built: amina');
-      expect(await pendingMigrations(t.db, central.migrations)).toEqual(['0006_people', '0007_media', '0008_report_indexes', '0009_usage_covering_index', '0010_log_archives',
-        '0011_questionfeedback']);
+      expect(await pendingMigrations(t.db, central.migrations)).toEqual(namesFrom('0006_people'));
       await t.db('schoolusers').where({ schooluserid: 'u2' }).update({ schoolusername: 'amina2' });
       await migrateLatest(t.db, central.migrations);
       await expect(t.db('schoolusers').insert(user('u4', 'KOFI'))).rejects.toThrow();

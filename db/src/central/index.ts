@@ -11,6 +11,9 @@ import * as m0008 from './migrations/0008_report_indexes';
 import * as m0009 from './migrations/0009_usage_covering_index';
 import * as m0010 from './migrations/0010_log_archives';
 import * as m0011 from './migrations/0011_questionfeedback';
+import * as m0015 from './migrations/0015_quiz_results';
+import * as m0016 from './migrations/0016_redundant_indexes';
+import { quizResultTables } from './quiz-results';
 import { tables } from './schema-0001';
 
 export const migrations: MigrationList = [
@@ -25,10 +28,15 @@ export const migrations: MigrationList = [
   ['0009_usage_covering_index', m0009],
   ['0010_log_archives', m0010],
   ['0011_questionfeedback', m0011],
+  ['0015_quiz_results', m0015],
+  ['0016_redundant_indexes', m0016],
 ];
 
 // Tables added after 0001 join the list so that their JSON and timestamp columns read back normalised too.
-export const kinds = columnKinds([...tables, ...m0003.logImportPendingTables, ...m0007.mediaTables, ...m0008.contentPushTables, ...m0010.logArchiveTables,
-  ...m0011.questionFeedbackColumns]);
+export const kinds = columnKinds([
+  ...tables, ...m0003.logImportPendingTables, ...m0007.mediaTables, ...m0008.contentPushTables,
+  ...m0010.logArchiveTables, ...m0011.questionFeedbackColumns, ...quizResultTables,
+]);
 export { tables };
+export { backfillQuizResults, fillQuizResults, QUIZ_RESULTS } from './quiz-results';
 export { ROLES, TITLES, PERMISSIONS, GRANTS, SUPERADMIN_USERNAME } from './migrations/0002_rbac';

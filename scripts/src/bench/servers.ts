@@ -68,7 +68,8 @@ export async function startCentral(databaseUrl: string, env: Record<string, stri
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const origin = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 200; i += 1) {
+  // A minute: on a shared machine under load the first start (migration check, compiled routes) takes a while.
+  for (let i = 0; i < 600; i += 1) {
     if (child.exitCode !== null) throw new Error(`central API exited with ${child.exitCode}`);
     if (await fetch(`${origin}/`).then((r) => r.ok, () => false)) return { child, origin };
     await new Promise((r) => setTimeout(r, 100));

@@ -2,7 +2,10 @@ import type { Response } from 'express';
 import { streamRows, type Knex } from '@lms/db';
 import { sendCsv } from '../../http/csv';
 import { filterMap, pageOf, type MultiPaging } from '../../http/paging';
-import { classReport, lastCompletedReport, oneLearnerReport, studentStatusQuery, studentStatusShape, type ReportCtx, type Unit } from './learners';
+import {
+  ATTACH_BATCH, classReport, lastCompletedReport, oneLearnerReport, studentStatusQuery, studentStatusShape,
+  type LearnerRows, type ReportCtx, type Unit,
+} from './learners';
 import { dateOf, num } from './values';
 
 // The CSV downloads (contract §16.4): every file is `report.csv`, its rows streamed from the report's own
@@ -15,9 +18,27 @@ export const REPORT_CSV = 'report.csv';
 
 type Row = Record<string, unknown>;
 
-async function* mapped(db: Knex, query: Knex.QueryBuilder | undefined, shape: (row: Row) => Row, csv: (row: Row) => Row): AsyncGenerator<Row> {
-  if (!query) return;
-  for await (const row of streamRows<Row>(db, query)) yield csv(shape(row));
+type Streamed = Pick<LearnerRows, 'query' | 'shape' | 'attach'>;
+
+async function* mapped(db: Knex, r: Streamed, csv: (row: Row) => Row): AsyncGenerator<Row> {
+  if (!r.query) return;
+  if (!r.attach) {
+    for await (const row of streamRows<Row>(db, r.query)) yield csv(r.shape(row));
+    return;
+  }
+  // The learners stream; what is ranked per learner is read a batch of learners at a time, so that the file
+  // flows at a steady rate whatever the number of learners, with one batch in memory.
+  let batch: Row[] = [];
+  const flush = async function* (): AsyncGenerator<Row> {
+    await r.attach!(batch);
+    for (const row of batch) yield csv(r.shape(row));
+    batch = [];
+  };
+  for await (const row of streamRows<Row>(db, r.query)) {
+    batch.push(row);
+    if (batch.length >= ATTACH_BATCH) yield* flush();
+  }
+  if (batch.length) yield* flush();
 }
 
 /** Pass at 80 % and above, else Redo; no attempt: N/A. */
@@ -83,17 +104,19 @@ export function currentLevelCsvRow(r: Obj): Row {
 
 export async function oneLearnerCsv(res: Response, c: ReportCtx, body: MultiPaging, unit: Unit): Promise<void> {
   const r = await oneLearnerReport(c, body, unit);
-  await sendCsv(res, REPORT_CSV, unit === 'lesson' ? QUIZ_COLUMNS : LEVEL_QUIZ_COLUMNS, mapped(c.db, r.query, r.shape, quizCsvRow(unit === 'lesson')));
+  const columns = unit === 'lesson' ? QUIZ_COLUMNS : LEVEL_QUIZ_COLUMNS;
+  await sendCsv(res, REPORT_CSV, columns, mapped(c.db, r, quizCsvRow(unit === 'lesson')));
 }
 
 export async function classCsv(res: Response, c: ReportCtx, body: MultiPaging, unit: Unit): Promise<void> {
   const r = await classReport(c, body, unit);
-  await sendCsv(res, REPORT_CSV, unit === 'lesson' ? QUIZ_COLUMNS : LEVEL_QUIZ_COLUMNS, mapped(c.db, r.query, r.shape, quizCsvRow(unit === 'lesson')));
+  const columns = unit === 'lesson' ? QUIZ_COLUMNS : LEVEL_QUIZ_COLUMNS;
+  await sendCsv(res, REPORT_CSV, columns, mapped(c.db, r, quizCsvRow(unit === 'lesson')));
 }
 
 export async function currentLevelCsv(res: Response, c: ReportCtx, body: MultiPaging): Promise<void> {
   const r = lastCompletedReport(c, body);
-  await sendCsv(res, REPORT_CSV, CURRENT_LEVEL_COLUMNS, mapped(c.db, r.query, r.shape, currentLevelCsvRow));
+  await sendCsv(res, REPORT_CSV, CURRENT_LEVEL_COLUMNS, mapped(c.db, r, currentLevelCsvRow));
 }
 
 // ---- /studentstatus/download: the original's odd layout ------------------------------------------------

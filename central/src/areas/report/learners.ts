@@ -102,16 +102,18 @@ export type Unit = 'lesson' | 'level';
  * (the questions of that quiz), rn = 1 only.
  */
 function bestAttempts(db: Knex, unit: Unit, restrict: (q: Knex.QueryBuilder) => void): Knex.QueryBuilder {
-  // The ranking reads only columns of the attempts' covering index (migration 0008); the winners' other
-  // columns are read by primary key afterwards, one row per learner and unit.
-  const ranked = db('studentprogress as p').select('p.studentid', 'p.studentprogressid');
+  // Ranked over studentquizresults (one row per learner and quiz, the quiz's best attempt kept by the
+  // database): the best of a lesson is the best of its quizzes' bests. The winners' other columns are read by
+  // primary key afterwards, one row per learner and unit.
+  const ranked = db('studentquizresults as p').select('p.studentid', { studentprogressid: 'p.bestprogressid' });
   const unitColumn = unit === 'lesson' ? 'lq.lessonid' : 'lvq.levelid';
   if (unit === 'lesson') ranked.join('lessonquizzes as lq', 'lq.lessonquizid', 'p.studentprogressreferenceid');
   else ranked.join('levels as lvq', 'lvq.levelid', 'p.studentprogressreferenceid');
   ranked.select(
     `${unitColumn} as unitid`,
     db.raw(
-      `row_number() over (partition by p.studentid, ${unitColumn} order by p.ispass desc, case when p.ispass then p.starttime end asc, p.starttime desc, p.studentprogressid) as rn`,
+      `row_number() over (partition by p.studentid, ${unitColumn} order by p.bestispass desc, ` +
+        'case when p.bestispass then p.beststarttime end asc, p.beststarttime desc, p.bestprogressid) as rn',
     ),
   );
   restrict(ranked);
@@ -241,7 +243,12 @@ export interface LearnerRows {
   /** The learners the rows are about, for the page's total (without the rows' joins). */
   count?: Knex.QueryBuilder;
   shape: (row: Row) => Row;
+  /** Adds to a batch of rows of `query` what is read per batch of learners (at most ATTACH_BATCH rows). */
+  attach?: (rows: Row[]) => Promise<void>;
 }
+
+/** Learners per attach: the batch a CSV download streams by, and the most a page is read in at once. */
+export const ATTACH_BATCH = 500;
 
 /** The lesson (or level) a class report shows: the one named, else the first of the class's curriculum. */
 async function classUnit(c: ReportCtx, f: Filters, classes: string[], unit: Unit): Promise<{ unitid: string; info: Row | undefined } | undefined> {
@@ -288,7 +295,8 @@ export async function classReport(c: ReportCtx, body: MultiPaging, unit: Unit): 
   if (!chosen) return { shape };
   const { db } = c;
   const progress = PROGRESS_TABLE[unit];
-  const classLearners = db('students').whereIn('standard', classes).select('studentid');
+  // The caller's scope before the ranking: only the learners the answer can show are ranked.
+  const classLearners = learnerBase(c).whereIn('s.standard', classes).select('s.studentid');
   const q = learnerColumns(learnerBase(c).whereIn('s.standard', classes))
     .leftJoin(
       bestAttempts(db, unit, (r) => {
@@ -336,6 +344,7 @@ export async function pageOfLearners(r: LearnerRows, body: MultiPaging) {
   const total = num((await r.count.clone().clearSelect().clearOrder().count({ n: '*' }).first())?.n);
   const { limit, offset } = pageOf(body);
   const rows = total > offset ? ((await r.query.clone().limit(limit).offset(offset)) as Row[]) : [];
+  if (r.attach) for (let i = 0; i < rows.length; i += ATTACH_BATCH) await r.attach(rows.slice(i, i + ATTACH_BATCH));
   return pageEnvelope(rows.map(r.shape), total, body);
 }
 
@@ -375,19 +384,34 @@ export function lastCompletedReport(c: ReportCtx, body: MultiPaging): LearnerRow
   };
   const narrowed = ['curriculumid', 'gradeid', 'levelid', 'lessonid'].some((k) => f.has(k));
   // A content filter keeps the learners who have an attempt there, and their attempts there.
-  if (narrowed) learners.whereExists(chain(db('studentprogress as p').whereRaw('p.studentid = s.studentid')).select(db.raw('1')));
+  if (narrowed) {
+    learners.whereExists(chain(db('studentquizresults as p').whereRaw('p.studentid = s.studentid')).select(db.raw('1')));
+  }
+  const query = learnerColumns(learners.clone())
+    .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.studentid' }]);
+  return { query, count: learners, shape, attach: (rows) => attachLastCompleted(db, rows, chain) };
+}
 
-  // Ranked on the attempts' covering index and the content's orders; the winner's row and names are read afterwards.
-  const ranked = chain(db('studentprogress as p'))
-    .whereIn('p.studentid', learners.clone().select('s.studentid'))
+/**
+ * The last completed quiz of a batch of learners (a page, or a batch of a download), ranked over their
+ * studentquizresults rows: one per quiz tried, each with the quiz's last attempt, so that the ranking reads
+ * the learners' quizzes and not their years of attempts, and only once the learners are chosen.
+ */
+type Chain = (q: Knex.QueryBuilder) => Knex.QueryBuilder;
+
+async function attachLastCompleted(db: Knex, rows: Row[], chain: Chain): Promise<void> {
+  if (!rows.length) return;
+  const ranked = chain(db('studentquizresults as p'))
+    .whereIn('p.studentid', rows.map((r) => r.studentid as string))
     .select(
       'p.studentid',
-      'p.studentprogressid',
+      { studentprogressid: 'p.lastprogressid' },
       db.raw(
-        'row_number() over (partition by p.studentid order by g.gradeorder desc, lv.levelorder desc, l.lessonorder desc, lq.lessonquizorder desc, p.starttime desc, p.studentprogressid desc) as rn',
+        'row_number() over (partition by p.studentid order by g.gradeorder desc, lv.levelorder desc, ' +
+          'l.lessonorder desc, lq.lessonquizorder desc, p.laststarttime desc, p.lastprogressid desc) as rn',
       ),
     );
-  const last = db
+  const last = (await db
     .from(ranked.as('r'))
     .join('studentprogress as w', 'w.studentprogressid', 'r.studentprogressid')
     .join('lessonquizzes as wq', 'wq.lessonquizid', 'w.studentprogressreferenceid')
@@ -401,17 +425,13 @@ export function lastCompletedReport(c: ReportCtx, body: MultiPaging): LearnerRow
       'w.resultpercentage', 'w.points', 'w.fullpoints', 'w.marks', 'w.scores',
       { lq_lessonquizid: 'wq.lessonquizid', lq_lessonquizorder: 'wq.lessonquizorder', lq_lessonname: 'wl.lessonname', lq_lessonorder: 'wl.lessonorder' },
       { lq_levelname: 'wv.levelname', lq_levelorder: 'wv.levelorder', lq_gradename: 'wg.gradename', lq_gradeorder: 'wg.gradeorder', lq_curriculumname: 'wc.curriculumname' },
-    );
-  const lastColumns: Record<string, string> = {};
-  for (const k of ['studentprogressid', 'ispass', 'studentprogressreferenceid', 'starttime', 'endtime', 'progresstype', 'resultpercentage', 'points', 'fullpoints', 'marks', 'scores']) {
-    lastColumns[`bp_${k}`] = `b.${k}`;
+    )) as Row[];
+  const byLearner = new Map(last.map((b) => [b.studentid as string, b]));
+  for (const row of rows) {
+    const b = byLearner.get(row.studentid as string);
+    if (!b) continue;
+    for (const [k, v] of Object.entries(b)) if (k !== 'studentid') row[`bp_${k}`] = v;
   }
-  for (const k of ['lessonquizid', 'lessonquizorder', 'lessonname', 'lessonorder', 'levelname', 'levelorder', 'gradename', 'gradeorder', 'curriculumname']) {
-    lastColumns[`bp_lq_${k}`] = `b.lq_${k}`;
-  }
-  const query = learnerColumns(learners.clone()).leftJoin(last.as('b'), 'b.studentid', 's.studentid').select(lastColumns)
-    .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.studentid' }]);
-  return { query, count: learners, shape };
 }
 
 export function lastCompletedShape(identity: boolean) {
