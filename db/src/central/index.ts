@@ -28,7 +28,9 @@ export const migrations: MigrationList = [
 ];
 
 // Tables added after 0001 join the list so that their JSON and timestamp columns read back normalised too.
-export const kinds = columnKinds([...tables, ...m0003.logImportPendingTables, ...m0007.mediaTables, ...m0008.contentPushTables, ...m0010.logArchiveTables,
-  ...m0011.questionFeedbackColumns]);
+export const kinds = columnKinds([
+  ...tables, ...m0003.logImportPendingTables, ...m0007.mediaTables, ...m0008.contentPushTables,
+  ...m0010.logArchiveTables, ...m0011.questionFeedbackColumns,
+]);
 export { tables };
 export { ROLES, TITLES, PERMISSIONS, GRANTS, SUPERADMIN_USERNAME } from './migrations/0002_rbac';
