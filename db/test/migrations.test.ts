@@ -58,8 +58,10 @@ describe('constraints the routes rely on', () => {
         { subjectid: 's3', subjectname: 'Maths', isdeleted: true },
       ]);
       await expect(migrateLatest(t.db, central.migrations)).rejects.toThrow('subjects: live rows share subjectname (Maths)');
-      expect(await pendingMigrations(t.db, central.migrations)).toEqual(['0004_authoring', '0005_lessons', '0006_people', '0007_media', '0008_report_indexes', '0009_usage_covering_index', '0010_log_archives',
-        '0011_questionfeedback']);
+      expect(await pendingMigrations(t.db, central.migrations)).toEqual([
+        '0004_authoring', '0005_lessons', '0006_people', '0007_media', '0008_report_indexes',
+        '0009_usage_covering_index', '0010_log_archives', '0011_questionfeedback',
+      ]);
       await t.db('subjects').where({ subjectid: 's2' }).update({ isdeleted: true });
       await migrateLatest(t.db, central.migrations);
       expect(await pendingMigrations(t.db, central.migrations)).toEqual([]);
@@ -76,8 +78,10 @@ describe('constraints the routes rely on', () => {
       const user = (id: string, schoolusername: string) => ({ schooluserid: id, schoolusername, schooluserpasswordhash: 'x', schooluserrole: 4 });
       await t.db('schoolusers').insert([user('u1', 'Amina'), user('u2', 'amina'), user('u3', 'kofi')]);
       await expect(migrateLatest(t.db, central.migrations)).rejects.toThrow('these usernames exist in more than one case and must be renamed before the case-insensitive unique index can be built: amina');
-      expect(await pendingMigrations(t.db, central.migrations)).toEqual(['0006_people', '0007_media', '0008_report_indexes', '0009_usage_covering_index', '0010_log_archives',
-        '0011_questionfeedback']);
+      expect(await pendingMigrations(t.db, central.migrations)).toEqual([
+        '0006_people', '0007_media', '0008_report_indexes', '0009_usage_covering_index', '0010_log_archives',
+        '0011_questionfeedback',
+      ]);
       await t.db('schoolusers').where({ schooluserid: 'u2' }).update({ schoolusername: 'amina2' });
       await migrateLatest(t.db, central.migrations);
       await expect(t.db('schoolusers').insert(user('u4', 'KOFI'))).rejects.toThrow();
