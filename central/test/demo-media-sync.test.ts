@@ -54,15 +54,24 @@ function demoFiles(dir: string, rel = ''): string[] {
     return e.isDirectory() ? demoFiles(dir, name) : [name];
   }).sort();
 }
+/** What `make seed-demo` gives central's seed: its database and object store. */
+const centralSeedEnv = () => ({ NODE_ENV: 'development', DATABASE_URL: central.tdb.url, OBJECT_DIR: objectDir });
 const md5 = (file: string) => crypto.createHash('md5').update(fs.readFileSync(file)).digest('hex');
 
 beforeAll(async () => {
-  central = await makeApp({ SERVER_SYNC_KEY: SYNC_KEY, OBJECT_DIR: objectDir, JWT_SECRET: 'central-jwt-for-demo-media', RATE_LIMIT_MAX: '100000' });
-  classroom = await makeClassroomApp({ SERVER_SYNC_KEY: SYNC_KEY, MEDIA_DIR: mediaDir, JWT_SECRET: 'classroom-jwt-for-demo-media' });
-  const seedCentral = await run('central/dist/cli.js', ['seed-demo'], { NODE_ENV: 'development', DATABASE_URL: central.tdb.url, OBJECT_DIR: objectDir });
+  central = await makeApp({
+    SERVER_SYNC_KEY: SYNC_KEY, OBJECT_DIR: objectDir, JWT_SECRET: 'central-jwt-for-demo-media',
+    RATE_LIMIT_MAX: '100000',
+  });
+  classroom = await makeClassroomApp({
+    SERVER_SYNC_KEY: SYNC_KEY, MEDIA_DIR: mediaDir, JWT_SECRET: 'classroom-jwt-for-demo-media',
+  });
+  const seedCentral = await run('central/dist/cli.js', ['seed-demo'], centralSeedEnv());
   expect(seedCentral, seedCentral.err).toMatchObject({ code: 0 });
   expect(seedCentral.out).toMatch(/central: demo media in the object store \(.*\): 11 stored, 0 already there/);
-  const seedClassroom = await run('classroom/dist/cli.js', ['seed-demo'], { NODE_ENV: 'development', DATABASE_URL: classroom.tdb.url, MEDIA_DIR: mediaDir });
+  const seedClassroom = await run('classroom/dist/cli.js', ['seed-demo'], {
+    NODE_ENV: 'development', DATABASE_URL: classroom.tdb.url, MEDIA_DIR: mediaDir,
+  });
   expect(seedClassroom, seedClassroom.err).toMatchObject({ code: 0 });
 }, 120_000);
 
@@ -78,7 +87,8 @@ describe('the demo and npm run sync-content --media-dir', () => {
     const centralUrl = await listen(central.app);
     const classroomUrl = await listen(classroom.app);
     const sync = await run('scripts/dist/sync-content/index.js', [
-      '--central', centralUrl, '--central-user', 'superadmin@demo.lms', '--classroom', classroomUrl, '--sync-key', SYNC_KEY, '--media-dir', mediaDir,
+      '--central', centralUrl, '--central-user', 'superadmin@demo.lms', '--classroom', classroomUrl,
+      '--sync-key', SYNC_KEY, '--media-dir', mediaDir,
     ], { LMS_CENTRAL_PASSWORD: 'DemoSuper1' });
     expect(sync.err).not.toMatch(/could not be brought/);
     expect(sync.code, sync.err).toBe(0);
@@ -89,12 +99,14 @@ describe('the demo and npm run sync-content --media-dir', () => {
       expect([name, md5(path.join(mediaDir, name))]).toEqual([name, md5(path.join(DEMO_MEDIA, name))]);
     }
     // The sync recorded what it holds, so that the next run asks for changes only.
-    const manifest = JSON.parse(fs.readFileSync(path.join(mediaDir, '.media.json'), 'utf8')) as { files: Record<string, unknown> };
+    const manifest = JSON.parse(fs.readFileSync(path.join(mediaDir, '.media.json'), 'utf8')) as {
+      files: Record<string, unknown>;
+    };
     expect(Object.keys(manifest.files).length).toBeGreaterThanOrEqual(10);
   }, 120_000);
 
   it('seeding again stores nothing twice', async () => {
-    const again = await run('central/dist/cli.js', ['seed-demo'], { NODE_ENV: 'development', DATABASE_URL: central.tdb.url, OBJECT_DIR: objectDir });
+    const again = await run('central/dist/cli.js', ['seed-demo'], centralSeedEnv());
     expect(again, again.err).toMatchObject({ code: 0 });
     expect(again.out).toMatch(/: 0 stored, 11 already there/);
   }, 60_000);

@@ -90,8 +90,11 @@ describe('/question', () => {
       const res = await get(`/question/${questionid}`);
       expect(res.status).toBe(200);
       const q = res.body.data;
-      expect(Object.keys(q).sort()).toEqual(['isdeleted', 'questioncorrectvalue', 'questiondistractors', 'questionfeedback', 'questionfile', 'questionheading', 'questionid',
-        'questionidentifier', 'questionoptions', 'questionstatus', 'questiontags', 'questiontext', 'templatetypeid'].sort());
+      expect(Object.keys(q).sort()).toEqual([
+        'isdeleted', 'questioncorrectvalue', 'questiondistractors', 'questionfeedback', 'questionfile',
+        'questionheading', 'questionid', 'questionidentifier', 'questionoptions', 'questionstatus', 'questiontags',
+        'questiontext', 'templatetypeid',
+      ].sort());
       expect(q).toMatchObject({
         questionid, questionidentifier: body.questionidentifier, templatetypeid: type, isdeleted: false, questionstatus: true, questiontags: ['sample'],
         questionheading: body.questionheading, questiontext: 'questiontext' in body ? body.questiontext : null,

@@ -25,11 +25,16 @@ describe.skipIf(!available)('migrate-from-mysql and question feedback', () => {
   beforeAll(async () => {
     src = await takeover.createScratchMysql(SERVER);
     ids = await seedOriginalCentral(src.conn);
-    await src.conn.query('ALTER TABLE questions ADD COLUMN questionfeedback longtext NULL CHECK (json_valid(questionfeedback))');
-    await src.conn.query('UPDATE questions SET questionfeedback = ? WHERE questionid = ?', [JSON.stringify(feedback), ids.question]);
+    await src.conn.query(
+      'ALTER TABLE questions ADD COLUMN questionfeedback longtext NULL CHECK (json_valid(questionfeedback))',
+    );
+    await src.conn.query(
+      'UPDATE questions SET questionfeedback = ? WHERE questionid = ?', [JSON.stringify(feedback), ids.question],
+    );
     objectDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-takeover-feedback-'));
     t = await makeApp({ OBJECT_DIR: objectDir, JWT_SECRET: 'takeover-feedback-secret' });
-    await migrateFromMysql(t.tdb.db, ['--source', src.url], { env: { OBJECT_DIR: objectDir }, out: () => undefined, err: () => undefined });
+    const quiet = { env: { OBJECT_DIR: objectDir }, out: () => undefined, err: () => undefined };
+    await migrateFromMysql(t.tdb.db, ['--source', src.url], quiet);
   }, 120_000);
   afterAll(async () => {
     await t?.tdb.dispose();
@@ -38,10 +43,12 @@ describe.skipIf(!available)('migrate-from-mysql and question feedback', () => {
   });
 
   it("copies each question's feedback, and GET /question/:id answers it", async () => {
-    expect((await t.tdb.db('questions').where({ questionid: ids.question }).first('questionfeedback')).questionfeedback).toEqual(feedback);
+    const row = await t.tdb.db('questions').where({ questionid: ids.question }).first('questionfeedback');
+    expect(row.questionfeedback).toEqual(feedback);
     await createStaff(t.tdb.db, { lmsusername: 'reader@takeover.test', roleids: [ROLE_IDS.superadmin] });
     const token = (await staffLogin(t.app, 'reader@takeover.test')).accessToken;
-    const res = await request(t.app).get(`/question/${ids.question}`).set('Authorization', `Bearer ${token}`).set('Content-Type', 'application/json');
+    const res = await request(t.app).get(`/question/${ids.question}`).set('Authorization', `Bearer ${token}`)
+      .set('Content-Type', 'application/json');
     expect(res.body.data.questionfeedback).toEqual(feedback);
   });
 });

@@ -23,9 +23,13 @@ afterAll(async () => { await t.tdb.dispose(); });
 describe('lessonheading', () => {
   const numbered = crypto.randomUUID();
   beforeAll(async () => {
-    await db()('lessons').insert({ lessonid: numbered, levelid: C.levelid, lessonname: 'Lesson 12: shapes in 3 colours', lessonorder: 9, lessonstatus: true, isdeleted: false });
+    await db()('lessons').insert({
+      lessonid: numbered, levelid: C.levelid, lessonname: 'Lesson 12: shapes in 3 colours', lessonorder: 9,
+      lessonstatus: true, isdeleted: false,
+    });
   });
-  const headings = (lessons: Array<{ lessonid: string; lessonheading: unknown }>) => Object.fromEntries(lessons.map((l) => [l.lessonid, l.lessonheading]));
+  const headings = (lessons: Array<{ lessonid: string; lessonheading: unknown }>) =>
+    Object.fromEntries(lessons.map((l) => [l.lessonid, l.lessonheading]));
   const expected = { [C.lessonid]: C.lessonname, [C.lesson2id]: C.lesson2name, [numbered]: '12' };
 
   it('is on every lesson of GET /Lesson/all: the first number in the name, else the name, as text', async () => {
@@ -39,9 +43,11 @@ describe('lessonheading', () => {
     expect(headings(level.body.data.lesson)).toEqual(expected);
     const progress = await request(t.app).get(`/lesson/progress/level/${C.levelid}`).set('Authorization', learner);
     expect(headings(progress.body.data.lessonsresult)).toEqual(expected);
-    expect((await request(t.app).get(`/lesson/${numbered}/learning`).set('Authorization', learner)).body.data.lessonheading).toBe('12');
+    const one = await request(t.app).get(`/lesson/${numbered}/learning`).set('Authorization', learner);
+    expect(one.body.data.lessonheading).toBe('12');
     const map = await request(t.app).get(`/curriculum/${C.curriculumid}/map`).set('Authorization', learner);
-    const lessons = map.body.data.grades.flatMap((g: { levels: Array<{ lessons: unknown[] }> }) => g.levels.flatMap((l) => l.lessons));
+    const lessons = map.body.data.grades
+      .flatMap((g: { levels: Array<{ lessons: unknown[] }> }) => g.levels.flatMap((l) => l.lessons));
     expect(headings(lessons)).toMatchObject(expected);
   });
 });
@@ -49,31 +55,38 @@ describe('lessonheading', () => {
 describe('GET /teacher/standards', () => {
   it('has one {standard: null} entry, first, for the learners of the school that have no class', async () => {
     const [, , third, fourth] = C.students;
-    await db()('students').whereIn('studentid', [third.studentid, fourth.studentid]).update({ standard: null });
+    const noClass = [third.studentid, fourth.studentid];
+    await db()('students').whereIn('studentid', noClass).update({ standard: null });
     try {
       const res = await request(t.app).get('/teacher/standards').set('Authorization', teacher);
       expect(res.status).toBe(200);
       expect(res.body.data).toEqual([{ standard: null }, { standard: C.standardid }]);
     } finally {
-      await db()('students').whereIn('studentid', [third.studentid, fourth.studentid]).update({ standard: C.standardid });
+      await db()('students').whereIn('studentid', noClass).update({ standard: C.standardid });
     }
   });
 });
 
 describe('POST /report/studentstatus', () => {
-  it("shows the learner's own country, and a learner with no class and no sign-in as the existing server does", async () => {
+  it("has the learner's own country; a learner without class or sign-in is shaped as the original's", async () => {
     const [first, second] = C.students;
     await db()('students').where({ studentid: first.studentid }).update({ country: 'Kenya (as enrolled)' });
     await db()('students').where({ studentid: second.studentid }).update({ standard: null });
-    await db()('rpiuseraccess').insert({ rpiuseraccessid: crypto.randomUUID(), userid: first.schooluserid, ipaddress: '127.0.0.1', logintime: '2026-11-20T08:00:00.000Z' });
+    await db()('rpiuseraccess').insert({
+      rpiuseraccessid: crypto.randomUUID(), userid: first.schooluserid, ipaddress: '127.0.0.1',
+      logintime: '2026-11-20T08:00:00.000Z',
+    });
     try {
-      const res = await request(t.app).post('/report/studentstatus').set('Authorization', t.config.serverSyncKey).send({ pageindex: 1, pagesize: 50 });
+      const res = await request(t.app).post('/report/studentstatus').set('Authorization', t.config.serverSyncKey)
+        .send({ pageindex: 1, pagesize: 50 });
       expect(res.status).toBe(200);
       const byId = new Map(res.body.data.data.map((r: { studentid: string }) => [r.studentid, r]));
       expect(byId.get(first.studentid)).toMatchObject({
-        country: 'Kenya (as enrolled)', school: { countries: { countryname: C.countryname } }, class: { standardname: C.standardname }, status: true,
+        country: 'Kenya (as enrolled)', school: { countries: { countryname: C.countryname } },
+        class: { standardname: C.standardname }, status: true,
       });
-      expect(new Date(String((byId.get(first.studentid) as { lastLogin: string }).lastLogin)).toISOString()).toBe('2026-11-20T08:00:00.000Z');
+      const lastLogin = (byId.get(first.studentid) as { lastLogin: string }).lastLogin;
+      expect(new Date(String(lastLogin)).toISOString()).toBe('2026-11-20T08:00:00.000Z');
       const noClass = byId.get(second.studentid) as Record<string, unknown>;
       expect(noClass).toMatchObject({ class: null, status: false, standard: null });
       expect(noClass).not.toHaveProperty('lastLogin');

@@ -50,7 +50,8 @@ export async function putDemoMedia(store: ObjectStore, where: string, from = DEM
     await store.put(name, bytes);
     stored += 1;
   }
-  return `central: demo media in the object store (${where}): ${stored} stored, ${kept} already there (served at /media/<name>)`;
+  const counts = `${stored} stored, ${kept} already there`;
+  return `central: demo media in the object store (${where}): ${counts} (served at /media/<name>)`;
 }
 
 /** `seed-demo` on central: the demo data set, then its media in the object store the service is configured with. */

@@ -53,9 +53,10 @@ const IDENTIFIER = { min: 3, max: 100, nonblank: true };
 
 /** Longest feedback message: a sentence or two on a tablet screen, with room for any script. */
 export const FEEDBACK_MAX = 1000;
-const message = nullable(str.max(FEEDBACK_MAX, { error: `length must be less than or equal to ${FEEDBACK_MAX} characters long` }));
+const tooLong = `length must be less than or equal to ${FEEDBACK_MAX} characters long`;
+const message = nullable(str.max(FEEDBACK_MAX, { error: tooLong }));
 
-/** What the learner app shows after a right or a wrong answer; other keys are dropped, so the stored size is bounded. */
+/** What the learner app shows after a right or a wrong answer; other keys are dropped, so its size is bounded. */
 const feedback = z.object({ correctmessage: message, incorrectmessage: message }, { error: 'must be an object' });
 
 /** Create and update: unknown keys are allowed (the editor sends the whole question back) and ignored. */
@@ -156,7 +157,8 @@ export async function getQuestion(db: Knex, questionid: string) {
   return {
     isdeleted: q.isdeleted, questionid: q.questionid, questionidentifier: q.questionidentifier, questionoptions: q.questionoptions, questionstatus: q.questionstatus,
     templatetypeid: q.templatetypeid, questiondistractors: q.questiondistractors, questionfile: q.questionfile, questionheading: q.questionheading,
-    questiontext: q.questiontext, questiontags: tagsOf(q), questioncorrectvalue: q.questioncorrectvalue, questionfeedback: q.questionfeedback ?? null,
+    questiontext: q.questiontext, questiontags: tagsOf(q), questioncorrectvalue: q.questioncorrectvalue,
+    questionfeedback: q.questionfeedback ?? null,
   };
 }
 

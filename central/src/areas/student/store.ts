@@ -41,7 +41,8 @@ export const allStudentsQuery = z.looseObject({
  * system's table gives them in, so that the 50 of a capped list are the same learners as there.
  */
 export async function allStudents(db: Knex, scope: Scope, q: z.infer<typeof allStudentsQuery>) {
-  const query = db('students as s').join('schoolusers as u', 'u.schooluserid', 's.schooluserid').where('s.isdeleted', false)
+  const query = db('students as s').join('schoolusers as u', 'u.schooluserid', 's.schooluserid')
+    .where('s.isdeleted', false)
     .orderBy([{ column: 's.created_at' }, { column: 's.studentid' }]);
   if (q.userid?.trim()) whereContains(query, 'u.schoolusername', q.userid.trim());
   if (q.standard) query.where('s.standard', q.standard);

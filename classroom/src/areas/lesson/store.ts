@@ -31,7 +31,11 @@ export async function lessonsOfLevel(db: Knex, levelid: string, studentid: strin
   return {
     lesson: lessons.map((l) => {
       const mine = progress.filter((p) => p.lessonid === l.lessonid);
-      return { ...withLessonHeading(l), studentlessonsprogresses: mine.map((p) => ({ points: num(p.points), completed: Boolean(p.completed) })), progress: round2(num(mine[0]?.progress)) };
+      return {
+        ...withLessonHeading(l),
+        studentlessonsprogresses: mine.map((p) => ({ points: num(p.points), completed: Boolean(p.completed) })),
+        progress: round2(num(mine[0]?.progress)),
+      };
     }),
     level_has_quiz: await levelHasQuiz(db, levelid),
     level: level ? { ...level, studentprogresses: passed.map((p) => ({ points: num(p.points) })), progress: passed.length ? 100 : 0 } : null,
@@ -112,7 +116,9 @@ export async function lessonWithContent(db: Knex, lessonid: string, viewer: { wi
     lessonpractices = practices.filter((p) => answerablePractices.has(p.lessonpracticeid));
     lessonquizzes = quizzes.filter((q) => answerableQuizzes.has(q.lessonquizid));
   }
-  const out: Record<string, unknown> = { ...withLessonHeading(lesson), lessonlearnings, lessonpractices, lessonquizzes };
+  const out: Record<string, unknown> = {
+    ...withLessonHeading(lesson), lessonlearnings, lessonpractices, lessonquizzes,
+  };
   // Lesson plans are teaching material: only teacher accounts see them.
   if (viewer.withPlans) out.lessonplans = await db('lessonplans').where({ lessonid, lessonplanstatus: true }).orderBy('lessonplanorder').select('lessonplanid', 'lessonplanname', 'lessonplanorder');
   return out;

@@ -53,7 +53,8 @@ export async function learners(db: Knex, f: Filters, keys: string[], school: str
 const classNameOf = (p: LearnerRow): string | null => p.standardname ?? p.standard;
 
 /** The class as the existing server nests it: `null` for a learner with no class. */
-const classOf = (p: LearnerRow): { standardname: string | null } | null => (p.standard === null && p.standardname === null ? null : { standardname: classNameOf(p) });
+const classOf = (p: LearnerRow): { standardname: string | null } | null =>
+  (p.standard === null && p.standardname === null ? null : { standardname: classNameOf(p) });
 
 interface ContentRow { id: string; lessonid: string | null; lessonname: string | null; levelid: string; levelname: string; gradeid: string; gradename: string; curriculumid: string }
 

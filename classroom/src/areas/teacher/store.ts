@@ -8,7 +8,8 @@ const learnersOfSchool = (db: Knex, schoolname: string) =>
 
 /** One entry per class among the school's learners; learners with no class give one `{standard: null}`, first. */
 export async function standardsOf(db: Knex, schoolname: string) {
-  const rows = await learnersOfSchool(db, schoolname).groupBy('standard').select('standard').orderByRaw('standard is not null, standard');
+  const rows = await learnersOfSchool(db, schoolname).groupBy('standard').select('standard')
+    .orderByRaw('standard is not null, standard');
   return rows.map((r) => ({ standard: r.standard }));
 }
 
