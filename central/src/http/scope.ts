@@ -260,7 +260,8 @@ async function checkContentIds(db: Knex, s: Scope, parts: unknown[]): Promise<vo
   for (const part of parts) {
     if (!part || typeof part !== 'object' || Array.isArray(part)) continue;
     for (const [key, value] of Object.entries(part as Record<string, unknown>)) {
-      const known = CONTENT_IDS[key];
+      // Own keys only: a body key such as `toString` or `__proto__` names nothing of CONTENT_IDS.
+      const known = Object.hasOwn(CONTENT_IDS, key) ? CONTENT_IDS[key] : undefined;
       if (!known || typeof value !== 'string' || !value) continue;
       const row = (await known.curriculumOf(db, value)) as { curriculumid: string | null } | undefined;
       if (row && !(row.curriculumid && s.curriculumids.includes(row.curriculumid))) throw httpError(400, known.message);

@@ -16,7 +16,7 @@ export const standardRoutes: CentralRoute[] = [
   route('GET', '/standard/:standardid', perms('view_standard'), scope.schoolsOfCaller, { params: standardParams }, ({ req, scope, params }) => getStandard(depsOf(req).db, scope, params.standardid), { summary: 'get one class (standard) by id' }),
   route('PUT', '/standard/:standardid', perms('update_standard'), scope.schoolsOfCaller, { params: standardParams, body: standardBody }, ({ req, scope, caller, params, body }) => updateStandard(depsOf(req).db, scope, params.standardid, body, actorOf(caller)), { summary: 'update class (standard)' }),
   route('POST', '/standard', perms('view_standard'), scope.schoolsOfCaller, { body: standardListBody }, ({ req, scope, body }) => listStandards(depsOf(req).db, scope, body), { summary: 'paged list of class (standard) (pageindex/pagesize/filter)' }),
-  route('POST', '/standard/migrate-standardid', roles('superadmin'), scope.global, {}, ({ req, caller }) => copySchoollessStandards(depsOf(req).db, actorOf(caller)), { summary: 'data migration: class ids' }),
-  route('POST', '/standard/remove-standardid', roles('superadmin'), scope.global, {}, ({ req }) => removeUnusedStandards(depsOf(req).db), { summary: 'data migration: remove obsolete class rows' }),
+  route('POST', '/standard/migrate-standardid', roles('superadmin'), scope.wholeOrganisation, {}, ({ req, caller }) => copySchoollessStandards(depsOf(req).db, actorOf(caller)), { summary: 'data migration: class ids' }),
+  route('POST', '/standard/remove-standardid', roles('superadmin'), scope.wholeOrganisation, {}, ({ req }) => removeUnusedStandards(depsOf(req).db), { summary: 'data migration: remove obsolete class rows' }),
   route('GET', '/standard/school/:schoolid', perms('view_standard'), scope.schoolsOfCaller, { params: schoolParams }, ({ req, scope, params }) => standardsOfSchool(depsOf(req).db, scope, params.schoolid), { summary: 'classes of a school' }),
 ];

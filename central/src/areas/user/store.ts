@@ -93,8 +93,26 @@ export async function createUser(db: Knex, body: z.infer<typeof createUserBody>,
   return userRow(db, lmsuserid);
 }
 
+/** Whether an edit gives an account other schools or countries than it has (order and repeats aside). */
+function narrowingChanged(
+  stored: { schools: unknown; countries: unknown },
+  body: { schoolids?: unknown; countryids?: unknown },
+): boolean {
+  const list = (v: unknown): string => {
+    let x = v;
+    if (typeof v === 'string') {
+      try { x = JSON.parse(v); } catch { x = []; }
+    }
+    return JSON.stringify([...new Set(Array.isArray(x) ? x.map(String) : [])].sort());
+  };
+  return (body.schoolids !== undefined && list(body.schoolids) !== list(stored.schools))
+    || (body.countryids !== undefined && list(body.countryids) !== list(stored.countries));
+}
+
 export async function updateUser(db: Knex, lmsuserid: string, body: z.infer<typeof updateUserBody>, by: string | null) {
-  if (!(await userRow(db, lmsuserid))) throw httpError(400, 'Invalid user id');
+  const stored = (await db('lmsusers').where({ lmsuserid }).first('schools', 'countries')) as
+    { schools: unknown; countries: unknown } | undefined;
+  if (!stored || !(await userRow(db, lmsuserid))) throw httpError(400, 'Invalid user id');
   if (body.lmsusername && (await usernameTaken(db, body.lmsusername, lmsuserid))) throw httpError(400, 'user email already exists');
   const roleids = body.lmsuserroles ? await checkRoles(db, body.lmsuserroles) : undefined;
   const hash = body.lmsuserpasswordhash ? await hashPassword(body.lmsuserpasswordhash) : undefined;
@@ -105,8 +123,10 @@ export async function updateUser(db: Knex, lmsuserid: string, body: z.infer<type
     if (body.countryids !== undefined) patch.countries = JSON.stringify(body.countryids ?? []);
     if (body.schoolids !== undefined) patch.schools = JSON.stringify(body.schoolids ?? []);
     await trx('lmsusers').where({ lmsuserid }).update(patch);
+    // A token carries the schools and countries it was signed with: a changed narrowing ends every session,
+    // as a role or password change does, on every instance (revokeAll's rows and announcement).
     if (roleids) await replaceRoles(trx, lmsuserid, roleids);
-    else if (hash) await revokeAll(trx, lmsuserid);
+    else if (hash || narrowingChanged(stored, body)) await revokeAll(trx, lmsuserid);
   });
   return userRow(db, lmsuserid);
 }
