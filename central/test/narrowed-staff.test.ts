@@ -109,3 +109,78 @@ describe('body keys that Object.prototype knows', () => {
     }
   });
 });
+
+describe('what a narrowed Admin may not reach beyond its narrowing', () => {
+  it('creates a school only in a country it holds whole, and no country at all', async () => {
+    const db = t.tdb.db;
+    const body = (countryid: string) => ({ schoolname: `School ${tag()}`, countryid, curriculums: [s.A.curriculumid] });
+    // Narrowed to school A: a new school would be outside its own narrowing, invisible to it.
+    const refused = body(s.A.countryid);
+    const bySchool = await send(as.adminOfSchoolA, 'post', '/school/create', refused);
+    expect([bySchool.status, bySchool.body]).toEqual([400, { error: true, errormessage: 'Invalid country id', data: false }]);
+    expect(await db('schools').where({ schoolname: refused.schoolname }).first()).toBeUndefined();
+    // Narrowed to country X: it creates there, and then sees what it made.
+    const made = await send(as.adminOfCountryX, 'post', '/school/create', body(s.A.countryid));
+    expect(made.status).toBe(200);
+    expect((await send(as.adminOfCountryX, 'get', `/school/${made.body.data.schoolid}`)).status).toBe(200);
+    expect((await send(as.adminOfCountryX, 'post', '/school/create', body(s.B.countryid))).body.errormessage).toBe('Invalid country id');
+
+    const countries = await db('countries').count({ n: '*' }).first();
+    for (const who of ['adminOfSchoolA', 'adminOfCountryX'] as const) {
+      const res = await send(as[who], 'post', '/country/create', { countryname: `Land ${tag()}`, expectedusage: 1 });
+      expect([who, res.status, res.body.errormessage]).toEqual([who, 403, 'Forbidden resource']);
+    }
+    expect(await db('countries').count({ n: '*' }).first()).toEqual(countries);
+    expect((await send(as.superadmin, 'post', '/country/create', { countryname: `Land ${tag()}`, expectedusage: 1 })).status).toBe(200);
+  });
+
+  it('removes or deactivates a shared question or document only when no other country\'s lesson uses it', async () => {
+    const db = t.tdb.db;
+    // s.questionid and s.documentid are used by both sides' lessons.
+    const attempts: Array<['put' | 'delete', string]> = [
+      ['put', `/question/deactivate/${s.questionid}`], ['delete', `/question/${s.questionid}`], ['delete', `/document/${s.documentid}`],
+    ];
+    for (const [method, url] of attempts) {
+      for (const who of ['adminOfSchoolA', 'adminOfCountryX'] as const) {
+        const res = await send(as[who], method, url);
+        expect([url, who, res.status, res.body.errormessage]).toEqual([url, who, 400, expect.stringMatching(/is used by curricula outside your countries/)]);
+      }
+    }
+    expect(await db('questions').where({ questionid: s.questionid }).first('isdeleted', 'questionstatus')).toEqual({ isdeleted: false, questionstatus: true });
+    expect(await db('documents').where({ documentid: s.documentid }).first('isdeleted')).toEqual({ isdeleted: false });
+
+    // Used by side A's lessons only: the narrowed Admin of A removes it.
+    await db('lessonquizquestions').where({ lessonquizquestionid: s.B.lessonquizquestionid }).del();
+    await db('lessonpracticequestions').where({ lessonpracticequestionid: s.B.lessonpracticequestionid }).del();
+    await db('levelquizquestions').where({ levelquizquestionid: s.B.levelquizquestionid }).del();
+    await db('baselinequestion').where({ baselinequestionid: s.B.baselinequestionid }).del();
+    await db('lessonlearnings').where({ lessonlearningid: s.B.lessonlearningid }).del();
+    await db('lessonplans').where({ lessonplanid: s.B.lessonplanid }).del();
+    expect((await send(as.adminOfCountryX, 'put', `/question/deactivate/${s.questionid}`)).status).toBe(200);
+    expect((await send(as.adminOfSchoolA, 'delete', `/question/${s.questionid}`)).status).toBe(200);
+    expect((await send(as.adminOfSchoolA, 'delete', `/document/${s.documentid}`)).status).toBe(200);
+    expect(await db('documents').where({ documentid: s.documentid }).first('isdeleted')).toEqual({ isdeleted: true });
+  });
+
+  it('leaves the whole-system points recomputation to callers that nothing narrows', async () => {
+    const db = t.tdb.db;
+    const before = JSON.stringify(await db('levels').orderBy('levelid').select('levelid', 'quiz_points', 'updated_by'));
+    for (const url of ['/level/update_quiz_points', '/lesson/update_reward_points']) {
+      for (const who of ['adminOfSchoolA', 'adminOfCountryX'] as const) {
+        const res = await send(as[who], 'post', url);
+        expect([url, who, res.status, res.body.errormessage]).toEqual([url, who, 403, 'Forbidden resource']);
+      }
+    }
+    expect(JSON.stringify(await db('levels').orderBy('levelid').select('levelid', 'quiz_points', 'updated_by'))).toBe(before);
+    for (const url of ['/level/update_quiz_points', '/lesson/update_reward_points']) expect((await send(as.superadmin, 'post', url)).status).toBe(201);
+  });
+
+  it('gives an account at most 200 schools or countries (its tokens carry them)', async () => {
+    const many = Array.from({ length: 201 }, () => crypto.randomUUID());
+    const res = await send(as.superadmin, 'post', '/user/create', {
+      lmsusername: `wide-${tag()}@narrowed.test`, lmsuserpasswordhash: 'Passw0rd!x', lmsuserroles: [ROLE_IDS.teacher], schoolids: many,
+    });
+    expect([res.status, res.body.error]).toEqual([400, true]);
+    expect(res.body.errormessage).toMatch(/at most 200 ids/);
+  });
+});

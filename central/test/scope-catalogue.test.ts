@@ -132,6 +132,8 @@ const GLOBAL_BY_DECISION = new Set<string>([]);
 /** Routes whose handler, past the gate, admits only some caller kinds (the others are refused whatever the ids). */
 const HANDLER_ADMITS: Record<string, readonly Narrowed[]> = {
   'POST /feedback/create': ['schoolTeacherA'],
+  // A new school is visible only to a caller holding its country whole (its `countries` list alone).
+  'POST /school/create': ['adminOfCountryX'],
 };
 
 /** The top-level keys of an object schema (through optional/default/pipe wrappers); undefined for anything else. */

@@ -49,7 +49,7 @@ async function presign(ctx: Ctx): Promise<string> {
 
 export const documentRoutes: CentralRoute[] = [
   route('POST', '/document/upload', perms('create_document'), scope.global, {}, uploadDocument, { rawBody: true, summary: 'multipart upload of media document(s) to object store' }),
-  route('DELETE', '/document/:documentid', perms('delete_document'), scope.global, { params: documentIdParams }, ({ req, params, caller }) => deleteDocument(depsOf(req).db, params.documentid, actorOf(caller)), { summary: 'soft-delete document (isdeleted flag)' }),
+  route('DELETE', '/document/:documentid', perms('delete_document'), scope.global, { params: documentIdParams }, ({ req, params, caller }) => deleteDocument(depsOf(req).db, params.documentid, actorOf(caller), caller), { summary: 'soft-delete document (isdeleted flag)' }),
   route('POST', '/document', perms('view_document'), scope.global, { body: documentListBody }, ({ req, body }) => listDocuments(depsOf(req).db, body), { summary: 'paged list of document (pageindex/pagesize/filter)' }),
   route('DELETE', '/document/tag/:documentid/:tag', perms('edit_document_tag'), scope.global, { params: documentTagParams }, ({ req, params, caller }) => changeDocumentTag(depsOf(req).db, params.documentid, params.tag, false, actorOf(caller)), { summary: 'remove a tag from a document' }),
   route('GET', '/document/tag/:documentid/:tag', perms('view_document'), scope.global, { params: documentTagParams }, ({ req, params, caller }) => changeDocumentTag(depsOf(req).db, params.documentid, params.tag, true, actorOf(caller)), { summary: 'add a tag to a document (GET with side effect)' }),

@@ -15,5 +15,5 @@ export const lessonRoutes: CentralRoute[] = [
   route('GET', '/lesson/:lessonid', perms('view_lesson'), scope.curriculaOfCaller, { params: lessonParams }, ({ req, params }) => getLesson(depsOf(req).db, params.lessonid), { summary: 'get one lesson by id' }),
   route('PUT', '/lesson/:lessonid', perms('update_lesson'), scope.curriculaOfCaller, { params: lessonParams, body: lessonBody }, ({ req, params, body, caller }) => updateLesson(depsOf(req).db, params.lessonid, body, actorOf(caller)), { summary: 'update lesson' }),
   route('POST', '/lesson', perms('view_lesson'), scope.curriculaOfCaller, { body: lessonListBody }, ({ req, scope, body }) => listLessons(depsOf(req).db, body, scopedCurricula(scope)), { summary: 'paged list of lesson (pageindex/pagesize/filter)' }),
-  route('POST', '/lesson/update_reward_points', perms('update_lesson'), scope.global, {}, ({ req, caller }) => updateRewardPoints(depsOf(req).db, actorOf(caller)), { status: 201, summary: 'recompute lesson reward points (answers 201)' }),
+  route('POST', '/lesson/update_reward_points', perms('update_lesson'), scope.wholeOrganisation, {}, ({ req, caller }) => updateRewardPoints(depsOf(req).db, actorOf(caller)), { status: 201, summary: 'recompute lesson reward points (answers 201)' }),
 ];

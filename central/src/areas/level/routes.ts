@@ -15,5 +15,5 @@ export const levelRoutes: CentralRoute[] = [
   route('GET', '/level/:levelid', perms('view_level'), scope.curriculaOfCaller, { params: levelParams }, ({ req, params }) => getLevel(depsOf(req).db, params.levelid), { summary: 'get one level by id' }),
   route('PUT', '/level/:levelid', perms('update_level'), scope.curriculaOfCaller, { params: levelParams, body: levelBody }, ({ req, params, body, caller }) => updateLevel(depsOf(req).db, params.levelid, body, actorOf(caller)), { summary: 'update level' }),
   route('POST', '/level', perms('view_level'), scope.curriculaOfCaller, { body: levelListBody }, ({ req, scope, body }) => listLevels(depsOf(req).db, body, scopedCurricula(scope)), { summary: 'paged list of level (pageindex/pagesize/filter)' }),
-  route('POST', '/level/update_quiz_points', perms('update_level'), scope.global, {}, ({ req, caller }) => updateQuizPoints(depsOf(req).db, actorOf(caller)), { status: 201, summary: 'recompute level quiz points (answers 201)' }),
+  route('POST', '/level/update_quiz_points', perms('update_level'), scope.wholeOrganisation, {}, ({ req, caller }) => updateQuizPoints(depsOf(req).db, actorOf(caller)), { status: 201, summary: 'recompute level quiz points (answers 201)' }),
 ];

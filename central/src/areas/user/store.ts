@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Knex } from '@lms/db';
+import { takeover, type Knex } from '@lms/db';
 import { ROLE_IDS, httpError } from '@lms/shared';
 import { z } from 'zod';
 import { hashPassword } from '../../auth/passwords';
@@ -11,13 +11,17 @@ import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/pagi
 export const SEEDED_SUPERADMIN = 'superadmin@superadmin.com';
 
 const idList = z.array(z.string());
+// Every token of the account carries its schools and countries: a longer list makes it too large for a request header.
+const narrowingList = idList.max(takeover.MAX_NARROWING_IDS, {
+  error: `at most ${takeover.MAX_NARROWING_IDS} ids; narrow by country instead`,
+});
 
 export const createUserBody = strictBody({
   lmsusername: requiredString,
   lmsuserpasswordhash: requiredString,
   lmsuserroles: z.array(z.string(), { error: 'is required' }),
-  countryids: idList.optional(),
-  schoolids: idList.optional(),
+  countryids: narrowingList.optional(),
+  schoolids: narrowingList.optional(),
 }).superRefine((b, ctx) => {
   checkEmail(b.lmsusername, ctx);
   checkPassword(b.lmsuserpasswordhash, ctx);
@@ -29,8 +33,8 @@ export const updateUserBody = z.looseObject({
   lmsusername: z.string().optional(),
   lmsuserpasswordhash: z.union([z.string(), z.null()]).optional(),
   lmsuserroles: idList.optional(),
-  countryids: z.union([idList, z.null()]).optional(),
-  schoolids: z.union([idList, z.null()]).optional(),
+  countryids: z.union([narrowingList, z.null()]).optional(),
+  schoolids: z.union([narrowingList, z.null()]).optional(),
 }).superRefine((b, ctx) => {
   if (b.lmsusername !== undefined) checkEmail(b.lmsusername, ctx);
   if (b.lmsuserpasswordhash) checkPassword(b.lmsuserpasswordhash, ctx);
