@@ -17,27 +17,35 @@ let src: takeover.ScratchMysql;
 let t: TestApp;
 let run: Awaited<ReturnType<typeof migrateFromMysql>>;
 const lines: string[] = [];
-const ids = { god: crypto.randomUUID(), nul: crypto.randomUUID(), wide: crypto.randomUUID(), fine: crypto.randomUUID() };
+const ids = {
+  god: crypto.randomUUID(), nul: crypto.randomUUID(), wide: crypto.randomUUID(), fine: crypto.randomUUID(),
+};
 const USER_ROLE = central.ROLES.find(([, name]) => name === 'User')![0];
 
 describe.skipIf(!available)('migrate-from-mysql from a tampered source', () => {
   beforeAll(async () => {
     src = await takeover.createScratchMysql(SERVER);
     await seedOriginalCentral(src.conn);
-    const put = (table: string, rows: Array<Record<string, unknown>>) => takeover.insertOriginalRows(src.conn, table, rows);
-    const [[createUser]] = (await src.conn.query("SELECT permissionid FROM permissions WHERE permissionname = 'create_user'")) as unknown as [[{ permissionid: string }]];
-    await put('permissions', [{ permissionid: ids.god, permissionname: 'god_mode', permissiondesc: 'everything', permissiontitleid: null }]);
-    await put('roles_permissions', [{ roleid: USER_ROLE, permissionid: ids.god }, { roleid: USER_ROLE, permissionid: createUser.permissionid }]);
+    const put = (table: string, rows: Array<Record<string, unknown>>) =>
+      takeover.insertOriginalRows(src.conn, table, rows);
+    const sql = "SELECT permissionid FROM permissions WHERE permissionname = 'create_user'";
+    const [[createUser]] = (await src.conn.query(sql)) as unknown as [[{ permissionid: string }]];
+    await put('permissions', [
+      { permissionid: ids.god, permissionname: 'god_mode', permissiondesc: 'all', permissiontitleid: null },
+    ]);
+    await put('roles_permissions', [
+      { roleid: USER_ROLE, permissionid: ids.god }, { roleid: USER_ROLE, permissionid: createUser.permissionid },
+    ]);
     const account = (lmsuserid: string, lmsusername: string, schools: string[]) => ({
-      lmsuserid, lmsusername, lmsuserpasswordhash: md5hex('pw'), firstname: 'F', lastname: 'L', lmsuserrole: 'Mapyr2Pw', isverified: 1, isdisabled: 0, type: 1,
-      countries: null, schools: JSON.stringify(schools),
+      lmsuserid, lmsusername, lmsuserpasswordhash: md5hex('pw'), firstname: 'F', lastname: 'L', lmsuserrole: 'Mapyr2Pw',
+      isverified: 1, isdisabled: 0, type: 1, countries: null, schools: JSON.stringify(schools),
     });
     await put('lmsusers', [
       account(ids.nul, 'admin@org.example\u0000.evil', [crypto.randomUUID()]),
       account(ids.wide, 'wide@org.example', Array.from({ length: 20_000 }, () => crypto.randomUUID())),
       account(ids.fine, 'fine@org.example', Array.from({ length: 200 }, () => crypto.randomUUID())),
     ]);
-    await put('lmsusers_roles', [{ roleid: USER_ROLE, lmsuserid: ids.nul }, { roleid: USER_ROLE, lmsuserid: ids.wide }, { roleid: USER_ROLE, lmsuserid: ids.fine }]);
+    await put('lmsusers_roles', [ids.nul, ids.wide, ids.fine].map((lmsuserid) => ({ roleid: USER_ROLE, lmsuserid })));
     t = await makeApp();
     run = await migrateFromMysql(t.tdb.db, ['--source', src.url], { out: (l) => lines.push(l), err: () => undefined });
   }, 180_000);
@@ -49,11 +57,15 @@ describe.skipIf(!available)('migrate-from-mysql from a tampered source', () => {
   it('refuses the unknown permission with its grants, and names the User role\'s extra grant', async () => {
     const db = t.tdb.db;
     expect(run.code).toBe(1);
-    expect(run.tables.refusedRows).toContainEqual({ table: 'permissions', id: ids.god, reason: 'unknown permission "god_mode": not copied, nor its grants' });
+    expect(run.tables.refusedRows).toContainEqual({
+      table: 'permissions', id: ids.god, reason: 'unknown permission "god_mode": not copied, nor its grants',
+    });
     expect(await db('permissions').where({ permissionname: 'god_mode' }).first()).toBeUndefined();
     expect(await db('roles_permissions').where({ permissionid: ids.god }).first()).toBeUndefined();
     const text = lines.join('\n');
-    expect(text).toContain("role User: grants differ from this release's (added: create_user); kept as the source has them: review them");
+    expect(text).toContain(
+      "role User: grants differ from this release's (added: create_user); kept as the source has them: review them",
+    );
     expect(text).toContain(`permissions ${ids.god}: unknown permission "god_mode"`);
   });
 
@@ -66,6 +78,7 @@ describe.skipIf(!available)('migrate-from-mysql from a tampered source', () => {
     expect(await db('lmsusers').whereIn('lmsuserid', [ids.nul, ids.wide]).select('lmsuserid')).toEqual([]);
     expect(await db('lmsusers_roles').whereIn('lmsuserid', [ids.nul, ids.wide]).select('lmsuserid')).toEqual([]);
     // 200 schools is within the limit: copied.
-    expect(await db('lmsusers').where({ lmsuserid: ids.fine }).first('lmsusername')).toEqual({ lmsusername: 'fine@org.example' });
+    expect(await db('lmsusers').where({ lmsuserid: ids.fine }).first('lmsusername'))
+      .toEqual({ lmsusername: 'fine@org.example' });
   });
 });

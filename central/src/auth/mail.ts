@@ -29,7 +29,8 @@ export function logMailer(logger: Logger, nodeEnv = 'development'): Mailer {
 /** Said once at start outside development and test: without SMTP_URL no reset or verification mail leaves. */
 export function warnMailNotSent(config: Pick<Config, 'nodeEnv' | 'smtpUrl'>, logger: Pick<Logger, 'warn'>): void {
   if (config.smtpUrl || isDevOrTest(config.nodeEnv)) return;
-  logger.warn({}, 'SMTP_URL is not set: password-reset and verification mails are not sent (each is logged as not sent)');
+  const what = 'password-reset and verification mails are not sent (each is logged as not sent)';
+  logger.warn({}, `SMTP_URL is not set: ${what}`);
 }
 
 /** SMTP through nodemailer, loaded only when SMTP_URL is set. */

@@ -174,7 +174,12 @@ export async function renameQuestion(db: Knex, questionid: string, questionident
   return true;
 }
 
-export async function setQuestionStatus(db: Knex, questionid: string, questionstatus: boolean, caller?: Caller): Promise<true> {
+export async function setQuestionStatus(
+  db: Knex,
+  questionid: string,
+  questionstatus: boolean,
+  caller?: Caller,
+): Promise<true> {
   if (!questionstatus && caller) await requireUsedWithin(db, caller, { questionid });
   const n = await live(db, questionid).update({ questionstatus, lastupdated: now() });
   if (!n) throw httpError(400, INVALID);

@@ -91,7 +91,8 @@ function sourceFor(db: Knex, key: ContentKey, scope: Scope): Paging {
   const narrowings: Partial<Record<ContentKey, (q: Knex.QueryBuilder) => void>> = {
     schools: (q) => q.whereIn('schoolid', [...scope.schoolids]),
     standards: (q) => q.where((b) => {
-      b.whereIn('schoolid', [...scope.schoolids]).orWhere((c) => { c.whereNull('schoolid').whereIn('schoolname', [...scope.schoolnames]); });
+      b.whereIn('schoolid', [...scope.schoolids])
+        .orWhere((c) => { c.whereNull('schoolid').whereIn('schoolname', [...scope.schoolnames]); });
     }),
     countries: (q) => q.whereIn('countryid', [...scope.countryids]),
     curriculums: (q) => q.whereIn('curriculumid', curricula()),
@@ -116,7 +117,8 @@ function sourceFor(db: Knex, key: ContentKey, scope: Scope): Paging {
   const map = key !== 'curriculumbaselines' ? p.map : (row: Row): Row => {
     const kept = schoolList(row.schoolid).filter((id) => typeof id === 'string' && own.has(id));
     // As stored: a JSON text on SQLite, an array on PostgreSQL.
-    const schoolid = row.schoolid === undefined || row.schoolid === null ? row.schoolid : typeof row.schoolid === 'string' ? JSON.stringify(kept) : kept;
+    const stored = row.schoolid;
+    const schoolid = stored === undefined || stored === null ? stored : typeof stored === 'string' ? JSON.stringify(kept) : kept;
     return { ...(p.map ? p.map(row) : row), ...(row.schoolid === undefined ? {} : { schoolid }) };
   };
   return { ...p, map, where: (q) => { if (also) also(q); narrow(q); } };
