@@ -5,12 +5,14 @@ import { assertMigrated, openDatabase } from './db';
 import { createObjectStore } from './objects';
 import { checkpointsSettled } from './areas/log/store';
 import { shareRevocations } from './auth/tokens';
+import { warnMailNotSent } from './auth/mail';
 import { startOrphanSweep } from './areas/log/archives';
 
 startOrExit('central API', async () => {
   const config = loadConfig();
   const logger = createLogger({ name: 'central', level: config.logLevel });
   warnWeakSecrets(logger, config.weakSecrets);
+  warnMailNotSent(config, logger);
   const db = openDatabase(config.databaseUrl, config.database);
   await assertMigrated(db);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger, { startTimeoutMs: config.redisStartTimeoutMs, keyPrefix: config.redisKeyPrefix }) : undefined;

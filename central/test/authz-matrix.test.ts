@@ -50,9 +50,12 @@ interface Persona {
   roles?: string[]; // role keys held among the seeded roles
   perms?: Set<string>;
   wildcard?: boolean;
+  /** A staff account whose token names schools or countries. */
+  narrowed?: boolean;
 }
 
-type Expect = 'pass' | 401 | 403;
+/** `narrowedOut`: the gate admits, the scope refuses (403), unless the empty body is refused first (400). */
+type Expect = 'pass' | 401 | 403 | 'narrowedOut';
 
 function expectGate(p: Persona, gate: ContractGate): Expect {
   if (gate.token) return 401; // none of the personas sends a refresh/change-password/verify token in the query
@@ -77,7 +80,22 @@ function expectGate(p: Persona, gate: ContractGate): Expect {
 
 const keyOf = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 
+/**
+ * Changes that reach every school and country (README, Security): a staff account narrowed to schools or
+ * countries is refused them with 403 even when its role holds the permission.
+ */
+const WHOLE_ORGANISATION = new Set([
+  'POST /roles/create', 'PUT /roles/:roleid', 'DELETE /roles/:roleid', 'POST /country/create', 'POST /standard/migrate-standardid',
+  'POST /standard/remove-standardid', 'POST /student/migrate-standardid', 'POST /student/migrate-subject-curriculum',
+  'POST /level/update_quiz_points', 'POST /lesson/update_reward_points',
+]);
+
 function expected(p: Persona, r: ContractRoute): Expect {
+  const gate = expectedAtGate(p, r);
+  return gate === 'pass' && p.narrowed && WHOLE_ORGANISATION.has(`${r.method} ${r.path}`) ? 'narrowedOut' : gate;
+}
+
+function expectedAtGate(p: Persona, r: ContractRoute): Expect {
   if (r.classGuard) {
     const c = expectGate(p, { kind: 'roles', roles: r.classGuard.roles });
     if (c !== 'pass') return c;
@@ -173,9 +191,9 @@ beforeAll(async () => {
       }),
     )),
     // Narrowed staff: the claims may narrow what they see, never whether the gate lets them in.
-    { name: 'Admin narrowed to one school', kind: 'staff', roles: ['admin'], perms: setOf('Admin'), header: await staff('admin-school', [ROLE_IDS.admin], { schools: [schoolid] }) },
-    { name: 'Admin narrowed to one country', kind: 'staff', roles: ['admin'], perms: setOf('Admin'), header: await staff('admin-country', [ROLE_IDS.admin], { countries: [countryid] }) },
-    { name: 'Teacher narrowed to one school', kind: 'staff', roles: ['teacher'], perms: setOf('Teacher'), header: await staff('teacher-school', [ROLE_IDS.teacher], { schools: [schoolid] }) },
+    { name: 'Admin narrowed to one school', kind: 'staff', narrowed: true, roles: ['admin'], perms: setOf('Admin'), header: await staff('admin-school', [ROLE_IDS.admin], { schools: [schoolid] }) },
+    { name: 'Admin narrowed to one country', kind: 'staff', narrowed: true, roles: ['admin'], perms: setOf('Admin'), header: await staff('admin-country', [ROLE_IDS.admin], { countries: [countryid] }) },
+    { name: 'Teacher narrowed to one school', kind: 'staff', narrowed: true, roles: ['teacher'], perms: setOf('Teacher'), header: await staff('teacher-school', [ROLE_IDS.teacher], { schools: [schoolid] }) },
     { name: 'school teacher', kind: 'schoolstaff', header: `Bearer ${(await schoolLogin(server, 'mteacher')).accessToken}` },
     { name: 'school learner', kind: 'learner', header: `Bearer ${learnerToken}` },
   );
@@ -236,7 +254,8 @@ describe('persona x route matrix', () => {
         const res = await req;
         checked += 1;
         // A route that passed its guards does its job: no 501 and no 500 (the classroom server it may call answers).
-        const ok = want === 'pass' ? ![401, 403, 500, 501].includes(res.status) : res.status === want;
+        const ok = want === 'pass' ? ![401, 403, 500, 501].includes(res.status)
+          : want === 'narrowedOut' ? [400, 403].includes(res.status) : res.status === want;
         if (!ok) wrong.push(`${p.name}: ${route.method} ${route.path} -> ${res.status}, expected ${want}`);
       }
     }

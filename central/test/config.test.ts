@@ -85,6 +85,44 @@ describe('central configuration', () => {
     expect(start('short', { [`ALLOW_WEAK_${other}`]: '1' })).toThrow(name);
   });
 
+  it.each(Object.keys(realSecrets))('refuses %s when it is a pattern repeated or a sequence, however long', (name) => {
+    const start = (value: string) => () => loadConfig({ NODE_ENV: 'production', ...realSecrets, [name]: value });
+    expect(start('abcdefghijklmnop'.repeat(3))).toThrow(new RegExp(`${name} is too weak .*a pattern of 16 characters repeated`));
+    expect(start('0123456789'.repeat(7))).toThrow(/a pattern of 10 characters repeated/);
+    // Sixteen different characters repeated, with a tail that breaks the exact repetition.
+    expect(start(`${'Q7vK2xLp9ZrT4mWc'.repeat(3)}xY`)).toThrow(/a pattern of 16 characters/);
+    expect(start('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ')).toThrow(/a sequence/);
+    expect(start('aAbBcCdDeEfFgGhHiIjJkKlLmMnNoOpPqQrRsStTuUvVwWxXyYzZ')).toThrow(/a sequence/);
+    // Sixteen different characters, unevenly used: little entropy although long and aperiodic.
+    expect(start(`${'a'.repeat(30)}bcdefghijklmnopq${'a'.repeat(10)}`)).toThrow(/pattern|entropy/);
+    expect(start(`Aa${'b'.repeat(20)}cdefghijklmnopq${'b'.repeat(22)}rs`)).toThrow(/pattern|entropy/);
+    // Random values in every usual form pass, whatever the draw.
+    for (let i = 0; i < 2000; i += 1) {
+      for (const v of [crypto.randomBytes(32).toString('base64'), crypto.randomBytes(32).toString('base64url'), crypto.randomBytes(32).toString('hex')]) {
+        expect(start(v)().weakSecrets).toEqual([]);
+      }
+    }
+  });
+
+  it('refuses two secrets of the same value, naming both and never the value', () => {
+    const names = Object.keys(realSecrets);
+    for (const [i, a] of names.entries()) {
+      for (const b of names.slice(i + 1)) {
+        const value = crypto.randomBytes(32).toString('base64url');
+        let message = '';
+        try {
+          loadConfig({ NODE_ENV: 'production', ...realSecrets, [a]: value, [b]: value });
+        } catch (err) {
+          message = (err as Error).message;
+        }
+        expect(message).toBe(`${a} and ${b} are the same value: each secret must be a random value of its own when NODE_ENV=production`);
+        expect(message).not.toContain(value);
+      }
+    }
+    // Development and test keep their shared defaults.
+    expect(loadConfig({ NODE_ENV: 'test' }).nodeEnv).toBe('test');
+  });
+
   it('logs every start that accepts a weak secret on purpose', async () => {
     const db = await testDatabase();
     await db.dispose();

@@ -138,6 +138,8 @@ describe('scoping matrix', () => {
     for (const [method, url, body, message] of idRoutes('A')) {
       if (method === 'delete') continue;
       for (const who of ['scopedSchool', 'scopedCountry'] as const) {
+        // An account narrowed to schools creates no school: it could not see it (narrowed-staff.test.ts).
+        if (who === 'scopedSchool' && url === '/school/create') continue;
         const res = await call(who, method, url, body);
         // Creating the same thing twice is refused by its own rule, not by the scope.
         const ok = res.status === 200 || (res.status === 400 && res.body.errormessage !== message);

@@ -25,7 +25,9 @@ beforeAll(async () => {
   fake.use(express.json());
   fake.post(/.*/, (req, res) => {
     asked.push(req.body);
-    res.json({ error: false, data: { data: classroomRows, total: classroomRows.length, pageindex: 1, pagesize: 10 } });
+    // Downloads are answered with the bare rows (contract §16.3), pages with a page of them.
+    if (req.path.endsWith('/download')) res.json({ error: false, data: classroomRows });
+    else res.json({ error: false, data: { data: classroomRows, total: classroomRows.length, pageindex: 1, pagesize: 10 } });
   });
   classroom = fake.listen(0, '127.0.0.1');
   await new Promise((r) => classroom.once('listening', r));
@@ -186,5 +188,84 @@ describe('online reports', () => {
     const none = await post('/report/online/studentlastcompletedquiz', f({}), 'nothing');
     expect(none.body.data).toEqual({ data: [], total: 0, pageindex: 1, pagesize: 50 });
     expect(asked).toHaveLength(0);
+  });
+});
+
+describe('every online report and every download, as narrowed callers', () => {
+  const ONLINE_PAGES = [
+    '/report/online/studentprogress', '/report/online/studentprogress/class', '/report/online/studentlastcompletedquiz', '/report/studentlevelquiz/online',
+    '/report/online/studentlevelquiz/class', '/report/online/studentstatus', '/report/online/student-grade-progress', '/report/online/student-level-progress',
+    '/report/online/student-lesson-progress',
+  ];
+  const ONLINE_DOWNLOADS = [
+    '/report/online/studentprogress/download', '/report/online/studentprogress/class/download', '/report/online/studentlastcompletedquiz/download',
+    '/report/online/studentlevelquiz/download', '/report/online/studentlevelquiz/class/download', '/report/online/studentstatus/download',
+  ];
+  /** A classroom row of a school, as the classroom's reports nest it. */
+  const rowOf = (school: 'sunrise' | 'lotus' | 'amman') => ({
+    studentid: `id-${school}`, school: { schoolid: W.school[school], schoolname: W.schoolname[school] }, schooluser: { schoolusername: `user-${school}` },
+    student: { schoolname: W.schoolname[school], schooluser: { schoolusername: `user-${school}` } },
+  });
+  const OWN: Record<string, 'lotus' | 'amman'> = { lotus: 'lotus', jordan: 'amman' };
+  const schoolFilter = (body: any) => (body.filter as Array<{ key: string; value: unknown }>).find((x) => x.key === 'schoolid')?.value;
+
+  it('online pages: the classroom is asked for the caller\'s schools only, and other schools\' rows are dropped', async () => {
+    classroomRows = [rowOf('sunrise'), rowOf('lotus'), rowOf('amman')];
+    for (const url of ONLINE_PAGES) {
+      for (const who of ['lotus', 'jordan'] as const) {
+        asked.length = 0;
+        const res = await post(url, f({ studentid: 'any', standard: 'x' }), who);
+        expect([url, who, res.status]).toEqual([url, who, 200]);
+        expect([url, who, res.body.data.data.map((r: { studentid: string }) => r.studentid)]).toEqual([url, who, [`id-${OWN[who]}`]]);
+        expect([url, who, schoolFilter(asked[0])]).toEqual([url, who, [W.school[OWN[who]]]]);
+      }
+      asked.length = 0;
+      const all = await post(url, f({ studentid: 'any' }), 'all');
+      expect([url, all.body.data.data.length, schoolFilter(asked[0])]).toEqual([url, 3, undefined]);
+      // A scope that admits no school asks the classroom nothing.
+      asked.length = 0;
+      expect([url, (await post(url, f({}), 'nothing')).body.data.data]).toEqual([url, []]);
+      expect(asked).toHaveLength(0);
+    }
+  });
+
+  it('online downloads: the CSV carries the caller\'s schools\' rows only', async () => {
+    classroomRows = [rowOf('sunrise'), rowOf('lotus'), rowOf('amman')];
+    for (const url of ONLINE_DOWNLOADS) {
+      for (const who of ['lotus', 'jordan'] as const) {
+        asked.length = 0;
+        const res = await post(url, f({ studentid: 'any', standard: 'x', startDate: '2026-01-01', endDate: '2026-12-31' }), who);
+        expect([url, who, res.status]).toEqual([url, who, 200]);
+        const users = ['sunrise', 'lotus', 'amman'].filter((k) => res.text.includes(`user-${k}`));
+        expect([url, who, users]).toEqual([url, who, [OWN[who]]]);
+        expect([url, who, schoolFilter(asked[0])]).toEqual([url, who, [W.school[OWN[who]]]]);
+      }
+      const all = await post(url, f({ startDate: '2026-01-01', endDate: '2026-12-31' }), 'all');
+      expect([url, ['sunrise', 'lotus', 'amman'].filter((k) => all.text.includes(`user-${k}`))]).toEqual([url, ['sunrise', 'lotus', 'amman']]);
+    }
+  });
+
+  it('offline downloads: another school\'s learner or class gives no row, the own ones do', async () => {
+    const cases: Array<[string, (l: Learner) => Record<string, unknown>]> = [
+      ['/report/studentprogress/download', (l) => ({ studentid: l.studentid })],
+      ['/report/studentlevelquiz/download', (l) => ({ studentid: l.studentid })],
+      ['/report/studentprogress/class/download', (l) => ({ standard: l === sun ? W.class.sunrise : l === lot ? W.class.lotus : W.class.amman })],
+      ['/report/studentlevelquiz/class/download', (l) => ({ standard: l === sun ? W.class.sunrise : l === lot ? W.class.lotus : W.class.amman })],
+      ['/report/studentlastcompletedquiz/download', (l) => ({ standard: l === sun ? W.class.sunrise : l === lot ? W.class.lotus : W.class.amman })],
+      ['/report/studentstatus/download', (l) => ({ schoolname: l === sun ? W.schoolname.sunrise : l === lot ? W.schoolname.lotus : W.schoolname.amman })],
+    ];
+    const named = (text: string) => (['sun', 'lot', 'amm'] as const).filter((u) => new RegExp(`(^|[,"])${u}([,"]|$)`, 'm').test(text));
+    for (const [url, filters] of cases) {
+      for (const [who, own, others] of [['lotus', lot, [sun, amm]], ['jordan', amm, [sun, lot]]] as const) {
+        const mine = await post(url, f(filters(own)), who);
+        expect([url, who, mine.status, named(mine.text)]).toEqual([url, who, 200, [own.schoolusername]]);
+        for (const other of others) {
+          const theirs = await post(url, f(filters(other)), who);
+          expect([url, who, other.schoolusername, theirs.status, named(theirs.text)]).toEqual([url, who, other.schoolusername, 200, []]);
+        }
+      }
+      // The unnarrowed account gets the learner of any school.
+      expect([url, named((await post(url, f(filters(sun)), 'all')).text)]).toEqual([url, ['sun']]);
+    }
   });
 });

@@ -162,6 +162,50 @@ describe('the content package, the country list and enrolment', () => {
     expect(doc.schools.map((r) => r.schoolid).sort()).toEqual([s.A.schoolid, s.B.schoolid].sort());
   });
 
+  it('GET /sync/content and GET /sync carry the curricula offered in the caller\'s countries, and assessments name its schools only', async () => {
+    const db = t.tdb.db;
+    // Side A's assessment is given to school B as well (an unnarrowed account may): a narrowed caller of A sees only A in it.
+    await db('curriculumbaseline').where({ curriculumbaselineid: s.A.curriculumbaselineid }).update({ schoolid: JSON.stringify([s.A.schoolid, s.B.schoolid]) });
+    const offered = (await db('curriculumcountry').where({ countryid: s.A.countryid }).pluck('curriculumid')) as string[];
+    const B = [s.B.curriculumid, s.B.gradeid, s.B.levelid, s.B.lessonid, s.B.lessonlearningid, s.B.lessonplanid, s.B.lessonpracticeid, s.B.lessonquizid,
+      s.B.lessonpracticequestionid, s.B.lessonquizquestionid, s.B.levelquizquestionid, s.B.curriculumbaselineid, s.B.baselinequestionid, s.B.schoolid];
+    try {
+      for (const url of ['/sync/content', '/sync']) {
+        for (const who of ['schoolTeacherA', 'adminOfSchoolA', 'adminOfCountryX', 'teacherOfSchoolA'] as const) {
+          const res = await call(who, 'get', url).buffer(true).parse(binary);
+          expect(res.status).toBe(200);
+          const doc = (await readPackageJson({ buffer: res.body as Buffer })).json as Record<string, Array<Record<string, unknown>>>;
+          const text = JSON.stringify(doc);
+          expect([url, who, B.filter((id) => text.includes(id))]).toEqual([url, who, []]);
+          expect(doc.curriculums.map((r) => r.curriculumid).every((id) => offered.includes(id as string))).toBe(true);
+          expect(doc.curriculums.map((r) => r.curriculumid)).toContain(s.A.curriculumid);
+          for (const k of ['grades', 'levels', 'lessons', 'lessonquizzes', 'levelquizquestions'] as const) expect(doc[k].length).toBeGreaterThan(0);
+          expect(text).toContain(s.A.lessonquizquestionid);
+          const baseline = doc.curriculumbaselines.find((r) => r.curriculumbaselineid === s.A.curriculumbaselineid);
+          expect(baseline).toBeDefined();
+          if (url === '/sync/content') {
+            const list = typeof baseline!.schoolid === 'string' ? JSON.parse(baseline!.schoolid) : baseline!.schoolid;
+            expect(list).toEqual([s.A.schoolid]);
+            expect(doc.baselinequestion.map((r) => r.baselinequestionid)).toEqual([s.A.baselinequestionid]);
+          }
+        }
+      }
+      // An unnarrowed account still gets every curriculum, and assessments whole (the classroom server gets the
+      // package by POST /sync/cloud, built for every school).
+      for (const auth of [as.superadmin]) {
+        const all = await request(t.app).get('/sync/content').set('Authorization', auth).buffer(true).parse(binary);
+        expect(all.status).toBe(200);
+        const doc = (await readPackageJson({ buffer: all.body as Buffer })).json as Record<string, Array<Record<string, unknown>>>;
+        expect(doc.curriculums.map((r) => r.curriculumid)).toEqual(expect.arrayContaining([s.A.curriculumid, s.B.curriculumid]));
+        const baseline = doc.curriculumbaselines.find((r) => r.curriculumbaselineid === s.A.curriculumbaselineid)!;
+        const list = typeof baseline.schoolid === 'string' ? JSON.parse(baseline.schoolid) : baseline.schoolid;
+        expect(list).toEqual([s.A.schoolid, s.B.schoolid]);
+      }
+    } finally {
+      await db('curriculumbaseline').where({ curriculumbaselineid: s.A.curriculumbaselineid }).update({ schoolid: JSON.stringify([s.A.schoolid]) });
+    }
+  });
+
   it('GET /country lists the caller\'s countries only', async () => {
     for (const who of ['adminOfSchoolA', 'adminOfCountryX'] as const) {
       const res = await call(who, 'get', '/country');
@@ -192,7 +236,8 @@ describe('schools and assessments are given only what the caller may give', () =
     const before = await snapshot(t.tdb.db, ['schools']);
     for (const who of ['adminOfSchoolA', 'adminOfCountryX'] as const) {
       const created = await call(who, 'post', '/school/create', { schoolname: `Planted ${who}`, countryid: s.A.countryid, curriculums: [s.B.curriculumid] });
-      expect([who, created.status, created.body]).toEqual([who, 400, refused('Invalid curriculum id')]);
+      // An account narrowed to schools creates none at all (see narrowed-staff.test.ts).
+      expect([who, created.status, created.body]).toEqual([who, 400, refused(who === 'adminOfSchoolA' ? 'Invalid country id' : 'Invalid curriculum id')]);
       const updated = await call(who, 'put', `/school/update/${s.A.schoolid}`, { schoolname: s.A.schoolname, countryid: s.A.countryid, curriculums: [s.A.curriculumid, s.B.curriculumid] });
       expect([who, updated.status, updated.body]).toEqual([who, 400, refused('Invalid curriculum id')]);
     }

@@ -86,6 +86,18 @@ describe('classroom configuration', () => {
     expect(start('changeme', { [`ALLOW_WEAK_${name}`]: '1' })).toThrow(/placeholder/);
   });
 
+  it('refuses a repeated pattern, a sequence, and JWT_SECRET equal to SERVER_SYNC_KEY (naming both, not the value)', () => {
+    const start = (env: Record<string, string>) => () => loadConfig({ NODE_ENV: 'production', ...realSecrets, ...env });
+    expect(start({ JWT_SECRET: 'abcdefghijklmnop'.repeat(3) })).toThrow(/JWT_SECRET is too weak .*a pattern of 16 characters repeated/);
+    expect(start({ SERVER_SYNC_KEY: '0123456789'.repeat(7) })).toThrow(/SERVER_SYNC_KEY is too weak .*a pattern of 10 characters/);
+    expect(start({ JWT_SECRET: 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ' })).toThrow(/a sequence/);
+    const value = crypto.randomBytes(32).toString('base64url');
+    expect(start({ JWT_SECRET: value, SERVER_SYNC_KEY: value })).toThrow(
+      /^JWT_SECRET and SERVER_SYNC_KEY are the same value: each secret must be a random value of its own/,
+    );
+    expect(start({ JWT_SECRET: value, SERVER_SYNC_KEY: value })).not.toThrow(value);
+  });
+
   it('stops the built server before it listens when JWT_SECRET is missing in production', () => {
     const run = spawnSync(process.execPath, [path.resolve(__dirname, '../dist/server.js')], {
       env: { PATH: process.env.PATH, NODE_ENV: 'production', SERVER_SYNC_KEY: realSecrets.SERVER_SYNC_KEY },

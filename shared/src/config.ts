@@ -71,21 +71,73 @@ export type Env = Record<string, string | undefined>;
 /** The entropy a production secret must carry: an HS256 key or a shared key shorter than this is guessed offline. */
 export const MIN_SECRET_BYTES = 32;
 
+/** The least entropy estimate (`entropyEstimate`) a secret may show; random 32-byte values show 180 and more. */
+export const MIN_SECRET_ESTIMATE_BITS = 160;
+
+/**
+ * The shortest period with which `value` mostly repeats itself (half or more of its characters equal the one
+ * that many places back, which random characters almost never do), or undefined when it does not.
+ */
+function periodOf(value: string): number | undefined {
+  for (let p = 1; p <= value.length / 2; p += 1) {
+    let same = 0;
+    for (let i = p; i < value.length; i += 1) if (value[i] === value[i - p]) same += 1;
+    if (same * 2 >= value.length - p) return p;
+  }
+  return undefined;
+}
+
+/**
+ * How many characters follow from the ones before: with some lag L (1 to 4), the step from the character L
+ * places back is the same as the previous character's (`abcd`, `1357`, `aAbBcC`). Random characters
+ * rarely do (at most a tenth of them); counting sequences stops them passing for random bytes.
+ */
+function followers(value: string): number {
+  let most = 0;
+  for (let lag = 1; lag <= 4; lag += 1) {
+    let n = 0;
+    for (let i = 2 * lag; i < value.length; i += 1) {
+      const step = value.charCodeAt(i) - value.charCodeAt(i - lag);
+      if (step === value.charCodeAt(i - 1) - value.charCodeAt(i - 1 - lag)) n += 1;
+    }
+    most = Math.max(most, n);
+  }
+  return most;
+}
+
+/** An estimate of a value's entropy in bits: its length times the Shannon entropy of its character counts. */
+export function entropyEstimate(value: string): number {
+  const counts = new Map<string, number>();
+  for (const c of value) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let bitsPerChar = 0;
+  for (const k of counts.values()) bitsPerChar -= (k / value.length) * Math.log2(k / value.length);
+  return bitsPerChar * value.length;
+}
+
 /**
  * Why `value` cannot hold 32 random bytes, or undefined when it can. The rule: a value of hex digits only
  * needs 64 of them (4 bits each); any other value needs at least 43 characters (base64 of 32 bytes, 6 bits
  * each). A value built of few different characters (fewer than 10 hex digits, or 16 characters otherwise —
- * random values of those lengths hold about 16 and 30) is a pattern, not random bytes, and is refused too.
+ * random values of those lengths hold about 16 and 30), a pattern repeated, a sequence (`0123…`, `abcd…`)
+ * or a value whose entropy estimate is below `MIN_SECRET_ESTIMATE_BITS` is not random bytes and is refused too.
  */
 export function secretWeakness(value: string): string | undefined {
   const distinct = new Set(value).size;
   if (/^[0-9a-f]+$/i.test(value)) {
     if (value.length < 2 * MIN_SECRET_BYTES) return `${value.length} hex digits, fewer than ${2 * MIN_SECRET_BYTES}`;
-    return distinct < 10 ? `only ${distinct} different hex digits` : undefined;
+    if (distinct < 10) return `only ${distinct} different hex digits`;
+  } else {
+    const chars = Math.ceil((MIN_SECRET_BYTES * 8) / 6);
+    if (value.length < chars) return `${value.length} characters, fewer than ${chars}`;
+    if (distinct < 16) return `only ${distinct} different characters`;
   }
-  const chars = Math.ceil((MIN_SECRET_BYTES * 8) / 6);
-  if (value.length < chars) return `${value.length} characters, fewer than ${chars}`;
-  return distinct < 16 ? `only ${distinct} different characters` : undefined;
+  const period = periodOf(value);
+  if (period !== undefined) return `a pattern of ${period} characters repeated`;
+  const follow = followers(value);
+  if (follow * 3 > value.length) return `a sequence (${follow} of ${value.length} characters follow from the ones before)`;
+  const bits = Math.floor(entropyEstimate(value));
+  if (bits < MIN_SECRET_ESTIMATE_BITS) return `about ${bits} bits of entropy by estimate, fewer than ${MIN_SECRET_ESTIMATE_BITS}`;
+  return undefined;
 }
 
 /** The start-up warning for secrets accepted below the entropy rule: an operator reads it in every start's log. */
@@ -125,6 +177,16 @@ export function checkSecrets(nodeEnv: NodeEnv, env: Env, names: readonly string[
         `(64 hex digits or 43 base64 characters, e.g. \`openssl rand -base64 32\`). ` +
         `To keep an existing shorter value on purpose, set ${allowWeakSwitch(name)}=1`,
     );
+  }
+  // One value in two roles makes the weaker role's holders masters of the other (a box's sync key signing
+  // staff tokens): each secret of a service is its own. The message names the variables, never the value.
+  for (let i = 0; i < names.length; i += 1) {
+    const same = names.slice(i + 1).find((other) => env[other] === env[names[i]]);
+    if (same) {
+      throw new ConfigError(
+        `${names[i]} and ${same} are the same value: each secret must be a random value of its own when NODE_ENV=${nodeEnv}`,
+      );
+    }
   }
   return acceptedWeak;
 }

@@ -1,4 +1,4 @@
-import type { Logger } from '@lms/shared';
+import { isDevOrTest, type Logger } from '@lms/shared';
 import type { Config } from '../config';
 
 export interface Mail {
@@ -11,13 +11,26 @@ export interface Mailer {
   send(mail: Mail): Promise<void>;
 }
 
-/** Without SMTP_URL the mail is written to the log (development, demos); links stay usable from there. */
-export function logMailer(logger: Logger): Mailer {
+/**
+ * Without SMTP_URL: in development and test the mail is written to the log, links and all (demos read
+ * them there). Anywhere else the link is a key to the account (a reset link takes it over), so only the
+ * fact that a mail was not sent is logged, never its text.
+ */
+export function logMailer(logger: Logger, nodeEnv = 'development'): Mailer {
+  const devOrTest = isDevOrTest(nodeEnv);
   return {
     async send(mail) {
-      logger.info({ mail }, 'mail (no SMTP_URL set)');
+      if (devOrTest) logger.info({ mail }, 'mail (no SMTP_URL set)');
+      else logger.warn({ mail: { to: mail.to, subject: mail.subject } }, 'mail not sent: SMTP_URL is not set');
     },
   };
+}
+
+/** Said once at start outside development and test: without SMTP_URL no reset or verification mail leaves. */
+export function warnMailNotSent(config: Pick<Config, 'nodeEnv' | 'smtpUrl'>, logger: Pick<Logger, 'warn'>): void {
+  if (config.smtpUrl || isDevOrTest(config.nodeEnv)) return;
+  const what = 'password-reset and verification mails are not sent (each is logged as not sent)';
+  logger.warn({}, `SMTP_URL is not set: ${what}`);
 }
 
 /** SMTP through nodemailer, loaded only when SMTP_URL is set. */
@@ -36,7 +49,7 @@ export function mailerOf(config: Config, deps: { mailer?: Mailer; logger: Logger
   if (deps.mailer) return deps.mailer;
   let m = cache.get(deps);
   if (!m) {
-    m = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : logMailer(deps.logger);
+    m = config.smtpUrl ? smtpMailer(config.smtpUrl, config.mailFrom) : logMailer(deps.logger, config.nodeEnv);
     cache.set(deps, m);
   }
   return m;

@@ -243,11 +243,65 @@ async function checkContentIds(db: Knex, s: Scope, parts: unknown[]): Promise<vo
   for (const part of parts) {
     if (!part || typeof part !== 'object' || Array.isArray(part)) continue;
     for (const [key, value] of Object.entries(part as Record<string, unknown>)) {
-      const known = CONTENT_IDS[key];
+      // Own keys only: a body key such as `toString` or `__proto__` names nothing of CONTENT_IDS.
+      const known = Object.hasOwn(CONTENT_IDS, key) ? CONTENT_IDS[key] : undefined;
       if (!known || typeof value !== 'string' || !value) continue;
       const row = (await known.curriculumOf(db, value)) as { curriculumid: string | null } | undefined;
       if (row && !(row.curriculumid && s.curriculumids.includes(row.curriculumid))) throw httpError(400, known.message);
     }
+  }
+}
+
+/** The curricula whose content uses a shared question or media document (through any lesson item or assessment). */
+async function curriculaUsing(db: Knex, row: { questionid: string } | { documentid: string }): Promise<string[]> {
+  const viaLesson = (table: string, where: (q: Knex.QueryBuilder) => void) => {
+    const q = db(`${table} as x`).join('lessons as ls', 'ls.lessonid', 'x.lessonid')
+      .join('levels as lv', 'lv.levelid', 'ls.levelid').join('grades as g', 'g.gradeid', 'lv.gradeid')
+      .distinct('g.curriculumid as curriculumid');
+    where(q);
+    return q;
+  };
+  let queries: Knex.QueryBuilder[];
+  if ('documentid' in row) {
+    const documentid = row.documentid;
+    queries = ['lessonlearnings', 'lessonplans'].map((t) => viaLesson(t, (q) => q.where('x.documentid', documentid)));
+  } else {
+    const id = row.questionid;
+    queries = [
+      viaLesson('lessonpractices', (q) => q.join('lessonpracticequestions as pq', 'pq.lessonpracticeid', 'x.lessonpracticeid')
+        .where('pq.questionid', id)),
+      viaLesson('lessonquizzes', (q) => q.join('lessonquizquestions as qq', 'qq.lessonquizid', 'x.lessonquizid')
+        .where('qq.questionid', id)),
+      db('levelquizquestions as q').join('levels as lv', 'lv.levelid', 'q.levelid')
+        .join('grades as g', 'g.gradeid', 'lv.gradeid').where('q.questionid', id).distinct('g.curriculumid as curriculumid'),
+      db('baselinequestion as q').join('curriculumbaseline as b', 'b.curriculumbaselineid', 'q.curriculumbaselineid')
+        .where('q.questionid', id).distinct('b.curriculumid as curriculumid'),
+    ];
+  }
+  const found = new Set<string>();
+  for (const q of queries) {
+    for (const r of (await q) as Array<{ curriculumid: string | null }>) if (r.curriculumid) found.add(r.curriculumid);
+  }
+  return [...found];
+}
+
+/**
+ * Questions and media documents are shared by every country (scope.global), but removing one takes it out
+ * of every lesson that uses it: a narrowed caller removes or deactivates only one that no curriculum outside
+ * its own (scope.curriculaOfCaller) uses. An unnarrowed caller removes any.
+ */
+export async function requireUsedWithin(
+  db: Knex,
+  caller: Caller,
+  row: { questionid: string } | { documentid: string },
+): Promise<void> {
+  const s = await resolveScope(db, 'curriculaOfCaller', caller);
+  if (s.all) return;
+  const outside = (await curriculaUsing(db, row)).filter((c) => !s.curriculumids.includes(c));
+  if (outside.length) {
+    const what = 'documentid' in row ? 'document' : 'question';
+    const who = 'only an account that nothing narrows may remove it';
+    throw httpError(400, `This ${what} is used by curricula outside your countries: ${who}`);
   }
 }
 

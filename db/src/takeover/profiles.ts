@@ -59,8 +59,12 @@ export function centralProfile(): TakeoverProfile {
         }
       }
     },
-    async finish({ trx, notes }: TakeoverContext) {
+    async finish(ctx: TakeoverContext) {
+      await refuseWideAccounts(ctx);
       if (!ours) return;
+      const { trx, notes } = ctx;
+      await refuseUnknownPermissions(ctx, ours.permissions);
+      await reportDifferingGrants(ctx, ours);
       const names = new Set((await trx('permissions').select('permissionname')).map((r: Row) => String(r.permissionname)));
       const missing = ours.permissions.filter((p) => !names.has(String(p.permissionname)));
       if (!missing.length) return;
@@ -86,6 +90,71 @@ export function centralProfile(): TakeoverProfile {
       notes.push(`permissions the source lacks, kept as seeded here with their grants: ${missing.map((p) => String(p.permissionname)).join(', ')}`);
     },
   };
+}
+
+/** The most schools or countries a staff account may be narrowed to: the lists travel in every token it signs in with. */
+export const MAX_NARROWING_IDS = 200;
+
+const listOf = (v: unknown): unknown[] => {
+  if (Array.isArray(v)) return v;
+  if (typeof v !== 'string') return [];
+  try {
+    const parsed: unknown = JSON.parse(v);
+    return Array.isArray(parsed) ? parsed : [];
+  } catch {
+    return [];
+  }
+};
+
+/**
+ * A staff account narrowed to more than MAX_NARROWING_IDS schools or countries would sign in with a token too
+ * large for any request header (every request answered 431): refused, for the operator to give it a
+ * `countries` list or no narrowing instead.
+ */
+async function refuseWideAccounts({ trx, refuse }: TakeoverContext): Promise<void> {
+  for (const a of (await trx('lmsusers').select('lmsuserid', 'schools', 'countries')) as Row[]) {
+    const widest = Math.max(listOf(a.schools).length, listOf(a.countries).length);
+    if (widest <= MAX_NARROWING_IDS) continue;
+    const lmsuserid = String(a.lmsuserid);
+    await trx('lmsusers_roles').where({ lmsuserid }).del();
+    await trx('tokens').where({ lmsuserid }).del();
+    await trx('lmsusers').where({ lmsuserid }).del();
+    refuse?.('lmsusers', lmsuserid, `narrowed to ${widest} schools or countries, more than ${MAX_NARROWING_IDS}`);
+  }
+}
+
+/**
+ * A permission this service does not know grants nothing here today, but a later release could give the
+ * name a meaning: refused with its grants, so that no role holds more than the catalogue says.
+ */
+async function refuseUnknownPermissions({ trx, refuse }: TakeoverContext, catalogue: Row[]): Promise<void> {
+  const known = catalogue.map((p) => String(p.permissionname));
+  const unknown = (await trx('permissions').whereNotIn('permissionname', known).select('permissionid', 'permissionname')) as Row[];
+  if (!unknown.length) return;
+  const ids = unknown.map((p) => String(p.permissionid));
+  await trx('roles_permissions').whereIn('permissionid', ids).del();
+  await trx('permissions').whereIn('permissionid', ids).del();
+  for (const p of unknown) {
+    refuse?.('permissions', String(p.permissionid), `unknown permission ${JSON.stringify(p.permissionname)}: not copied, nor its grants`);
+  }
+}
+
+/** Names the grants of the built-in roles that differ from this release's (kept as the source has them, for review). */
+async function reportDifferingGrants({ trx, notes }: TakeoverContext, ours: { permissions: Row[]; grants: Row[] }): Promise<void> {
+  const nameOf = new Map(ours.permissions.map((p) => [String(p.permissionid), String(p.permissionname)]));
+  const theirs = (await trx('roles_permissions as rp').join('permissions as p', 'p.permissionid', 'rp.permissionid')
+    .whereIn('rp.roleid', [...BUILT_IN_ROLES]).select('rp.roleid', 'p.permissionname')) as Row[];
+  // A permission the source lacks altogether comes back with this release's grants (finish): no difference.
+  const present = new Set(((await trx('permissions').select('permissionname')) as Row[]).map((p) => String(p.permissionname)));
+  for (const [roleid, rolename] of ROLES) {
+    const expected = new Set(ours.grants.filter((g) => String(g.roleid) === roleid).map((g) => nameOf.get(String(g.permissionid)) ?? ''));
+    const held = new Set(theirs.filter((g) => String(g.roleid) === roleid).map((g) => String(g.permissionname)));
+    const added = [...held].filter((n) => !expected.has(n)).sort();
+    const removed = [...expected].filter((n) => n && present.has(n) && !held.has(n)).sort();
+    if (!added.length && !removed.length) continue;
+    const parts = [added.length ? `added: ${added.join(', ')}` : '', removed.length ? `removed: ${removed.join(', ')}` : ''].filter(Boolean);
+    notes.push(`role ${rolename}: grants differ from this release's (${parts.join('; ')}); kept as the source has them: review them`);
+  }
 }
 
 /**

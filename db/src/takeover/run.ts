@@ -25,6 +25,8 @@ export interface TakeoverContext {
   source: Source;
   again: boolean;
   notes: string[];
+  /** Counts a row of `table` that `finish` took back out as refused, with the reason (set once the plans exist). */
+  refuse?: (table: string, id: string, reason: string) => void;
 }
 
 export interface TakeoverProfile {
@@ -318,6 +320,10 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
       if (resolved) p.report.resolved += 1;
       if (refusedRows.length < MAX_LISTED_REFUSALS) refusedRows.push({ table: p.target, id, reason, ...(resolved ? { resolved } : {}) });
       else refusedNotListed += 1;
+    };
+    ctx.refuse = (table, id, reason) => {
+      const p = plans.find((x) => x.target === table);
+      if (p) refuse(p, id, reason);
     };
     const deletions = new Map<string, string[]>();
 

@@ -68,6 +68,7 @@ export function convert(value: unknown, sourceType: string, kind: TargetKind, nu
       throw new Refusal(`${JSON.stringify(value)} is not a boolean`);
     case 'json': {
       const { json, unwrapped } = unwrapJson(typeof value === 'string' ? value : JSON.stringify(value));
+      if (json.includes('\\u0000')) throw new Refusal('JSON with a NUL byte');
       if (unwrapped) changes.add('double-encoded JSON unwrapped');
       return json;
     }
@@ -87,7 +88,12 @@ export function convert(value: unknown, sourceType: string, kind: TargetKind, nu
       }
       if (typeof value === 'boolean') return value ? 1 : 0;
       throw new Refusal(`${JSON.stringify(value)} is not a number`);
-    case 'text':
-      return typeof value === 'string' ? value : String(value);
+    case 'text': {
+      const text = typeof value === 'string' ? value : String(value);
+      // PostgreSQL cannot store a NUL byte, and no name or text of the original means one: refused alike on
+      // both databases (a NUL in a name shows one account name to people and another to the code).
+      if (text.includes('\u0000')) throw new Refusal('text with a NUL byte');
+      return text;
+    }
   }
 }

@@ -18,7 +18,7 @@ export const countryRoutes: CentralRoute[] = [
   route('POST', '/country', perms('view_country'), scope.countriesOfCaller, { body: countryListBody },
     ({ db, scope, body }) => listCountries(db, body, scope),
     { summary: 'paged list of country (pageindex/pagesize/filter)' }),
-  route('POST', '/country/create', perms('create_country'), scope.countriesOfCaller, { body: countryBody },
+  route('POST', '/country/create', perms('create_country'), scope.wholeOrganisation, { body: countryBody },
     ({ db, body, caller }) => createCountry(db, body, actorOf(caller)), { summary: 'create country' }),
   route('PUT', '/country/:countryid', perms('update_country'), scope.countriesOfCaller,
     { params: countryParams, body: countryBody },

@@ -52,7 +52,7 @@ export const documentRoutes: CentralRoute[] = [
   route('POST', '/document/upload', perms('create_document'), scope.global, {},
     uploadDocument, { rawBody: true, summary: 'multipart upload of media document(s) to object store' }),
   route('DELETE', '/document/:documentid', perms('delete_document'), scope.global, { params: documentIdParams },
-    ({ db, params, caller }) => deleteDocument(db, params.documentid, actorOf(caller)),
+    ({ db, params, caller }) => deleteDocument(db, params.documentid, actorOf(caller), caller),
     { summary: 'soft-delete document (isdeleted flag)' }),
   route('POST', '/document', perms('view_document'), scope.global, { body: documentListBody },
     ({ db, body }) => listDocuments(db, body), { summary: 'paged list of document (pageindex/pagesize/filter)' }),

@@ -6,6 +6,8 @@ import { z } from 'zod';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
 import { UPLOAD_CLAIM_MS, UPLOAD_MESSAGES, putChecked, releaseClaim, takeClaim, type CheckedName, type MediaTarget } from '../../http/uploads';
 import type { StoredObject } from '../../objects';
+import { requireUsedWithin } from '../../http/scope';
+import type { Caller } from '../../http/types';
 
 export const documentListBody = pagingBody(['documentname', 'documenttypeid', 'documenttags']);
 // The original validates neither; bounded so that a path cannot be used to send a large value.
@@ -46,7 +48,8 @@ async function liveDocument(db: Knex, documentid: string) {
 }
 
 /** Soft delete; the file stays, for lessons that still show it. An unknown id is a no-op, as in the original. */
-export async function deleteDocument(db: Knex, documentid: string, by: string | null): Promise<true> {
+export async function deleteDocument(db: Knex, documentid: string, by: string | null, caller?: Caller): Promise<true> {
+  if (caller) await requireUsedWithin(db, caller, { documentid });
   const now = new Date().toISOString();
   await db('documents').where({ documentid, isdeleted: false }).update({ isdeleted: true, deleted_at: now, deleted_by: by });
   return true;

@@ -30,7 +30,7 @@ export const lessonRoutes: CentralRoute[] = [
   route('POST', '/lesson', perms('view_lesson'), scope.curriculaOfCaller, { body: lessonListBody },
     ({ db, scope, body }) => listLessons(db, body, scopedCurricula(scope)),
     { summary: 'paged list of lesson (pageindex/pagesize/filter)' }),
-  route('POST', '/lesson/update_reward_points', perms('update_lesson'), scope.global, {},
+  route('POST', '/lesson/update_reward_points', perms('update_lesson'), scope.wholeOrganisation, {},
     ({ db, caller }) => updateRewardPoints(db, actorOf(caller)),
     { status: 201, summary: 'recompute lesson reward points (answers 201)' }),
 ];

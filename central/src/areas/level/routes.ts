@@ -29,7 +29,7 @@ export const levelRoutes: CentralRoute[] = [
   route('POST', '/level', perms('view_level'), scope.curriculaOfCaller, { body: levelListBody },
     ({ db, scope, body }) => listLevels(db, body, scopedCurricula(scope)),
     { summary: 'paged list of level (pageindex/pagesize/filter)' }),
-  route('POST', '/level/update_quiz_points', perms('update_level'), scope.global, {},
+  route('POST', '/level/update_quiz_points', perms('update_level'), scope.wholeOrganisation, {},
     ({ db, caller }) => updateQuizPoints(db, actorOf(caller)),
     { status: 201, summary: 'recompute level quiz points (answers 201)' }),
 ];

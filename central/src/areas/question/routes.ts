@@ -13,7 +13,7 @@ export const questionRoutes: CentralRoute[] = [
   route('POST', '/question/create', perms('create_question'), scope.global, { body: questionBody },
     ({ db, body, caller }) => createQuestion(db, body, actorOf(caller)), { summary: 'create question' }),
   route('DELETE', '/question/:questionid', perms('delete_question'), scope.global, { params: questionParams },
-    ({ db, params, caller }) => deleteQuestion(db, params.questionid, actorOf(caller)),
+    ({ db, params, caller }) => deleteQuestion(db, params.questionid, actorOf(caller), caller),
     { summary: 'soft-delete question (isdeleted flag)' }),
   route('GET', '/question/:questionid', perms('view_question'), scope.global, { params: questionParams },
     ({ db, params }) => getQuestion(db, params.questionid), { summary: 'get one question by id' }),
@@ -39,5 +39,5 @@ export const questionRoutes: CentralRoute[] = [
     ({ db, params, caller }) => renameQuestion(db, params.questionid, params.questionidentifier, actorOf(caller)),
     { summary: 'set the identifier of a question' }),
   route('PUT', '/question/deactivate/:questionid', perms('update_question'), scope.global, { params: questionParams },
-    ({ db, params }) => setQuestionStatus(db, params.questionid, false), { summary: 'set question status inactive' }),
+    ({ db, params, caller }) => setQuestionStatus(db, params.questionid, false, caller), { summary: 'set question status inactive' }),
 ];

@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { guid, integer, text } from '../../http/fields';
 import { filterValues, pageRows, pagingBody, whereEach, type Paging } from '../../http/paging';
 import { now, writeTransaction } from '../../http/writes';
+import { requireUsedWithin } from '../../http/scope';
+import type { Caller } from '../../http/types';
 
 /**
  * The question bank. A question's content lives in JSON columns (heading, options, distractors, file,
@@ -184,13 +186,20 @@ export async function renameQuestion(db: Knex, questionid: string, questionident
   return true;
 }
 
-export async function setQuestionStatus(db: Knex, questionid: string, questionstatus: boolean): Promise<true> {
+export async function setQuestionStatus(
+  db: Knex,
+  questionid: string,
+  questionstatus: boolean,
+  caller?: Caller,
+): Promise<true> {
+  if (!questionstatus && caller) await requireUsedWithin(db, caller, { questionid });
   const n = await live(db, questionid).update({ questionstatus, lastupdated: now() });
   if (!n) throw httpError(400, INVALID);
   return true;
 }
 
-export async function deleteQuestion(db: Knex, questionid: string, by: string | null): Promise<true> {
+export async function deleteQuestion(db: Knex, questionid: string, by: string | null, caller?: Caller): Promise<true> {
+  if (caller) await requireUsedWithin(db, caller, { questionid });
   const stamp = now();
   const n = await live(db, questionid).update({ isdeleted: true, lastupdated: stamp, deleted_at: stamp, deleted_by: by });
   if (!n) throw httpError(400, INVALID);

@@ -156,6 +156,9 @@ async function checkPlacement(db: Knex, scope: Scope, body: SchoolBody, held: re
 }
 
 export async function createSchool(db: Knex, scope: Scope, body: SchoolBody, by: string | null) {
+  // A narrowed caller sees a new school only through a country it holds whole (its `countries` list alone):
+  // one narrowed to schools would create a school it could then neither see nor correct.
+  if (!scope.all && !scope.wholecountries.includes(body.countryid)) throw httpError(400, 'Invalid country id');
   const curriculums = await checkPlacement(db, scope, body);
   const schoolid = crypto.randomUUID();
   try {

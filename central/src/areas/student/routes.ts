@@ -58,7 +58,7 @@ export const studentRoutes: CentralRoute[] = [
   route('GET', '/student/stats/:studentid/level', perms('view_student'), scope.schoolsOfCaller,
     { params: studentParams }, ({ db, scope, params }) => studentAttempts(db, scope, params.studentid, 'level'),
     { classGuard: studentClassGuard, summary: 'learner level stats' }),
-  route('POST', '/student/migrate-standardid', roles('superadmin'), scope.global, {},
+  route('POST', '/student/migrate-standardid', roles('superadmin'), scope.wholeOrganisation, {},
     ({ db }) => migrateStudentStandardIds(db),
     { classGuard: studentClassGuard, summary: 'data migration: learner class ids' }),
   route('PUT', '/student/update', roles('apikey', 'superadmin', 'admin'), scope.schoolsOfCaller, { query: dryrunQuery },
@@ -68,7 +68,7 @@ export const studentRoutes: CentralRoute[] = [
       bodyLimit: BULK_LIMIT,
       summary: 'bulk-update learners from the learner CSV (?dryrun=true only checks)',
     }),
-  route('POST', '/student/migrate-subject-curriculum', roles('superadmin'), scope.global, {},
+  route('POST', '/student/migrate-subject-curriculum', roles('superadmin'), scope.wholeOrganisation, {},
     ({ db }) => migrateSubjectCurriculum(db),
     { classGuard: studentClassGuard, summary: 'data migration: subject/curriculum links' }),
 ];

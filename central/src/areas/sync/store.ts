@@ -60,21 +60,68 @@ const SOURCES: Record<ContentKey, Paging> = {
   subjects: { table: 'subjects', pk: 'subjectid' },
 };
 
+/** An assessment's `schoolid` list as stored (parsed already, or JSON text). */
+function schoolList(v: unknown): unknown[] {
+  if (Array.isArray(v)) return v;
+  if (typeof v !== 'string') return [];
+  try {
+    const parsed: unknown = JSON.parse(v);
+    return Array.isArray(parsed) ? parsed : [];
+  } catch {
+    return [];
+  }
+}
+
 /**
- * The source of one key for a caller: schools, their classes and countries narrowed to the caller's
- * schools (a school teacher gets its own school; curriculum content is the same for every school).
+ * The source of one key for a caller. A narrowed caller (a school's teacher, a narrowed staff account)
+ * gets its schools, their classes and countries, and the curriculum content offered in those countries
+ * (curriculumcountry) with everything below it, as the curriculum routes admit; an assessment names only
+ * the caller's schools. The question bank, media rows and subjects are shared by every country and travel
+ * whole. A whole-system caller (the sync key, the API key, an unnarrowed account) gets everything.
  */
-function sourceFor(key: ContentKey, scope: Scope): Paging {
+function sourceFor(db: Knex, key: ContentKey, scope: Scope): Paging {
   const p = SOURCES[key];
   if (scope.all) return p;
-  const also = p.where;
-  const narrow = (q: Knex.QueryBuilder): void => {
-    if (key === 'schools') q.whereIn('schoolid', [...scope.schoolids]);
-    else if (key === 'standards') q.where((b) => { b.whereIn('schoolid', [...scope.schoolids]).orWhere((c) => { c.whereNull('schoolid').whereIn('schoolname', [...scope.schoolnames]); }); });
-    else if (key === 'countries') q.whereIn('countryid', [...scope.countryids]);
+  const curricula = () => db('curriculumcountry').whereIn('countryid', [...scope.countryids]).select('curriculumid');
+  const grades = () => db('grades').whereIn('curriculumid', curricula()).select('gradeid');
+  const levels = () => db('levels').whereIn('gradeid', grades()).select('levelid');
+  const lessons = () => db('lessons').whereIn('levelid', levels()).select('lessonid');
+  const baselines = () => db('curriculumbaseline').whereIn('curriculumid', curricula()).select('curriculumbaselineid');
+  const under = (table: string, id: string) => () => db(table).whereIn('lessonid', lessons()).select(id);
+  const narrowings: Partial<Record<ContentKey, (q: Knex.QueryBuilder) => void>> = {
+    schools: (q) => q.whereIn('schoolid', [...scope.schoolids]),
+    standards: (q) => q.where((b) => {
+      b.whereIn('schoolid', [...scope.schoolids])
+        .orWhere((c) => { c.whereNull('schoolid').whereIn('schoolname', [...scope.schoolnames]); });
+    }),
+    countries: (q) => q.whereIn('countryid', [...scope.countryids]),
+    curriculums: (q) => q.whereIn('curriculumid', curricula()),
+    curriculumbaselines: (q) => q.whereIn('curriculumid', curricula()),
+    baselinequestion: (q) => q.whereIn('curriculumbaselineid', baselines()),
+    grades: (q) => q.whereIn('curriculumid', curricula()),
+    levels: (q) => q.whereIn('gradeid', grades()),
+    lessons: (q) => q.whereIn('levelid', levels()),
+    lessonlearnings: (q) => q.whereIn('lessonid', lessons()),
+    lessonplans: (q) => q.whereIn('lessonid', lessons()),
+    lessonpractices: (q) => q.whereIn('lessonid', lessons()),
+    lessonquizzes: (q) => q.whereIn('lessonid', lessons()),
+    lessonpracticequestions: (q) => q.whereIn('lessonpracticeid', under('lessonpractices', 'lessonpracticeid')()),
+    lessonquizquestions: (q) => q.whereIn('lessonquizid', under('lessonquizzes', 'lessonquizid')()),
+    levelquizquestions: (q) => q.whereIn('levelid', levels()),
   };
-  if (key !== 'schools' && key !== 'standards' && key !== 'countries') return p;
-  return { ...p, where: (q) => { if (also) also(q); narrow(q); } };
+  const narrow = narrowings[key];
+  if (!narrow) return p;
+  const also = p.where;
+  const own = new Set(scope.schoolids);
+  // An assessment's school list names other schools too: the caller reads only its own of them.
+  const map = key !== 'curriculumbaselines' ? p.map : (row: Row): Row => {
+    const kept = schoolList(row.schoolid).filter((id) => typeof id === 'string' && own.has(id));
+    // As stored: a JSON text on SQLite, an array on PostgreSQL.
+    const stored = row.schoolid;
+    const schoolid = stored === undefined || stored === null ? stored : typeof stored === 'string' ? JSON.stringify(kept) : kept;
+    return { ...(p.map ? p.map(row) : row), ...(row.schoolid === undefined ? {} : { schoolid }) };
+  };
+  return { ...p, map, where: (q) => { if (also) also(q); narrow(q); } };
 }
 
 /** Passes rows through, counting them (how many rows a package carried, for the sync-status report). */
@@ -91,7 +138,7 @@ async function* counted(rows: AsyncGenerator<Row>, counter: { rows: number }): A
  */
 export function contentPackage(db: Knex, scope: Scope, counter: { rows: number } = { rows: 0 }): Readable {
   const content = {} as Record<ContentKey, RowSource>;
-  for (const key of CONTENT_KEY_LIST) content[key] = counted(pagedRows(db, sourceFor(key, scope)), counter);
+  for (const key of CONTENT_KEY_LIST) content[key] = counted(pagedRows(db, sourceFor(db, key, scope)), counter);
   return writeContentZip(content);
 }
 
@@ -120,15 +167,16 @@ const LEGACY_KEYS = [
  */
 export function legacyContentPackage(db: Knex, scope: Scope): Readable {
   const doc: Record<string, RowSource> = {};
-  for (const key of LEGACY_KEYS) doc[key] = pagedRows(db, sourceFor(key, scope));
+  for (const key of LEGACY_KEYS) doc[key] = pagedRows(db, sourceFor(db, key, scope));
+  const baselines = sourceFor(db, 'curriculumbaselines', scope);
   doc.curriculumbaselines = pagedRows(db, {
     table: 'curriculumbaseline',
     pk: 'curriculumbaselineid',
     columns: ['curriculumbaselineid', 'curriculumid', 'baselineid'],
-    where: (q) => q.where('isdeleted', false).whereNull('created_by'),
+    where: (q) => { baselines.where?.(q); q.whereNull('created_by'); },
   });
   doc.levelquizquestions = pagedRows(db, {
-    ...SOURCES.levelquizquestions,
+    ...sourceFor(db, 'levelquizquestions', scope),
     map: ({ lessonid: _lessonid, ...rest }) => rest,
   });
   return jsonZip(SYNCFILE_INI, doc, LEGACY_KEYS);

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Knex } from '@lms/db';
+import { takeover, type Knex } from '@lms/db';
 import { ROLE_IDS, httpError } from '@lms/shared';
 import { z } from 'zod';
 import { hashPassword } from '../../auth/passwords';
@@ -11,13 +11,17 @@ import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/pagi
 export const SEEDED_SUPERADMIN = 'superadmin@superadmin.com';
 
 const idList = z.array(z.string());
+// Every token of the account carries its schools and countries: a longer list makes it too large for a request header.
+const narrowingList = idList.max(takeover.MAX_NARROWING_IDS, {
+  error: `at most ${takeover.MAX_NARROWING_IDS} ids; narrow by country instead`,
+});
 
 export const createUserBody = strictBody({
   lmsusername: requiredString,
   lmsuserpasswordhash: requiredString,
   lmsuserroles: z.array(z.string(), { error: 'is required' }),
-  countryids: idList.optional(),
-  schoolids: idList.optional(),
+  countryids: narrowingList.optional(),
+  schoolids: narrowingList.optional(),
 }).superRefine((b, ctx) => {
   checkEmail(b.lmsusername, ctx);
   checkPassword(b.lmsuserpasswordhash, ctx);
@@ -29,8 +33,8 @@ export const updateUserBody = z.looseObject({
   lmsusername: z.string().optional(),
   lmsuserpasswordhash: z.union([z.string(), z.null()]).optional(),
   lmsuserroles: idList.optional(),
-  countryids: z.union([idList, z.null()]).optional(),
-  schoolids: z.union([idList, z.null()]).optional(),
+  countryids: z.union([narrowingList, z.null()]).optional(),
+  schoolids: z.union([narrowingList, z.null()]).optional(),
 }).superRefine((b, ctx) => {
   if (b.lmsusername !== undefined) checkEmail(b.lmsusername, ctx);
   if (b.lmsuserpasswordhash) checkPassword(b.lmsuserpasswordhash, ctx);
@@ -93,8 +97,26 @@ export async function createUser(db: Knex, body: z.infer<typeof createUserBody>,
   return userRow(db, lmsuserid);
 }
 
+/** Whether an edit gives an account other schools or countries than it has (order and repeats aside). */
+function narrowingChanged(
+  stored: { schools: unknown; countries: unknown },
+  body: { schoolids?: unknown; countryids?: unknown },
+): boolean {
+  const list = (v: unknown): string => {
+    let x = v;
+    if (typeof v === 'string') {
+      try { x = JSON.parse(v); } catch { x = []; }
+    }
+    return JSON.stringify([...new Set(Array.isArray(x) ? x.map(String) : [])].sort());
+  };
+  return (body.schoolids !== undefined && list(body.schoolids) !== list(stored.schools))
+    || (body.countryids !== undefined && list(body.countryids) !== list(stored.countries));
+}
+
 export async function updateUser(db: Knex, lmsuserid: string, body: z.infer<typeof updateUserBody>, by: string | null) {
-  if (!(await userRow(db, lmsuserid))) throw httpError(400, 'Invalid user id');
+  const stored = (await db('lmsusers').where({ lmsuserid }).first('schools', 'countries')) as
+    { schools: unknown; countries: unknown } | undefined;
+  if (!stored || !(await userRow(db, lmsuserid))) throw httpError(400, 'Invalid user id');
   if (body.lmsusername && (await usernameTaken(db, body.lmsusername, lmsuserid))) throw httpError(400, 'user email already exists');
   const roleids = body.lmsuserroles ? await checkRoles(db, body.lmsuserroles) : undefined;
   const hash = body.lmsuserpasswordhash ? await hashPassword(body.lmsuserpasswordhash) : undefined;
@@ -105,8 +127,10 @@ export async function updateUser(db: Knex, lmsuserid: string, body: z.infer<type
     if (body.countryids !== undefined) patch.countries = JSON.stringify(body.countryids ?? []);
     if (body.schoolids !== undefined) patch.schools = JSON.stringify(body.schoolids ?? []);
     await trx('lmsusers').where({ lmsuserid }).update(patch);
+    // A token carries the schools and countries it was signed with: a changed narrowing ends every session,
+    // as a role or password change does, on every instance (revokeAll's rows and announcement).
     if (roleids) await replaceRoles(trx, lmsuserid, roleids);
-    else if (hash) await revokeAll(trx, lmsuserid);
+    else if (hash || narrowingChanged(stored, body)) await revokeAll(trx, lmsuserid);
   });
   return userRow(db, lmsuserid);
 }
