@@ -20,7 +20,7 @@ mirror=${LMS_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # server's ca-certificates, `ip` for the virtual machine's network.
 include=ca-certificates,sqlite3,rsync,iproute2,procps,passwd
 mkdir -p "$cache"
-exec 9>"$cache/.lock"
+exec 9>"$cache/.lock-$arch"
 flock 9
 
 apt_install() { # host packages, when missing
@@ -72,7 +72,6 @@ build_vm() {
   chroot "$out.tmp" apt-get update -qq >&2
   # Only the virtual disk's and network's modules in the initramfs: a smaller image that boots faster.
   mkdir -p "$out.tmp/etc/initramfs-tools/conf.d"
-  echo MODULES=dep > "$out.tmp/etc/initramfs-tools/conf.d/lms-vm.conf"
   printf 'virtio_pci\nvirtio_blk\nvirtio_net\next4\n' >> "$out.tmp/etc/initramfs-tools/modules"
   echo MODULES=list > "$out.tmp/etc/initramfs-tools/conf.d/lms-vm.conf"
   DEBIAN_FRONTEND=noninteractive chroot "$out.tmp" apt-get install -y -qq --no-install-recommends "linux-image-$arch" >&2
