@@ -38,7 +38,7 @@ async function boot(): Promise<Vm> {
     '-machine', 'q35', '-accel', 'tcg', '-cpu', 'max', '-smp', '1', '-m', o.memory!, '-nodefaults', '-no-reboot',
     '-display', 'none', '-serial', 'stdio', '-monitor', 'none',
     '-kernel', o.kernel!, '-initrd', o.initrd!,
-    '-append', 'console=ttyS0 root=LABEL=lmsroot rootfstype=ext4 rw init=/sbin/lms-vm-init net.ifnames=0 quiet loglevel=1 panic=-1',
+    '-append', 'console=ttyS0 root=LABEL=lmsroot rootfstype=ext4 rw init=/sbin/lms-vm-init net.ifnames=0 no_timer_check quiet loglevel=1 panic=-1',
     // cache=none: the guest's writes go to the file past the host's page cache, its flushes are fdatasync'd.
     '-drive', `file=${o.disk!},format=raw,if=virtio,cache=none,aio=threads`,
     '-netdev', `user,id=n0,hostfwd=tcp:127.0.0.1:${web}-:3000,hostfwd=tcp:127.0.0.1:${agent}-:3001`,
