@@ -83,7 +83,7 @@ async function call(vm: Vm, method: string, path: string, body?: unknown, token?
 
 /** The check the machine ran at boot, before its server opened the database. */
 async function readCheck(vm: Vm): Promise<{ integrity: string; rows: Row[] }> {
-  if (!(await vm.waitFor(/^LMS-CHECK-END/, 180_000))) throw new Error(`no check at boot:\n${vm.lines.slice(-30).join('\n')}`);
+  if (!(await vm.waitFor(/^LMS-CHECK-END/, 600_000))) throw new Error(`no check at boot:\n${vm.lines.slice(-30).join('\n')}`);
   const integrity = vm.lines.find((l) => l.startsWith('LMS-INTEGRITY '))!.slice('LMS-INTEGRITY '.length).trim();
   const rows = vm.lines.filter((l) => l.startsWith('LMS-ROW ')).map((l) => {
     const [studentid, start, n] = l.slice('LMS-ROW '.length).split('|');
@@ -98,7 +98,7 @@ function toMs(stored: string): number {
 }
 
 async function waitServing(vm: Vm): Promise<void> {
-  const deadline = Date.now() + 180_000;
+  const deadline = Date.now() + 600_000;
   for (;;) {
     try {
       if ((await call(vm, 'GET', '/')).status === 200) return;
