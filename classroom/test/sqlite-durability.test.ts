@@ -16,7 +16,8 @@ describe('the classroom database connection', () => {
   it('runs with journal_mode=WAL and synchronous=FULL on a file', async () => {
     const db = openDatabase(`sqlite:${path.join(tmp, 'classroom.sqlite')}`);
     try {
-      const read = async (pragma: string) => Object.values((await db.raw(`PRAGMA ${pragma}`) as Array<Record<string, unknown>>)[0])[0];
+      const read = async (pragma: string) =>
+        Object.values((await db.raw(`PRAGMA ${pragma}`) as Array<Record<string, unknown>>)[0])[0];
       expect(await read('journal_mode')).toBe('wal');
       expect(await read('synchronous')).toBe(2);
     } finally {

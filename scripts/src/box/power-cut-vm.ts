@@ -12,14 +12,21 @@ import { DEMO_IDS } from '@lms/shared';
  * without all its answers, a database that fails integrity_check, or too few cuts inside a transaction.
  */
 const { values: o } = parseArgs({ options: {
-  kernel: { type: 'string' }, initrd: { type: 'string' }, disk: { type: 'string' }, rounds: { type: 'string', default: '12' },
+  kernel: { type: 'string' }, initrd: { type: 'string' }, disk: { type: 'string' },
+  rounds: { type: 'string', default: '8' },
   quiz: { type: 'string' }, memory: { type: 'string', default: '768' },
 } });
 const ROUNDS = Number(o.rounds);
 const L = DEMO_IDS.lessons[0];
 const ANSWERS = L.lessonquizquestionids.length;
 
-interface Vm { proc: ChildProcess; lines: string[]; waitFor: (re: RegExp, ms: number) => Promise<string | undefined>; web: number; agent: number }
+interface Vm {
+  proc: ChildProcess;
+  lines: string[];
+  waitFor: (re: RegExp, ms: number) => Promise<string | undefined>;
+  web: number;
+  agent: number;
+}
 interface Row { key: string; answers: number }
 
 async function freePort(): Promise<number> {
@@ -38,7 +45,8 @@ async function boot(): Promise<Vm> {
     '-machine', 'q35', '-accel', 'tcg', '-cpu', 'max', '-smp', '1', '-m', o.memory!, '-nodefaults', '-no-reboot',
     '-display', 'none', '-serial', 'stdio', '-monitor', 'none',
     '-kernel', o.kernel!, '-initrd', o.initrd!,
-    '-append', 'console=ttyS0 root=LABEL=lmsroot rootfstype=ext4 rw init=/sbin/lms-vm-init net.ifnames=0 no_timer_check quiet loglevel=1 panic=-1',
+    '-append', 'console=ttyS0 root=LABEL=lmsroot rootfstype=ext4 rw init=/sbin/lms-vm-init '
+      + 'net.ifnames=0 no_timer_check quiet loglevel=1 panic=-1',
     // cache=none: the guest's writes go to the file past the host's page cache, its flushes are fdatasync'd.
     '-drive', `file=${o.disk!},format=raw,if=virtio,cache=none,aio=threads`,
     '-netdev', `user,id=n0,hostfwd=tcp:127.0.0.1:${web}-:3000,hostfwd=tcp:127.0.0.1:${agent}-:3001`,
@@ -73,9 +81,12 @@ async function cut(vm: Vm): Promise<void> {
   await gone;
 }
 
-async function call(vm: Vm, method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; text: string }> {
+async function call(
+  vm: Vm, method: string, path: string, body?: unknown, token?: string,
+): Promise<{ status: number; text: string }> {
   const res = await fetch(`http://127.0.0.1:${vm.web}${path}`, {
-    method, headers: { ...(body ? { 'Content-Type': 'application/json' } : {}), ...(token ? { Authorization: token } : {}) },
+    method,
+    headers: { ...(body ? { 'Content-Type': 'application/json' } : {}), ...(token ? { Authorization: token } : {}) },
     body: body ? JSON.stringify(body) : undefined, signal: AbortSignal.timeout(60_000),
   });
   return { status: res.status, text: await res.text() };
@@ -83,7 +94,9 @@ async function call(vm: Vm, method: string, path: string, body?: unknown, token?
 
 /** The check the machine ran at boot, before its server opened the database. */
 async function readCheck(vm: Vm): Promise<{ integrity: string; rows: Row[] }> {
-  if (!(await vm.waitFor(/^LMS-CHECK-END/, 600_000))) throw new Error(`no check at boot:\n${vm.lines.slice(-30).join('\n')}`);
+  if (!(await vm.waitFor(/^LMS-CHECK-END/, 600_000))) {
+    throw new Error(`no check at boot:\n${vm.lines.slice(-30).join('\n')}`);
+  }
   const integrity = vm.lines.find((l) => l.startsWith('LMS-INTEGRITY '))!.slice('LMS-INTEGRITY '.length).trim();
   const rows = vm.lines.filter((l) => l.startsWith('LMS-ROW ')).map((l) => {
     const [studentid, start, n] = l.slice('LMS-ROW '.length).split('|');
@@ -103,7 +116,9 @@ async function waitServing(vm: Vm): Promise<void> {
     try {
       if ((await call(vm, 'GET', '/')).status === 200) return;
     } catch { /* not up yet */ }
-    if (Date.now() > deadline || exited(vm.proc)) throw new Error(`the server did not answer:\n${vm.lines.slice(-30).join('\n')}`);
+    if (Date.now() > deadline || exited(vm.proc)) {
+      throw new Error(`the server did not answer:\n${vm.lines.slice(-30).join('\n')}`);
+    }
     await new Promise((r) => setTimeout(r, 300));
   }
 }
@@ -119,7 +134,10 @@ async function main(): Promise<void> {
     if (check.integrity !== 'ok') throw new Error(`${after}: integrity_check says ${check.integrity}`);
     const stored = new Set(check.rows.map((r) => r.key));
     const lost = [...acknowledged].filter((k) => !stored.has(k));
-    if (lost.length) throw new Error(`${after}: ${lost.length} of ${acknowledged.size} acknowledged results lost, e.g. ${lost.slice(0, 3).join(', ')}`);
+    if (lost.length) {
+      const e = lost.slice(0, 3).join(', ');
+      throw new Error(`${after}: ${lost.length} of ${acknowledged.size} acknowledged results lost, e.g. ${e}`);
+    }
     const half = check.rows.filter((r) => r.answers !== ANSWERS);
     if (half.length) throw new Error(`${after}: ${half.length} attempts without their ${ANSWERS} answers`);
     return stored;
@@ -139,9 +157,12 @@ async function main(): Promise<void> {
       const bootMs = Date.now() - t0;
       const learners: Array<{ studentid: string; token: string }> = [];
       for (const l of DEMO_IDS.learners) {
-        const r = await call(vm, 'POST', '/auth/login', { studentusername: l.schoolusername, studentpassword: DEMO_IDS.password, logintime: Date.now() });
+        const r = await call(vm, 'POST', '/auth/login', {
+          studentusername: l.schoolusername, studentpassword: DEMO_IDS.password, logintime: Date.now(),
+        });
         if (r.status !== 200) throw new Error(`sign-in answered ${r.status}: ${r.text}`);
-        learners.push({ studentid: l.studentid, token: `Bearer ${(JSON.parse(r.text) as { data: { accessToken: string } }).data.accessToken}` });
+        const { accessToken } = (JSON.parse(r.text) as { data: { accessToken: string } }).data;
+        learners.push({ studentid: l.studentid, token: `Bearer ${accessToken}` });
       }
       let cutting = false;
       let acked = 0;
@@ -155,7 +176,9 @@ async function main(): Promise<void> {
           try {
             const r = await call(vm, 'POST', `/result/lesson/quiz/${L.lessonquizid}`, {
               starttime: at, endtime: at + 30_000,
-              result: L.lessonquizquestionids.map((q, i) => ({ iscorrect: false, lessonquizid: L.lessonquizid, lessonquizquestionid: q, questionid: L.questionids[i] })),
+              result: L.lessonquizquestionids.map((q, i) => ({
+                iscorrect: false, lessonquizid: L.lessonquizid, lessonquizquestionid: q, questionid: L.questionids[i],
+              })),
             }, l.token);
             // Answered while the cut was being made: the answer came before the power went, so it counts.
             pending.delete(key);
@@ -192,10 +215,13 @@ async function main(): Promise<void> {
       await cut(vm);
     }
   }
-  console.log(`vm power cut: ${ROUNDS} cuts, ${acknowledged.size} acknowledged results all stored with all their answers, ` +
+  console.log(`vm power cut: ${ROUNDS} cuts, ${acknowledged.size} acknowledged results all stored with all their `
+    + 'answers, ' +
     `integrity_check ok at every boot; ${inWrite} of ${armed} armed cuts inside a write transaction`);
   for (const r of report) console.log(`  ${JSON.stringify(r)}`);
-  if (inWrite < Math.ceil(armed / 2)) throw new Error(`only ${inWrite} of ${armed} armed cuts landed inside a write transaction`);
+  if (inWrite < Math.ceil(armed / 2)) {
+    throw new Error(`only ${inWrite} of ${armed} armed cuts landed inside a write transaction`);
+  }
 }
 
 let finished = false;

@@ -40,7 +40,8 @@ export async function walk(base: string): Promise<string[]> {
   await step('practice result', `/result/lesson/practice/${L.lessonpracticeid}`, {
     method: 'POST', token: learner, json: {
       starttime: start, result: L.lessonpracticequestionids.map((q, i) => ({
-        iscorrect: i !== 1, lessonpracticeid: L.lessonpracticeid, lessonpracticequestionid: q, questionid: L.questionids[i], tries: 1,
+        iscorrect: i !== 1, lessonpracticeid: L.lessonpracticeid, lessonpracticequestionid: q,
+        questionid: L.questionids[i], tries: 1,
       })),
     },
   });
@@ -78,7 +79,8 @@ const KNOWN = new Set(JSON.stringify(DEMO_IDS).match(/[0-9a-f]{8}-[0-9a-f]{4}-[0
 
 function digest(type: string, body: Buffer): string {
   // A ZIP holds times: its entries' names stand for it (below), not its bytes.
-  return type.includes('zip') ? `(zip, ${body.length > 0 ? 'not empty' : 'empty'})` : crypto.createHash('sha256').update(body).digest('hex');
+  if (type.includes('zip')) return `(zip, ${body.length > 0 ? 'not empty' : 'empty'})`;
+  return crypto.createHash('sha256').update(body).digest('hex');
 }
 
 /** Entry names of a ZIP from its central directory. */
