@@ -76,6 +76,10 @@ describe('the systemd unit of the box', () => {
     const [exec] = directive('ExecStart');
     expect(exec.split(/\s+/).filter((w) => w.startsWith('--'))).toEqual(flags);
     expect(exec).toMatch(/ \/opt\/lms\/classroom\/dist\/server\.js$/);
+    // The package's own Node.js 20 (scripts/box/build-deb.sh puts it there): the system's may be 18.
+    expect(exec).toMatch(/^\/opt\/lms\/node\/bin\/node /);
+    const build = fs.readFileSync(path.join(repoRoot, 'scripts', 'box', 'build-deb.sh'), 'utf8');
+    expect(build).toContain('"$opt/node/bin/node"');
     for (const e of envs) expect(directive('Environment')).toContain(e);
   });
 

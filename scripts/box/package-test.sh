@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# The classroom package's install, upgrade and removal in a fresh Debian 12 root filesystem of the
+# package's architecture (chroot, no systemd: the server is started as its unit starts it):
+#   scripts/box/package-test.sh <amd64|arm64> [lms-classroom_<version>_<arch>.deb]
+# Without a package, builds one (scripts/box/build-deb.sh). The upgrade goes from the same build repacked
+# with an older version and a database one migration behind, to the package itself. A learner's and a
+# teacher's walk on the installed box must answer as the same walk on this checkout's build (node on this
+# machine): statuses and bodies, tokens, ids and times masked. Exits non-zero on the first difference.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+repo=$PWD
+arch=${1:?usage: package-test.sh <amd64|arm64> [deb]}
+deb=${2:-}
+t0=$SECONDS
+log() { echo "package-test [$((SECONDS - t0)) s]: $*" >&2; }
+fail() { echo "package-test: FAILED: $*" >&2; exit 1; }
+[ -n "$deb" ] || deb=$(bash scripts/box/build-deb.sh "$arch" | tail -n 1)
+[ -e scripts/dist/box/walk.js ] || fail "scripts/dist/box/walk.js is missing: run npx tsc -b"
+work=$(mktemp -d /var/tmp/lms-package-test-XXXXXX)
+root=$work/root
+server_pid=
+cleanup() {
+  [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
+  [ -n "${ref_pid:-}" ] && kill "$ref_pid" 2>/dev/null || true
+  sleep 0.5
+  umount "$root/proc" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+wait_up() { # port pid
+  for _ in $(seq 1 600); do
+    curl -fsS "http://127.0.0.1:$1/" >/dev/null 2>&1 && return 0
+    kill -0 "$2" 2>/dev/null || return 1
+    sleep 0.2
+  done
+  return 1
+}
+hexsecret() { head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+
+# Two packages: the one under test, and the same build repacked as an older version to upgrade from.
+version=$(dpkg-deb -f "$deb" Version)
+older=$work/lms-classroom_${version}~older_${arch}.deb
+dpkg-deb -R "$deb" "$work/repack"
+sed -i "s/^Version: .*/Version: ${version}~older/" "$work/repack/DEBIAN/control"
+dpkg-deb --root-owner-group -Zxz -z0 -b "$work/repack" "$older" >/dev/null
+rm -rf "$work/repack"
+
+log "fresh root filesystem (bookworm $arch)"
+bash scripts/ci/debian-rootfs.sh "$arch" "$root" >/dev/null
+mount -t proc proc "$root/proc"
+cp "$deb" "$older" "$root/tmp/"
+in_root() { chroot "$root" "$@"; }
+
+# Starts the server as the unit does: its user, working directory, Environment= lines, then its
+# EnvironmentFile over them, then ExecStart; only the port and address are the test's.
+start_box() { # port
+  local unit=$root/lib/systemd/system/lms-classroom.service
+  local user wd exec_start envfile
+  user=$(sed -n 's/^User=//p' "$unit"); wd=$(sed -n 's/^WorkingDirectory=//p' "$unit")
+  exec_start=$(sed -n 's/^ExecStart=//p' "$unit"); envfile=$(sed -n 's/^EnvironmentFile=//p' "$unit")
+  local -a envs fileenvs
+  mapfile -t envs < <(sed -n 's/^Environment=//p' "$unit")
+  mapfile -t fileenvs < <(grep -E '^[A-Za-z_][A-Za-z0-9_]*=' "$root$envfile")
+  chroot "$root" setpriv --reuid="$user" --regid="$user" --init-groups env -i PATH=/usr/bin:/bin \
+    "${envs[@]}" "${fileenvs[@]}" RPI_PORT="$1" HOST=127.0.0.1 sh -c "cd $wd && exec $exec_start" \
+    > "$work/box.log" 2>&1 &
+  server_pid=$!
+  wait_up "$1" "$server_pid" || { cat "$work/box.log" >&2; fail "the installed server did not start"; }
+}
+stop_box() {
+  kill -TERM "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
+}
+as_lms_test() { # the demo data, which only development and test load
+  in_root setpriv --reuid=lms --regid=lms --init-groups env -i PATH=/usr/bin:/bin NODE_ENV=test \
+    DATA_DIR=/var/lib/lms-classroom sh -c "cd /opt/lms && exec /opt/lms/node/bin/node classroom/dist/cli.js $*"
+}
+
+log "install $(basename "$older")"
+in_root dpkg --force-unsafe-io -i "/tmp/$(basename "$older")" > "$work/install.log" 2>&1 || { cat "$work/install.log" >&2; fail "dpkg -i"; }
+cat "$work/install.log" >&2
+grep -q 'classroom: applied 0001_schema' "$work/install.log" || fail "the install applied no migration"
+in_root getent passwd lms | grep -q ':/var/lib/lms-classroom:/usr/sbin/nologin$' || fail "no system user lms"
+[ "$(in_root stat -c '%U:%G %a' /etc/lms/classroom.env)" = "root:lms 640" ] || fail "classroom.env owner or mode"
+[ "$(in_root stat -c '%U:%G %a' /var/lib/lms-classroom)" = "lms:lms 750" ] || fail "data folder owner or mode"
+grep -Eq '^JWT_SECRET=[0-9a-f]{64}$' "$root/etc/lms/classroom.env" || fail "JWT_SECRET not generated"
+grep -Eq '^SERVER_SYNC_KEY=[0-9a-f]{64}$' "$root/etc/lms/classroom.env" || fail "SERVER_SYNC_KEY not generated"
+secrets_before=$(grep -E '^(JWT_SECRET|SERVER_SYNC_KEY)=' "$root/etc/lms/classroom.env")
+du -sk "$root/opt/lms" | awk '{printf "package-test: installed size %d MB\n", $1/1024}' >&2
+
+as_lms_test seed-demo >/dev/null
+port=$(free_port)
+start_box "$port"
+node scripts/dist/box/walk.js "http://127.0.0.1:$port" > "$work/walk-box.txt" || fail "the walk on the installed box"
+stop_box
+
+log "the same walk on this checkout's build"
+ref=$work/ref
+mkdir -p "$ref"
+ref_env=(NODE_ENV=production DATA_DIR="$ref" JWT_SECRET="$(hexsecret)" SERVER_SYNC_KEY="$(hexsecret)" RPI_OFFLINE=false)
+env "${ref_env[@]}" NODE_ENV=test node classroom/dist/cli.js migrate >/dev/null
+env "${ref_env[@]}" NODE_ENV=test node classroom/dist/cli.js seed-demo >/dev/null
+ref_port=$(free_port)
+env "${ref_env[@]}" RPI_PORT="$ref_port" HOST=127.0.0.1 MALLOC_MMAP_THRESHOLD_=1048576 \
+  node --max-semi-space-size=1 --max-old-space-size=160 classroom/dist/server.js > "$work/ref.log" 2>&1 &
+ref_pid=$!
+wait_up "$ref_port" "$ref_pid" || { cat "$work/ref.log" >&2; fail "the reference server did not start"; }
+node scripts/dist/box/walk.js "http://127.0.0.1:$ref_port" > "$work/walk-ref.txt" || fail "the walk on the reference"
+kill "$ref_pid"; wait "$ref_pid" 2>/dev/null || true; ref_pid=
+cat "$work/walk-box.txt" >&2
+diff -u "$work/walk-ref.txt" "$work/walk-box.txt" >&2 || fail "the installed box answered differently from this checkout's build"
+grep -q '^quiz result: 200 ' "$work/walk-box.txt" || fail "the quiz result was not taken"
+log "walk: $(wc -l < "$work/walk-box.txt") steps, the same answers as this checkout's build"
+
+log "upgrade to $(basename "$deb") from a database one migration behind"
+results_before=$(in_root sqlite3 /var/lib/lms-classroom/classroom.sqlite 'select count(*) from studentprogress')
+in_root lms-classroom rollback --step >&2
+in_root dpkg --force-unsafe-io -i "/tmp/$(basename "$deb")" > "$work/upgrade.log" 2>&1 || { cat "$work/upgrade.log" >&2; fail "upgrade"; }
+cat "$work/upgrade.log" >&2
+grep -q 'classroom: applied ' "$work/upgrade.log" || fail "the upgrade applied no migration"
+[ "$(grep -E '^(JWT_SECRET|SERVER_SYNC_KEY)=' "$root/etc/lms/classroom.env")" = "$secrets_before" ] || fail "the upgrade changed the secrets"
+[ "$(in_root sqlite3 /var/lib/lms-classroom/classroom.sqlite 'select count(*) from studentprogress')" = "$results_before" ] \
+  || fail "the upgrade lost results"
+[ "$(in_root dpkg-query -W -f '${Version}' lms-classroom)" = "$version" ] || fail "version after the upgrade"
+port=$(free_port)
+start_box "$port"
+node scripts/dist/box/walk.js "http://127.0.0.1:$port" > "$work/walk-upgraded.txt" || fail "the walk after the upgrade"
+grep -q '^quiz result: 200 ' "$work/walk-upgraded.txt" || fail "the quiz result after the upgrade"
+stop_box
+log "upgraded: secrets, $results_before results kept; the walk answers"
+
+log "remove, purge, purge with the data"
+in_root dpkg -r lms-classroom >&2
+[ ! -e "$root/opt/lms" ] && [ ! -e "$root/usr/sbin/lms-classroom" ] || fail "remove left the code"
+[ -e "$root/etc/lms/classroom.env" ] && [ -e "$root/var/lib/lms-classroom/classroom.sqlite" ] || fail "remove took settings or data"
+in_root dpkg -P lms-classroom > "$work/purge.log" 2>&1; cat "$work/purge.log" >&2
+[ ! -e "$root/etc/lms/classroom.env" ] || fail "purge kept the settings"
+[ -e "$root/var/lib/lms-classroom/classroom.sqlite" ] || fail "purge took the data without being asked"
+grep -q 'kept the data in /var/lib/lms-classroom' "$work/purge.log" || fail "purge did not say it kept the data"
+in_root dpkg --force-unsafe-io -i "/tmp/$(basename "$deb")" > "$work/reinstall.log" 2>&1 || { cat "$work/reinstall.log" >&2; fail "reinstall"; }
+[ "$(in_root sqlite3 /var/lib/lms-classroom/classroom.sqlite 'select count(*) from studentprogress')" -ge "$results_before" ] \
+  || fail "the reinstall did not find the kept data"
+in_root env LMS_CLASSROOM_PURGE_DATA=yes dpkg -P lms-classroom >&2
+[ ! -e "$root/var/lib/lms-classroom" ] || fail "purge with LMS_CLASSROOM_PURGE_DATA=yes kept the data"
+! in_root getent passwd lms >/dev/null || fail "purge with LMS_CLASSROOM_PURGE_DATA=yes kept the user"
+log "passed: install, walk (as this checkout's build), upgrade, remove, purge ($arch)"
