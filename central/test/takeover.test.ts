@@ -183,10 +183,16 @@ describe.skipIf(!available)('npm run migrate-from-mysql -w central', () => {
     await src.conn.query('UPDATE schools SET schoolname = ? WHERE schoolid = ?', ['Accra Primary One', ids.school]);
     await src.conn.query('UPDATE schoolusers SET isdeleted = 1 WHERE schooluserid = ?', [ids.teacher]);
     await src.conn.query('DELETE FROM lessonlearnings WHERE lessonlearningid = ?', [ids.learning]);
+    // A result that failed after all: the learner's best attempt at the quiz is now the other one.
+    const kept = () => t.tdb.db('studentquizresults').where({ studentid: ids.learner }).select('bestprogressid', 'lastprogressid');
+    const [first, second] = [ids.result1, ids.result2].sort();
+    expect(await kept()).toEqual([{ bestprogressid: first, lastprogressid: second }]);
+    await src.conn.query('UPDATE studentprogress SET ispass = 0 WHERE studentprogressid = ?', [first]);
     await createS3Store(s3.s3('lms-src')).put('new-picture.png', Buffer.from('png'));
     const again = await migrateFromMysql(t.tdb.db, ['--source', src.url, '--objects-from', sourceBucket(), '--again'], { env: { OBJECT_DIR: objectDir }, out: () => undefined, err: () => undefined });
     const copied = Object.fromEntries(again.tables.tables.filter((x) => x.copied || x.deleted).map((x) => [x.table, [x.copied, x.deleted]]));
-    expect(copied).toEqual({ countries: [1, 0], schools: [1, 0], schoolusers: [1, 0], lessonlearnings: [0, 1] });
+    expect(copied).toEqual({ countries: [1, 0], schools: [1, 0], schoolusers: [1, 0], lessonlearnings: [0, 1], studentprogress: [1, 0] });
+    expect(await kept()).toEqual([{ bestprogressid: second, lastprogressid: second }]);
     // The orphans are still orphans, and are named again.
     expect(again.tables.refusedRows.map((r) => r.id).sort()).toEqual([ids.orphanLearning, ids.orphanResult, twin()].sort());
     expect(again.objects).toMatchObject({ listed: 6, copied: 1, unchanged: 4, bytes: 3 });
