@@ -17,7 +17,7 @@ runServiceCli({
     withDb: async (cmd, args, db) => {
       if (cmd === 'migrate-from-mysql') {
         const report = await takeover.takeOverDatabase(
-          db, takeover.classroomProfile(), takeover.parseTakeoverArgs(args, false),
+          db, takeover.classroomProfile(), takeover.parseTakeoverArgs(args, false, process.env),
           (l) => process.stdout.write(`${l}\n`), (l) => process.stderr.write(`${l}\n`),
         );
         return report.tables.some((t) => t.refused > t.resolved) ? 1 : 0;
