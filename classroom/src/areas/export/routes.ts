@@ -1,7 +1,12 @@
 import type { Response } from 'express';
 import type { Readable } from 'node:stream';
-import { isExportedLogFile, logWindowStart, noInput, prepareLogZip, route, staff, writeLogFilesZip, writeReportDataZip } from '@lms/shared';
-import type { ClassroomRoute } from '../../http/types';
+import {
+  httpError, isExportedLogFile, logWindowStart, noInput, prepareLogZip, route, staff, writeLogFilesZip, writeReportDataZip,
+} from '@lms/shared';
+import type { Knex } from '@lms/db';
+import type { Caller, ClassroomRoute } from '../../http/types';
+import type { Config } from '../../config';
+import { schoolScopeOf, serverLogsInScope } from '../common';
 import { configOf, depsOf } from '../../http/context';
 import { userOf } from '../../auth/guards';
 import { oldestKeptDay } from '../../logging';
@@ -41,6 +46,18 @@ function sendZip(res: Response, filename: string, zip: Readable, done: (bytes: n
 /** A school name as a piece of a file name: letters, digits, dot, dash and underscore only. */
 const safePart = (s: unknown): string => (typeof s === 'string' ? s : '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 60) || 'school';
 
+/**
+ * The school whose activity the caller exports, and the server's log files of the export window when the
+ * caller may have them (they hold every school's sign-ins: not for one school's staff on a server of several).
+ */
+async function exportScope(db: Knex, config: Config, caller: Caller, now: Date) {
+  const school = await schoolScopeOf(db, caller);
+  const files = (await serverLogsInScope(db, school))
+    ? await openLogFiles(config.logDir, isExportedLogFile, { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes })
+    : [];
+  return { school, files };
+}
+
 export const exportRoutes: ClassroomRoute[] = [
   route('GET', '/export/log', staff(), noInput, async ({ req, res, caller }) => {
     const user = userOf(caller);
@@ -48,8 +65,8 @@ export const exportRoutes: ClassroomRoute[] = [
     const now = new Date();
     const config = configOf(req);
     // The files of the export's window, newest days first up to LOG_EXPORT_MAX_MB.
-    const files = await openLogFiles(config.logDir, isExportedLogFile, { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes });
-    const zip = await prepareLogZip(logSource(db, logWindowStart(now)), files);
+    const { school, files } = await exportScope(db, config, caller, now);
+    const zip = await prepareLogZip(logSource(db, logWindowStart(now), school), files);
     let sent: number | null = null;
     // Written after the ZIP is assembled, as the original did: this line travels in the next export.
     await sendZip(res, exportFileName('log', now), zip, (bytes) => {
@@ -64,33 +81,37 @@ export const exportRoutes: ClassroomRoute[] = [
     }
   }, { summary: 'Activity-log ZIP: log.ini (six-month window) and the RPI-API info/error log files of the window (at most LOG_EXPORT_MAX_MB)' }),
 
-  route('GET', '/export/log/summary', staff(), noInput, async ({ req }) => {
+  route('GET', '/export/log/summary', staff(), noInput, async ({ req, caller }) => {
     const { db } = depsOf(req);
     const now = new Date();
     const since = logWindowStart(now);
-    const counts = await logCounts(db, since);
     // The exact size of what GET /export/log would send now: the same ZIP, written to a counter.
-    const config = configOf(req);
-    const files = await openLogFiles(config.logDir, isExportedLogFile, { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes });
-    const bytes = await countBytes(await prepareLogZip(logSource(db, since), files));
-    return { ...counts, since: since.toISOString(), logfiles: files.length, bytes, lastexport: await lastExport(db) };
+    const { school, files } = await exportScope(db, configOf(req), caller, now);
+    const counts = await logCounts(db, since, school);
+    const bytes = await countBytes(await prepareLogZip(logSource(db, since, school), files));
+    return { ...counts, since: since.toISOString(), logfiles: files.length, bytes, lastexport: await lastExport(db, school) };
   }, { summary: "What GET /export/log would hold now (learners, results, date range, ZIP bytes) and the last completed export" }),
 
   route('GET', '/export/system-log/files', staff(), noInput, async ({ req, res, caller }) => {
     const user = userOf(caller);
     const now = new Date();
     const config = configOf(req);
+    if (!(await serverLogsInScope(depsOf(req).db, await schoolScopeOf(depsOf(req).db, caller)))) {
+      throw httpError(403, "This server holds other schools' people: its log files are not given to one school's staff");
+    }
     const files = await openLogFiles(config.logDir, (name) => name.includes('RPI-API'), { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes });
     const zip = writeLogFilesZip(files);
     await sendZip(res, exportFileName(`logfiles-${safePart(user.claims.schoolname)}`, now), zip, () =>
       depsOf(req).logger.info({ logaccesstype: LOG_ACCESS.exportLogFiles, userid: user.schooluserid }, `${user.schoolusername} export log files`));
   }, { summary: "ZIP of the server's RPI-API log files" }),
 
-  route('GET', '/export/report-data', staff(), noInput, async ({ req, res }) => {
+  route('GET', '/export/report-data', staff(), noInput, async ({ req, res, caller }) => {
     const { db } = depsOf(req);
     const since = logWindowStart(new Date());
-    const log = logSource(db, since);
-    const zip = writeReportDataZip({ students: reportStudents(db), studentprogress: log.progress, studentresult: log.result, studentaccess: log.access });
+    const school = await schoolScopeOf(db, caller);
+    const log = logSource(db, since, school);
+    const students = reportStudents(db, school);
+    const zip = writeReportDataZip({ students, studentprogress: log.progress, studentresult: log.result, studentaccess: log.access });
     await sendZip(res, 'sync-data.zip', zip, () => undefined);
   }, { summary: 'Learners, progress, results and access rows (six-month window) as syncfile.ini in a ZIP' }),
 ];

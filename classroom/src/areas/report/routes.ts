@@ -1,20 +1,18 @@
 import { z } from 'zod';
 import type { Knex } from '@lms/db';
 import { route, syncKeyOrStaff, type Handler } from '@lms/shared';
-import { SCHOOL_ROLE, type Caller, type ClassroomRoute } from '../../http/types';
+import type { Caller, ClassroomRoute } from '../../http/types';
 import { depsOf } from '../../http/context';
-import { queryText, schoolnameOf } from '../common';
+import { queryText, schoolScopeOf } from '../common';
 import { filtersOf, page, pagingBody, type PagingBody } from '../common/paging';
 import { PROGRESS } from '../result/progress';
 import { aggregateRows, byClass, lastCompletedQuiz, latestAttempts, onlineCount, studentStatus, type Filters } from './store';
 
 /**
- * Reports are for staff and for the central API (decision #9). The sync key and admins see every school on this
- * server; a teacher sees their own school only.
+ * Reports are for staff and for the central API (decision #9). The sync key sees every school on this server;
+ * staff see their own school only (schoolScopeOf).
  */
-async function scopeOf(db: Knex, caller: Caller): Promise<string | undefined> {
-  return caller.kind === 'user' && caller.schooluserrole === SCHOOL_ROLE.teacher ? schoolnameOf(db, caller) : undefined;
-}
+const scopeOf = schoolScopeOf;
 
 type Rows = (db: Knex, f: Filters, school: string | undefined) => Promise<Array<Record<string, unknown>>>;
 

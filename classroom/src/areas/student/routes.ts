@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { anyOrSyncKey, anyUser, route, staff } from '@lms/shared';
 import type { ClassroomRoute } from '../../http/types';
 import { depsOf } from '../../http/context';
-import { learnerOf, queryText, requireLearner } from '../common';
+import { learnerOf, queryText, requireLearner, schoolScopeOf } from '../common';
 import { curriculumProgress } from '../curriculum/store';
 import { lastLogins, searchStudents, setProfileImage } from './store';
 
@@ -11,7 +11,10 @@ const idList = z.unknown().transform((v) => (Array.isArray(v) ? v.filter((x): x 
 
 export const studentRoutes: ClassroomRoute[] = [
   // Full learner rows (parents, contact, disability answers): staff only (decision 30); the learner app never calls it.
-  route('GET', '/student/all', staff(), { query: z.object({ userid: queryText, schoolname: queryText }) }, ({ req, query }) => searchStudents(depsOf(req).db, query),
+  route('GET', '/student/all', staff(), { query: z.object({ userid: queryText, schoolname: queryText }) }, async ({ req, caller, query }) => {
+    const { db } = depsOf(req);
+    return searchStudents(db, query, await schoolScopeOf(db, caller));
+  },
     { summary: 'Up to 20 learners by handle and school (staff)' }),
   route('POST', '/student/profile', anyUser(), { body: z.object({ filename: z.string().min(1).max(250) }) }, async ({ req, caller, body }) => {
     const { db } = depsOf(req);
@@ -24,6 +27,9 @@ export const studentRoutes: ClassroomRoute[] = [
     const learner = await learnerOf(db, caller);
     return learner ? curriculumProgress(db, learner.studentid, learner.curriculumid) : 0;
   }, { summary: "The caller's progress in their curriculum" }),
-  route('POST', '/student/logintime', anyOrSyncKey(), { body: idList }, ({ req, body }) => lastLogins(depsOf(req).db, body),
+  route('POST', '/student/logintime', anyOrSyncKey(), { body: idList }, async ({ req, caller, body }) => {
+    const { db } = depsOf(req);
+    return lastLogins(db, body, await schoolScopeOf(db, caller));
+  },
     { summary: 'Latest sign-in of each listed user (the central API calls it with the sync key)' }),
 ];
