@@ -1,5 +1,5 @@
 import { classroom, folderObjects, runBackupCommand, runServiceCli, takeover } from '@lms/db';
-import { loadDatabaseConfig } from './config';
+import { loadBackupKey, loadDatabaseConfig } from './config';
 import { openDatabase } from './db';
 import { seedDemo } from './seed/demo';
 import { copyDemoMedia } from './seed/media';
@@ -26,6 +26,7 @@ runServiceCli({
         service: 'classroom',
         db,
         databaseUrl: loadDatabaseConfig().databaseUrl,
+        key: loadBackupKey(),
         // The media the tablets are served; a download cut short (.partial/) is not worth keeping.
         objects: folderObjects(loadDatabaseConfig().mediaDir, (key) => key.startsWith('.partial/')),
       }));
