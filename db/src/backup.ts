@@ -18,7 +18,10 @@ import { appliedMigrations } from './migrator';
 
 export const BACKUP_FORMAT = 'lms-backup/1';
 export const MANIFEST = 'manifest.json';
-/** HMAC-SHA256 (hex) of manifest.json's bytes under the operator's key: a deliberate edit that recomputes the checksums is refused. */
+/**
+ * HMAC-SHA256 (hex) of manifest.json's bytes under the operator's key: a deliberate edit that recomputes the
+ * checksums is refused.
+ */
 export const SIGNATURE = 'manifest.hmac';
 
 /** Where a service keeps its objects: the central object store (folder or S3), the classroom's media folder. */
@@ -275,14 +278,18 @@ async function notConfined(dir: string, rel: string): Promise<string | undefined
     } catch {
       return 'missing';
     }
-    if (st.isSymbolicLink()) return `${i === parts.length - 1 ? '' : `${parts.slice(0, i + 1).join('/')} `}is a symbolic link, refused`;
+    if (st.isSymbolicLink()) {
+      const which = i === parts.length - 1 ? '' : `${parts.slice(0, i + 1).join('/')} `;
+      return `${which}is a symbolic link, refused`;
+    }
     if (i < parts.length - 1 && !st.isDirectory()) return 'missing';
     if (i === parts.length - 1 && !st.isFile()) return 'not a regular file, refused';
   }
   return undefined;
 }
 
-const signatureOf = (key: string, bytes: Buffer): string => crypto.createHmac('sha256', key).update(bytes).digest('hex');
+const signatureOf = (key: string, bytes: Buffer): string =>
+  crypto.createHmac('sha256', key).update(bytes).digest('hex');
 
 /** Reads the manifest, checks its signature and every file against it; throws naming each file that does not match. */
 export async function verifyBackup(dir: string, service: string, key: string): Promise<Manifest> {
@@ -297,18 +304,25 @@ export async function verifyBackup(dir: string, service: string, key: string): P
   }
   const given = (await fsp.readFile(path.join(dir, SIGNATURE), 'utf8').catch(() => '')).trim();
   const signature = signatureOf(key, bytes);
-  if (!given || given.length !== signature.length || !crypto.timingSafeEqual(Buffer.from(given), Buffer.from(signature))) {
-    throw new BackupError(`${dir}: ${given ? 'the manifest\'s signature does not match' : `no ${SIGNATURE}`}: the backup was changed after it ` +
-      'was taken, or taken with another key (BACKUP_KEY, else JWT_SECRET, as it was when the backup was made); refused');
+  const matches = given.length === signature.length
+    && crypto.timingSafeEqual(Buffer.from(given), Buffer.from(signature));
+  if (!matches) {
+    const what = given ? 'the manifest\'s signature does not match' : `no ${SIGNATURE}`;
+    throw new BackupError(`${dir}: ${what}: the backup was changed after it was taken, or taken with another key `
+      + '(BACKUP_KEY, else JWT_SECRET, as it was when the backup was made); refused');
   }
   if (manifest.format !== BACKUP_FORMAT) throw new BackupError(`${dir}: unknown backup format ${JSON.stringify(manifest.format)}`);
   if (manifest.service !== service) throw new BackupError(`${dir} is a backup of ${manifest.service}, not of ${service}`);
   const dumpFile = DUMP_FILE[manifest.database?.dialect];
   if (!dumpFile || manifest.database.file !== dumpFile) {
-    throw new BackupError(`${dir}: the manifest names the database file ${JSON.stringify(manifest.database?.file)}; a backup's is ${dumpFile ?? 'database.sqlite or database.pgdump'}, refused`);
+    const named = JSON.stringify(manifest.database?.file);
+    throw new BackupError(`${dir}: the manifest names the database file ${named}; a backup's is `
+      + `${dumpFile ?? 'database.sqlite or database.pgdump'}, refused`);
   }
   const objectsDir = await fsp.lstat(path.join(dir, OBJECTS_DIR)).catch(() => undefined);
-  if (objectsDir && !objectsDir.isDirectory()) throw new BackupError(`${path.join(dir, OBJECTS_DIR)} is not a folder (a symbolic link?), refused`);
+  if (objectsDir && !objectsDir.isDirectory()) {
+    throw new BackupError(`${path.join(dir, OBJECTS_DIR)} is not a folder (a symbolic link?), refused`);
+  }
   const bad: string[] = [];
   const check = async (rel: string, full: string, size: number, sha256: string) => {
     const why = await notConfined(dir, rel);

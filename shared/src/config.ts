@@ -207,5 +207,7 @@ export function backupKeyOf(env: Env): string {
     if (!isPlaceholder(value)) return value as string;
   }
   if (isDevOrTest(nodeEnvSchema.parse(env.NODE_ENV))) return DEVELOPMENT_BACKUP_KEY;
-  throw new ConfigError('BACKUP_KEY (or JWT_SECRET) must be set: backups are signed with it and a restore checks the signature');
+  throw new ConfigError(
+    'BACKUP_KEY (or JWT_SECRET) must be set: backups are signed with it and a restore checks the signature',
+  );
 }

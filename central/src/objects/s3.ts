@@ -144,7 +144,9 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
   }
 
   function assertWritable(doing: string, key: string): void {
-    if (config.readOnly) throw new ObjectStoreError('Failed', `Cannot ${doing} ${key}: bucket ${bucket} at ${origin} is only read`);
+    if (config.readOnly) {
+      throw new ObjectStoreError('Failed', `Cannot ${doing} ${key}: bucket ${bucket} at ${origin} is only read`);
+    }
   }
 
   return {

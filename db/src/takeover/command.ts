@@ -57,10 +57,14 @@ function withSecret(url: string, s: SecretSources, warnings: string[]): string {
   } catch {
     return url; // the parser of the URL's own kind says what is wrong with it
   }
-  const given = [u.password ? `the URL of ${option}` : '', fromFile ? fileOption : '', fromEnv ? envName : ''].filter(Boolean);
-  if (given.length > 1) throw new Error(`${option}: the secret is given more than once (${given.join(', ')}); give it once`);
+  const given = [u.password ? `the URL of ${option}` : '', fromFile ? fileOption : '', fromEnv ? envName : '']
+    .filter(Boolean);
+  if (given.length > 1) {
+    throw new Error(`${option}: the secret is given more than once (${given.join(', ')}); give it once`);
+  }
   if (u.password) {
-    warnings.push(`warning: the secret in ${option} is visible in the process list while this runs; give it in ${envName} or ${fileOption} instead`);
+    warnings.push(`warning: the secret in ${option} is visible in the process list while this runs; `
+      + `give it in ${envName} or ${fileOption} instead`);
     return url;
   }
   const secret = fromFile ?? fromEnv;

@@ -89,7 +89,8 @@ export function usersInScope(db: Knex, school: string | undefined): Knex.QueryBu
  */
 export async function serverLogsInScope(db: Knex, school: string | undefined): Promise<boolean> {
   if (school === undefined) return true;
-  const other = await db('schoolusers').whereRaw('lower(coalesce(schoolname, ?)) <> ?', ['', school.toLowerCase()]).first('schooluserid');
+  const other = await db('schoolusers')
+    .whereRaw('lower(coalesce(schoolname, ?)) <> ?', ['', school.toLowerCase()]).first('schooluserid');
   return !other;
 }
 

@@ -4,7 +4,8 @@ import type { ClassroomRoute } from '../../http/types';
 import { depsOf } from '../../http/context';
 import { idParams, instant, learnerOf, queryText, schoolScopeOf } from '../common';
 import {
-  allCurriculums, baselineFor, baselineResults, curriculumById, curriculumMap, schoolAndLearner, searchCurriculums, subjectsOf,
+  allCurriculums, baselineFor, baselineResults, curriculumById, curriculumMap, schoolAndLearner, searchCurriculums,
+  subjectsOf,
 } from './store';
 
 const allQuery = z.object({ cur: queryText, studentid: queryText, standardid: queryText, schoolname: queryText });
@@ -39,7 +40,8 @@ export const curriculumRoutes: ClassroomRoute[] = [
   }, { summary: "Curriculum tree with the caller's points" }),
   route('POST', '/curriculum/baseline/:curriculumid/:schoolname/:studentid', anyUser(), { params: baselineParams, body: baselineBody }, async ({ req, caller, params, body }) => {
     const { db } = depsOf(req);
-    const { school, student } = await schoolAndLearner(db, await schoolScopeOf(db, caller), params.schoolname, params.studentid);
+    const scope = await schoolScopeOf(db, caller);
+    const { school, student } = await schoolAndLearner(db, scope, params.schoolname, params.studentid);
     if (!school || !(await curriculumById(db, params.curriculumid))) throw httpError(400, 'Invalid Curriculum id');
     return baselineFor(db, params.curriculumid, school.schoolid, student?.studentid, body.date ?? new Date());
   }, { summary: 'The baseline/endline in force and whether the learner took it' }),

@@ -1,7 +1,8 @@
 import type { Response } from 'express';
 import type { Readable } from 'node:stream';
 import {
-  httpError, isExportedLogFile, logWindowStart, noInput, prepareLogZip, route, staff, writeLogFilesZip, writeReportDataZip,
+  httpError, isExportedLogFile, logWindowStart, noInput, prepareLogZip, route, staff, writeLogFilesZip,
+  writeReportDataZip,
 } from '@lms/shared';
 import type { Knex } from '@lms/db';
 import type { Caller, ClassroomRoute } from '../../http/types';
@@ -52,9 +53,9 @@ const safePart = (s: unknown): string => (typeof s === 'string' ? s : '').replac
  */
 async function exportScope(db: Knex, config: Config, caller: Caller, now: Date) {
   const school = await schoolScopeOf(db, caller);
-  const files = (await serverLogsInScope(db, school))
-    ? await openLogFiles(config.logDir, isExportedLogFile, { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes })
-    : [];
+  const bound = { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes };
+  const allowed = await serverLogsInScope(db, school);
+  const files = allowed ? await openLogFiles(config.logDir, isExportedLogFile, bound) : [];
   return { school, files };
 }
 
@@ -89,7 +90,8 @@ export const exportRoutes: ClassroomRoute[] = [
     const { school, files } = await exportScope(db, configOf(req), caller, now);
     const counts = await logCounts(db, since, school);
     const bytes = await countBytes(await prepareLogZip(logSource(db, since, school), files));
-    return { ...counts, since: since.toISOString(), logfiles: files.length, bytes, lastexport: await lastExport(db, school) };
+    const lastexport = await lastExport(db, school);
+    return { ...counts, since: since.toISOString(), logfiles: files.length, bytes, lastexport };
   }, { summary: "What GET /export/log would hold now (learners, results, date range, ZIP bytes) and the last completed export" }),
 
   route('GET', '/export/system-log/files', staff(), noInput, async ({ req, res, caller }) => {
@@ -97,7 +99,8 @@ export const exportRoutes: ClassroomRoute[] = [
     const now = new Date();
     const config = configOf(req);
     if (!(await serverLogsInScope(depsOf(req).db, await schoolScopeOf(depsOf(req).db, caller)))) {
-      throw httpError(403, "This server holds other schools' people: its log files are not given to one school's staff");
+      throw httpError(403, "This server holds other schools' people: its log files are not given to one school's "
+        + 'staff');
     }
     const files = await openLogFiles(config.logDir, (name) => name.includes('RPI-API'), { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes });
     const zip = writeLogFilesZip(files);
@@ -111,7 +114,9 @@ export const exportRoutes: ClassroomRoute[] = [
     const school = await schoolScopeOf(db, caller);
     const log = logSource(db, since, school);
     const students = reportStudents(db, school);
-    const zip = writeReportDataZip({ students, studentprogress: log.progress, studentresult: log.result, studentaccess: log.access });
+    const zip = writeReportDataZip({
+      students, studentprogress: log.progress, studentresult: log.result, studentaccess: log.access,
+    });
     await sendZip(res, 'sync-data.zip', zip, () => undefined);
   }, { summary: 'Learners, progress, results and access rows (six-month window) as syncfile.ini in a ZIP' }),
 ];

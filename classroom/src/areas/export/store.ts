@@ -28,11 +28,14 @@ function inScope(db: Knex, table: LogTable, q: Knex.QueryBuilder, school: string
 }
 
 /** The rows of one table newer than `since` on its window column, in primary-key pages (stable under concurrent inserts of older keys). */
-async function* windowed(db: Knex, table: LogTable, windowColumn: string, since: Date, school: string | undefined): AsyncGenerator<Row> {
+async function* windowed(
+  db: Knex, table: LogTable, windowColumn: string, since: Date, school: string | undefined,
+): AsyncGenerator<Row> {
   const pk = LOG_PRIMARY_KEYS[table];
   let after: string | null = null;
   for (;;) {
-    const q = inScope(db, table, db(table).where(windowColumn, '>', since.toISOString()).orderBy(pk).limit(PAGE), school);
+    const page = db(table).where(windowColumn, '>', since.toISOString()).orderBy(pk).limit(PAGE);
+    const q = inScope(db, table, page, school);
     if (after !== null) q.andWhere(pk, '>', after);
     const rows: Row[] = await q;
     for (const r of rows) yield r;
@@ -69,7 +72,9 @@ async function* resultsWithQuestions(db: Knex, since: Date, school: string | und
  */
 export function logSource(db: Knex, since: Date, school?: string): LogSource {
   const progress = Object.fromEntries(
-    PROGRESS_KEYS.map((k: ProgressKey) => [k, windowed(db, PROGRESS_COLLECTIONS[k], LOG_WINDOW_COLUMNS[k], since, school)]),
+    PROGRESS_KEYS.map((k: ProgressKey) => [
+      k, windowed(db, PROGRESS_COLLECTIONS[k], LOG_WINDOW_COLUMNS[k], since, school),
+    ]),
   ) as unknown as LogSource['progress'];
   return {
     result: resultsWithQuestions(db, since, school),
@@ -229,7 +234,9 @@ export async function recordExport(db: Knex, o: { schooluserid: string; at: Date
 }
 
 /** The latest completed export, with the name of the account that made it. */
-export async function lastExport(db: Knex, school?: string): Promise<{ at: string; bytes: number; by: string | null } | null> {
+export async function lastExport(
+  db: Knex, school?: string,
+): Promise<{ at: string; bytes: number; by: string | null } | null> {
   const q = db('logexports');
   // Another school's export is not this school's: it held other learners.
   if (school !== undefined) q.whereIn('logexports.schooluserid', usersInScope(db, school));

@@ -119,7 +119,8 @@ async function refuseDroppingLearnersPlaces(trx: Knex, goneOf: Map<ContentTable,
       const part = gone.slice(i, i + 500);
       const rows: Row[] = await trx('students').join('schoolusers', 'schoolusers.schooluserid', 'students.schooluserid')
         .where((w) => { for (const c of LEARNER_PLACES[table]) w.orWhereIn(`students.${c}`, part); })
-        .select('schoolusers.schoolusername', ...LEARNER_PLACES[table].map((c) => `students.${c}`)).orderBy('schoolusers.schoolusername');
+        .select('schoolusers.schoolusername', ...LEARNER_PLACES[table].map((c) => `students.${c}`))
+        .orderBy('schoolusers.schoolusername');
       const byPlace = new Map<string, string[]>();
       for (const r of rows) {
         for (const c of LEARNER_PLACES[table]) {
@@ -137,8 +138,8 @@ async function refuseDroppingLearnersPlaces(trx: Knex, goneOf: Map<ContentTable,
     }
   }
   if (!found.length) return;
-  throw httpError(409, `Invalid file: the package removes content that learners are on; move them first: ${found.join('; ')}`
-    + (more ? `; and ${more} more` : ''));
+  const list = found.join('; ') + (more ? `; and ${more} more` : '');
+  throw httpError(409, `Invalid file: the package removes content that learners are on; move them first: ${list}`);
 }
 
 /**
@@ -156,15 +157,16 @@ async function refuseRosterWithoutContent(trx: Knex, pkg: StudentsPackage): Prom
   const held = new Set<string>();
   for (let i = 0; i < lower.length; i += 500) {
     const part = lower.slice(i, i + 500);
-    for (const r of await trx('schools').whereIn(trx.raw('lower(schoolname)') as unknown as string, part).select('schoolname')) {
-      held.add(String(r.schoolname).toLowerCase());
-    }
+    const lowered = trx.raw('lower(schoolname)') as unknown as string;
+    const rows = await trx('schools').whereIn(lowered, part).select('schoolname');
+    for (const r of rows) held.add(String(r.schoolname).toLowerCase());
   }
   const missingSchools = [...names].filter((n) => !held.has(n.toLowerCase()));
   const ids = [...curriculums];
   const heldCurriculums = new Set<string>();
   for (let i = 0; i < ids.length; i += 500) {
-    for (const r of await trx('curriculums').whereIn('curriculumid', ids.slice(i, i + 500)).select('curriculumid')) heldCurriculums.add(r.curriculumid);
+    const rows = await trx('curriculums').whereIn('curriculumid', ids.slice(i, i + 500)).select('curriculumid');
+    for (const r of rows) heldCurriculums.add(r.curriculumid);
   }
   const missingCurriculums = ids.filter((id) => !heldCurriculums.has(id));
   if (!missingSchools.length && !missingCurriculums.length) return;

@@ -1,7 +1,9 @@
 import { whereContains, type Knex } from '@lms/db';
 import { usersInScope } from '../common';
 
-export async function searchStudents(db: Knex, q: { userid?: string; schoolname?: string }, school: string | undefined) {
+export async function searchStudents(
+  db: Knex, q: { userid?: string; schoolname?: string }, school: string | undefined,
+) {
   const query = db('students').join('schoolusers', 'schoolusers.schooluserid', 'students.schooluserid')
     .where('schoolusers.isdeleted', false)
     .select('students.*', 'schoolusers.schoolusername as _schoolusername')
@@ -23,6 +25,7 @@ export async function lastLogins(db: Knex, userids: string[], school: string | u
   if (!userids.length) return [];
   const q = db('rpiuseraccess').whereIn('userid', userids);
   if (school !== undefined) q.whereIn('userid', usersInScope(db, school));
-  const rows: Array<Record<string, unknown>> = await q.groupBy('userid').select('userid').max({ logintime: 'logintime' });
+  const rows: Array<Record<string, unknown>> = await q.groupBy('userid').select('userid')
+    .max({ logintime: 'logintime' });
   return rows.map((r) => ({ logintime: r.logintime instanceof Date ? r.logintime.toISOString() : r.logintime, userid: r.userid }));
 }
