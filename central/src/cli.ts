@@ -30,7 +30,10 @@ runServiceCli({
       if (cmd === 'migrate-from-mysql') return (await migrateFromMysql(db, args)).code;
       const backup = await runBackupCommand(cmd, args, () => {
         const s = loadStorageConfig();
-        return { service: 'central', db, databaseUrl: s.databaseUrl, objects: storeObjects(createObjectStore(s.objectStore), s.objectStore) };
+        return {
+          service: 'central', db, databaseUrl: s.databaseUrl, key: s.backupKey,
+          objects: storeObjects(createObjectStore(s.objectStore), s.objectStore),
+        };
       });
       if (backup !== undefined) return backup;
       if (cmd !== 'set-password') return undefined;

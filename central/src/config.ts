@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  backupKeyOf,
   PLACEHOLDER_SECRET, checkOptionalToken, checkSecrets, databaseSettings, databaseSettingsSchema, proxyHops, isDevOrTest, commaList, deepFreeze, flag, nodeEnvSchema, nonNegativeInt, optionalString, parseEnv, port, positiveInt,
   type Env,
 } from '@lms/shared';
@@ -126,9 +127,9 @@ export function loadDatabaseConfig(env: Env = process.env) {
   return { nodeEnv: e.NODE_ENV, databaseUrl: e.DATABASE_URL };
 }
 
-/** What backup and restore need, the database and the object store, without the service's secrets. */
+/** What backup and restore need: the database, the object store and the key backups are signed with. */
 export function loadStorageConfig(env: Env = process.env) {
-  return { ...loadDatabaseConfig(env), objectStore: loadObjectStoreConfig(env) };
+  return { ...loadDatabaseConfig(env), objectStore: loadObjectStoreConfig(env), backupKey: backupKeyOf(env) };
 }
 
 /** The object store settings alone (S3_* or OBJECT_DIR), for commands that run without the service's secrets. */

@@ -103,6 +103,29 @@ describe('POST /auth/login', () => {
   });
 });
 
+describe('POST /auth/logout with the refresh token', () => {
+  it('in a JSON body (or the query) ends that session, as the access token in the header does', async () => {
+    const t2 = t;
+    const a = await staffLogin(t2.app, ADMIN);
+    const b = await staffLogin(t2.app, ADMIN);
+    const out = await request(t2.app).post('/auth/logout').send({ refreshtoken: a.refreshToken });
+    expect([out.status, out.body]).toEqual([200, { error: false, data: true }]);
+    expect((await request(t2.app).post(`/auth/refreshtoken?refreshtoken=${a.refreshToken}`)).status).toBe(401);
+    expect((await feed(a.accessToken)).status).toBe(401);
+    expect((await feed(b.accessToken)).status).toBe(200);
+    const byQuery = await request(t2.app).post(`/auth/logout?refreshtoken=${b.refreshToken}`).send({ headers: {} });
+    expect([byQuery.status, byQuery.body]).toEqual([200, { error: false, data: true }]);
+    expect((await feed(b.accessToken)).status).toBe(401);
+    // An access token where the refresh token belongs, or a spent one, signs nothing out.
+    const c = await staffLogin(t2.app, ADMIN);
+    const wrongType = await request(t2.app).post('/auth/logout').send({ refreshtoken: c.accessToken });
+    expect([wrongType.status, wrongType.body]).toEqual([200, { error: true, data: false }]);
+    expect((await feed(c.accessToken)).status).toBe(200);
+    const spent = await request(t2.app).post('/auth/logout').send({ refreshtoken: a.refreshToken });
+    expect([spent.status, spent.body]).toEqual([200, { error: true, data: false }]);
+  });
+});
+
 describe('revocations between instances', () => {
   const redisUrl = process.env.TEST_REDIS_URL;
   it.runIf(!!redisUrl)('with Redis, a logout elsewhere ends a session here at once, and a logout here is announced', async () => {

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -133,6 +134,119 @@ describe.each(['folder', 's3'] as const)('central backup and restore, %s store',
     expect(await t.db('countries').where({ countryid: 'c9' }).first('countryid', 'countryname')).toEqual({ countryid: 'c9', countryname: 'After' });
     expect(await readAll(store)).toEqual(objectsNow);
   });
+});
+
+const KEY = 'operator-held-backup-key-0123456789abcdef0123456789';
+const sign = (bytes: Buffer, key = KEY) => `${crypto.createHmac('sha256', key).update(bytes).digest('hex')}\n`;
+const sha256 = (bytes: Buffer) => crypto.createHash('sha256').update(bytes).digest('hex');
+
+describe.each(['folder', 's3'] as const)('central restore refuses a backup edited on purpose, %s store', (kind) => {
+  let t: TestDatabase;
+  let storeConfig: ObjectStoreConfig;
+  let store: ObjectStore;
+  let dir: string;
+  let env: Record<string, string>;
+  const manifestFile = () => path.join(dir, 'manifest.json');
+  const readManifest = async () => JSON.parse(await fsp.readFile(manifestFile(), 'utf8')) as Manifest;
+  /** Writes the manifest, and re-signs it only when `signed` (someone holding the key). */
+  const writeManifest = async (m: Manifest, signed: boolean) => {
+    const bytes = Buffer.from(`${JSON.stringify(m, null, 1)}\n`);
+    await fsp.writeFile(manifestFile(), bytes);
+    if (signed) await fsp.writeFile(path.join(dir, 'manifest.hmac'), sign(bytes));
+  };
+
+  beforeAll(async () => {
+    t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations });
+    storeConfig = kind === 's3' ? sandbox.s3(`signed-${kind}-${Date.now() % 100000}`) : { kind: 'folder', dir: path.join(sandbox.tmp, 'signed-objects') };
+    store = createObjectStore(storeConfig);
+    dir = path.join(sandbox.tmp, `signed-backup-${kind}`);
+    env = { ...envOf(t, storeConfig), BACKUP_KEY: KEY };
+    await t.db('countries').insert({ countryid: 'k1', countryname: 'Kenya' });
+    await store.put('lesson_one.mp3', Buffer.from('ID3 lesson one'), { contentType: 'audio/mpeg' });
+    expect((await runCli(['backup', '--to', dir], env)).code).toBe(0);
+    expect(await fsp.readFile(path.join(dir, 'manifest.hmac'), 'utf8')).toBe(sign(await fsp.readFile(manifestFile())));
+    await t.db('countries').insert({ countryid: 'k2', countryname: 'After' });
+  }, 120_000);
+  afterAll(async () => { await t.dispose(); });
+
+  const unchanged = async () => {
+    expect((await countries(t)).map((c) => c.countryid)).toEqual(['k1', 'k2']);
+    expect(Object.keys(await readAll(store))).toEqual(['lesson_one.mp3']);
+    expect(await readAll(store)).toEqual({ 'lesson_one.mp3': Buffer.from('ID3 lesson one').toString('base64') });
+  };
+
+  it('an object replaced and its checksum recomputed in the manifest: the signature no longer matches', async () => {
+    const original = await fsp.readFile(manifestFile());
+    const m = await readManifest();
+    const forged = Buffer.from('ID3 forged lesson');
+    await fsp.writeFile(path.join(dir, 'objects', 'lesson_one.mp3'), forged);
+    Object.assign(m.objects.items[0], { size: forged.length, sha256: sha256(forged) });
+    m.objects.bytes = forged.length;
+    await writeManifest(m, false);
+    try {
+      const r = await runCli(['restore', '--from', dir, '--yes'], env);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("the manifest's signature does not match: the backup was changed after it was taken, or taken with another key");
+      await unchanged();
+    } finally {
+      await fsp.writeFile(manifestFile(), original);
+      await fsp.writeFile(path.join(dir, 'objects', 'lesson_one.mp3'), 'ID3 lesson one');
+    }
+    // Another key (or none, where one is required) refuses the untouched backup too.
+    const other = await runCli(['restore', '--from', dir, '--yes'], { ...env, BACKUP_KEY: 'another-key-0123456789abcdef0123456789abcdef' });
+    expect([other.code, other.stderr]).toEqual([1, expect.stringContaining("the manifest's signature does not match")]);
+    const production = await runCli(['restore', '--from', dir], { ...env, NODE_ENV: 'production', BACKUP_KEY: '', JWT_SECRET: '' });
+    expect([production.code, production.stderr]).toEqual([1, expect.stringContaining('BACKUP_KEY (or JWT_SECRET) must be set')]);
+    await unchanged();
+  }, 180_000);
+
+  it('even signed, a symbolic link among the objects and a database file outside the folder are refused', async () => {
+    const original = await fsp.readFile(manifestFile());
+    const originalSignature = await fsp.readFile(path.join(dir, 'manifest.hmac'));
+    const putBack = async () => {
+      await fsp.writeFile(manifestFile(), original);
+      await fsp.writeFile(path.join(dir, 'manifest.hmac'), originalSignature);
+    };
+    const hostFile = path.join(sandbox.tmp, `host-secret-${kind}.txt`);
+    const secret = Buffer.from('root:x:0:0:host secret');
+    await fsp.writeFile(hostFile, secret);
+    const object = path.join(dir, 'objects', 'lesson_one.mp3');
+    await fsp.rename(object, `${object}.kept`);
+    await fsp.symlink(hostFile, object);
+    const m = await readManifest();
+    Object.assign(m.objects.items[0], { size: secret.length, sha256: sha256(secret) });
+    await writeManifest(m, true);
+    try {
+      const r = await runCli(['restore', '--from', dir, '--yes'], env);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('objects/lesson_one.mp3: is a symbolic link, refused');
+      await unchanged();
+    } finally {
+      await fsp.rm(object);
+      await fsp.rename(`${object}.kept`, object);
+      await putBack();
+    }
+    const other = path.join(sandbox.tmp, `other-${kind}`);
+    await fsp.mkdir(other, { recursive: true });
+    const dbFile = manifestDbFile(dir);
+    await fsp.copyFile(path.join(dir, dbFile), path.join(other, dbFile));
+    const m2 = await readManifest();
+    m2.database.file = `../other-${kind}/${dbFile}`;
+    await writeManifest(m2, true);
+    try {
+      const r = await runCli(['restore', '--from', dir, '--yes'], env);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`the manifest names the database file "../other-${kind}/${dbFile}"; a backup's is ${dbFile}, refused`);
+      await unchanged();
+    } finally {
+      await putBack();
+    }
+    // Untouched, the same backup restores.
+    const ok = await runCli(['restore', '--from', dir, '--yes'], env);
+    expect(ok.stderr).toBe('');
+    expect(ok.code).toBe(0);
+    expect((await countries(t)).map((c) => c.countryid)).toEqual(['k1']);
+  }, 180_000);
 });
 
 function manifestDbFile(dir: string): string {

@@ -219,6 +219,28 @@ describe('rosters (POST /sync/cloud/:schoolname/students)', () => {
   });
 });
 
+describe('a roster pushed before its school\'s content', () => {
+  it('answers 409 saying to push the content first, and the classroom keeps nothing of it', async () => {
+    const db = central.tdb.db;
+    const school = { schoolid: crypto.randomUUID(), schoolname: 'Riverside Primary' };
+    const user = crypto.randomUUID();
+    const student = crypto.randomUUID();
+    await db('schools').insert({ ...school, countryid: DEMO.countryid, curriculums: JSON.stringify([DEMO.curriculumid]) });
+    await db('schoolusers').insert({ schooluserid: user, schoolusername: 'riverkid', schooluserpasswordhash: await hashPassword(LEARNER_PASSWORD), schooluserrole: 4, schoolname: school.schoolname });
+    await db('students').insert({
+      studentid: student, studentfirstname: 'River', genderid: 1, schoolname: school.schoolname, city: 'Town', country: DEMO.countryname, state: 'State',
+      curriculumid: DEMO.curriculumid, curriculumids: JSON.stringify([DEMO.curriculumid]), gradeid: DEMO.gradeid, schooluserid: user, isactive: true, type: 'online',
+    });
+    const res = await request(central.app).post(`/sync/cloud/${encodeURIComponent(school.schoolname)}/students`).set('Authorization', `Bearer ${admin}`);
+    expect([res.status, res.body]).toEqual([409, {
+      error: true, data: false,
+      errormessage: 'Classroom server: This classroom server does not have school Riverside Primary: push the content first',
+    }]);
+    expect(await classroom.tdb.db('students').where({ studentid: student }).first()).toBeUndefined();
+    expect(await classroom.tdb.db('schoolusers').where({ schooluserid: user }).first()).toBeUndefined();
+  });
+});
+
 describe('teachers imported centrally with cloud=true', () => {
   it('sign in on the classroom server with the password of the list', async () => {
     const res = await request(central.app).put(`/import/${encodeURIComponent(DEMO.schoolname)}/teachers?cloud=true`).set('Authorization', `Bearer ${superadmin}`)

@@ -110,6 +110,33 @@ describe.each(services)('graceful shutdown of the $name service', (svc) => {
     }
   });
 
+  it('a second start on a port already in use exits 1 naming the address, and the first one keeps serving', async () => {
+    const tdb = await svc.db();
+    dbs.push(tdb);
+    const port = await closedPort();
+    const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-port-in-use-'));
+    const start = () => spawn(process.execPath, [path.resolve(__dirname, svc.server)], {
+      env: { PATH: process.env.PATH, NODE_ENV: 'test', DATABASE_URL: tdb.url, [svc.portVar]: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_DIR: logDir },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    const first = start();
+    let second: ChildProcess | undefined;
+    try {
+      await waitUntilUp(port, first);
+      second = start();
+      let stderr = '';
+      second.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
+      const code = await Promise.race([exited(second), new Promise<string>((r) => setTimeout(() => r('still running'), 15_000))]);
+      expect(code).toBe(1);
+      expect(stderr).toContain(`cannot listen on 127.0.0.1:${port}: EADDRINUSE`);
+      expect(await get(port)).toBe(200);
+      expect(first.exitCode).toBeNull();
+    } finally {
+      for (const c of [first, second]) if (c && c.exitCode === null) c.kill('SIGKILL');
+      fs.rmSync(logDir, { recursive: true, force: true });
+    }
+  });
+
   it('with Redis unreachable at start, exits 1 within REDIS_START_TIMEOUT_SECONDS, naming Redis and the reason', async () => {
     const tdb = await svc.db();
     dbs.push(tdb);

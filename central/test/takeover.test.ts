@@ -86,7 +86,8 @@ describe.skipIf(!available)('npm run migrate-from-mysql -w central', () => {
     expect(text).toContain(`lessonlearnings ${ids.orphanLearning}: orphan: lessonid`);
     expect(text).toContain('lmsusers: the superadmin@superadmin.com account seeded here gave way to the source\'s');
     expect(text).toContain('permissions the source lacks, kept as seeded here with their grants: view_map');
-    expect(progress[0]).toMatch(/^progress: 0 of \d+ rows \(0%\), 0\.0 MB read, \d+:\d\d elapsed, about 0:00 left$/);
+    // A warning comes first: the tests' source URL carries its password.
+    expect(progress.find((l) => l.startsWith('progress'))).toMatch(/^progress: 0 of \d+ rows \(0%\), 0\.0 MB read, \d+:\d\d elapsed, about 0:00 left$/);
   });
 
   it('keeps the original\'s ids, its permissions and roles, and transforms only what must be', async () => {
@@ -219,6 +220,65 @@ describe.skipIf(!available)('npm run migrate-from-mysql -w central', () => {
       for (const name of ['countries', 'students', 'studentprogress']) expect(Number((await db(name).count({ n: '*' }).first())?.n)).toBe(0);
       expect(await db.schema.hasTable('takeover_runs')).toBe(false);
       expect(fs.readdirSync(dir)).toEqual([]);
+    } finally {
+      await fresh.tdb.dispose();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a bucket that does not exist is an error naming it, before any row is copied, and is not created', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-takeover-nobucket-'));
+    const fresh = await makeApp({ OBJECT_DIR: dir });
+    const client = new Client({ endPoint: '127.0.0.1', port: Number(new URL(s3.origin).port), useSSL: false, accessKey: S3_KEY, secretKey: S3_KEY });
+    try {
+      const wrong = `s3://${S3_KEY}:${S3_KEY}@${new URL(s3.origin).host}/lms-srcc`;
+      for (const extra of [['--dry-run'], []]) {
+        const run = migrateFromMysql(fresh.tdb.db, ['--source', src.url, '--objects-from', wrong, ...extra], { env: { OBJECT_DIR: dir }, out: () => undefined, err: () => undefined });
+        await expect(run).rejects.toThrow(`--objects-from s3://${new URL(s3.origin).host}/lms-srcc: no bucket lms-srcc at ${s3.origin}`);
+      }
+      expect(await client.bucketExists('lms-srcc')).toBe(false);
+      expect(await fresh.tdb.db.schema.hasTable('takeover_runs')).toBe(false);
+      expect(Number((await fresh.tdb.db('countries').count({ n: '*' }).first())?.n)).toBe(0);
+    } finally {
+      await fresh.tdb.dispose();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a classroom box\'s database, naming the tables it lacks, and writes nothing', async () => {
+    const box = await takeover.createScratchMysql(SERVER, 'lms_box');
+    const fresh = await makeApp();
+    try {
+      await takeover.createOriginalSchema(box.conn, { service: 'classroom' });
+      const lines: string[] = [];
+      const run = migrateFromMysql(fresh.tdb.db, ['--source', box.url], { out: (l) => lines.push(l), err: (l) => lines.push(l) });
+      await expect(run).rejects.toThrow(/is not a central database of the existing system: it lacks roles, permissions, roles_permissions, syncrecords \(a classroom database/);
+      expect(lines.join('\n')).not.toContain('taken as empty');
+      expect(await fresh.tdb.db.schema.hasTable('takeover_runs')).toBe(false);
+    } finally {
+      await fresh.tdb.dispose();
+      await box.drop();
+    }
+  });
+
+  it('takes the database password and the S3 secret from the environment, keeping them off the command line', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-takeover-env-'));
+    const fresh = await makeApp({ OBJECT_DIR: dir });
+    try {
+      const bare = new URL(src.url);
+      const password = decodeURIComponent(bare.password);
+      bare.password = '';
+      const bucket = `s3://${S3_KEY}@${new URL(s3.origin).host}/lms-src`;
+      const args = ['--source', bare.toString(), '--objects-from', bucket, '--dry-run'];
+      const err: string[] = [];
+      const env = { OBJECT_DIR: dir, TAKEOVER_SOURCE_PASSWORD: password, TAKEOVER_OBJECTS_SECRET: S3_KEY };
+      const run = await migrateFromMysql(fresh.tdb.db, args, { env, out: () => undefined, err: (l) => err.push(l) });
+      expect(run.tables.tables.find((x) => x.table === 'lmsusers')).toMatchObject({ read: 2, copied: 2 });
+      expect(run.objects).toMatchObject({ copied: 5, refused: [expect.anything()] });
+      expect(err.filter((l) => l.startsWith('warning'))).toEqual([]);
+      const inline = await migrateFromMysql(fresh.tdb.db, ['--source', src.url, '--dry-run'], { env: {}, out: () => undefined, err: (l) => err.push(l) });
+      expect(inline.tables.tables.find((x) => x.table === 'lmsusers')).toMatchObject({ copied: 2 });
+      expect(err.filter((l) => l.startsWith('warning'))).toEqual([expect.stringContaining('TAKEOVER_SOURCE_PASSWORD or --source-password-file')]);
     } finally {
       await fresh.tdb.dispose();
       fs.rmSync(dir, { recursive: true, force: true });

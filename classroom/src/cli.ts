@@ -1,5 +1,5 @@
 import { classroom, folderObjects, runBackupCommand, runServiceCli, takeover } from '@lms/db';
-import { loadDatabaseConfig } from './config';
+import { loadBackupKey, loadDatabaseConfig } from './config';
 import { openDatabase } from './db';
 import { seedDemo } from './seed/demo';
 import { copyDemoMedia } from './seed/media';
@@ -17,7 +17,7 @@ runServiceCli({
     withDb: async (cmd, args, db) => {
       if (cmd === 'migrate-from-mysql') {
         const report = await takeover.takeOverDatabase(
-          db, takeover.classroomProfile(), takeover.parseTakeoverArgs(args, false),
+          db, takeover.classroomProfile(), takeover.parseTakeoverArgs(args, false, process.env),
           (l) => process.stdout.write(`${l}\n`), (l) => process.stderr.write(`${l}\n`),
         );
         return report.tables.some((t) => t.refused > t.resolved) ? 1 : 0;
@@ -26,6 +26,7 @@ runServiceCli({
         service: 'classroom',
         db,
         databaseUrl: loadDatabaseConfig().databaseUrl,
+        key: loadBackupKey(),
         // The media the tablets are served; a download cut short (.partial/) is not worth keeping.
         objects: folderObjects(loadDatabaseConfig().mediaDir, (key) => key.startsWith('.partial/')),
       }));

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { repoRoot } from '@lms/db';
 import {
+  backupKeyOf,
   ConfigError, PLACEHOLDER_SECRET, databaseSettings, databaseSettingsSchema, proxyHops, checkOptionalToken, checkSecrets, commaList, deepFreeze, flag, nodeEnvSchema, nonNegativeInt, optionalString, parseEnv, port,
   positiveInt, readJsonFile, type Env,
 } from '@lms/shared';
@@ -110,6 +111,9 @@ export function loadConfig(env: Env = process.env) {
 }
 
 export type Config = ReturnType<typeof loadConfig>;
+
+/** The key backups are signed with (BACKUP_KEY, else JWT_SECRET). */
+export const loadBackupKey = (env: Env = process.env): string => backupKeyOf(env);
 
 export function loadDatabaseConfig(env: Env = process.env) {
   const e = parseEnv(z.object({ NODE_ENV: nodeEnvSchema, DATA_DIR: schema.shape.DATA_DIR, DATABASE_URL: optionalString, MEDIA_DIR: optionalString }), env);

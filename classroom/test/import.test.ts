@@ -142,7 +142,12 @@ describe('PUT /import/master', () => {
     for (const k of ['lessonlearnings', 'lessonpractices', 'lessonpracticequestions', 'lessonquizzes', 'lessonquizquestions', 'lessonplans'] as ContentKey[]) c[k] = [];
     c.levelquizquestions = [];
     const res = await put(t, '/import/master', key, await zipOf(c));
-    expect(res.status).toBe(400);
+    // 409 naming the lesson and who is on it, so that the sender knows what stands in the way.
+    const username = (await t.tdb.db('schoolusers').where({ schooluserid: learner.schooluserid }).first()).schoolusername;
+    expect([res.status, res.body]).toEqual([409, {
+      error: true, data: false,
+      errormessage: `Invalid file: the package removes content that learners are on; move them first: lesson ${DEMO.lessonid} (${username})`,
+    }]);
     expect(await snapshot(t, [...CONTENT_TABLES, ...LEARNER_TABLES])).toEqual(before);
   });
 
@@ -295,8 +300,18 @@ describe('PUT /import/students and /import/teachers', () => {
     const before = await snapshot(t, ['schoolusers', 'students']);
     const doc = { studentusers: [{ ...rosterUser(5), student: rosterStudent(5) }, { ...rosterUser(6), student: rosterStudent(6, { curriculumid: id(999) }) }] };
     const res = await put(t, '/import/students', key, await streamToBuffer(writeStudentsZip(doc as never)));
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: true, errormessage: 'Invalid file', data: false });
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({ error: true, errormessage: `This classroom server does not have curriculum ${id(999)}: push the content first`, data: false });
+    expect(await snapshot(t, ['schoolusers', 'students'])).toEqual(before);
+  });
+
+  it('refuses a roster of a school whose content was never pushed here, saying so, and writes nothing', async () => {
+    const before = await snapshot(t, ['schoolusers', 'students']);
+    const doc = { studentusers: [{ ...rosterUser(8, { schoolname: 'Nowhere Primary' }), student: rosterStudent(8, { schoolname: 'Nowhere Primary' }) }] };
+    const res = await put(t, '/import/students', key, await streamToBuffer(writeStudentsZip(doc as never)));
+    expect([res.status, res.body]).toEqual([409, {
+      error: true, errormessage: 'This classroom server does not have school Nowhere Primary: push the content first', data: false,
+    }]);
     expect(await snapshot(t, ['schoolusers', 'students'])).toEqual(before);
   });
 

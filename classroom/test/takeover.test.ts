@@ -147,6 +147,20 @@ describe.skipIf(!available)('npm run migrate-from-mysql -w classroom', () => {
     expect((await t.tdb.db('studentprogress').where({ studentprogressid: fresh }).first())?.ispass).toBe(false);
   });
 
+  it('refuses a central database, naming the table it lacks, and writes nothing', async () => {
+    const central = await takeover.createScratchMysql(SERVER, 'lms_src');
+    const fresh = await makeApp();
+    try {
+      await takeover.createOriginalSchema(central.conn, { service: 'central' });
+      await expect(takeover.runTakeover({ db: fresh.tdb.db, sourceUrl: central.url, profile: takeover.classroomProfile() }))
+        .rejects.toThrow(/is not a classroom database of the existing system: it lacks studenttrash \(a central database/);
+      expect(await fresh.tdb.db.schema.hasTable('takeover_runs')).toBe(false);
+    } finally {
+      await fresh.tdb.dispose();
+      await central.drop();
+    }
+  });
+
   it('refuses a target that `npm run migrate` has not prepared, and a bad source URL, writing nothing', async () => {
     const bare = await createTestDatabase({ kinds: classroom.kinds, migrations: classroom.migrations, migrate: false });
     try {

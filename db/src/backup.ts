@@ -18,6 +18,11 @@ import { appliedMigrations } from './migrator';
 
 export const BACKUP_FORMAT = 'lms-backup/1';
 export const MANIFEST = 'manifest.json';
+/**
+ * HMAC-SHA256 (hex) of manifest.json's bytes under the operator's key: a deliberate edit that recomputes the
+ * checksums is refused.
+ */
+export const SIGNATURE = 'manifest.hmac';
 
 /** Where a service keeps its objects: the central object store (folder or S3), the classroom's media folder. */
 export interface ObjectSource {
@@ -63,6 +68,8 @@ export interface BackupTarget {
   /** The service's DATABASE_URL (PostgreSQL tools connect with it). */
   databaseUrl: string;
   objects: ObjectSource;
+  /** The key the manifest is signed with and checked against (BACKUP_KEY, else JWT_SECRET). */
+  key: string;
   out?: (line: string) => void;
 }
 
@@ -244,31 +251,86 @@ export async function backup(t: BackupTarget, dir: string): Promise<Manifest> {
   out(`${t.service}: objects ${objects.store}: ${objects.count} object${objects.count === 1 ? '' : 's'}, ${mb(objects.bytes)}`);
   const manifest: Manifest = { format: BACKUP_FORMAT, service: t.service, started_at: started, finished_at: new Date().toISOString(), database, objects };
   const tmp = path.join(dir, `${MANIFEST}.tmp`);
-  await fsp.writeFile(tmp, `${JSON.stringify(manifest, null, 1)}\n`);
+  const text = `${JSON.stringify(manifest, null, 1)}\n`;
+  await fsp.writeFile(path.join(dir, SIGNATURE), `${signatureOf(t.key, Buffer.from(text))}\n`);
+  await fsp.writeFile(tmp, text);
   await fsp.rename(tmp, path.join(dir, MANIFEST));
   out(`${t.service}: backup written to ${dir}`);
   return manifest;
 }
 
-/** Reads the manifest and checks every file against it; throws naming each file that does not match. */
-export async function verifyBackup(dir: string, service: string): Promise<Manifest> {
+/** The one name each dialect's dump has: a manifest naming any other file (`../other/database.sqlite`) is refused. */
+const DUMP_FILE: Record<Manifest['database']['dialect'], string> = { sqlite: 'database.sqlite', pg: 'database.pgdump' };
+
+/**
+ * Why `rel` (a `/`-separated path inside the backup folder) cannot be read as one of its files: any part of
+ * the way that is a symbolic link (which could point at any readable file of the host, then served by /media)
+ * or the file not being a regular file. Undefined when it is a regular file inside the folder.
+ */
+async function notConfined(dir: string, rel: string): Promise<string | undefined> {
+  let at = dir;
+  const parts = rel.split('/');
+  for (let i = 0; i < parts.length; i++) {
+    at = path.join(at, parts[i]);
+    let st: fs.Stats;
+    try {
+      st = await fsp.lstat(at);
+    } catch {
+      return 'missing';
+    }
+    if (st.isSymbolicLink()) {
+      const which = i === parts.length - 1 ? '' : `${parts.slice(0, i + 1).join('/')} `;
+      return `${which}is a symbolic link, refused`;
+    }
+    if (i < parts.length - 1 && !st.isDirectory()) return 'missing';
+    if (i === parts.length - 1 && !st.isFile()) return 'not a regular file, refused';
+  }
+  return undefined;
+}
+
+const signatureOf = (key: string, bytes: Buffer): string =>
+  crypto.createHmac('sha256', key).update(bytes).digest('hex');
+
+/** Reads the manifest, checks its signature and every file against it; throws naming each file that does not match. */
+export async function verifyBackup(dir: string, service: string, key: string): Promise<Manifest> {
   let manifest: Manifest;
+  let bytes: Buffer;
   try {
-    manifest = JSON.parse(await fsp.readFile(path.join(dir, MANIFEST), 'utf8')) as Manifest;
+    if (!(await fsp.lstat(path.join(dir, MANIFEST))).isFile()) throw new Error('not a file');
+    bytes = await fsp.readFile(path.join(dir, MANIFEST));
+    manifest = JSON.parse(bytes.toString('utf8')) as Manifest;
   } catch {
     throw new BackupError(`${dir} has no readable ${MANIFEST}: not a backup, or one that did not finish`);
   }
+  const given = (await fsp.readFile(path.join(dir, SIGNATURE), 'utf8').catch(() => '')).trim();
+  const signature = signatureOf(key, bytes);
+  const matches = given.length === signature.length
+    && crypto.timingSafeEqual(Buffer.from(given), Buffer.from(signature));
+  if (!matches) {
+    const what = given ? 'the manifest\'s signature does not match' : `no ${SIGNATURE}`;
+    throw new BackupError(`${dir}: ${what}: the backup was changed after it was taken, or taken with another key `
+      + '(BACKUP_KEY, else JWT_SECRET, as it was when the backup was made); refused');
+  }
   if (manifest.format !== BACKUP_FORMAT) throw new BackupError(`${dir}: unknown backup format ${JSON.stringify(manifest.format)}`);
   if (manifest.service !== service) throw new BackupError(`${dir} is a backup of ${manifest.service}, not of ${service}`);
+  const dumpFile = DUMP_FILE[manifest.database?.dialect];
+  if (!dumpFile || manifest.database.file !== dumpFile) {
+    const named = JSON.stringify(manifest.database?.file);
+    throw new BackupError(`${dir}: the manifest names the database file ${named}; a backup's is `
+      + `${dumpFile ?? 'database.sqlite or database.pgdump'}, refused`);
+  }
+  const objectsDir = await fsp.lstat(path.join(dir, OBJECTS_DIR)).catch(() => undefined);
+  if (objectsDir && !objectsDir.isDirectory()) {
+    throw new BackupError(`${path.join(dir, OBJECTS_DIR)} is not a folder (a symbolic link?), refused`);
+  }
   const bad: string[] = [];
   const check = async (rel: string, full: string, size: number, sha256: string) => {
-    let st: fs.Stats;
-    try {
-      st = await fsp.stat(full);
-    } catch {
-      bad.push(`${rel}: missing`);
+    const why = await notConfined(dir, rel);
+    if (why) {
+      bad.push(`${rel}: ${why}`);
       return;
     }
+    const st = await fsp.stat(full);
     if (st.size !== size) bad.push(`${rel}: ${st.size} bytes, the manifest says ${size}`);
     else if ((await sha256File(full)) !== sha256) bad.push(`${rel}: checksum differs from the manifest`);
   };
@@ -297,6 +359,7 @@ async function listFiles(root: string): Promise<string[]> {
     }
     for (const e of entries) {
       const full = path.join(d, e.name);
+      // A symbolic link is listed as a file, never followed: it is then refused as not in the manifest.
       if (e.isDirectory()) await walk(full);
       else found.push(full);
     }
@@ -362,7 +425,7 @@ async function restoreDatabase(t: BackupTarget, dir: string, m: Manifest): Promi
  */
 export async function restore(t: BackupTarget, dir: string, confirm: boolean): Promise<RestoreResult> {
   const out = t.out ?? ((l: string) => process.stdout.write(`${l}\n`));
-  const m = await verifyBackup(dir, t.service);
+  const m = await verifyBackup(dir, t.service, t.key);
   const dialect = dialectOf(t.db);
   if (m.database.dialect !== dialect) {
     throw new BackupError(`${dir} holds a ${m.database.dialect === 'pg' ? 'PostgreSQL' : 'SQLite'} database; this ${t.service} uses ${dialect === 'pg' ? 'PostgreSQL' : 'SQLite'}`);
@@ -425,7 +488,10 @@ export function folderObjects(root: string, skip: (rel: string) => boolean = () 
       for (const f of files.sort()) {
         const key = path.relative(abs, f).split(path.sep).join('/');
         if (skip(key)) continue;
-        items.push({ key, size: (await fsp.stat(f)).size });
+        // A symbolic link in the media folder is not media: its target is nobody's to put in a backup.
+        const st = await fsp.lstat(f);
+        if (!st.isFile()) continue;
+        items.push({ key, size: st.size });
       }
       return items;
     },

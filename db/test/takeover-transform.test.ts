@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { convert, mysqlTimeToIso, unwrapJson } from '../src/takeover/transform';
 import { parseTakeoverArgs } from '../src/takeover/command';
@@ -42,9 +45,40 @@ describe('values of the existing system as this service stores them', () => {
 describe('command line', () => {
   it('reads the options and refuses what it does not know', () => {
     expect(parseTakeoverArgs(['--source', 'mysql://u:p@h:3306/db', '--objects-from=/data/bucket', '--dry-run', '--again'], true))
-      .toEqual({ source: 'mysql://u:p@h:3306/db', objectsFrom: '/data/bucket', dryRun: true, again: true });
+      .toMatchObject({ source: 'mysql://u:p@h:3306/db', objectsFrom: '/data/bucket', dryRun: true, again: true });
     expect(() => parseTakeoverArgs(['--source'], true)).toThrow('--source needs a value');
     expect(() => parseTakeoverArgs(['--sauce', 'x'], true)).toThrow('unknown argument --sauce');
+  });
+
+  it('takes the secrets from the environment or a file, and warns about one on the command line', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-takeover-secret-'));
+    try {
+      fs.writeFileSync(path.join(dir, 'db'), 'p@ss word\n');
+      fs.writeFileSync(path.join(dir, 's3'), 'S3-secret/+\n');
+      const fromFiles = parseTakeoverArgs([
+        '--source', 'mysql://lms@h:3306/db', '--source-password-file', path.join(dir, 'db'),
+        '--objects-from', 's3://AKIA@s3.example:443/bucket', `--objects-secret-file=${path.join(dir, 's3')}`,
+      ], true);
+      expect(parseMysqlUrl(fromFiles.source).password).toBe('p@ss word');
+      expect(decodeURIComponent(new URL(fromFiles.objectsFrom!).password)).toBe('S3-secret/+');
+      expect(fromFiles.warnings).toEqual([]);
+      const env = { TAKEOVER_SOURCE_PASSWORD: 'from-env', TAKEOVER_OBJECTS_SECRET: 'env-secret' };
+      const fromEnv = parseTakeoverArgs(['--source', 'mysql://lms@h/db', '--objects-from', 's3://AKIA@h/b'], true, env);
+      expect(parseMysqlUrl(fromEnv.source).password).toBe('from-env');
+      expect(new URL(fromEnv.objectsFrom!).password).toBe('env-secret');
+      const inline = parseTakeoverArgs(['--source', 'mysql://lms:pw@h/db', '--objects-from', 's3://AKIA:sk@h/b'], true);
+      expect(inline.warnings).toEqual([
+        expect.stringMatching(/^warning: the secret in --source is visible in the process list .*TAKEOVER_SOURCE_PASSWORD/),
+        expect.stringMatching(/^warning: the secret in --objects-from is visible .*--objects-secret-file/),
+      ]);
+      expect(() => parseTakeoverArgs(['--source', 'mysql://lms:pw@h/db'], true, env)).toThrow('given more than once');
+      expect(() => parseTakeoverArgs(['--source', 'mysql://lms@h/db', '--source-password-file', path.join(dir, 'none')], true))
+        .toThrow('--source-password-file');
+      expect(() => parseTakeoverArgs(['--source', 'mysql://lms@h/db', '--objects-secret-file', path.join(dir, 's3')], true))
+        .toThrow('--objects-secret-file goes with --objects-from s3://');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('never prints the source password', () => {

@@ -254,3 +254,22 @@ export function databaseSettings(e: { DATABASE_POOL_MAX: number; DATABASE_STATEM
     sessionSettings: e.DATABASE_SESSION_SETTINGS,
   };
 }
+
+/** The key a development or test backup is signed with when neither setting is given. */
+export const DEVELOPMENT_BACKUP_KEY = 'development-and-test-backup-key';
+
+/**
+ * The key backups are signed with and checked against: BACKUP_KEY, else the service's JWT_SECRET (a secret the
+ * operator already holds, kept outside the backup). Outside development/test a missing or placeholder key stops
+ * the command, naming both settings.
+ */
+export function backupKeyOf(env: Env): string {
+  for (const name of ['BACKUP_KEY', 'JWT_SECRET']) {
+    const value = env[name];
+    if (!isPlaceholder(value)) return value as string;
+  }
+  if (isDevOrTest(nodeEnvSchema.parse(env.NODE_ENV))) return DEVELOPMENT_BACKUP_KEY;
+  throw new ConfigError(
+    'BACKUP_KEY (or JWT_SECRET) must be set: backups are signed with it and a restore checks the signature',
+  );
+}

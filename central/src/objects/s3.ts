@@ -22,6 +22,11 @@ export interface S3StoreConfig {
    * URLs are signed for this host, since the signature covers it and a URL cannot be re-pointed afterwards.
    */
   publicEndpoint?: string;
+  /**
+   * A store that is only ever read (another system's bucket being copied): a missing bucket is an error naming
+   * it instead of being created, and every write is refused.
+   */
+  readOnly?: boolean;
 }
 
 // Standard headers minio hands back among the user metadata of a stat; they are not user metadata.
@@ -104,6 +109,7 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
   function ensureBucket(): Promise<void> {
     ready ??= (async () => {
       if (await client.bucketExists(bucket)) return;
+      if (config.readOnly) throw new ObjectStoreError('NotFound', `no bucket ${bucket} at ${origin}`);
       try {
         await client.makeBucket(bucket, config.region);
       } catch (err) {
@@ -137,11 +143,18 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
     }
   }
 
+  function assertWritable(doing: string, key: string): void {
+    if (config.readOnly) {
+      throw new ObjectStoreError('Failed', `Cannot ${doing} ${key}: bucket ${bucket} at ${origin} is only read`);
+    }
+  }
+
   return {
     kind: 's3',
 
     async put(key: string, body: ObjectBody, options?: PutOptions): Promise<StoredObject> {
       assertValidKey(key);
+      assertWritable('store object', key);
       const { contentType, metadata } = normaliseOptions(options);
       let spooled: { file: string; size: number } | undefined;
       try {
@@ -211,6 +224,7 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
 
     async delete(key: string): Promise<void> {
       assertValidKey(key);
+      assertWritable('delete object', key);
       try {
         await ensureBucket();
         await client.removeObject(bucket, key);
@@ -223,6 +237,7 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
 
     async presignPut(key: string, expiresSeconds: number, requestDate?: Date): Promise<string> {
       assertValidKey(key);
+      assertWritable('presign an upload of', key);
       try {
         await ensureBucket();
         return await signer.presignedUrl('PUT', bucket, key, expiresSeconds, {}, requestDate);

@@ -15,8 +15,10 @@ export async function migrateFromMysql(
 ): Promise<{ code: number; tables: takeover.TakeoverReport; objects?: ObjectReport }> {
   const out = o.out ?? ((l: string) => process.stdout.write(`${l}\n`));
   const err = o.err ?? ((l: string) => process.stderr.write(`${l}\n`));
-  const a = takeover.parseTakeoverArgs(args, true);
+  const a = takeover.parseTakeoverArgs(args, true, o.env ?? process.env);
   const from = a.objectsFrom ? parseObjectSource(a.objectsFrom) : undefined;
+  // Before any row is copied: a wrong bucket name must not leave a copied database behind it.
+  await from?.check();
   const tables = await takeover.takeOverDatabase(db, takeover.centralProfile(), a, out, err);
   let objects: ObjectReport | undefined;
   if (from) {

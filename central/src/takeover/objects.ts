@@ -9,6 +9,8 @@ import { assertValidKey, createS3Store, isObjectNotFound, type ObjectStore } fro
 /** Where the original's objects are read from: its S3 bucket, or a folder holding a copy of it (`aws s3 sync`). */
 export interface ObjectSource {
   label: string;
+  /** Throws, naming the bucket or folder, when there is nothing to read there. */
+  check(): Promise<void>;
   list(): AsyncIterable<{ key: string; size: number; etag?: string }>;
   read(key: string): Promise<Readable>;
   contentType(key: string): Promise<string | undefined>;
@@ -26,9 +28,18 @@ export function parseObjectSource(spec: string): ObjectSource {
       secretKey: decodeURIComponent(u.password),
       bucket,
       region: u.searchParams.get('region') ?? 'us-east-1',
+      // The original's bucket is only ever read: a wrong name must not create a bucket there.
+      readOnly: true,
     });
     return {
       label: `s3://${u.host}/${bucket}`,
+      async check() {
+        try {
+          await store.probe();
+        } catch (err) {
+          throw new Error(`--objects-from s3://${u.host}/${bucket}: ${(err as Error).message}`);
+        }
+      },
       async *list() {
         for (const o of await store.list('')) yield o;
       },
@@ -40,6 +51,7 @@ export function parseObjectSource(spec: string): ObjectSource {
   if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw new Error(`--objects-from ${spec}: no such folder`);
   return {
     label: root,
+    check: async () => undefined,
     async *list() {
       const walk = async function* (rel: string): AsyncGenerator<{ key: string; size: number }> {
         const entries = await fsp.readdir(path.join(root, rel), { withFileTypes: true });

@@ -23,6 +23,8 @@ export function centralProfile(): TakeoverProfile {
     migrations: centralMigrations,
     tables: centralTables,
     sourceNames: { syncs: 'syncrecords' },
+    // The RBAC tables and the sync records are central's alone (schema-classroom.md: no counterpart on a box).
+    coreTables: ['lmsusers', 'roles', 'permissions', 'roles_permissions', 'schools', 'students', 'syncrecords'],
     ownTables: [],
     ignoredSourceTables: ['SequelizeMeta', 'studentpracticesprogress', 'studentquizzesprogress'],
     seededTables: ['lmsusers', 'lmsusers_roles', ...RBAC],
@@ -167,6 +169,8 @@ export function classroomProfile(): TakeoverProfile {
     service: 'classroom',
     migrations: classroomMigrations,
     tables: classroomTables,
+    // studenttrash is the box's alone (its model makes it at every boot); central has no such table.
+    coreTables: ['schoolusers', 'schools', 'students', 'studentprogress', 'rpiuseraccess', 'studenttrash'],
     ownTables: [],
     ignoredSourceTables: ['SequelizeMeta'],
     duplicates: [

@@ -37,6 +37,11 @@ export interface TakeoverProfile {
   tables: TableSpec[];
   /** Target table → source table where the names differ. */
   sourceNames?: Record<string, string>;
+  /**
+   * Tables any database of this service of the existing system holds: a source without them is another
+   * service's database (or none of the original's), and is refused before anything is read.
+   */
+  coreTables: string[];
   /** Tables this service has and the original has not: they start empty and are not copied. */
   ownTables: string[];
   /** Source tables that are not data (bookkeeping of the original's tools). */
@@ -234,6 +239,15 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
   const pending = await pendingMigrations(db, profile.migrations);
   if (pending.length) throw new Error(`the target database is not prepared: run \`npm run migrate -w ${profile.service}\` first (pending: ${pending.join(', ')})`);
   const source = await openSource(o.sourceUrl);
+  const lacking = profile.coreTables.filter((t) => !source.tables.has(t));
+  if (lacking.length) {
+    await source.close().catch(() => undefined);
+    const other = profile.service === 'central' ? 'classroom' : 'central';
+    throw new Error(
+      `${source.label} is not a ${profile.service} database of the existing system: it lacks ${lacking.join(', ')}`
+      + ` (a ${other} database, or the wrong database name?); nothing was copied`,
+    );
+  }
   const notes: string[] = [];
   const refusedRows: RefusedRow[] = [];
   let refusedNotListed = 0;

@@ -1,4 +1,4 @@
-import type http from 'node:http';
+import http from 'node:http';
 import type { Express } from 'express';
 import type { Logger } from 'pino';
 import { ConfigError } from '../config';
@@ -31,8 +31,20 @@ export interface ServeOptions {
  * exits 0. A second signal ends the process at once.
  */
 export function serve(o: ServeOptions): http.Server {
-  const onListening = () => o.logger.info({ host: o.host ?? '*', port: o.port }, `${o.name} listening on ${o.host ?? '*'}:${o.port}`);
-  const server = o.host ? o.app.listen(o.port, o.host, onListening) : o.app.listen(o.port, onListening);
+  const where = `${o.host ?? '*'}:${o.port}`;
+  // Express 5's listen hands a listen error (port in use, address not available) to its callback, so the
+  // server is made here and the two outcomes are told apart: a server without a socket must not stay up.
+  const server = http.createServer(o.app);
+  server.once('error', (err: NodeJS.ErrnoException) => {
+    o.logger.fatal({ err, host: o.host ?? '*', port: o.port }, `${o.name} cannot listen on ${where}: ${err.message}`);
+    process.stderr.write(`${o.name} cannot listen on ${where}: ${err.code ?? err.message}\n`);
+    void Promise.allSettled(o.close.map((c) => c())).finally(() => process.exit(1));
+  });
+  server.once('listening', () => {
+    o.logger.info({ host: o.host ?? '*', port: o.port }, `${o.name} listening on ${where}`);
+  });
+  if (o.host) server.listen(o.port, o.host);
+  else server.listen(o.port);
   let inFlight = 0;
   let stopping = false;
   // Ahead of the app's own listener, which may answer at once (/healthz) before this one could set a header.

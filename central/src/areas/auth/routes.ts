@@ -85,8 +85,22 @@ async function logout(ctx: Ctx) {
     await revokeSession(db, stored.payload.sub, stored.sessionid, stored.payload.jti);
     return true;
   }
+  // The refresh token, where POST /auth/refreshtoken takes it (query or body `refreshtoken`): signing out
+  // with it ends its session, so a client holding only the refresh token can still revoke it (decision #7).
+  const refreshToken = refreshTokenOf(ctx.req);
+  const refreshStored = refreshToken ? await verifyStored(db, ctx.config, refreshToken, 'REFRESH') : undefined;
+  if (refreshStored) {
+    await revokeSession(db, refreshStored.payload.sub, refreshStored.sessionid, refreshStored.payload.jti);
+    return true;
+  }
   ctx.res.status(200).json({ error: true, data: false });
   return undefined;
+}
+
+function refreshTokenOf(req: Ctx['req']): string | undefined {
+  const body = req.body as Record<string, unknown> | undefined;
+  const v = req.query.refreshtoken ?? body?.refreshtoken ?? body?.refreshToken;
+  return typeof v === 'string' && v.length > 0 && v.length <= 4096 ? v : undefined;
 }
 
 async function refresh(ctx: Ctx) {

@@ -33,6 +33,11 @@ export async function sendZip(res: Response, filename: string, zip: Readable, be
  * upload leaves its previous content as it was.
  */
 export function classroomFailure(err: unknown): never {
+  // 409: the classroom holds something the package conflicts with (a roster for a school whose content was never
+  // pushed, content that learners are still on); its words say what to do, and retrying will not help.
+  if (err instanceof ClassroomError && err.status === 409) {
+    throw httpError(409, `Classroom server: ${err.remoteMessage ?? err.message}`);
+  }
   if (err instanceof ClassroomError) throw httpError(500, err.message);
   throw err;
 }

@@ -62,6 +62,38 @@ export async function schoolnameOf(db: Knex, caller: Caller): Promise<string> {
   return (u?.schoolname as string | null) ?? '';
 }
 
+/**
+ * Which school's people and activity a caller may read. One server may hold many schools (a cloud classroom
+ * server that central pushes every school to), so every school user, whatever the role, is held to their
+ * own school; only the central API's sync key reads across schools. `undefined` means every school.
+ */
+export async function schoolScopeOf(db: Knex, caller: Caller): Promise<string | undefined> {
+  return caller.kind === 'user' ? schoolnameOf(db, caller) : undefined;
+}
+
+/** Learners of the school (every learner when the scope is every school), as a subquery of student ids. */
+export function studentsInScope(db: Knex, school: string | undefined): Knex.QueryBuilder {
+  const q = db('students').select('studentid');
+  return school === undefined ? q : q.whereRaw('lower(schoolname) = ?', [school.toLowerCase()]);
+}
+
+/** School users of the school, as a subquery of their ids. */
+export function usersInScope(db: Knex, school: string | undefined): Knex.QueryBuilder {
+  const q = db('schoolusers').select('schooluserid');
+  return school === undefined ? q : q.whereRaw('lower(schoolname) = ?', [school.toLowerCase()]);
+}
+
+/**
+ * Whether the server's own log files may go to a caller of this scope: they record every school's
+ * sign-ins and exports, so only when the server holds no other school's people.
+ */
+export async function serverLogsInScope(db: Knex, school: string | undefined): Promise<boolean> {
+  if (school === undefined) return true;
+  const other = await db('schoolusers')
+    .whereRaw('lower(coalesce(schoolname, ?)) <> ?', ['', school.toLowerCase()]).first('schooluserid');
+  return !other;
+}
+
 export const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v));
 
 /**

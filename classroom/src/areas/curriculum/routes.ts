@@ -2,8 +2,11 @@ import { z } from 'zod';
 import { anyUser, httpError, syncKeyOrStaff } from '@lms/shared';
 import { route } from '../../http/route';
 import type { ClassroomRoute } from '../../http/types';
-import { idParams, instant, learnerOf, queryText } from '../common';
-import { allCurriculums, baselineFor, baselineResults, curriculumById, curriculumMap, searchCurriculums, subjectsOf } from './store';
+import { idParams, instant, learnerOf, queryText, schoolScopeOf } from '../common';
+import {
+  allCurriculums, baselineFor, baselineResults, curriculumById, curriculumMap, schoolAndLearner, searchCurriculums,
+  subjectsOf,
+} from './store';
 
 const allQuery = z.object({ cur: queryText, studentid: queryText, standardid: queryText, schoolname: queryText });
 const curriculumParams = idParams('curriculumid', 'Invalid Curriculum id');
@@ -37,19 +40,18 @@ export const curriculumRoutes: ClassroomRoute[] = [
     { summary: "Curriculum tree with the caller's points" }),
   route('POST', '/curriculum/baseline/:curriculumid/:schoolname/:studentid', anyUser(),
     { params: baselineParams, body: baselineBody },
-    async ({ db, params, body }) => {
-    const school = await db('schools').whereRaw('lower(schoolname) = ?', [params.schoolname.toLowerCase()]).andWhere('isdeleted', false).first('schoolid');
+    async ({ db, caller, params, body }) => {
+    const scope = await schoolScopeOf(db, caller);
+    const { school, student } = await schoolAndLearner(db, scope, params.schoolname, params.studentid);
     if (!school || !(await curriculumById(db, params.curriculumid))) throw httpError(400, 'Invalid Curriculum id');
-    // The app sends the schooluserid where the route names a studentid; both identify the learner.
-    const student = await db('students').where('studentid', params.studentid).orWhere('schooluserid', params.studentid).first('studentid');
     return baselineFor(db, params.curriculumid, school.schoolid, student?.studentid, body.date ?? new Date());
   },
     { summary: 'The baseline/endline in force and whether the learner took it' }),
   route('GET', '/curriculum/:curriculumbaselineid/getstudentresult', syncKeyOrStaff(),
     { params: idParams('curriculumbaselineid', 'Invalid curriculum baseline id') },
-    async ({ db, res, params }) => {
+    async ({ db, res, caller, params }) => {
       // A bare array without the envelope: the central baseline download reads it as such.
-      res.json(await baselineResults(db, params.curriculumbaselineid));
+      res.json(await baselineResults(db, params.curriculumbaselineid, await schoolScopeOf(db, caller)));
     },
     { summary: 'Baseline results of every learner (bare array; staff or the sync key)' }),
 ];

@@ -1,5 +1,5 @@
 import { whereContains, type Knex } from '@lms/db';
-import { num, round2, withLessonHeading } from '../common';
+import { num, round2, studentsInScope, withLessonHeading } from '../common';
 
 export const activeCurriculums = (db: Knex) => db('curriculums').where({ isdeleted: false, curriculumstatus: true });
 
@@ -103,9 +103,25 @@ export async function baselineFor(db: Knex, curriculumid: string, schoolid: stri
   return { baselinename: baseline.baselinename, curriculumbaselineid: baseline.curriculumbaselineid, baselinepass: Boolean(taken) };
 }
 
-export async function baselineResults(db: Knex, curriculumbaselineid: string) {
+/**
+ * The school and learner a baseline question names, within the caller's school: another school, or a learner
+ * of another school, is answered as one this server does not know.
+ */
+export async function schoolAndLearner(db: Knex, scope: string | undefined, schoolname: string, studentid: string) {
+  const foreign = scope !== undefined && scope.toLowerCase() !== schoolname.toLowerCase();
+  const school: { schoolid: string } | undefined = foreign ? undefined : await db('schools')
+    .whereRaw('lower(schoolname) = ?', [schoolname.toLowerCase()]).andWhere('isdeleted', false).first('schoolid');
+  // The app sends the schooluserid where the route names a studentid; both identify the learner.
+  const student: { studentid: string } | undefined = await db('students')
+    .where((w) => w.where('studentid', studentid).orWhere('schooluserid', studentid))
+    .whereIn('studentid', studentsInScope(db, scope)).first('studentid');
+  return { school, student };
+}
+
+export async function baselineResults(db: Knex, curriculumbaselineid: string, school?: string) {
   const baseline = await db('curriculumbaseline').where({ curriculumbaselineid }).first('baselinename');
-  const rows = await db('studentprogress').where({ studentprogressreferenceid: curriculumbaselineid, progresstype: 4 }).orderBy('starttime');
+  const rows = await db('studentprogress').where({ studentprogressreferenceid: curriculumbaselineid, progresstype: 4 })
+    .whereIn('studentid', studentsInScope(db, school)).orderBy('starttime');
   if (!rows.length) return [];
   const studentIds = [...new Set(rows.map((r) => r.studentid))];
   const students = await db('students').join('schoolusers', 'schoolusers.schooluserid', 'students.schooluserid').whereIn('students.studentid', studentIds)

@@ -1,8 +1,13 @@
 import type { Response } from 'express';
 import type { Readable } from 'node:stream';
-import { isExportedLogFile, logWindowStart, noInput, prepareLogZip, staff, writeLogFilesZip, writeReportDataZip } from '@lms/shared';
+import {
+  httpError, isExportedLogFile, logWindowStart, noInput, prepareLogZip, staff, writeLogFilesZip, writeReportDataZip,
+} from '@lms/shared';
+import type { Knex } from '@lms/db';
 import { route } from '../../http/route';
-import type { ClassroomRoute } from '../../http/types';
+import type { Caller, ClassroomRoute } from '../../http/types';
+import type { Config } from '../../config';
+import { schoolScopeOf, serverLogsInScope } from '../common';
 import { userOf } from '../../auth/guards';
 import { oldestKeptDay } from '../../logging';
 import { countBytes, exportFileName, lastExport, logCounts, logSource, openLogFiles, recordExport, reportStudents } from './store';
@@ -41,14 +46,26 @@ function sendZip(res: Response, filename: string, zip: Readable, done: (bytes: n
 /** A school name as a piece of a file name: letters, digits, dot, dash and underscore only. */
 const safePart = (s: unknown): string => (typeof s === 'string' ? s : '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 60) || 'school';
 
+/**
+ * The school whose activity the caller exports, and the server's log files of the export window when the
+ * caller may have them (they hold every school's sign-ins: not for one school's staff on a server of several).
+ */
+async function exportScope(db: Knex, config: Config, caller: Caller, now: Date) {
+  const school = await schoolScopeOf(db, caller);
+  const bound = { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes };
+  const allowed = await serverLogsInScope(db, school);
+  const files = allowed ? await openLogFiles(config.logDir, isExportedLogFile, bound) : [];
+  return { school, files };
+}
+
 export const exportRoutes: ClassroomRoute[] = [
   route('GET', '/export/log', staff(), noInput,
     async ({ logger, config, db, res, caller }) => {
     const user = userOf(caller);
     const now = new Date();
     // The files of the export's window, newest days first up to LOG_EXPORT_MAX_MB.
-    const files = await openLogFiles(config.logDir, isExportedLogFile, { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes });
-    const zip = await prepareLogZip(logSource(db, logWindowStart(now)), files);
+    const { school, files } = await exportScope(db, config, caller, now);
+    const zip = await prepareLogZip(logSource(db, logWindowStart(now), school), files);
     let sent: number | null = null;
     // Written after the ZIP is assembled, as the original did: this line travels in the next export.
     await sendZip(res, exportFileName('log', now), zip, (bytes) => {
@@ -68,14 +85,15 @@ export const exportRoutes: ClassroomRoute[] = [
     }),
 
   route('GET', '/export/log/summary', staff(), noInput,
-    async ({ config, db }) => {
+    async ({ config, db, caller }) => {
     const now = new Date();
     const since = logWindowStart(now);
-    const counts = await logCounts(db, since);
     // The exact size of what GET /export/log would send now: the same ZIP, written to a counter.
-    const files = await openLogFiles(config.logDir, isExportedLogFile, { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes });
-    const bytes = await countBytes(await prepareLogZip(logSource(db, since), files));
-    return { ...counts, since: since.toISOString(), logfiles: files.length, bytes, lastexport: await lastExport(db) };
+    const { school, files } = await exportScope(db, config, caller, now);
+    const counts = await logCounts(db, since, school);
+    const bytes = await countBytes(await prepareLogZip(logSource(db, since, school), files));
+    const lastexport = await lastExport(db, school);
+    return { ...counts, since: since.toISOString(), logfiles: files.length, bytes, lastexport };
   },
     {
       summary: "What GET /export/log would hold now (learners, results, date range, ZIP bytes) and the last " +
@@ -83,9 +101,13 @@ export const exportRoutes: ClassroomRoute[] = [
     }),
 
   route('GET', '/export/system-log/files', staff(), noInput,
-    async ({ logger, config, res, caller }) => {
+    async ({ logger, config, db, res, caller }) => {
     const user = userOf(caller);
     const now = new Date();
+    if (!(await serverLogsInScope(db, await schoolScopeOf(db, caller)))) {
+      throw httpError(403, "This server holds other schools' people: its log files are not given to one school's "
+        + 'staff');
+    }
     const files = await openLogFiles(config.logDir, (name) => name.includes('RPI-API'), { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes });
     const zip = writeLogFilesZip(files);
     await sendZip(res, exportFileName(`logfiles-${safePart(user.claims.schoolname)}`, now), zip, () =>
@@ -94,10 +116,14 @@ export const exportRoutes: ClassroomRoute[] = [
     { summary: "ZIP of the server's RPI-API log files" }),
 
   route('GET', '/export/report-data', staff(), noInput,
-    async ({ db, res }) => {
+    async ({ db, res, caller }) => {
     const since = logWindowStart(new Date());
-    const log = logSource(db, since);
-    const zip = writeReportDataZip({ students: reportStudents(db), studentprogress: log.progress, studentresult: log.result, studentaccess: log.access });
+    const school = await schoolScopeOf(db, caller);
+    const log = logSource(db, since, school);
+    const students = reportStudents(db, school);
+    const zip = writeReportDataZip({
+      students, studentprogress: log.progress, studentresult: log.result, studentaccess: log.access,
+    });
     await sendZip(res, 'sync-data.zip', zip, () => undefined);
   },
     { summary: 'Learners, progress, results and access rows (six-month window) as syncfile.ini in a ZIP' }),

@@ -7,18 +7,35 @@ import {
   LOG_PRIMARY_KEYS, LOG_WINDOW_COLUMNS, PROGRESS_COLLECTIONS, PROGRESS_KEYS, httpError, type LogSource, type LogTable, type LogZipFile, type ProgressKey,
 } from '@lms/shared';
 import { DAILY_NAME } from '../../logging';
+import { studentsInScope, usersInScope } from '../common';
 
 type Row = Record<string, unknown>;
 
 // Rows are read a page at a time so that six months of a busy classroom never sit in memory at once.
 const PAGE = 1000;
 
+/** The column that names whose row it is, and whether that is a learner (studentid) or a school user. */
+const OWNER: Partial<Record<LogTable, { column: string; of: 'students' | 'users' }>> = {
+  rpiuseraccess: { column: 'userid', of: 'users' },
+  studentappusages: { column: 'schooluserid', of: 'users' },
+};
+
+/** Rows of `table` that belong to the school's people (every row for the scope of every school). */
+function inScope(db: Knex, table: LogTable, q: Knex.QueryBuilder, school: string | undefined): Knex.QueryBuilder {
+  if (school === undefined) return q;
+  const owner = OWNER[table] ?? { column: 'studentid', of: 'students' };
+  return q.whereIn(owner.column, owner.of === 'users' ? usersInScope(db, school) : studentsInScope(db, school));
+}
+
 /** The rows of one table newer than `since` on its window column, in primary-key pages (stable under concurrent inserts of older keys). */
-async function* windowed(db: Knex, table: LogTable, windowColumn: string, since: Date): AsyncGenerator<Row> {
+async function* windowed(
+  db: Knex, table: LogTable, windowColumn: string, since: Date, school: string | undefined,
+): AsyncGenerator<Row> {
   const pk = LOG_PRIMARY_KEYS[table];
   let after: string | null = null;
   for (;;) {
-    const q = db(table).where(windowColumn, '>', since.toISOString()).orderBy(pk).limit(PAGE);
+    const page = db(table).where(windowColumn, '>', since.toISOString()).orderBy(pk).limit(PAGE);
+    const q = inScope(db, table, page, school);
     if (after !== null) q.andWhere(pk, '>', after);
     const rows: Row[] = await q;
     for (const r of rows) yield r;
@@ -28,7 +45,7 @@ async function* windowed(db: Knex, table: LogTable, windowColumn: string, since:
 }
 
 /** Results with their question rows attached (questions have no window of their own: they follow their result). */
-async function* resultsWithQuestions(db: Knex, since: Date): AsyncGenerator<Row> {
+async function* resultsWithQuestions(db: Knex, since: Date, school: string | undefined): AsyncGenerator<Row> {
   let page: Row[] = [];
   const flush = async function* (): AsyncGenerator<Row> {
     const ids = page.map((r) => r.studentprogressid as string);
@@ -42,22 +59,27 @@ async function* resultsWithQuestions(db: Knex, since: Date): AsyncGenerator<Row>
     for (const r of page) yield { ...r, studentprogressquestions: byResult.get(r.studentprogressid as string) ?? [] };
     page = [];
   };
-  for await (const r of windowed(db, 'studentprogress', LOG_WINDOW_COLUMNS.studentprogress, since)) {
+  for await (const r of windowed(db, 'studentprogress', LOG_WINDOW_COLUMNS.studentprogress, since, school)) {
     page.push(r);
     if (page.length >= 500) yield* flush();
   }
   yield* flush();
 }
 
-/** Every collection of the activity log, each limited to rows later than `since` by its own filter column. */
-export function logSource(db: Knex, since: Date): LogSource {
+/**
+ * Every collection of the activity log, each limited to rows later than `since` by its own filter column, and
+ * to the school's people when a school is given.
+ */
+export function logSource(db: Knex, since: Date, school?: string): LogSource {
   const progress = Object.fromEntries(
-    PROGRESS_KEYS.map((k: ProgressKey) => [k, windowed(db, PROGRESS_COLLECTIONS[k], LOG_WINDOW_COLUMNS[k], since)]),
+    PROGRESS_KEYS.map((k: ProgressKey) => [
+      k, windowed(db, PROGRESS_COLLECTIONS[k], LOG_WINDOW_COLUMNS[k], since, school),
+    ]),
   ) as unknown as LogSource['progress'];
   return {
-    result: resultsWithQuestions(db, since),
+    result: resultsWithQuestions(db, since, school),
     progress,
-    access: windowed(db, 'rpiuseraccess', LOG_WINDOW_COLUMNS.rpiuseraccess, since),
+    access: windowed(db, 'rpiuseraccess', LOG_WINDOW_COLUMNS.rpiuseraccess, since, school),
   };
 }
 
@@ -120,7 +142,7 @@ export function exportFileName(prefix: string, now: Date): string {
 }
 
 /** Learners of the classroom as school user rows carrying their `student` row; password hashes never leave the server. */
-export async function* reportStudents(db: Knex): AsyncGenerator<Row> {
+export async function* reportStudents(db: Knex, school?: string): AsyncGenerator<Row> {
   let after: string | null = null;
   for (;;) {
     const q = db('schoolusers')
@@ -130,6 +152,7 @@ export async function* reportStudents(db: Knex): AsyncGenerator<Row> {
       .orderBy('students.studentid')
       .limit(PAGE);
     if (after !== null) q.andWhere('students.studentid', '>', after);
+    if (school !== undefined) q.whereRaw('lower(students.schoolname) = ?', [school.toLowerCase()]);
     const users: Row[] = await q;
     if (users.length === 0) return;
     const students: Row[] = await db('students').whereIn('studentid', users.map((u) => u.studentid as string));
@@ -163,13 +186,14 @@ export interface LogCounts {
 }
 
 /** What the export's log.ini would hold now, counted in the database (one query per table). */
-export async function logCounts(db: Knex, since: Date): Promise<LogCounts> {
+export async function logCounts(db: Knex, since: Date, school?: string): Promise<LogCounts> {
   const after = since.toISOString();
   const learnerTables = (['studentprogress', ...PROGRESS_KEYS.filter((k) => k !== 'studentappusages')] as const).map((k) => ({
     table: k === 'studentprogress' ? 'studentprogress' : PROGRESS_COLLECTIONS[k as ProgressKey],
     column: LOG_WINDOW_COLUMNS[k],
   }));
-  const [first, ...rest] = learnerTables.map(({ table, column }) => db(table).distinct('studentid').where(column, '>', after));
+  const [first, ...rest] = learnerTables.map(({ table, column }) =>
+    inScope(db, table as LogTable, db(table).distinct('studentid').where(column, '>', after), school));
   const learners = countOf(await db.from(first.union(rest).as('l')).count({ n: '*' }).first());
 
   let firstAt: string | null = null;
@@ -181,14 +205,16 @@ export async function logCounts(db: Knex, since: Date): Promise<LogCounts> {
     if (b && (!lastAt || b > lastAt)) lastAt = b;
   };
   const tally = async (table: string, column: string): Promise<number> => {
-    const row = (await db(table).where(column, '>', after).count({ n: '*' }).min({ lo: column }).max({ hi: column }).first()) as
+    const row = (await inScope(db, table as LogTable, db(table).where(column, '>', after), school)
+      .count({ n: '*' }).min({ lo: column }).max({ hi: column }).first()) as
       { n: unknown; lo: unknown; hi: unknown } | undefined;
     span(row?.lo, row?.hi);
     return countOf(row);
   };
   const results = await tally('studentprogress', LOG_WINDOW_COLUMNS.studentprogress);
   const answers = countOf(await db('studentprogressquestions')
-    .whereIn('studentprogressid', db('studentprogress').select('studentprogressid').where(LOG_WINDOW_COLUMNS.studentprogress, '>', after))
+    .whereIn('studentprogressid', inScope(db, 'studentprogress',
+      db('studentprogress').select('studentprogressid').where(LOG_WINDOW_COLUMNS.studentprogress, '>', after), school))
     .count({ n: '*' }).first());
   let progress = 0;
   for (const k of PROGRESS_KEYS) progress += await tally(PROGRESS_COLLECTIONS[k], LOG_WINDOW_COLUMNS[k]);
@@ -208,8 +234,13 @@ export async function recordExport(db: Knex, o: { schooluserid: string; at: Date
 }
 
 /** The latest completed export, with the name of the account that made it. */
-export async function lastExport(db: Knex): Promise<{ at: string; bytes: number; by: string | null } | null> {
-  const row = (await db('logexports')
+export async function lastExport(
+  db: Knex, school?: string,
+): Promise<{ at: string; bytes: number; by: string | null } | null> {
+  const q = db('logexports');
+  // Another school's export is not this school's: it held other learners.
+  if (school !== undefined) q.whereIn('logexports.schooluserid', usersInScope(db, school));
+  const row = (await q
     .leftJoin('schoolusers', 'schoolusers.schooluserid', 'logexports.schooluserid')
     .orderBy('logexports.exported_at', 'desc')
     .first('logexports.exported_at', 'logexports.bytes', 'schoolusers.schoolusername')) as

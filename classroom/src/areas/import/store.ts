@@ -1,4 +1,5 @@
 import { BatchWriteError, rowsPerStatement, type Knex } from '@lms/db';
+import { httpError } from '@lms/shared';
 import {
   CONTENT_COLUMNS, CONTENT_KEYS, LOG_COLUMNS, ROSTER_COLUMNS, ROSTER_MERGE_COLUMNS, ROSTER_PROGRESS_KEYS, normaliseRow,
   type ColumnSpec, type ContentKey, type ContentPackage, type ContentTable, type RosterProgressKey, type SchoolUserRow, type StudentsPackage,
@@ -82,15 +83,98 @@ export async function applyContent(db: Knex, pkg: ContentPackage): Promise<Recor
       await upsertRows(trx, table, pkOf(table), CONTENT_COLUMNS[table], pkg[key] as Row[]);
     }
     const keyOf: Record<string, ContentKey> = { lessons: 'lessons', levels: 'levels', grades: 'grades' };
+    const goneOf = new Map<ContentTable, string[]>();
     for (const table of PRUNED) {
       const pk = pkOf(table);
       const keep = new Set((pkg[keyOf[table]] as Row[]).map((r) => r[pk]));
       const existing: string[] = (await trx(table).select(pk)).map((r: Row) => r[pk] as string);
-      const gone = existing.filter((id) => !keep.has(id));
-      for (let i = 0; i < gone.length; i += 500) await trx(table).whereIn(pk, gone.slice(i, i + 500)).del();
+      goneOf.set(table, existing.filter((id) => !keep.has(id)));
+    }
+    await refuseDroppingLearnersPlaces(trx, goneOf);
+    for (const table of PRUNED) {
+      const gone = goneOf.get(table) ?? [];
+      for (let i = 0; i < gone.length; i += 500) await trx(table).whereIn(pkOf(table), gone.slice(i, i + 500)).del();
     }
     return Object.fromEntries(Object.entries(pkg).map(([k, rows]) => [k, (rows as Row[]).length])) as Record<ContentKey, number>;
   });
+}
+
+/** The learner columns that name a grade, level or lesson (students.*). */
+const LEARNER_PLACES: Record<string, string[]> = {
+  lessons: ['studentcurrentlessonid'], levels: ['studentcurrentlevelid', 'startinglevelid'], grades: ['gradeid'],
+};
+const SINGULAR: Record<string, string> = { lessons: 'lesson', levels: 'level', grades: 'grade' };
+const LISTED = 20;
+
+/**
+ * A package that removes a grade, level or lesson a learner is on is refused whole, naming them: moving a
+ * learner elsewhere is a teacher's decision, and the original (which never removes content on a box) gives no
+ * rule for it. Central keeps such content (unpublished, not deleted) until no learner is on it.
+ */
+async function refuseDroppingLearnersPlaces(trx: Knex, goneOf: Map<ContentTable, string[]>): Promise<void> {
+  const found: string[] = [];
+  let more = 0;
+  for (const [table, gone] of goneOf) {
+    for (let i = 0; i < gone.length; i += 500) {
+      const part = gone.slice(i, i + 500);
+      const rows: Row[] = await trx('students').join('schoolusers', 'schoolusers.schooluserid', 'students.schooluserid')
+        .where((w) => { for (const c of LEARNER_PLACES[table]) w.orWhereIn(`students.${c}`, part); })
+        .select('schoolusers.schoolusername', ...LEARNER_PLACES[table].map((c) => `students.${c}`))
+        .orderBy('schoolusers.schoolusername');
+      const byPlace = new Map<string, string[]>();
+      for (const r of rows) {
+        for (const c of LEARNER_PLACES[table]) {
+          const id = r[c] as string;
+          if (!part.includes(id)) continue;
+          const list = byPlace.get(id) ?? [];
+          if (!list.includes(r.schoolusername as string)) list.push(r.schoolusername as string);
+          byPlace.set(id, list);
+        }
+      }
+      for (const [id, learners] of byPlace) {
+        if (found.length < LISTED) found.push(`${SINGULAR[table]} ${id} (${learners.join(', ')})`);
+        else more += 1;
+      }
+    }
+  }
+  if (!found.length) return;
+  const list = found.join('; ') + (more ? `; and ${more} more` : '');
+  throw httpError(409, `Invalid file: the package removes content that learners are on; move them first: ${list}`);
+}
+
+/**
+ * A roster names schools and curriculums that the content push brings: without them its learners would point at
+ * nothing, so it is refused naming what is missing and what to do.
+ */
+async function refuseRosterWithoutContent(trx: Knex, pkg: StudentsPackage): Promise<void> {
+  const names = new Set<string>();
+  const curriculums = new Set<string>();
+  for (const { schooluser, student } of pkg.studentusers) {
+    for (const n of [schooluser.schoolname, student?.schoolname]) if (typeof n === 'string' && n) names.add(n);
+    if (typeof student?.curriculumid === 'string' && student.curriculumid) curriculums.add(student.curriculumid);
+  }
+  const lower = [...names].map((n) => n.toLowerCase());
+  const held = new Set<string>();
+  for (let i = 0; i < lower.length; i += 500) {
+    const part = lower.slice(i, i + 500);
+    const lowered = trx.raw('lower(schoolname)') as unknown as string;
+    const rows = await trx('schools').whereIn(lowered, part).select('schoolname');
+    for (const r of rows) held.add(String(r.schoolname).toLowerCase());
+  }
+  const missingSchools = [...names].filter((n) => !held.has(n.toLowerCase()));
+  const ids = [...curriculums];
+  const heldCurriculums = new Set<string>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const rows = await trx('curriculums').whereIn('curriculumid', ids.slice(i, i + 500)).select('curriculumid');
+    for (const r of rows) heldCurriculums.add(r.curriculumid);
+  }
+  const missingCurriculums = ids.filter((id) => !heldCurriculums.has(id));
+  if (!missingSchools.length && !missingCurriculums.length) return;
+  const what = [
+    ...(missingSchools.length ? [`school ${missingSchools.slice(0, LISTED).join(', ')}`] : []),
+    ...(missingCurriculums.length ? [`curriculum ${missingCurriculums.slice(0, LISTED).join(', ')}`] : []),
+  ].join(' and ');
+  throw httpError(409, `This classroom server does not have ${what}: push the content first`);
 }
 
 const STUDENT_ROLE = 4;
@@ -122,6 +206,7 @@ const STUDENT_TEXT_DEFAULTS = ['city', 'country', 'state'] as const;
 /** Roster of learners (contract C): school users, their students rows and optional progress, in one transaction. */
 export async function applyStudents(db: Knex, pkg: StudentsPackage): Promise<{ schoolusers: number; students: number }> {
   return db.transaction(async (trx) => {
+    await refuseRosterWithoutContent(trx, pkg);
     await upsertSchoolUsers(trx, pkg.studentusers.map((s) => schoolUserForWrite(s.schooluser, undefined)));
     const students = pkg.studentusers.map(({ student }) => {
       const row: Row = { ...student };

@@ -2,19 +2,17 @@ import { z } from 'zod';
 import type { Knex } from '@lms/db';
 import { syncKeyOrStaff } from '@lms/shared';
 import { route } from '../../http/route';
-import { SCHOOL_ROLE, type Caller, type ClassroomCtx, type ClassroomRoute } from '../../http/types';
-import { queryText, schoolnameOf } from '../common';
+import type { Caller, ClassroomCtx, ClassroomRoute } from '../../http/types';
+import { queryText, schoolScopeOf } from '../common';
 import { filtersOf, page, pagingBody } from '../common/paging';
 import { PROGRESS } from '../result/progress';
 import { aggregateRows, byClass, lastCompletedQuiz, latestAttempts, onlineCount, studentStatus, type Filters } from './store';
 
 /**
- * Reports are for staff and for the central API (decision #9). The sync key and admins see every school on this
- * server; a teacher sees their own school only.
+ * Reports are for staff and for the central API (decision #9). The sync key sees every school on this server;
+ * staff see their own school only (schoolScopeOf).
  */
-async function scopeOf(db: Knex, caller: Caller): Promise<string | undefined> {
-  return caller.kind === 'user' && caller.schooluserrole === SCHOOL_ROLE.teacher ? schoolnameOf(db, caller) : undefined;
-}
+const scopeOf = schoolScopeOf;
 
 /** What a paged report reads (input is declared with the routes below). */
 type Ctx = ClassroomCtx<typeof input>;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { anyOrSyncKey, anyUser, staff } from '@lms/shared';
 import { route } from '../../http/route';
 import type { ClassroomRoute } from '../../http/types';
-import { learnerOf, queryText, requireLearner } from '../common';
+import { learnerOf, queryText, requireLearner, schoolScopeOf } from '../common';
 import { curriculumProgress } from '../curriculum/store';
 import { lastLogins, searchStudents, setProfileImage } from './store';
 
@@ -12,7 +12,8 @@ const idList = z.unknown().transform((v) => (Array.isArray(v) ? v.filter((x): x 
 export const studentRoutes: ClassroomRoute[] = [
   // Full learner rows (parents, contact, disability answers): staff only (decision 30); the learner app never calls it.
   route('GET', '/student/all', staff(), { query: z.object({ userid: queryText, schoolname: queryText }) },
-    ({ db, query }) => searchStudents(db, query), { summary: 'Up to 20 learners by handle and school (staff)' }),
+    async ({ db, caller, query }) => searchStudents(db, query, await schoolScopeOf(db, caller)),
+    { summary: 'Up to 20 learners by handle and school (staff)' }),
   route('POST', '/student/profile', anyUser(), { body: z.object({ filename: z.string().min(1).max(250) }) },
     async ({ db, caller, body }) => {
     const learner = await requireLearner(db, caller);
@@ -24,6 +25,7 @@ export const studentRoutes: ClassroomRoute[] = [
     const learner = await learnerOf(db, caller);
     return learner ? curriculumProgress(db, learner.studentid, learner.curriculumid) : 0;
   }, { summary: "The caller's progress in their curriculum" }),
-  route('POST', '/student/logintime', anyOrSyncKey(), { body: idList }, ({ db, body }) => lastLogins(db, body),
+  route('POST', '/student/logintime', anyOrSyncKey(), { body: idList },
+    async ({ db, caller, body }) => lastLogins(db, body, await schoolScopeOf(db, caller)),
     { summary: 'Latest sign-in of each listed user (the central API calls it with the sync key)' }),
 ];

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import type { Knex } from '@lms/db';
 import { staff } from '@lms/shared';
 import { route } from '../../http/route';
-import { SCHOOL_ROLE, type Caller, type ClassroomRoute } from '../../http/types';
+import type { Caller, ClassroomRoute } from '../../http/types';
 import { userOf } from '../../auth/guards';
-import { idParams, queryText, schoolnameOf } from '../common';
+import { idParams, queryText, schoolScopeOf, schoolnameOf } from '../common';
 import { filtersOf, first, page, pagingBody } from '../common/paging';
 import { PROGRESS } from '../result/progress';
 import {
@@ -13,10 +12,8 @@ import {
 
 const studentParams = idParams('studentid', 'Invalid Student ID');
 
-/** Teachers see their own school's learners; admins and superadmins any learner on this server. */
-async function scopeOf(db: Knex, caller: Caller): Promise<string | undefined> {
-  return userOf(caller).schooluserrole === SCHOOL_ROLE.teacher ? schoolnameOf(db, caller) : undefined;
-}
+/** Staff of every role see their own school's learners only (schoolScopeOf). */
+const scopeOf = schoolScopeOf;
 
 export const teacherRoutes: ClassroomRoute[] = [
   route('GET', '/teacher/standards', staff(), {}, async ({ db, caller }) => {

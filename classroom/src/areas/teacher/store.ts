@@ -39,7 +39,10 @@ export async function teacherProfile(db: Knex, schooluserid: string, standard: s
     ? await db('studentappusages').whereIn('schooluserid', ids).andWhere('created_at', '>=', since).groupBy('schooluserid').select('schooluserid').sum({ seconds: 'time_spent' })
     : [];
   const minutes = usage.reduce((s, u) => s + num(u.seconds), 0) / 60;
-  const chosen = standard ? await db('standards').where({ standardid: standard }).first('standardid', 'standardname') : undefined;
+  // Another school's class is not named to this teacher.
+  const chosen = standard
+    ? await standardsOfSchool(db, schoolname).where({ standardid: standard }).first('standardid', 'standardname')
+    : undefined;
   return {
     teacher: {
       schoolusername: user.schoolusername,
@@ -55,7 +58,7 @@ export async function teacherProfile(db: Knex, schooluserid: string, standard: s
   };
 }
 
-/** A learner a staff caller may look at: any learner for admins, a learner of their own school for teachers. */
+/** A learner a staff caller may look at: a learner of their own school (any learner for the sync key). */
 export async function visibleStudent(db: Knex, studentid: string, schoolname: string | undefined) {
   const q = db('students').where({ studentid });
   if (schoolname !== undefined) q.whereRaw('lower(schoolname) = ?', [schoolname.toLowerCase()]);
@@ -105,11 +108,14 @@ export async function studentStats(db: Knex, student: Record<string, unknown>) {
   return out;
 }
 
-export async function standardsLike(db: Knex, schoolname: string, text: string | undefined) {
-  const q = db('standards').where('isdeleted', false).andWhere((w) => {
+const standardsOfSchool = (db: Knex, schoolname: string) =>
+  db('standards').where('isdeleted', false).andWhere((w) => {
     w.whereRaw('lower(schoolname) = ?', [schoolname.toLowerCase()])
       .orWhereIn('schoolid', db('schools').whereRaw('lower(schoolname) = ?', [schoolname.toLowerCase()]).select('schoolid'));
   });
+
+export async function standardsLike(db: Knex, schoolname: string, text: string | undefined) {
+  const q = standardsOfSchool(db, schoolname);
   whereContains(q, 'standardname', text);
   return q.orderBy('standardname').select('standardid', 'standardname');
 }
