@@ -10,11 +10,13 @@ CENTRAL_DATABASE_URL ?= sqlite:data/central.sqlite
 CLASSROOM_DATABASE_URL ?= sqlite:data/classroom.sqlite
 export CENTRAL_DATABASE_URL CLASSROOM_DATABASE_URL
 
-.PHONY: help install build run test test-sqlite test-pg migrate seed-demo bench clean deploy-test box-package box-test box-test-arm64
+.PHONY: help install build lint run test test-sqlite test-pg migrate seed-demo bench clean deploy-test box-package \
+	box-test box-test-arm64
 
 help:
 	@echo "make run        install, build, migrate, load demo data, start central :$(CENTRAL_PORT) and classroom :$(CLASSROOM_PORT)"
 	@echo "make test       install what the tests need and run the suite (SQLite, then PostgreSQL)"
+	@echo "make lint       ESLint (typescript-eslint, 120 columns) over every workspace"
 	@echo "make migrate    apply pending migrations to both databases (CENTRAL_DATABASE_URL, CLASSROOM_DATABASE_URL)"
 	@echo "make seed-demo  load the demo data set (development and test only)"
 	@echo "make bench      run the benchmarks"
@@ -32,6 +34,10 @@ install: node_modules/.package-lock.json
 build: install
 	npx tsc -b
 	@node -e 'const {execSync}=require("child_process");let c="unknown";try{c=execSync("git rev-parse --short HEAD",{stdio:["ignore","pipe","ignore"]}).toString().trim()}catch{};require("fs").writeFileSync("build-info.json",JSON.stringify({build:c+"@"+new Date().toISOString()})+"\n")'
+
+# ESLint with typescript-eslint, from the lock file's development dependencies.
+lint: install
+	npx eslint .
 
 define one_database_url
 	@if [ -n "$${DATABASE_URL:-}" ]; then echo "DATABASE_URL is set: it would give both services one database. Set CENTRAL_DATABASE_URL and CLASSROOM_DATABASE_URL instead (unset DATABASE_URL)." >&2; exit 2; fi

@@ -2,11 +2,11 @@ import crypto from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ROLE_IDS, connectRedis, type RedisClient } from '@lms/shared';
+import { ROLE_IDS, connectRedis } from '@lms/shared';
 import { REVOCATION_CHANNEL, revokeAll, shareRevocations } from '../src/auth/tokens';
 import { silentLogger } from './helpers';
 import { makeApp, type TestApp } from './helpers';
-import { PASSWORD, captureMailer, claimsOf, createSchoolUser, createStaff, schoolLogin, staffLogin } from './accounts';
+import { PASSWORD, captureMailer, claimsOf, createSchoolUser, createStaff, staffLogin } from './accounts';
 
 const mailer = captureMailer();
 let t: TestApp;

@@ -32,7 +32,7 @@ async function listen(app: http.RequestListener): Promise<string> {
 type Method = 'get' | 'post' | 'put';
 
 /** A central call as the superadmin; answers the envelope's data, after checking it is a success. */
-async function author(method: Method, path: string, body?: object): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
+async function author(method: Method, path: string, body?: object): Promise<any> {
   const res = await request(central.app)[method](path).set('Authorization', `Bearer ${token}`).send(body ?? {});
   expect([res.status, res.body.error], `${method.toUpperCase()} ${path}: ${JSON.stringify(res.body)}`).toEqual([200, false]);
   return res.body.data;

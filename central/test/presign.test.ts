@@ -1,12 +1,11 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
-import type { Server } from 'node:http';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROLE_IDS } from '@lms/shared';
 import type { ObjectStore } from '../src/objects';
 import { presignedMediaUrl } from '../src/http/presign';
-import { makeApp, type TestApp } from './helpers';
+import { makeApp } from './helpers';
 import { createStaff, staffLogin } from './accounts';
 import { startS3Sandbox, type S3Sandbox } from './s3';
 import { loadConfig } from '../src/config';

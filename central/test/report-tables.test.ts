@@ -13,14 +13,13 @@ let t: TestApp;
 const auth: Record<string, string> = {};
 let ana: Learner;
 let ben: Learner;
-let cara: Learner;
 
 beforeAll(async () => {
   t = await makeApp({ RATE_LIMIT_MAX: '100000' });
   const db = t.tdb.db;
   await seedWorld(db);
   ({ ana } = await seedAna(db));
-  [ben, cara] = await addLearners(db, [
+  [ben] = await addLearners(db, [
     { school: 'sunrise', username: 'ben', created_at: '2026-02-01T00:00:00Z' },
     { school: 'sunrise', username: 'cara', created_at: '2026-03-01T00:00:00Z' },
     { school: 'sunrise', username: 'tacc', teacherAccount: true },

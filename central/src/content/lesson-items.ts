@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { strictBody } from '../auth/validation';
 import { actorOf } from '../http/context';
 import { guid, number, order, text } from '../http/fields';
-import type { CentralCtx, Caller } from '../http/types';
+import type { CentralCtx } from '../http/types';
 import { now, writeTransaction } from '../http/writes';
 import { INVALID_LESSON, lockLessons } from '../areas/lesson/store';
 import { recomputeLessons } from './points';
@@ -65,8 +65,6 @@ const LINKS: Record<string, { table: string; parent: string }> = {
   lessonpractices: { table: 'lessonpracticequestions', parent: 'lessonpracticeid' },
   lessonquizzes: { table: 'lessonquizquestions', parent: 'lessonquizid' },
 };
-
-type Ctx = CentralCtx;
 
 export function lessonItems(kind: ItemKind) {
   const p = kind.prefix;

@@ -3,7 +3,7 @@ import { readRows, type Knex } from '@lms/db';
 import { httpError, type RouteInput } from '@lms/shared';
 import { z } from 'zod';
 import { guid, order } from '../http/fields';
-import type { CentralCtx, Caller } from '../http/types';
+import type { CentralCtx } from '../http/types';
 import { writeTransaction } from '../http/writes';
 
 /**
@@ -69,8 +69,6 @@ export const levelQuizQuestionKind: LinkKind = {
 
 const INVALID_QUESTION = 'Invalid question id';
 const INVALID_LESSON = 'Invalid Lesson id';
-
-type Ctx = CentralCtx;
 
 export function questionLinks(kind: LinkKind) {
   const col = { id: `${kind.prefix}id`, status: `${kind.prefix}status`, order: `${kind.prefix}order` };

@@ -23,7 +23,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const READ_SECONDS = Number(process.env.BENCH_READ_SECONDS ?? 10);
 const SCALE = Number(process.env.BENCH_LOG_SCALE ?? 10);
 const STAFF = { lmsusername: 'bench.lived@lms.local', password: 'BenchLived1' };
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
 
 async function call(origin: string, method: string, url: string, token: string | undefined, body?: unknown): Promise<{ status: number; json: { data?: unknown; errormessage?: string } }> {

@@ -61,12 +61,6 @@ async function writeManifest(dir: string, manifest: Manifest): Promise<void> {
   await fsp.rename(tmp, path.join(dir, MANIFEST));
 }
 
-async function md5OfFile(file: string): Promise<string> {
-  const md5 = crypto.createHash('md5');
-  for await (const chunk of fs.createReadStream(file)) md5.update(chunk as Buffer);
-  return md5.digest('hex');
-}
-
 /** Whether the folder already holds this exact file (its size as the manifest says; the manifest's digest). */
 async function holds(dir: string, manifest: Manifest, name: string): Promise<ManifestEntry | undefined> {
   const entry = manifest.files[name];

@@ -1,8 +1,6 @@
-import { PassThrough, Readable, Transform, pipeline } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import yazl from 'yazl';
-import { emitRow, normaliseRow, type RowOf } from './columns';
-import { ZipError } from './errors';
-import { withZip, type ZipLimits, type ZipSource } from './reader';
+import { emitRow, type RowOf } from './columns';
 
 // The activity-log ZIP (contract sync-formats A and F): classroom GET /export/log writes it, central
 // PUT /log/import reads it. Both sides use these definitions so that the two cannot drift apart.

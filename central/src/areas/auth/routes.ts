@@ -3,9 +3,15 @@ import { route } from '../../http/route';
 import { scope } from '../../http/scope';
 import { mailCountersOf } from '../../auth/mail-limits';
 import { z } from 'zod';
-import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
+import type { CentralCtx, CentralRoute } from '../../http/types';
 import { findSchoolUser, findStaffById, findStaffByName, type StaffAccount } from '../../auth/identity';
-import { hashPassword, hashSchoolUserPassword, needsRehash, schoolUserNeedsRehash, verifyPassword } from '../../auth/passwords';
+import {
+  hashPassword,
+  hashSchoolUserPassword,
+  needsRehash,
+  schoolUserNeedsRehash,
+  verifyPassword,
+} from '../../auth/passwords';
 import { issueSchoolToken, issueStaffPair } from '../../auth/session';
 import { issueToken, revokeAll, revokeSession, verifyStored } from '../../auth/tokens';
 import { checkEmail, checkPassword, requiredString, strictBody } from '../../auth/validation';
@@ -23,7 +29,9 @@ const loginBody = strictBody({ lmsusername: requiredString, lmsuserpassword: req
 });
 const schoolLoginBody = strictBody({ lmsusername: requiredString, lmsuserpassword: requiredString });
 const emailBody = strictBody({ lmsusername: requiredString }).superRefine((b, ctx) => checkEmail(b.lmsusername, ctx));
-const passwordBody = strictBody({ lmsuserpassword: requiredString }).superRefine((b, ctx) => checkPassword(b.lmsuserpassword, ctx));
+const passwordBody = strictBody({ lmsuserpassword: requiredString }).superRefine((b, ctx) =>
+  checkPassword(b.lmsuserpassword, ctx),
+);
 
 async function sendLink(ctx: Ctx, account: StaffAccount, type: 'CHANGEPASSWORD' | 'VERIFYEMAIL'): Promise<void> {
   const { config, db, mailer } = ctx;
@@ -33,7 +41,8 @@ async function sendLink(ctx: Ctx, account: StaffAccount, type: 'CHANGEPASSWORD' 
     if (type === 'CHANGEPASSWORD') await revokeAll(trx, account.lmsuserid, ['CHANGEPASSWORD']);
     return issueToken(trx, config, type, account.lmsuserid, {});
   });
-  const [subject, path] = type === 'CHANGEPASSWORD' ? ['Reset your password', 'changepassword'] : ['Verify your email address', 'verify'];
+  const [subject, path] =
+    type === 'CHANGEPASSWORD' ? ['Reset your password', 'changepassword'] : ['Verify your email address', 'verify'];
   await mailer.send({ to: account.lmsusername, subject, text: `${config.uiUrl}/auth/${path}/${token}` });
 }
 
@@ -44,7 +53,8 @@ async function login(ctx: CentralCtx<{ body: typeof loginBody }>) {
   const ok = await verifyPassword(account?.lmsuserpasswordhash, ctx.body.lmsuserpassword);
   if (!account || !ok || account.isdisabled) throw httpError(400, NOT_MATCHING);
   // Decision 17: a hash carried over from the original system is replaced by argon2id at its first sign-in.
-  if (needsRehash(account.lmsuserpasswordhash)) await setPasswordHash(db, account.lmsuserid, await hashPassword(ctx.body.lmsuserpassword));
+  if (needsRehash(account.lmsuserpasswordhash))
+    await setPasswordHash(db, account.lmsuserid, await hashPassword(ctx.body.lmsuserpassword));
   if (!account.isverified) {
     await sendLink(ctx, account, 'VERIFYEMAIL');
     throw httpError(400, NOT_VERIFIED);
@@ -59,7 +69,14 @@ async function schoolLogin(ctx: CentralCtx<{ body: typeof schoolLoginBody }>) {
   const user = await findSchoolUser(db, ctx.body.lmsusername);
   const ok = await verifyPassword(user?.schooluserpasswordhash, ctx.body.lmsuserpassword);
   // Learners (role 4) sign in on the classroom server only; they are refused here like a wrong password.
-  if (!user || !ok || user.isdisabled || user.isdeleted || !user.schooluserstatus || ![1, 2, 3].includes(user.schooluserrole)) {
+  if (
+    !user ||
+    !ok ||
+    user.isdisabled ||
+    user.isdeleted ||
+    !user.schooluserstatus ||
+    ![1, 2, 3].includes(user.schooluserrole)
+  ) {
     throw httpError(400, NOT_MATCHING);
   }
   const format = ctx.config.schoolUserPasswordFormat;
@@ -124,21 +141,32 @@ async function refresh(ctx: Ctx) {
  * accounts. Every request counts, per client address and per e-mail address, so that nobody can flood
  * a mailbox.
  */
-async function emailLink(ctx: CentralCtx<{ body: typeof emailBody }>, type: 'CHANGEPASSWORD' | 'VERIFYEMAIL', sent: string) {
+async function emailLink(
+  ctx: CentralCtx<{ body: typeof emailBody }>,
+  type: 'CHANGEPASSWORD' | 'VERIFYEMAIL',
+  sent: string,
+) {
   const { req, config } = ctx;
   const counters = mailCountersOf(req);
   const address = clientKey(config.trustProxy ? req.ip : req.socket.remoteAddress);
   const byAccount = String(ctx.body.lmsusername).toLowerCase();
-  for (const [counter, key, limiter] of [[counters.perClient, address, 'central-mail-client'], [counters.perAccount, byAccount, 'central-mail-account']] as const) {
+  for (const [counter, key, limiter] of [
+    [counters.perClient, address, 'central-mail-client'],
+    [counters.perAccount, byAccount, 'central-mail-account'],
+  ] as const) {
     const r = await counter.hit(key);
     if (!r.allowed) {
       metricsOf(req)?.rateLimitRefusals.inc({ limiter });
-      throw httpError(429, 'Too many requests, please try again later.', { 'Retry-After': String(r.retryAfterSeconds) });
+      throw httpError(429, 'Too many requests, please try again later.', {
+        'Retry-After': String(r.retryAfterSeconds),
+      });
     }
   }
   const account = await findStaffByName(ctx.db, ctx.body.lmsusername);
   if (account && !account.isdisabled) {
-    sendLink(ctx, account, type).catch((err: unknown) => ctx.logger.error({ err, reqId: req.id }, 'mail link could not be sent'));
+    sendLink(ctx, account, type).catch((err: unknown) =>
+      ctx.logger.error({ err, reqId: req.id }, 'mail link could not be sent'),
+    );
   }
   return sent;
 }

@@ -4,8 +4,17 @@ import { scope } from '../../http/scope';
 import type { CentralRoute } from '../../http/types';
 import { actorOf } from '../../http/context';
 import {
-  addBaselineQuestion, baselineQuestionBody, baselineQuestionParams, cloneBaselineQuestions, cloneBody, deleteBaselineQuestion, listBaselineQuestions,
-  listParams, orderParams, setBaselineQuestionOrder, setBaselineQuestionStatus,
+  addBaselineQuestion,
+  baselineQuestionBody,
+  baselineQuestionParams,
+  cloneBaselineQuestions,
+  cloneBody,
+  deleteBaselineQuestion,
+  listBaselineQuestions,
+  listParams,
+  orderParams,
+  setBaselineQuestionOrder,
+  setBaselineQuestionStatus,
 } from './store';
 
 export const baselinequestionRoutes: CentralRoute[] = [

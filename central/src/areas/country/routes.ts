@@ -4,12 +4,22 @@ import type { CentralRoute } from '../../http/types';
 import { scope } from '../../http/scope';
 import { actorOf } from '../../http/context';
 import {
-  allCountries, countriesFor, countryBody, countryListBody, countryParams, countryQuery, createCountry, deleteCountry, getCountry, listCountries, updateCountry,
+  allCountries,
+  countriesFor,
+  countryBody,
+  countryListBody,
+  countryParams,
+  countryQuery,
+  createCountry,
+  deleteCountry,
+  getCountry,
+  listCountries,
+  updateCountry,
 } from './store';
 
 export const countryRoutes: CentralRoute[] = [
   route('GET', '/country/all', anyUser(), scope.countriesOfCaller, { query: countryQuery },
-    ({ db, scope, query, caller }) => countriesFor(db, query, scope),
+    ({ db, scope, query }) => countriesFor(db, query, scope),
     { summary: 'unpaged country list (query country), within the caller\'s scope' }),
   route('GET', '/country/:countryid', perms('view_country'), scope.countriesOfCaller, { params: countryParams },
     ({ db, scope, params }) => getCountry(db, params.countryid, scope), { summary: 'get one country by id' }),

@@ -4,8 +4,21 @@ import type { CentralRoute } from '../../http/types';
 import { actorOf } from '../../http/context';
 import { scope, scopedCurricula } from '../../http/scope';
 import {
-  allCurricula, allCurriculaQuery, countryParams, createCurriculum, curriculaOfCountry, curriculumBody, curriculumListBody, curriculumMap, curriculumParams,
-  curriculumTree, deleteCurriculum, getCurriculum, listCurricula, setCurriculumStatus, updateCurriculum,
+  allCurricula,
+  allCurriculaQuery,
+  countryParams,
+  createCurriculum,
+  curriculaOfCountry,
+  curriculumBody,
+  curriculumListBody,
+  curriculumMap,
+  curriculumParams,
+  curriculumTree,
+  deleteCurriculum,
+  getCurriculum,
+  listCurricula,
+  setCurriculumStatus,
+  updateCurriculum,
 } from './store';
 
 // A staff account narrowed to some countries works on the curricula offered there (scope.curriculaOfCaller);

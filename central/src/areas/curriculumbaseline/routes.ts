@@ -6,8 +6,21 @@ import type { CentralRoute } from '../../http/types';
 import { actorOf } from '../../http/context';
 import { sendCsv } from '../../http/csv';
 import {
-  BASELINE_RESULT_COLUMNS, baselineResultRows, activateBaseline, activateParams, baselineCreateBody, baselineIdParams, baselineQuery, baselineSchools, baselineUpdateBody, createBaseline,
-  deactivateBaseline, deleteBaseline, getBaseline, listBaselines, updateBaseline,
+  BASELINE_RESULT_COLUMNS,
+  baselineResultRows,
+  activateBaseline,
+  activateParams,
+  baselineCreateBody,
+  baselineIdParams,
+  baselineQuery,
+  baselineSchools,
+  baselineUpdateBody,
+  createBaseline,
+  deactivateBaseline,
+  deleteBaseline,
+  getBaseline,
+  listBaselines,
+  updateBaseline,
 } from './store';
 
 // The id is read as given (any string), as this route always has; the other routes check it as a GUID.

@@ -1,13 +1,23 @@
 import { httpError, perms } from '@lms/shared';
 import { route } from '../../http/route';
 import { scope } from '../../http/scope';
-import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
+import type { CentralCtx, CentralRoute } from '../../http/types';
 import { actorOf } from '../../http/context';
 import { PRESIGN_SECONDS, presignedMediaUrl } from '../../http/presign';
 import { UPLOAD_MESSAGES, checkDocumentName, mediaTargetOf, receiveOneFile, takeUploadTurn } from '../../http/uploads';
 import {
-  changeDocumentTag, deleteDocument, documentIdParams, documentListBody, documentTagParams, listDocuments, nameHeld, presignParams, recordDocument,
-  settleWritten, writeDocumentFile, type WrittenDocument,
+  changeDocumentTag,
+  deleteDocument,
+  documentIdParams,
+  documentListBody,
+  documentTagParams,
+  listDocuments,
+  nameHeld,
+  presignParams,
+  recordDocument,
+  settleWritten,
+  writeDocumentFile,
+  type WrittenDocument,
 } from './store';
 
 type Ctx = CentralCtx;
@@ -32,7 +42,10 @@ async function uploadDocument(ctx: Ctx): Promise<true> {
     return true;
   } finally {
     endTurn();
-    if (written) await settleWritten(target, written, recorded, (err) => ctx.req.log.error({ err }, 'could not remove the file of a refused upload'));
+    if (written)
+      await settleWritten(target, written, recorded, (err) =>
+        ctx.req.log.error({ err }, 'could not remove the file of a refused upload'),
+      );
   }
 }
 

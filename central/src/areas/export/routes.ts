@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { httpError, perms, writeStudentsZip, writeTeachersZip } from '@lms/shared';
 import { route } from '../../http/route';
 import { schoolInScope, scope } from '../../http/scope';
-import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
+import type { CentralCtx, CentralRoute } from '../../http/types';
 import { sendZip } from '../sync/push';
 import { rosterProgress, schoolExists, schoolRoster, schoolTeachers } from '../sync/store';
 import { curriculumDocuments, curriculumExists } from './store';
@@ -23,7 +23,8 @@ const safeName = (s: string) => s.replace(/[^A-Za-z0-9 ._-]+/g, '_');
 
 /** The school must exist and be one of the caller's (another school's is answered as unknown). */
 async function requireSchool(ctx: Ctx, name: string): Promise<void> {
-  if (!schoolInScope(ctx.scope, { schoolname: name }) || !(await schoolExists(ctx.db, name))) throw httpError(400, 'Invalid School Name');
+  if (!schoolInScope(ctx.scope, { schoolname: name }) || !(await schoolExists(ctx.db, name)))
+    throw httpError(400, 'Invalid School Name');
 }
 
 /**
@@ -34,10 +35,20 @@ async function requireSchool(ctx: Ctx, name: string): Promise<void> {
 async function exportStudents(ctx: CentralCtx<typeof studentsInput>): Promise<void> {
   const { db, res, params, query } = ctx;
   await requireSchool(ctx, params.schoolname);
-  const studentusers = await schoolRoster(db, params.schoolname, { teacherAccounts: query.cloud === 'true', hash: false });
+  const studentusers = await schoolRoster(db, params.schoolname, {
+    teacherAccounts: query.cloud === 'true',
+    hash: false,
+  });
   if (studentusers.length === 0) throw httpError(400, 'No student available');
-  const studentprogresses = await rosterProgress(db, studentusers.map((u) => u.student.studentid as string));
-  await sendZip(res, `students-${safeName(params.schoolname)}.zip`, writeStudentsZip({ studentusers, studentprogresses }));
+  const studentprogresses = await rosterProgress(
+    db,
+    studentusers.map((u) => u.student.studentid as string),
+  );
+  await sendZip(
+    res,
+    `students-${safeName(params.schoolname)}.zip`,
+    writeStudentsZip({ studentusers, studentprogresses }),
+  );
 }
 
 async function exportTeachers(ctx: CentralCtx<typeof teachersInput>): Promise<void> {

@@ -3,7 +3,15 @@ import { route } from '../../http/route';
 import type { CentralRoute } from '../../http/types';
 import { scope } from '../../http/scope';
 import { FEEDBACK_BODY_LIMIT } from '../../http/uploads';
-import { FEEDBACK_MESSAGES, createFeedback, feedbackBody, feedbackListBody, feedbackParams, getFeedback, listFeedback } from './store';
+import {
+  FEEDBACK_MESSAGES,
+  createFeedback,
+  feedbackBody,
+  feedbackListBody,
+  feedbackParams,
+  getFeedback,
+  listFeedback,
+} from './store';
 
 export const feedbackRoutes: CentralRoute[] = [
   route('POST', '/feedback/create', anyUser(), scope.schoolsOfCaller, { body: feedbackBody },

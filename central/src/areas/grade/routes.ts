@@ -4,8 +4,19 @@ import type { CentralRoute } from '../../http/types';
 import { actorOf } from '../../http/context';
 import { scope, scopedCurricula } from '../../http/scope';
 import {
-  allGrades, allGradesQuery, createGrade, curriculumParams, deleteGrade, getGrade, gradeBody, gradeListBody, gradeParams, gradesOfCurriculum, listGrades,
-  setGradeStatus, updateGrade,
+  allGrades,
+  allGradesQuery,
+  createGrade,
+  curriculumParams,
+  deleteGrade,
+  getGrade,
+  gradeBody,
+  gradeListBody,
+  gradeParams,
+  gradesOfCurriculum,
+  listGrades,
+  setGradeStatus,
+  updateGrade,
 } from './store';
 
 // Grades belong to a curriculum: a staff account narrowed to some countries works on the grades of the

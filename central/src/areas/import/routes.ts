@@ -4,14 +4,12 @@ import { z } from 'zod';
 import { httpError, perms, writeTeachersZip } from '@lms/shared';
 import { route } from '../../http/route';
 import { schoolInScope, scope } from '../../http/scope';
-import { hashPassword, hashSchoolUserPassword } from '../../auth/passwords';
-import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
+import { hashSchoolUserPassword } from '../../auth/passwords';
+import type { CentralCtx, CentralRoute } from '../../http/types';
 import { pushPackage } from '../sync/push';
 import { schoolExists } from '../sync/store';
 import { parseCsv } from './csv';
 import { existingUsernames, insertTeachers, type TeacherLine } from './store';
-
-type Ctx = CentralCtx;
 
 // A teacher list is a few lines per teacher; a megabyte is thousands of teachers.
 const MAX_CSV_BYTES = 1024 * 1024;
@@ -85,7 +83,8 @@ async function importTeachers(ctx: CentralCtx<typeof teachersInput>): Promise<bo
   // The body is read first so that a refused request never leaves a half-read upload on the socket.
   const bytes = await readImportFile(req);
   // Another school's name is answered as an unknown school.
-  if (!schoolInScope(scope, { schoolname: params.schoolname }) || !(await schoolExists(db, params.schoolname))) throw httpError(400, 'Invalid School Name');
+  if (!schoolInScope(scope, { schoolname: params.schoolname }) || !(await schoolExists(db, params.schoolname)))
+    throw httpError(400, 'Invalid School Name');
   const lines = teacherLines(bytes);
 
   const seen = new Set<string>();
@@ -95,10 +94,18 @@ async function importTeachers(ctx: CentralCtx<typeof teachersInput>): Promise<bo
   if (repeated.size) throw httpError(400, `Duplicate teacher found : ${[...repeated].join(',')}`);
 
   const teachers = [];
-  for (const l of lines) teachers.push({ schoolusername: l.teacherusername, schooluserpasswordhash: await hashSchoolUserPassword(l.teacheruserpassword, config.schoolUserPasswordFormat) });
+  for (const l of lines)
+    teachers.push({
+      schoolusername: l.teacherusername,
+      schooluserpasswordhash: await hashSchoolUserPassword(l.teacheruserpassword, config.schoolUserPasswordFormat),
+    });
   // The push happens before the commit: a classroom server that refuses them leaves central without them
   // too, so the same list can simply be imported again.
-  const push = query.cloud === 'true' ? (rows: Array<Record<string, unknown>>) => pushPackage(ctx, 'teachers', writeTeachersZip(rows)).then(() => undefined) : undefined;
+  const push =
+    query.cloud === 'true'
+      ? (rows: Array<Record<string, unknown>>) =>
+          pushPackage(ctx, 'teachers', writeTeachersZip(rows)).then(() => undefined)
+      : undefined;
   await insertTeachers(db, params.schoolname, teachers, caller.kind === 'staff' ? caller.lmsuserid : null, push);
   return true;
 }

@@ -4,7 +4,18 @@ import { scope, scopedCurricula } from '../../http/scope';
 import type { CentralRoute } from '../../http/types';
 import { actorOf } from '../../http/context';
 import {
-  allLessons, createLesson, deleteLesson, getLesson, lessonAllQuery, lessonBody, lessonListBody, lessonParams, listLessons, setLessonStatus, updateLesson, updateRewardPoints,
+  allLessons,
+  createLesson,
+  deleteLesson,
+  getLesson,
+  lessonAllQuery,
+  lessonBody,
+  lessonListBody,
+  lessonParams,
+  listLessons,
+  setLessonStatus,
+  updateLesson,
+  updateRewardPoints,
 } from './store';
 
 export const lessonRoutes: CentralRoute[] = [

@@ -4,7 +4,18 @@ import { scope, scopedCurricula } from '../../http/scope';
 import type { CentralRoute } from '../../http/types';
 import { actorOf } from '../../http/context';
 import {
-  allLevels, createLevel, deleteLevel, getLevel, levelAllQuery, levelBody, levelListBody, levelParams, listLevels, setLevelStatus, updateLevel, updateQuizPoints,
+  allLevels,
+  createLevel,
+  deleteLevel,
+  getLevel,
+  levelAllQuery,
+  levelBody,
+  levelListBody,
+  levelParams,
+  listLevels,
+  setLevelStatus,
+  updateLevel,
+  updateQuizPoints,
 } from './store';
 
 export const levelRoutes: CentralRoute[] = [

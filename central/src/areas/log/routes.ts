@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { anyUser, httpError, isZipError, metricsOf, startLogReader } from '@lms/shared';
 import { route } from '../../http/route';
 import { scope } from '../../http/scope';
-import type { CentralCtx, CentralRoute, Caller } from '../../http/types';
+import type { CentralCtx, CentralRoute } from '../../http/types';
 import { logImportSwitch } from '../../http/switches';
 import { importLogZip } from './import';
 import { schoolUserExists } from './store';
@@ -92,10 +92,17 @@ async function importLog(ctx: CentralCtx<{ query: typeof importQuery }>): Promis
  * contract's 400 envelope but says so and carries `Retry-After`, which `npm run sync-log` waits for and
  * retries on, while a refusal of the file has none.
  */
-function importFailure(err: unknown, logger: { warn: (o: object, m: string) => void; error: (o: object, m: string) => void }, reqId: string): Error {
+function importFailure(
+  err: unknown,
+  logger: { warn: (o: object, m: string) => void; error: (o: object, m: string) => void },
+  reqId: string,
+): Error {
   const outage = outageOf(err);
   if (outage) {
-    logger.error({ err, reqId, dependency: outage }, `log import failed: the ${outage} is unavailable (rolled back; the client is told to retry)`);
+    logger.error(
+      { err, reqId, dependency: outage },
+      `log import failed: the ${outage} is unavailable (rolled back; the client is told to retry)`,
+    );
     return httpError(400, `${LOG_IMPORT_MESSAGES.failed} (the ${outage} is unavailable, please try again later)`, {
       'Retry-After': String(OUTAGE_RETRY_AFTER_SECONDS),
     });

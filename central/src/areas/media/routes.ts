@@ -2,9 +2,16 @@ import { z } from 'zod';
 import { FEEDBACK_PREFIX, httpError, isMediaKey, mediaContentType, publicGate, sendMedia } from '@lms/shared';
 import { route } from '../../http/route';
 import { scope } from '../../http/scope';
-import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
+import type { CentralCtx, CentralRoute } from '../../http/types';
 import { PRESIGN_MESSAGES, PRESIGN_SECONDS, verifyPresigned } from '../../http/presign';
-import { checkDocumentName, mediaTargetOf, releaseClaim, takeClaim, takeUploadTurn, tooLarge } from '../../http/uploads';
+import {
+  checkDocumentName,
+  mediaTargetOf,
+  releaseClaim,
+  takeClaim,
+  takeUploadTurn,
+  tooLarge,
+} from '../../http/uploads';
 import { isObjectNotFound } from '../../objects';
 import { recordDocument, settleWritten, writeDocumentFile, type WrittenDocument } from '../document/store';
 
@@ -12,7 +19,11 @@ type Ctx = CentralCtx;
 
 const NOT_FOUND = 'File not found';
 const fileParams = z.object({ filename: z.string().max(300) });
-const presignedQuery = z.looseObject({ expires: z.string().optional(), signature: z.string().optional(), by: z.string().max(100).optional() });
+const presignedQuery = z.looseObject({
+  expires: z.string().optional(),
+  signature: z.string().optional(),
+  by: z.string().max(100).optional(),
+});
 
 /**
  * Public media of the object store, for the admin UI and the learner app (`<media base>/<documentname>`,
@@ -31,7 +42,13 @@ async function serveKey(ctx: Ctx, key: string): Promise<void> {
     if (isObjectNotFound(err)) throw httpError(404, NOT_FOUND);
     throw err;
   }
-  await sendMedia(ctx.req, ctx.res, { size: info.size, etag: info.etag, lastModified: info.lastModified, contentType, open: (range) => store.get(key, range) });
+  await sendMedia(ctx.req, ctx.res, {
+    size: info.size,
+    etag: info.etag,
+    lastModified: info.lastModified,
+    contentType,
+    open: (range) => store.get(key, range),
+  });
 }
 
 /**
@@ -40,7 +57,9 @@ async function serveKey(ctx: Ctx, key: string): Promise<void> {
  * /document/upload` (an object and its document row, or neither). A refused or broken attempt may be
  * retried with the same URL while it lives; a URL that has uploaded a file is spent.
  */
-async function presignedUpload(ctx: CentralCtx<{ params: typeof fileParams; query: typeof presignedQuery }>): Promise<true> {
+async function presignedUpload(
+  ctx: CentralCtx<{ params: typeof fileParams; query: typeof presignedQuery }>,
+): Promise<true> {
   const { req, params, query } = ctx;
   const signature = verifyPresigned(ctx.config, params.filename, query);
   const name = checkDocumentName(params.filename);
@@ -74,7 +93,10 @@ async function presignedUpload(ctx: CentralCtx<{ params: typeof fileParams; quer
     throw err;
   } finally {
     endTurn();
-    if (written) await settleWritten(target, written, recorded, (err) => req.log.error({ err }, 'could not remove the file of a refused upload'));
+    if (written)
+      await settleWritten(target, written, recorded, (err) =>
+        req.log.error({ err }, 'could not remove the file of a refused upload'),
+      );
   }
 }
 

@@ -4,8 +4,19 @@ import { scope } from '../../http/scope';
 import type { CentralRoute } from '../../http/types';
 import { actorOf } from '../../http/context';
 import {
-  changeTag, createQuestion, deleteQuestion, getQuestion, identifierParams, listQuestions, questionBody, questionListBody, questionParams, renameQuestion,
-  setQuestionStatus, tagParams, updateQuestion,
+  changeTag,
+  createQuestion,
+  deleteQuestion,
+  getQuestion,
+  identifierParams,
+  listQuestions,
+  questionBody,
+  questionListBody,
+  questionParams,
+  renameQuestion,
+  setQuestionStatus,
+  tagParams,
+  updateQuestion,
 } from './store';
 
 // Activate, deactivate and rename take no body: the admin UI sends its HTTP options object as one.

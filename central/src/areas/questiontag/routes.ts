@@ -4,7 +4,14 @@ import { scope } from '../../http/scope';
 import type { CentralRoute } from '../../http/types';
 import { actorOf } from '../../http/context';
 import {
-  createQuestiontag, deleteQuestiontag, getQuestiontag, listQuestiontags, questiontagBody, questiontagListBody, questiontagParams, updateQuestiontag,
+  createQuestiontag,
+  deleteQuestiontag,
+  getQuestiontag,
+  listQuestiontags,
+  questiontagBody,
+  questiontagListBody,
+  questiontagParams,
+  updateQuestiontag,
 } from './store';
 
 export const questiontagRoutes: CentralRoute[] = [

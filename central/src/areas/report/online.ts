@@ -5,7 +5,7 @@ import { EnvelopeError, envelopeRows } from '../../classroom-client/rows';
 import { sendCsv } from '../../http/csv';
 import { withoutIdentityDeep } from '../../http/privacy';
 import { scopeSchools } from '../../http/scope';
-import type { CentralCtx, Caller } from '../../http/types';
+import type { CentralCtx } from '../../http/types';
 import { classroomData } from '../sync/push';
 import { ACTIVITY_COLUMNS, CURRENT_LEVEL_COLUMNS, LEVEL_QUIZ_COLUMNS, QUIZ_COLUMNS, REPORT_CSV, activityLines, currentLevelCsvRow, quizCsvRow } from './downloads';
 import { dateOf } from './values';

@@ -3,13 +3,32 @@ import { route } from '../../http/route';
 import { multiPagingBody } from '../../http/paging';
 import { seesLearnerIdentity } from '../../http/privacy';
 import { scope } from '../../http/scope';
-import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
+import type { CentralCtx, CentralRoute } from '../../http/types';
 import {
-  countryDashboard, countryParams, dashboardQuery, dashboardSeries, disabilityCounts, genderCounts, offlineOnlineCounts, reachQuery, schoolDashboard, schoolParams,
-  studentUsage, techDowntime, techDowntimeBody,
+  countryDashboard,
+  countryParams,
+  dashboardQuery,
+  dashboardSeries,
+  disabilityCounts,
+  genderCounts,
+  offlineOnlineCounts,
+  reachQuery,
+  schoolDashboard,
+  schoolParams,
+  studentUsage,
+  techDowntime,
+  techDowntimeBody,
 } from './charts';
 import { activityCsv, classCsv, currentLevelCsv, oneLearnerCsv } from './downloads';
-import { classPage, gradeProgressPage, lastCompletedPage, learnerProgressPage, oneLearnerPage, studentStatusPage, type ReportCtx } from './learners';
+import {
+  classPage,
+  gradeProgressPage,
+  lastCompletedPage,
+  learnerProgressPage,
+  oneLearnerPage,
+  studentStatusPage,
+  type ReportCtx,
+} from './learners';
 import { downloadOnlineReport, onlineReportInput, pagedOnlineReport } from './online';
 import { syncRecords, syncRecordsBody, syncStatus, syncStatusQuery } from './syncs';
 

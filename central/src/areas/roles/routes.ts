@@ -4,8 +4,19 @@ import { scope } from '../../http/scope';
 import type { CentralRoute } from '../../http/types';
 import { actorOf } from '../../http/context';
 import {
-  allRoles, bindBody, bindRoles, createRole, deleteRole, getRole, listRoles, permissionTree, permissionsByTitle, roleBody, roleListBody,
-  roleParams, updateRole,
+  allRoles,
+  bindBody,
+  bindRoles,
+  createRole,
+  deleteRole,
+  getRole,
+  listRoles,
+  permissionTree,
+  permissionsByTitle,
+  roleBody,
+  roleListBody,
+  roleParams,
+  updateRole,
 } from './store';
 
 

@@ -4,8 +4,24 @@ import type { CentralRoute } from '../../http/types';
 import { actorOf } from '../../http/context';
 import { scope } from '../../http/scope';
 import {
-  allSchoolsQuery, countryCurriculumParams, countryParams, createSchool, createSchoolBody, curriculumQuery, deleteSchool, getSchool, listSchools, schoolCurriculums,
-  schoolListBody, schoolParams, schoolsFor, schoolsFromLearners, schoolsOfCountry, schoolsWithCurriculum, updateSchool, updateSchoolBody,
+  allSchoolsQuery,
+  countryCurriculumParams,
+  countryParams,
+  createSchool,
+  createSchoolBody,
+  curriculumQuery,
+  deleteSchool,
+  getSchool,
+  listSchools,
+  schoolCurriculums,
+  schoolListBody,
+  schoolParams,
+  schoolsFor,
+  schoolsFromLearners,
+  schoolsOfCountry,
+  schoolsWithCurriculum,
+  updateSchool,
+  updateSchoolBody,
 } from './store';
 
 // Every list and id route answers only within the caller's schools/countries; a school outside them is

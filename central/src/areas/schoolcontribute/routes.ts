@@ -6,8 +6,28 @@ import { callerOffset } from '../../http/clock';
 import { sendCsv } from '../../http/csv';
 import { scope } from '../../http/scope';
 import {
-  allDashboard, amountsBody, createBody, createRecord, dashboardQuery, deleteRecord, deleteSchoolRecords, filteredDashboard, getRecord, listRecords, newestRecords,
-  recordListBody, recordParams, renameBody, renameRecords, REPORT_COLUMNS, reportBody, reportRows, schoolDashboard, schoolParams, schoolRecords, updateAmounts,
+  allDashboard,
+  amountsBody,
+  createBody,
+  createRecord,
+  dashboardQuery,
+  deleteRecord,
+  deleteSchoolRecords,
+  filteredDashboard,
+  getRecord,
+  listRecords,
+  newestRecords,
+  recordListBody,
+  recordParams,
+  renameBody,
+  renameRecords,
+  REPORT_COLUMNS,
+  reportBody,
+  reportRows,
+  schoolDashboard,
+  schoolParams,
+  schoolRecords,
+  updateAmounts,
 } from './store';
 
 export const schoolcontributeRoutes: CentralRoute[] = [
@@ -56,7 +76,13 @@ export const schoolcontributeRoutes: CentralRoute[] = [
     { summary: 'contribution dashboard filtered by query countryid/schoolname/date' }),
   route('POST', '/school-contribute/report/download', anyUser(), scope.schoolsOfCaller, { body: reportBody },
     async ({ db, req, res, scope, body }) => {
-    await sendCsv(res, 'report-schoolcontribute.csv', REPORT_COLUMNS, await reportRows(db, scope, callerOffset(req), body.date));
-  },
-    { summary: 'CSV download of contribution report (query date)' }),
+      await sendCsv(
+        res,
+        'report-schoolcontribute.csv',
+        REPORT_COLUMNS,
+        await reportRows(db, scope, callerOffset(req), body.date),
+      );
+    },
+    { summary: 'CSV download of contribution report (query date)' },
+  ),
 ];

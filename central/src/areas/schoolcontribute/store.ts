@@ -80,7 +80,7 @@ async function newestPerSchool(db: Knex, scope: Scope, o: { month?: { start: str
   if (o.schoolname) ranked.where('sc.schoolname', o.schoolname);
   applyScope(ranked, scope, { schoolid: 'r.schoolid' });
   const rows = await readRows<Row>(db.from(ranked.as('x')).where('rn', 1).orderBy([{ column: 'currentname' }, { column: 'schoolid' }]).select('*'));
-  return rows.map(({ rn, currentname, ...r }) => r); // eslint-disable-line @typescript-eslint/no-unused-vars
+  return rows.map(({ rn, currentname, ...r }) => r);
 }
 
 /**

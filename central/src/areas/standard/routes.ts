@@ -4,8 +4,20 @@ import type { CentralRoute } from '../../http/types';
 import { actorOf } from '../../http/context';
 import { scope } from '../../http/scope';
 import {
-  allStandards, allStandardsQuery, copySchoollessStandards, createStandard, deleteStandard, getStandard, listStandards, removeUnusedStandards, schoolParams,
-  standardBody, standardListBody, standardParams, standardsOfSchool, updateStandard,
+  allStandards,
+  allStandardsQuery,
+  copySchoollessStandards,
+  createStandard,
+  deleteStandard,
+  getStandard,
+  listStandards,
+  removeUnusedStandards,
+  schoolParams,
+  standardBody,
+  standardListBody,
+  standardParams,
+  standardsOfSchool,
+  updateStandard,
 } from './store';
 
 // Every list and id route answers only within the caller's schools/countries; a class outside them is

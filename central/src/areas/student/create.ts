@@ -6,7 +6,7 @@ import { hashSchoolUserPassword } from '../../auth/passwords';
 import { BatchProblems, isDryrun, parseBatch } from '../../http/batch';
 import { actorOf } from '../../http/context';
 import { applyScope, type Scope } from '../../http/scope';
-import type { CentralCtx, Caller } from '../../http/types';
+import type { CentralCtx } from '../../http/types';
 import { createBody, createRow, parseDmy, WG, type CreateBody, type CreateRow } from './fields';
 import { noteTakenUsernames, pushRoster, takenUsernames } from './store';
 

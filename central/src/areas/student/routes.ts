@@ -8,8 +8,24 @@ import { dryrunQuery } from '../../http/batch';
 import { scope } from '../../http/scope';
 import { createStudentsHandler, createStudentsQuery } from './create';
 import { updateStudentsHandler } from './update';
-import { downloadQuery, downloadStudents, getStudent, listStudents, schooluserParams, studentAttempts, studentListBody, studentParams, studentStats } from './read';
-import { allStudents, allStudentsQuery, deleteStudent, migrateStudentStandardIds, migrateSubjectCurriculum } from './store';
+import {
+  downloadQuery,
+  downloadStudents,
+  getStudent,
+  listStudents,
+  schooluserParams,
+  studentAttempts,
+  studentListBody,
+  studentParams,
+  studentStats,
+} from './read';
+import {
+  allStudents,
+  allStudentsQuery,
+  deleteStudent,
+  migrateStudentStandardIds,
+  migrateSubjectCurriculum,
+} from './store';
 
 // 500 learner rows of any script are far above the 1 MB every other route reads.
 const BULK_LIMIT = '5mb';

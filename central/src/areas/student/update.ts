@@ -1,12 +1,11 @@
 import { isUniqueViolation, readRows, type Knex } from '@lms/db';
-import type { HandlerContext } from '@lms/shared';
 import { hashSchoolUserPassword, verifyPassword } from '../../auth/passwords';
 import { revokeAll } from '../../auth/tokens';
 import { BatchProblems, dryrunQuery, isDryrun, parseBatch } from '../../http/batch';
 import { fromCsvCell } from '../../http/csv';
 import { actorOf } from '../../http/context';
 import { applyScope, type Scope } from '../../http/scope';
-import type { CentralCtx, Caller } from '../../http/types';
+import type { CentralCtx } from '../../http/types';
 import { editBody, editRow, parseDmy, toDmy, WG, type EditRow } from './fields';
 import { noteTakenUsernames, takenUsernames } from './store';
 

@@ -3,7 +3,16 @@ import { route } from '../../http/route';
 import { scope } from '../../http/scope';
 import type { CentralRoute } from '../../http/types';
 import { actorOf } from '../../http/context';
-import { createSubject, deleteSubject, getSubject, listSubjects, subjectBody, subjectListBody, subjectParams, updateSubject } from './store';
+import {
+  createSubject,
+  deleteSubject,
+  getSubject,
+  listSubjects,
+  subjectBody,
+  subjectListBody,
+  subjectParams,
+  updateSubject,
+} from './store';
 
 export const subjectRoutes: CentralRoute[] = [
   route('POST', '/subject/create', perms('create_subject'), scope.global, { body: subjectBody },

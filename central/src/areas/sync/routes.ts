@@ -4,7 +4,16 @@ import { route } from '../../http/route';
 import { schoolInScope, scope } from '../../http/scope';
 import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
 import { pushFile, pushPackage, sendZip } from './push';
-import { contentPackage, legacyContentPackage, onSnapshot, packageToTempFile, recordContentPush, reportDataPackage, schoolOfSchoolUser, schoolRoster } from './store';
+import {
+  contentPackage,
+  legacyContentPackage,
+  onSnapshot,
+  packageToTempFile,
+  recordContentPush,
+  reportDataPackage,
+  schoolOfSchoolUser,
+  schoolRoster,
+} from './store';
 
 type Ctx = CentralCtx;
 
@@ -38,10 +47,20 @@ async function recorded(logger: Ctx['logger'], write: () => Promise<void>): Prom
 async function contentDownload({ db, res, caller, scope, logger }: Ctx): Promise<void> {
   const counter = { rows: 0 };
   // A teacher fetching the package takes it to their classroom's server: that school's last content.
-  const record = caller.kind !== 'school' ? undefined : () => recorded(logger, async () => {
-    const school = await schoolOfSchoolUser(db, caller.schooluserid);
-    if (school) await recordContentPush(db, { kind: 'download', schoolid: school, rowcount: counter.rows, by: sender(caller) });
-  });
+  const record =
+    caller.kind !== 'school'
+      ? undefined
+      : () =>
+          recorded(logger, async () => {
+            const school = await schoolOfSchoolUser(db, caller.schooluserid);
+            if (school)
+              await recordContentPush(db, {
+                kind: 'download',
+                schoolid: school,
+                rowcount: counter.rows,
+                by: sender(caller),
+              });
+          });
   await sendZip(res, SYNC_ZIP, contentPackage(db, scope, counter), record);
 }
 
@@ -50,7 +69,9 @@ async function pushContent(ctx: Ctx): Promise<unknown> {
   const counter = { rows: 0 };
   const file = await onSnapshot(db, (q) => packageToTempFile(contentPackage(q, scope, counter)));
   const answer = await pushFile(ctx, 'master', file);
-  await recorded(logger, () => recordContentPush(db, { kind: 'content', schoolid: null, rowcount: counter.rows, by: sender(caller) }));
+  await recorded(logger, () =>
+    recordContentPush(db, { kind: 'content', schoolid: null, rowcount: counter.rows, by: sender(caller) }),
+  );
   return answer;
 }
 
@@ -66,7 +87,13 @@ async function pushStudents(ctx: CentralCtx<typeof schoolParams>): Promise<unkno
   const answer = await pushPackage(ctx, 'students', writeStudentsZip({ studentusers }));
   await recorded(logger, async () => {
     const school = await db('schools').where({ schoolname: params.schoolname }).first('schoolid');
-    if (school) await recordContentPush(db, { kind: 'students', schoolid: school.schoolid as string, rowcount: studentusers.length, by: sender(caller) });
+    if (school)
+      await recordContentPush(db, {
+        kind: 'students',
+        schoolid: school.schoolid as string,
+        rowcount: studentusers.length,
+        by: sender(caller),
+      });
   });
   return answer;
 }

@@ -3,7 +3,15 @@ import { route } from '../../http/route';
 import type { CentralRoute } from '../../http/types';
 import { actorOf } from '../../http/context';
 import { scope } from '../../http/scope';
-import { createTeachers, createTeachersBody, createTeachersQuery, deleteTeacher, listTeachers, teacherListBody, teacherParams } from './store';
+import {
+  createTeachers,
+  createTeachersBody,
+  createTeachersQuery,
+  deleteTeacher,
+  listTeachers,
+  teacherListBody,
+  teacherParams,
+} from './store';
 
 // Every route answers only within the caller's schools/countries; a teacher elsewhere is refused as an
 // unknown one is ('Invalid teacher user id').

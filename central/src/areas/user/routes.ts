@@ -1,11 +1,19 @@
 import { perms } from '@lms/shared';
 import { route } from '../../http/route';
 import { scope, scopedStaff } from '../../http/scope';
-import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
+import type { CentralCtx, CentralRoute } from '../../http/types';
 import { actorOf } from '../../http/context';
-import { createUser, createUserBody, disableUser, getUser, listUsers, updateUser, updateUserBody, userListBody, userParams } from './store';
-
-type Ctx = CentralCtx;
+import {
+  createUser,
+  createUserBody,
+  disableUser,
+  getUser,
+  listUsers,
+  updateUser,
+  updateUserBody,
+  userListBody,
+  userParams,
+} from './store';
 
 async function deleteUser({ db, res, params, caller }: CentralCtx<{ params: typeof userParams }>) {
   // The original answers 200 with an error body here, and the admin UI shows that message.
