@@ -29,36 +29,57 @@ const send = (auth: string, method: 'get' | 'post' | 'put' | 'delete', url: stri
 };
 const tag = () => crypto.randomBytes(3).toString('hex');
 
-async function superAdmin(o: { schools?: string[]; countries?: string[] } = {}): Promise<{ auth: string; lmsuserid: string }> {
+async function superAdmin(
+  o: { schools?: string[]; countries?: string[] } = {},
+): Promise<{ auth: string; lmsuserid: string }> {
   const lmsusername = `super-${tag()}@narrowed.test`;
   const lmsuserid = await createStaff(t.tdb.db, { lmsusername, roleids: [ROLE_IDS.superadmin], ...o });
   return { auth: `Bearer ${(await staffLogin(t.app, lmsusername)).accessToken}`, lmsuserid };
 }
 
 describe('whole-system maintenance routes', () => {
-  const MAINTENANCE = ['/standard/remove-standardid', '/standard/migrate-standardid', '/student/migrate-standardid', '/student/migrate-subject-curriculum'];
+  const MAINTENANCE = [
+    '/standard/remove-standardid',
+    '/standard/migrate-standardid',
+    '/student/migrate-standardid',
+    '/student/migrate-subject-curriculum',
+  ];
 
   it('refuse a Super Admin narrowed to a school or a country, changing nothing', async () => {
     const db = t.tdb.db;
     // An empty class of school B: remove-standardid deletes every class without learners.
     const emptyB = crypto.randomUUID();
-    await db('standards').insert({ standardid: emptyB, standardname: `Empty ${tag()}`, schoolid: s.B.schoolid, schoolname: s.B.schoolname });
-    const before = JSON.stringify([await db('standards').orderBy('standardid'), await db('students').orderBy('studentid')]);
+    await db('standards').insert({
+      standardid: emptyB,
+      standardname: `Empty ${tag()}`,
+      schoolid: s.B.schoolid,
+      schoolname: s.B.schoolname,
+    });
+    const before = JSON.stringify([
+      await db('standards').orderBy('standardid'),
+      await db('students').orderBy('studentid'),
+    ]);
     for (const narrowing of [{ schools: [s.A.schoolid] }, { countries: [s.A.countryid] }]) {
       const { auth } = await superAdmin(narrowing);
       for (const url of MAINTENANCE) {
         const res = await send(auth, 'post', url);
-        expect([url, res.status, res.body]).toEqual([url, 403, { error: true, errormessage: 'Forbidden resource', data: false }]);
+        expect([url, res.status, res.body]).toEqual([
+          url,
+          403,
+          { error: true, errormessage: 'Forbidden resource', data: false },
+        ]);
       }
     }
-    expect(JSON.stringify([await db('standards').orderBy('standardid'), await db('students').orderBy('studentid')])).toBe(before);
+    expect(
+      JSON.stringify([await db('standards').orderBy('standardid'), await db('students').orderBy('studentid')]),
+    ).toBe(before);
     // An unnarrowed Super Admin runs them (and the empty class goes).
     for (const url of MAINTENANCE) expect([url, (await send(as.superadmin, 'post', url)).status]).toEqual([url, 200]);
     expect(await db('standards').where({ standardid: emptyB }).first()).toBeUndefined();
   });
 });
 
-describe('a changed narrowing ends the account\'s sessions', () => {
+describe("a changed narrowing ends the account's sessions", () => {
   it('PUT /user/:id with other schoolids or countryids revokes the old tokens; the same lists keep them', async () => {
     const { auth, lmsuserid } = await superAdmin({ schools: [s.A.schoolid] });
     const own = `/school/${s.A.schoolid}`;
@@ -74,12 +95,15 @@ describe('a changed narrowing ends the account\'s sessions', () => {
     expect(await t.tdb.db('tokens').where({ lmsuserid }).count({ n: '*' }).first()).toMatchObject({ n: 0 });
 
     // A new sign-in carries the new narrowing.
-    const fresh = `Bearer ${(await staffLogin(t.app, (await t.tdb.db('lmsusers').where({ lmsuserid }).first('lmsusername')).lmsusername)).accessToken}`;
+    const { lmsusername } = await t.tdb.db('lmsusers').where({ lmsuserid }).first('lmsusername');
+    const fresh = `Bearer ${(await staffLogin(t.app, lmsusername)).accessToken}`;
     expect((await send(fresh, 'get', `/school/${s.B.schoolid}`)).status).toBe(200);
     expect((await send(fresh, 'get', own)).status).toBe(400);
 
     // Countries alike.
-    expect((await send(as.superadmin, 'put', `/user/${lmsuserid}`, { schoolids: [], countryids: [s.B.countryid] })).status).toBe(200);
+    expect(
+      (await send(as.superadmin, 'put', `/user/${lmsuserid}`, { schoolids: [], countryids: [s.B.countryid] })).status,
+    ).toBe(200);
     expect((await send(fresh, 'get', `/school/${s.B.schoolid}`)).status).toBe(401);
   });
 });
@@ -99,10 +123,17 @@ describe('body keys that Object.prototype knows', () => {
       for (const key of KEYS) {
         for (const who of ['adminOfSchoolA', 'adminOfCountryX'] as const) {
           // Sent as raw JSON: `{"__proto__": …}` is an own key once parsed.
-          const res = await request(t.app)[method](url).set('Authorization', as[who]).set('Content-Type', 'application/json')
+          const res = await request(t.app)
+            [method](url)
+            .set('Authorization', as[who])
+            .set('Content-Type', 'application/json')
             .send(`{"${key}": "x", "levelid": "${s.B.levelid}"}`);
           expect([url, key, who, res.status, res.body.errormessage]).toEqual([url, key, who, 400, 'Invalid Level id']);
-          const own = await request(t.app)[method](url).set('Authorization', as[who]).set('Content-Type', 'application/json').send(`{"${key}": "x"}`);
+          const own = await request(t.app)
+            [method](url)
+            .set('Authorization', as[who])
+            .set('Content-Type', 'application/json')
+            .send(`{"${key}": "x"}`);
           expect([url, key, who, own.status]).toEqual([url, key, who, 200]);
         }
       }
@@ -117,13 +148,18 @@ describe('what a narrowed Admin may not reach beyond its narrowing', () => {
     // Narrowed to school A: a new school would be outside its own narrowing, invisible to it.
     const refused = body(s.A.countryid);
     const bySchool = await send(as.adminOfSchoolA, 'post', '/school/create', refused);
-    expect([bySchool.status, bySchool.body]).toEqual([400, { error: true, errormessage: 'Invalid country id', data: false }]);
+    expect([bySchool.status, bySchool.body]).toEqual([
+      400,
+      { error: true, errormessage: 'Invalid country id', data: false },
+    ]);
     expect(await db('schools').where({ schoolname: refused.schoolname }).first()).toBeUndefined();
     // Narrowed to country X: it creates there, and then sees what it made.
     const made = await send(as.adminOfCountryX, 'post', '/school/create', body(s.A.countryid));
     expect(made.status).toBe(200);
     expect((await send(as.adminOfCountryX, 'get', `/school/${made.body.data.schoolid}`)).status).toBe(200);
-    expect((await send(as.adminOfCountryX, 'post', '/school/create', body(s.B.countryid))).body.errormessage).toBe('Invalid country id');
+    expect((await send(as.adminOfCountryX, 'post', '/school/create', body(s.B.countryid))).body.errormessage).toBe(
+      'Invalid country id',
+    );
 
     const countries = await db('countries').count({ n: '*' }).first();
     for (const who of ['adminOfSchoolA', 'adminOfCountryX'] as const) {
@@ -131,22 +167,34 @@ describe('what a narrowed Admin may not reach beyond its narrowing', () => {
       expect([who, res.status, res.body.errormessage]).toEqual([who, 403, 'Forbidden resource']);
     }
     expect(await db('countries').count({ n: '*' }).first()).toEqual(countries);
-    expect((await send(as.superadmin, 'post', '/country/create', { countryname: `Land ${tag()}`, expectedusage: 1 })).status).toBe(200);
+    expect(
+      (await send(as.superadmin, 'post', '/country/create', { countryname: `Land ${tag()}`, expectedusage: 1 })).status,
+    ).toBe(200);
   });
 
-  it('removes or deactivates a shared question or document only when no other country\'s lesson uses it', async () => {
+  it("removes or deactivates a shared question or document only when no other country's lesson uses it", async () => {
     const db = t.tdb.db;
     // s.questionid and s.documentid are used by both sides' lessons.
     const attempts: Array<['put' | 'delete', string]> = [
-      ['put', `/question/deactivate/${s.questionid}`], ['delete', `/question/${s.questionid}`], ['delete', `/document/${s.documentid}`],
+      ['put', `/question/deactivate/${s.questionid}`],
+      ['delete', `/question/${s.questionid}`],
+      ['delete', `/document/${s.documentid}`],
     ];
     for (const [method, url] of attempts) {
       for (const who of ['adminOfSchoolA', 'adminOfCountryX'] as const) {
         const res = await send(as[who], method, url);
-        expect([url, who, res.status, res.body.errormessage]).toEqual([url, who, 400, expect.stringMatching(/is used by curricula outside your countries/)]);
+        expect([url, who, res.status, res.body.errormessage]).toEqual([
+          url,
+          who,
+          400,
+          expect.stringMatching(/is used by curricula outside your countries/),
+        ]);
       }
     }
-    expect(await db('questions').where({ questionid: s.questionid }).first('isdeleted', 'questionstatus')).toEqual({ isdeleted: false, questionstatus: true });
+    expect(await db('questions').where({ questionid: s.questionid }).first('isdeleted', 'questionstatus')).toEqual({
+      isdeleted: false,
+      questionstatus: true,
+    });
     expect(await db('documents').where({ documentid: s.documentid }).first('isdeleted')).toEqual({ isdeleted: false });
 
     // Used by side A's lessons only: the narrowed Admin of A removes it.
@@ -171,14 +219,20 @@ describe('what a narrowed Admin may not reach beyond its narrowing', () => {
         expect([url, who, res.status, res.body.errormessage]).toEqual([url, who, 403, 'Forbidden resource']);
       }
     }
-    expect(JSON.stringify(await db('levels').orderBy('levelid').select('levelid', 'quiz_points', 'updated_by'))).toBe(before);
-    for (const url of ['/level/update_quiz_points', '/lesson/update_reward_points']) expect((await send(as.superadmin, 'post', url)).status).toBe(201);
+    expect(JSON.stringify(await db('levels').orderBy('levelid').select('levelid', 'quiz_points', 'updated_by'))).toBe(
+      before,
+    );
+    for (const url of ['/level/update_quiz_points', '/lesson/update_reward_points'])
+      expect((await send(as.superadmin, 'post', url)).status).toBe(201);
   });
 
   it('gives an account at most 200 schools or countries (its tokens carry them)', async () => {
     const many = Array.from({ length: 201 }, () => crypto.randomUUID());
     const res = await send(as.superadmin, 'post', '/user/create', {
-      lmsusername: `wide-${tag()}@narrowed.test`, lmsuserpasswordhash: 'Passw0rd!x', lmsuserroles: [ROLE_IDS.teacher], schoolids: many,
+      lmsusername: `wide-${tag()}@narrowed.test`,
+      lmsuserpasswordhash: 'Passw0rd!x',
+      lmsuserroles: [ROLE_IDS.teacher],
+      schoolids: many,
     });
     expect([res.status, res.body.error]).toEqual([400, true]);
     expect(res.body.errormessage).toMatch(/at most 200 ids/);

@@ -12,7 +12,8 @@ type Row = Record<string, unknown>;
 /** The reports' former ranking, over all attempts: the best and the last attempt of each learner and quiz. */
 async function rankedFromAttempts(db: Knex): Promise<Row[]> {
   const rows = (await db.raw(`
-    select b.studentid, b.studentprogressreferenceid, b.progresstype, b.studentprogressid as best, l.studentprogressid as last
+    select b.studentid, b.studentprogressreferenceid, b.progresstype,
+      b.studentprogressid as best, l.studentprogressid as last
     from (select p.*, row_number() over (partition by studentid, studentprogressreferenceid, progresstype
             order by ispass desc, case when ispass then starttime end asc, starttime desc, studentprogressid) as rn
           from studentprogress p) b
@@ -26,12 +27,18 @@ async function rankedFromAttempts(db: Knex): Promise<Row[]> {
 }
 
 async function kept(db: Knex): Promise<Row[]> {
-  return sorted((await db('studentquizresults').select('studentid', 'studentprogressreferenceid', 'progresstype',
-    { best: 'bestprogressid', last: 'lastprogressid' })) as Row[]);
+  return sorted(
+    (await db('studentquizresults').select('studentid', 'studentprogressreferenceid', 'progresstype', {
+      best: 'bestprogressid',
+      last: 'lastprogressid',
+    })) as Row[],
+  );
 }
 
-const sorted = (rows: Row[]) => rows.map((r) => ({ ...r, progresstype: Number(r.progresstype) }))
-  .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
+const sorted = (rows: Row[]) =>
+  rows
+    .map((r) => ({ ...r, progresstype: Number(r.progresstype) }))
+    .sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)));
 
 describe('studentquizresults', () => {
   let db: Knex;
@@ -49,9 +56,21 @@ describe('studentquizresults', () => {
     await db('curriculums').insert({ curriculumid, curriculumname: 'C', subjectid });
     for (const studentid of learners) {
       const schooluserid = crypto.randomUUID();
-      await db('schoolusers').insert({ schooluserid, schoolusername: `u${studentid.slice(0, 8)}`, schooluserpasswordhash: 'x', schooluserrole: 3 });
+      await db('schoolusers').insert({
+        schooluserid,
+        schoolusername: `u${studentid.slice(0, 8)}`,
+        schooluserpasswordhash: 'x',
+        schooluserrole: 3,
+      });
       await db('students').insert({
-        studentid, studentfirstname: 'L', genderid: 1, city: '', country: '', state: '', curriculumid, schooluserid,
+        studentid,
+        studentfirstname: 'L',
+        genderid: 1,
+        city: '',
+        country: '',
+        state: '',
+        curriculumid,
+        schooluserid,
       });
     }
   });
@@ -67,8 +86,11 @@ describe('studentquizresults', () => {
     // Few distinct start times, so that ties on time (decided by the id) happen often.
     const time = () => new Date(Date.UTC(2026, 0, 1 + rand(4)));
     const attempt = () => ({
-      studentid: learners[rand(learners.length)], studentprogressreferenceid: quizzes[rand(quizzes.length)],
-      progresstype: 1 + rand(2), ispass: rand(2) === 1, starttime: time(),
+      studentid: learners[rand(learners.length)],
+      studentprogressreferenceid: quizzes[rand(quizzes.length)],
+      progresstype: 1 + rand(2),
+      ispass: rand(2) === 1,
+      starttime: time(),
     });
     for (let step = 0; step < 300; step += 1) {
       const op = rand(10);
@@ -78,8 +100,13 @@ describe('studentquizresults', () => {
         await db('studentprogress').insert({ studentprogressid, ...attempt() });
       } else if (op < 9) {
         const studentprogressid = ids[rand(ids.length)];
-        const change = [{ ispass: rand(2) === 1 }, { starttime: time() }, { studentprogressreferenceid: quizzes[rand(3)] },
-          { progresstype: 1 + rand(2) }, { ispass: rand(2) === 1, starttime: time() }][rand(5)];
+        const change = [
+          { ispass: rand(2) === 1 },
+          { starttime: time() },
+          { studentprogressreferenceid: quizzes[rand(3)] },
+          { progresstype: 1 + rand(2) },
+          { ispass: rand(2) === 1, starttime: time() },
+        ][rand(5)];
         await db('studentprogress').where({ studentprogressid }).update(change);
       } else {
         const [studentprogressid] = ids.splice(rand(ids.length), 1);

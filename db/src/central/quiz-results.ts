@@ -35,7 +35,8 @@ export const quizResultTables: TableSpec[] = [
 ];
 
 const T = QUIZ_RESULTS;
-const COLUMNS = 'studentid, studentprogressreferenceid, progresstype, bestprogressid, bestispass, beststarttime, lastprogressid, laststarttime';
+const COLUMNS = 'studentid, studentprogressreferenceid, progresstype, bestprogressid, bestispass, beststarttime, '
+  + 'lastprogressid, laststarttime';
 
 /** Keeps the better of the kept row and the incoming one (`excluded`), for each of the two attempts. */
 const MERGE = (() => {
@@ -152,7 +153,8 @@ export async function fillQuizResults(knex: Knex, studentids: string[]): Promise
     `INSERT INTO ${T} (${COLUMNS}) SELECT b.studentid, b.studentprogressreferenceid, b.progresstype, ` +
     `b.studentprogressid, b.ispass, b.starttime, l.studentprogressid, l.starttime ` +
     `FROM (${ranked(BEST_ORDER)}) b JOIN (${ranked(LAST_ORDER)}) l ON l.studentid = b.studentid ` +
-    `AND l.studentprogressreferenceid = b.studentprogressreferenceid AND l.progresstype = b.progresstype AND l.rn = 1 ` +
+    `AND l.studentprogressreferenceid = b.studentprogressreferenceid ` +
+    `AND l.progresstype = b.progresstype AND l.rn = 1 ` +
     `WHERE b.rn = 1 ${MERGE}`,
     [...studentids, ...studentids],
   );

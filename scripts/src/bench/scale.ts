@@ -25,8 +25,18 @@ const ANSWERS = Number(process.env.BENCH_SCALE_ANSWERS ?? 5);
 const TARGETS = { reportMs: 1000, ratio: 1.5 };
 const STAFF = { password: 'BenchScale1' };
 
-const GROWN = ['studentprogress', 'studentprogressquestions', 'studentquizresults', 'rpiuseraccess', 'studentappusages',
-  'studentlessonsprogress', 'studentlevelsprogress', 'studentgradesprogress', 'students', 'schoolusers'];
+const GROWN = [
+  'studentprogress',
+  'studentprogressquestions',
+  'studentquizresults',
+  'rpiuseraccess',
+  'studentappusages',
+  'studentlessonsprogress',
+  'studentlevelsprogress',
+  'studentgradesprogress',
+  'students',
+  'schoolusers',
+];
 
 const id = () => crypto.randomUUID();
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
@@ -44,21 +54,52 @@ async function seedWorld(db: Knex): Promise<World> {
   await db('subjects').update({ subjectname: 'Scale Mathematics' });
   const countryid = id();
   await db('countries').insert({ countryid, countryname: 'Scaleland', expectedusage: 30 });
-  const w: World = { countryid, schools: [], quizzes: content.lessons.map((l) => l.quizid), levels: content.levels.map((l) => l.levelid) };
+  const w: World = {
+    countryid,
+    schools: [],
+    quizzes: content.lessons.map((l) => l.quizid),
+    levels: content.levels.map((l) => l.levelid),
+  };
   for (let n = 0; n < SCHOOLS; n += 1) {
     const s = { schoolid: id(), schoolname: `Scale School ${n}`, standardid: id(), learners: [] as string[] };
-    await db('schools').insert({ schoolid: s.schoolid, schoolname: s.schoolname, countryid, curriculums: JSON.stringify([content.curriculumid]) });
-    await db('standards').insert({ standardid: s.standardid, standardname: 'Class 1', schoolid: s.schoolid, schoolname: s.schoolname });
+    await db('schools').insert({
+      schoolid: s.schoolid,
+      schoolname: s.schoolname,
+      countryid,
+      curriculums: JSON.stringify([content.curriculumid]),
+    });
+    await db('standards').insert({
+      standardid: s.standardid,
+      standardname: 'Class 1',
+      schoolid: s.schoolid,
+      schoolname: s.schoolname,
+    });
     const users = [];
     const students = [];
     for (let i = 0; i < LEARNERS; i += 1) {
       const schooluserid = id();
       const studentid = id();
       s.learners.push(studentid);
-      users.push({ schooluserid, schoolusername: `sc${n}l${i}`, schooluserpasswordhash: 'x', schooluserrole: 4, schoolname: s.schoolname });
+      users.push({
+        schooluserid,
+        schoolusername: `sc${n}l${i}`,
+        schooluserpasswordhash: 'x',
+        schooluserrole: 4,
+        schoolname: s.schoolname,
+      });
       students.push({
-        studentid, studentfirstname: `Learner ${i}`, genderid: 1 + (i % 2), city: 'C', country: 'Scaleland', state: 'S', curriculumid: content.curriculumid,
-        schooluserid, schoolname: s.schoolname, standard: s.standardid, isactive: true, type: 'offline',
+        studentid,
+        studentfirstname: `Learner ${i}`,
+        genderid: 1 + (i % 2),
+        city: 'C',
+        country: 'Scaleland',
+        state: 'S',
+        curriculumid: content.curriculumid,
+        schooluserid,
+        schoolname: s.schoolname,
+        standard: s.standardid,
+        isactive: true,
+        type: 'offline',
       });
     }
     await db('schoolusers').insert(users);
@@ -66,16 +107,26 @@ async function seedWorld(db: Knex): Promise<World> {
     w.schools.push(s);
   }
   // A progress row per learner and lesson, level and grade (what a learner who went through the curriculum has).
-  await db.raw(`insert into studentlessonsprogress (studentlessonprogressid, studentid, lessonid, levelid, gradeid, curid, progress, scores)
+  await db.raw(
+    `insert into studentlessonsprogress (studentlessonprogressid, studentid, lessonid, levelid, gradeid, curid,
+      progress, scores)
     select gen_random_uuid()::text, s.studentid, l.lessonid, l.levelid, lv.gradeid, ?, 100, 3
-    from students s cross join lessons l join levels lv on lv.levelid = l.levelid where s.curriculumid = ?`, [content.curriculumid, content.curriculumid]);
-  await db.raw(`insert into studentlevelsprogress (studentlevelprogressid, studentid, levelid, gradeid, curid, progress, scores)
+    from students s cross join lessons l join levels lv on lv.levelid = l.levelid where s.curriculumid = ?`,
+    [content.curriculumid, content.curriculumid],
+  );
+  await db.raw(
+    `insert into studentlevelsprogress (studentlevelprogressid, studentid, levelid, gradeid, curid, progress, scores)
     select gen_random_uuid()::text, s.studentid, lv.levelid, lv.gradeid, ?, 100, 3
-    from students s cross join levels lv join grades g on g.gradeid = lv.gradeid where s.curriculumid = ? and g.curriculumid = ?`,
-  [content.curriculumid, content.curriculumid, content.curriculumid]);
-  await db.raw(`insert into studentgradesprogress (studentgradeprogressid, studentid, gradeid, curriculumid, progress, scores)
+    from students s cross join levels lv join grades g on g.gradeid = lv.gradeid where s.curriculumid = ? and
+      g.curriculumid = ?`,
+    [content.curriculumid, content.curriculumid, content.curriculumid],
+  );
+  await db.raw(
+    `insert into studentgradesprogress (studentgradeprogressid, studentid, gradeid, curriculumid, progress, scores)
     select gen_random_uuid()::text, s.studentid, g.gradeid, ?, 50, 3 from students s cross join grades g
-    where s.curriculumid = ? and g.curriculumid = ?`, [content.curriculumid, content.curriculumid, content.curriculumid]);
+    where s.curriculumid = ? and g.curriculumid = ?`,
+    [content.curriculumid, content.curriculumid, content.curriculumid],
+  );
   return w;
 }
 
@@ -86,62 +137,112 @@ async function seedWorld(db: Knex): Promise<World> {
  */
 async function grow(db: Knex, w: World, from: number, to: number): Promise<void> {
   const learners = w.schools.flatMap((s) => s.learners);
-  const users = (await db('students').whereIn('standard', w.schools.map((s) => s.standardid)).select('studentid', 'schooluserid')) as
-    Array<{ studentid: string; schooluserid: string }>;
+  const users = (await db('students')
+    .whereIn(
+      'standard',
+      w.schools.map((s) => s.standardid),
+    )
+    .select('studentid', 'schooluserid')) as Array<{ studentid: string; schooluserid: string }>;
   const userOf = new Map(users.map((u) => [u.studentid, u.schooluserid]));
   const accounts = learners.map((l) => userOf.get(l)!);
   const chunk = 500_000;
   for (let a = from; a < to; a += chunk) {
     const b = Math.min(to, a + chunk);
     await db.transaction(async (trx) => {
-      await trx.raw(`create temporary table grown on commit drop as
+      await trx.raw(
+        `create temporary table grown on commit drop as
         select g, md5('r' || g || ?)::uuid::text as id, (?::text[])[1 + g % ?] as studentid,
-          case when g % 6 < 4 then (?::text[])[1 + (g / ?) % ?] when g % 6 = 4 then (?::text[])[1 + (g / ?) % ?] else md5('o' || g)::uuid::text end as ref,
+          case when g % 6 < 4 then (?::text[])[1 + (g / ?) % ?] when g % 6 = 4 then (?::text[])[1 + (g / ?) % ?]
+            else md5('o' || g)::uuid::text end as ref,
           case when g % 6 < 4 then 2 when g % 6 = 4 then 3 else 1 end as progresstype,
           now() - ((g / ?) * interval '37 minutes') as starttime, (g * 7919) % 101 as pct
         from generate_series(?::bigint, ?::bigint) g`,
-      [String(from), learners, learners.length, w.quizzes, learners.length, w.quizzes.length, w.levels, learners.length, w.levels.length,
-        learners.length, a, b - 1]);
-      await trx.raw(`insert into studentprogress (studentprogressid, studentid, ispass, studentprogressreferenceid, starttime, endtime,
+        [
+          String(from),
+          learners,
+          learners.length,
+          w.quizzes,
+          learners.length,
+          w.quizzes.length,
+          w.levels,
+          learners.length,
+          w.levels.length,
+          learners.length,
+          a,
+          b - 1,
+        ],
+      );
+      await trx.raw(`insert into studentprogress (studentprogressid, studentid, ispass, studentprogressreferenceid,
+        starttime, endtime,
           progresstype, resultpercentage, points, fullpoints, marks, scores)
-        select id, studentid, pct >= 80, ref, starttime, starttime + interval '3 minutes', progresstype, pct, pct / 10, 10, pct / 20, pct / 10
+        select id, studentid, pct >= 80, ref, starttime, starttime + interval '3 minutes', progresstype, pct, pct /
+          10, 10, pct / 20, pct / 10
         from grown`);
       if (ANSWERS > 0) {
-        await trx.raw(`insert into studentprogressquestions (studentprogressquestionid, studentprogressid, tries, iscorrect, referencequestionid)
-          select md5(id || q)::uuid::text, id, 1 + q % 2, (pct + q) % 3 > 0, md5('q' || q)::uuid::text from grown cross join generate_series(1, ?) q`, [ANSWERS]);
+        await trx.raw(
+          `insert into studentprogressquestions (studentprogressquestionid, studentprogressid, tries, iscorrect,
+            referencequestionid)
+          select md5(id || q)::uuid::text, id, 1 + q % 2, (pct + q) % 3 > 0, md5('q' || q)::uuid::text from grown
+            cross join generate_series(1, ?) q`,
+          [ANSWERS],
+        );
       }
-      await trx.raw(`insert into rpiuseraccess (rpiuseraccessid, userid, logintime, ipaddress, logouttime, timespent, status)
-        select md5('a' || id)::uuid::text, (?::text[])[1 + g % ?], starttime, '10.0.0.1', starttime + interval '20 minutes', 1200, 1
-        from grown where g % 4 = 0`, [accounts, accounts.length]);
-      await trx.raw(`insert into studentappusages (studentappusageid, schooluserid, time_spent, last_updated, created_at)
-        select md5('u' || id)::uuid::text, (?::text[])[1 + g % ?], 900, starttime, starttime from grown where g % 4 = 1`,
-      [accounts, accounts.length]);
+      await trx.raw(
+        `insert into rpiuseraccess (rpiuseraccessid, userid, logintime, ipaddress, logouttime, timespent, status)
+        select md5('a' || id)::uuid::text, (?::text[])[1 + g % ?], starttime, '10.0.0.1', starttime + interval
+          '20 minutes', 1200, 1
+        from grown where g % 4 = 0`,
+        [accounts, accounts.length],
+      );
+      await trx.raw(
+        `insert into studentappusages (studentappusageid, schooluserid, time_spent, last_updated, created_at)
+        select md5('u' || id)::uuid::text, (?::text[])[1 + g % ?], 900, starttime, starttime from grown where g % 4
+          = 1`,
+        [accounts, accounts.length],
+      );
     });
   }
 }
 
 async function staffToken(origin: string, db: Knex, name: string, schools?: string[]): Promise<string> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { hashPassword } = require(path.join(repoRoot, 'central/dist/auth/passwords.js')) as { hashPassword(p: string): Promise<string> };
+  const { hashPassword } = require(path.join(repoRoot, 'central/dist/auth/passwords.js')) as {
+    hashPassword(p: string): Promise<string>;
+  };
   const lmsuserid = id();
   const roleid = schools ? ROLE_IDS.admin : ROLE_IDS.superadmin;
   await db('lmsusers').insert({
-    lmsuserid, lmsusername: name, lmsuserpasswordhash: await hashPassword(STAFF.password), firstname: 'Bench', lmsuserrole: roleid,
-    isverified: true, isdisabled: false, schools: schools ? JSON.stringify(schools) : null,
+    lmsuserid,
+    lmsusername: name,
+    lmsuserpasswordhash: await hashPassword(STAFF.password),
+    firstname: 'Bench',
+    lmsuserrole: roleid,
+    isverified: true,
+    isdisabled: false,
+    schools: schools ? JSON.stringify(schools) : null,
   });
   await db('lmsusers_roles').insert({ lmsuserid, roleid });
   const res = await fetch(`${origin}/auth/login`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ lmsusername: name, lmsuserpassword: STAFF.password }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ lmsusername: name, lmsuserpassword: STAFF.password }),
   });
   const token = ((await res.json()) as { data?: { accessToken?: string } }).data?.accessToken;
   if (!token) throw new Error(`${name}: login answered ${res.status}`);
   return token;
 }
 
-async function timed(origin: string, token: string, method: string, url: string, body?: unknown): Promise<{ ms: number; bytes: number }> {
+async function timed(
+  origin: string,
+  token: string,
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<{ ms: number; bytes: number }> {
   const t0 = process.hrtime.bigint();
   const res = await fetch(`${origin}${url}`, {
-    method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
   const bytes = (await res.arrayBuffer()).byteLength;
@@ -150,8 +251,11 @@ async function timed(origin: string, token: string, method: string, url: string,
 }
 
 function requests(w: World): Array<[string, string, string, unknown?]> {
-  const f = (filters: Record<string, unknown>, pagesize = 20) =>
-    ({ pageindex: 1, pagesize, filter: Object.entries(filters).map(([key, value]) => ({ key, value })) });
+  const f = (filters: Record<string, unknown>, pagesize = 20) => ({
+    pageindex: 1,
+    pagesize,
+    filter: Object.entries(filters).map(([key, value]) => ({ key, value })),
+  });
   const classes = w.schools.map((s) => s.standardid);
   const all = f({ standard: classes });
   const cls = f({ standard: classes[0] });
@@ -178,7 +282,10 @@ export async function runScaleBench(): Promise<void> {
   const out = (s: string) => process.stdout.write(`${s}\n`);
   const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (!pgUrl) throw new Error('the scale benchmark runs on PostgreSQL: set BENCH_DATABASE_URL or TEST_DATABASE_URL');
-  out(`machine: ${os.cpus()[0]?.model ?? 'unknown CPU'} x${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}`);
+  out(
+    `machine: ${os.cpus()[0]?.model ?? 'unknown CPU'} x${os.cpus().length}, ` +
+      `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}`,
+  );
   const work = await fsp.mkdtemp(path.join(os.tmpdir(), 'lms-bench-scale-'));
   const tdb: TestDatabase = await benchDatabase(central, pgUrl);
   let api: ChildProcess | undefined;
@@ -188,20 +295,36 @@ export async function runScaleBench(): Promise<void> {
     const w = await seedWorld(db);
     const logLearners = learnersOf(SIX_MONTH_SCHOOL);
     await seedLogSchool(db, logLearners);
-    const server = await startCentral(tdb.url, { LOG_IMPORT_ENABLED: '1', OBJECT_DIR: path.join(work, 'objects'), MAX_UPLOAD_MB: '200', RATE_LIMIT_MAX: '10000000' });
+    const server = await startCentral(tdb.url, {
+      LOG_IMPORT_ENABLED: '1',
+      OBJECT_DIR: path.join(work, 'objects'),
+      MAX_UPLOAD_MB: '200',
+      RATE_LIMIT_MAX: '10000000',
+    });
     api = server.child;
     const origin = server.origin;
     const tokens = {
       superadmin: await staffToken(origin, db, 'scale.super@lms.local'),
-      'narrowed admin': await staffToken(origin, db, 'scale.admin@lms.local', w.schools.map((s) => s.schoolid)),
+      'narrowed admin': await staffToken(
+        origin,
+        db,
+        'scale.admin@lms.local',
+        w.schools.map((s) => s.schoolid),
+      ),
     };
     const login = await fetch(`${origin}/auth/school/login`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ lmsusername: TEACHER.schoolusername, lmsuserpassword: TEACHER.password }),
     });
     const teacher = ((await login.json()) as { data?: { accessToken?: string } }).data?.accessToken;
     if (!teacher) throw new Error(`school login answered ${login.status}`);
-    const content = { curriculumid: DEMO.curriculumid, gradeid: DEMO.gradeid, levelid: DEMO.levelid, lessonid: DEMO.lessonid };
+    const content = {
+      curriculumid: DEMO.curriculumid,
+      gradeid: DEMO.gradeid,
+      levelid: DEMO.levelid,
+      lessonid: DEMO.lessonid,
+    };
     const list = requests(w);
     const figures = new Map<string, number[]>();
     const importSeconds: number[] = [];
@@ -214,8 +337,14 @@ export async function runScaleBench(): Promise<void> {
       // What autovacuum does soon after a bulk load, on this schema's grown tables only (the server is shared).
       for (const table of GROWN) await db.raw('vacuum analyze ??', [table]);
       const results = Number((await db('studentprogress').count({ n: '*' }).first())?.n);
-      const bytes = Number(((await db.raw(`select sum(pg_total_relation_size(c.oid))::bigint as n from pg_class c
-        join pg_namespace n on n.oid = c.relnamespace where n.nspname = current_schema() and c.relkind = 'r'`)) as { rows: Array<{ n: string }> }).rows[0].n);
+      const bytes = Number(
+        (
+          (await db.raw(`select sum(pg_total_relation_size(c.oid))::bigint as n from pg_class c
+        join pg_namespace n on n.oid = c.relnamespace where n.nspname = current_schema() and c.relkind = 'r'`)) as {
+            rows: Array<{ n: string }>;
+          }
+        ).rows[0].n,
+      );
       sizes.push({ results, bytes, seconds: (Date.now() - g0) / 1000 });
       // A fresh log each step (new row ids), the same size and shape: the import a school's upload is.
       const zip = path.join(work, `log-${step}.zip`);
@@ -230,7 +359,10 @@ export async function runScaleBench(): Promise<void> {
           figures.set(key, [...(figures.get(key) ?? []), median(times)]);
         }
       }
-      out(`step ${step + 1}: ${results.toLocaleString('en-US')} results, grown in ${sizes[step].seconds.toFixed(0)} s, ${(Date.now() - t0) / 1000} s so far`);
+      out(
+        `step ${step + 1}: ${results.toLocaleString('en-US')} results, ` +
+          `grown in ${sizes[step].seconds.toFixed(0)} s, ${(Date.now() - t0) / 1000} s so far`,
+      );
     }
     const head = sizes.map((s) => `${(s.results / 1e6).toFixed(1)} M results`);
     out('');
@@ -242,7 +374,10 @@ export async function runScaleBench(): Promise<void> {
       const ok = ratio <= TARGETS.ratio && (limit === undefined || xs.every((x) => x <= limit));
       if (!ok) misses += 1;
       const target = `<= ${TARGETS.ratio}x${limit === undefined ? '' : `, <= ${limit} ${unit}`}`;
-      out(`| ${label} | ${xs.map((x) => `${x.toFixed(unit === 's' ? 1 : 0)} ${unit}`).join(' | ')} | ${ratio.toFixed(2)} | ${target} ${ok ? 'OK' : 'MISSED'} |`);
+      out(
+        `| ${label} | ${xs.map((x) => `${x.toFixed(unit === 's' ? 1 : 0)} ${unit}`).join(' | ')} | ` +
+          `${ratio.toFixed(2)} | ${target} ${ok ? 'OK' : 'MISSED'} |`,
+      );
     };
     row('one fresh import of the six-month log (145,000 rows)', importSeconds, 's');
     for (const [label, xs] of figures) row(label, xs, 'ms', TARGETS.reportMs);

@@ -50,5 +50,6 @@ export const questionRoutes: CentralRoute[] = [
     ({ db, params, caller }) => renameQuestion(db, params.questionid, params.questionidentifier, actorOf(caller)),
     { summary: 'set the identifier of a question' }),
   route('PUT', '/question/deactivate/:questionid', perms('update_question'), scope.global, { params: questionParams },
-    ({ db, params, caller }) => setQuestionStatus(db, params.questionid, false, caller), { summary: 'set question status inactive' }),
+    ({ db, params, caller }) => setQuestionStatus(db, params.questionid, false, caller),
+    { summary: 'set question status inactive' }),
 ];

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Knex } from '@lms/db';
 import { syncKeyOrStaff } from '@lms/shared';
 import { route } from '../../http/route';
-import type { Caller, ClassroomCtx, ClassroomRoute } from '../../http/types';
+import type { ClassroomCtx, ClassroomRoute } from '../../http/types';
 import { queryText, schoolScopeOf } from '../common';
 import { filtersOf, page, pagingBody } from '../common/paging';
 import { PROGRESS } from '../result/progress';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { staff } from '@lms/shared';
 import { route } from '../../http/route';
-import type { Caller, ClassroomRoute } from '../../http/types';
+import type { ClassroomRoute } from '../../http/types';
 import { userOf } from '../../auth/guards';
 import { idParams, queryText, schoolScopeOf, schoolnameOf } from '../common';
 import { filtersOf, first, page, pagingBody } from '../common/paging';

@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import { createTables, dropTables } from '../../tables';
 import type { MigrationContext } from '../../migrator';
-import { backfillQuizResults, createQuizResultTriggers, dropQuizResultTriggers, QUIZ_RESULTS, quizResultTables } from '../quiz-results';
+import {
+  backfillQuizResults, createQuizResultTriggers, dropQuizResultTriggers, QUIZ_RESULTS, quizResultTables,
+} from '../quiz-results';
 
 /**
  * The quiz results the reports rank (see ../quiz-results.ts): a new table, the triggers that keep it from

@@ -14,7 +14,10 @@ import { createIndexOnline, dropIndexOnline, type MigrationContext } from '../..
  */
 const DROPPED: ReadonlyArray<{ name: string; table: string; columns: string[] }> = [
   { name: 'rpiuseraccess_user_time_index', table: 'rpiuseraccess', columns: ['userid', 'logintime'] },
-  { name: 'studentappusages_studentappusageid_schooluserid_idx', table: 'studentappusages', columns: ['studentappusageid', 'schooluserid'] },
+  {
+    name: 'studentappusages_studentappusageid_schooluserid_idx', table: 'studentappusages',
+    columns: ['studentappusageid', 'schooluserid'],
+  },
   { name: 'studentprogress_studentid_idx', table: 'studentprogress', columns: ['studentid'] },
 ];
 
