@@ -11,6 +11,9 @@ keep=${LMS_BACKUP_KEEP:-14}
 # A backup smaller than this percentage of the previous one is kept but marked suspect, and nothing is pruned.
 min_percent=${LMS_BACKUP_MIN_PERCENT:-50}
 app=${LMS_APP_DIR:-/opt/lms/current}
+# node_exporter's textfile folder (Debian's prometheus-node-exporter reads this one): the time and size of
+# the last good backup, for the LmsBackupTooOld alert. Empty: no metrics file.
+metrics_dir=${LMS_BACKUP_METRICS_DIR-/var/lib/prometheus/node-exporter}
 
 size_of() { du -sb "$1" | cut -f1; }
 dest="$root/$service-$(date -u +%Y%m%d-%H%M%S)"
@@ -28,6 +31,11 @@ if [ -n "$previous" ]; then
   fi
 fi
 echo "lms-backup: $dest ($size bytes)"
+if [ -n "$metrics_dir" ] && [ -d "$metrics_dir" ] && [ -w "$metrics_dir" ]; then
+  prom="$metrics_dir/lms_backup_$service.prom"
+  printf '# HELP lms_backup_last_success_timestamp_seconds When the last good backup of the service ended\n# TYPE lms_backup_last_success_timestamp_seconds gauge\nlms_backup_last_success_timestamp_seconds{service="%s"} %s\n# HELP lms_backup_size_bytes Size of the last good backup\n# TYPE lms_backup_size_bytes gauge\nlms_backup_size_bytes{service="%s"} %s\n' \
+    "$service" "$(date -u +%s)" "$service" "$size" > "$prom.tmp" && mv "$prom.tmp" "$prom"
+fi
 ls -1d "$root/$service"-* | grep -v '\.suspect$' | sort | head -n -"$keep" | while read -r old; do
   rm -rf -- "$old"
   echo "lms-backup: pruned $old"

@@ -22,8 +22,9 @@ export function createApp(config: Config, deps: Deps): Express {
   const redis = deps.redis;
   const checks: ReadinessCheck[] = [
     { name: 'database', probe: () => probeDatabase(deps.db) },
-    ...(redis ? [{ name: 'redis', probe: () => redis.ping() }] : []),
-    { name: 'objects', probe: () => objects.probe() },
+    ...(redis ? [{ name: 'redis', probe: () => redis.ping(), shared: true }] : []),
+    // An S3 store is every instance's; the folder store is this host's own disk.
+    { name: 'objects', probe: () => objects.probe(), shared: objects.kind === 's3' },
   ];
   return createServiceApp({
     name: 'central',

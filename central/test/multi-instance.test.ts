@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO, seedDemoContent, type Knex, type TestDatabase } from '@lms/db';
 import { ROLE_IDS, streamToBuffer, writeLogZipFromDocument, type LogDocument } from '@lms/shared';
 import { createS3Store, type ObjectStore } from '../src/objects';
+import { LEASE_MS } from '../src/http/turns';
 import { createSchoolUser, createStaff, PASSWORD } from './accounts';
 import { closedPort, testDatabase } from './helpers';
 import { SIGNED_S3_KEY, startSignedS3, type SignedS3 } from './s3-signed';
@@ -259,10 +260,26 @@ describe.runIf(runs)('two central instances on one PostgreSQL, Redis and S3 stor
     expect(gone).toBe(true);
     expect(await db('logarchives').where({ archive: orphan }).first()).toBeUndefined();
     expect(await db('studentactives').count({ n: '*' }).first()).toEqual({ n: 3 * 2 * PAIRS });
-    // The survivors go on importing (another account: the killed import's turn lapses with its lease, LEASE_MS).
+    // The survivors go on importing (another account: the killed import's turn lapses with its lease).
     const again = await heldUpload(b, await streamToBuffer(writeLogZipFromDocument(logOf(studentid, 3), [])), teacher2);
     again.finish();
     expect((await again.answer).status).toBe(200);
+    // The teacher whose import died with its instance imports again within seconds: a 429 meanwhile says
+    // when (Retry-After, the turn's lease lapsing), and the upload sent then is taken.
+    const retryZip = await streamToBuffer(writeLogZipFromDocument(logOf(studentid, 3), []));
+    let retried = await heldUpload(b, retryZip);
+    retried.finish();
+    let answer = await retried.answer;
+    const waits: number[] = [];
+    while (answer.status === 429 && waits.length < 3) {
+      waits.push(Number(answer.headers['retry-after']));
+      await new Promise((r) => setTimeout(r, waits.at(-1)! * 1000));
+      retried = await heldUpload(b, retryZip);
+      retried.finish();
+      answer = await retried.answer;
+    }
+    expect(answer.status, answer.body).toBe(200);
+    expect(waits.every((w) => w >= 1 && w <= LEASE_MS / 1000)).toBe(true);
   }, 120_000);
 
   it('hands out presigned URLs for the public address, which the store honours, and refuses altered ones', async () => {

@@ -17,6 +17,8 @@ import { eventually, startTcpProxy, throughProxy, type TcpProxy } from './tcp-pr
 const isPg = !!process.env.TEST_DATABASE_URL;
 const redisUrl = process.env.TEST_REDIS_URL;
 const NOT_READY = (...failed: string[]) => ({ status: 'not ready', failed });
+/** A shared dependency is out: the instance stays in rotation, naming it (every instance would be pulled at once). */
+const DEGRADED = (...degraded: string[]) => ({ status: 'ready', degraded });
 const LOGIN = { lmsusername: 'nobody@example.org', lmsuserpassword: 'Wrong-Passw0rd1' };
 /** What every route answers while the database is out of reach: an outage, not a failure of the request. */
 const UNAVAILABLE = {
@@ -43,6 +45,8 @@ describe('central /healthz and /readyz', () => {
 
   const folder = (name: string) => ({ OBJECT_DIR: path.join(tmp, name) });
   const ready = async (app: Parameters<typeof request>[0]) => (await request(app).get('/readyz')).status === 200;
+  /** Ready with nothing degraded: every dependency answers again. */
+  const plainReady = async (app: Parameters<typeof request>[0]) => (await request(app).get('/readyz')).body.degraded === undefined;
 
   it('answer without a token, outside the rate limit and with nothing but a status', async () => {
     const { app } = await makeApp({ RATE_LIMIT_MAX: '2', ...folder('plain') }, tdb);
@@ -114,7 +118,7 @@ describe('central /healthz and /readyz', () => {
     }
   });
 
-  it.runIf(!!redisUrl)('Redis down: /readyz 503 "redis", then 200 again when it returns', async () => {
+  it.runIf(!!redisUrl)('Redis down: /readyz 200 naming "redis" as degraded, sign-in and reads answer 200, then plain ready again', async () => {
     const target = new URL(redisUrl!);
     const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
     proxies.push(proxy);
@@ -123,17 +127,20 @@ describe('central /healthz and /readyz', () => {
       const token = 'readiness-metrics-token-0123456789abcdef';
       const { app } = await makeApp({ READY_TIMEOUT_MS: '500', METRICS_TOKEN: token, ...folder('redis') }, tdb, { redis });
       expect((await request(app).get('/readyz')).status).toBe(200);
+      await createStaff(tdb.db, { lmsusername: 'outage-redis@example.org', roleids: [ROLE_IDS.superadmin] });
       await proxy.down();
       const down = await request(app).get('/readyz');
-      expect(down.status).toBe(503);
-      expect(down.body).toEqual(NOT_READY('redis'));
+      expect(down.status).toBe(200);
+      expect(down.body).toEqual(DEGRADED('redis'));
       expect((await request(app).get('/healthz')).status).toBe(200);
       // Requests are still served: the rate limiter lets them through rather than wait for Redis, and counts the error.
       expect((await request(app).get('/')).status).toBe(200);
+      const bearer = `Bearer ${(await staffLogin(app, 'outage-redis@example.org')).accessToken}`;
+      expect((await request(app).get('/school/all').set('Authorization', bearer)).status).toBe(200);
       const text = (await request(app).get('/metrics').set('Authorization', `Bearer ${token}`)).text;
       expect(sample(text, 'lms_redis_errors_total')).toBeGreaterThanOrEqual(1);
       await proxy.up();
-      expect(await eventually(() => ready(app))).toBe(true);
+      expect(await eventually(() => plainReady(app))).toBe(true);
     } finally {
       await redis.quit().catch(() => redis.destroy());
     }
@@ -148,22 +155,29 @@ describe('central /healthz and /readyz', () => {
       await sandbox.close();
     });
 
-    it('S3 unreachable: /readyz 503 "objects", then 200 again when it returns', async () => {
+    it('S3 unreachable: /readyz 200 naming "objects" as degraded, sign-in 200, upload 503 with Retry-After', async () => {
       const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(sandbox.origin).port) });
       proxies.push(proxy);
       const objects = createObjectStore({ ...sandbox.s3('ready-bucket'), endpoint: `http://127.0.0.1:${proxy.port}` });
       const { app } = await makeApp({ READY_TIMEOUT_MS: '1000' }, tdb, { objects });
       // The first check creates the bucket, as the first upload would.
-      expect((await request(app).get('/readyz')).status).toBe(200);
+      expect(await eventually(() => plainReady(app))).toBe(true);
+      await createStaff(tdb.db, { lmsusername: 'outage-s3@example.org', roleids: [ROLE_IDS.superadmin] });
       await proxy.down();
       const down = await request(app).get('/readyz');
-      expect(down.status).toBe(503);
-      expect(down.body).toEqual(NOT_READY('objects'));
+      expect(down.status).toBe(200);
+      expect(down.body).toEqual(DEGRADED('objects'));
+      // What needs no object answers as usual: a sign-in, a read; an upload names the outage.
+      const bearer = `Bearer ${(await staffLogin(app, 'outage-s3@example.org')).accessToken}`;
+      expect((await request(app).get('/school/all').set('Authorization', bearer)).status).toBe(200);
+      const upload = await request(app).post('/document/upload').set('Authorization', bearer)
+        .attach('file', Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(100)]), 'outage.pdf');
+      expect([upload.status, upload.headers['retry-after']]).toEqual([503, '30']);
       await proxy.up();
-      expect(await eventually(() => ready(app))).toBe(true);
+      expect(await eventually(() => plainReady(app))).toBe(true);
     });
 
-    it('S3 that accepts connections but never answers: 503 once the time limit passes', async () => {
+    it('S3 that accepts connections but never answers: degraded once the time limit passes', async () => {
       const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(sandbox.origin).port) });
       proxies.push(proxy);
       const objects = createObjectStore({ ...sandbox.s3('ready-bucket'), endpoint: `http://127.0.0.1:${proxy.port}` });
@@ -171,10 +185,10 @@ describe('central /healthz and /readyz', () => {
       expect((await request(app).get('/readyz')).status).toBe(200);
       await proxy.hang();
       const down = await request(app).get('/readyz');
-      expect(down.status).toBe(503);
-      expect(down.body).toEqual(NOT_READY('objects'));
+      expect(down.status).toBe(200);
+      expect(down.body).toEqual(DEGRADED('objects'));
       await proxy.up();
-      expect(await eventually(() => ready(app))).toBe(true);
+      expect(await eventually(() => plainReady(app))).toBe(true);
     });
   });
 

@@ -60,6 +60,22 @@ describe.runIf(!!redisUrl)('turns shared through Redis', () => {
     c!();
   });
 
+  it('a refused caller is told when the turn of an instance that died lapses', async () => {
+    const name = `test-${crypto.randomUUID()}`;
+    const turns = createTurns({ name, limit: 1, redis: clients[0], logger: silentLogger });
+    // The lease of an instance killed 7 s into it: 3 s left at most, never renewed.
+    await clients[1].sendCommand(['ZADD', `turns:${name}:acct`, String(Date.now() + 3000), 'dead-instance']);
+    expect(await turns.take('acct')).toBeUndefined();
+    const wait = await turns.lapsesIn('acct');
+    expect(wait).toBeGreaterThan(2000);
+    expect(wait).toBeLessThanOrEqual(3000);
+    expect(await turns.lapsesIn('free')).toBe(0);
+    await new Promise((r) => setTimeout(r, wait + 50));
+    const next = await turns.take('acct');
+    expect(next).toBeTypeOf('function');
+    next!();
+  });
+
   it('a turn whose instance stopped renewing it lapses with its lease', async () => {
     const name = `test-${crypto.randomUUID()}`;
     const turns = createTurns({ name, limit: 1, redis: clients[0], logger: silentLogger, leaseMs: 600 });

@@ -14,7 +14,7 @@ export function createApp(config: Config, deps: Deps): Express {
   const redis = deps.redis;
   const checks: ReadinessCheck[] = [
     { name: 'database', probe: () => probeDatabase(deps.db) },
-    ...(redis ? [{ name: 'redis', probe: () => redis.ping() }] : []),
+    ...(redis ? [{ name: 'redis', probe: () => redis.ping(), shared: true }] : []),
   ];
   return createServiceApp({
     name: 'classroom',

@@ -12,9 +12,19 @@ import { appDeps, configOf } from './context';
 export interface Turns {
   /** A turn of `key`, or undefined when it has `limit` already; the returned function gives it back. */
   take(key: string): Promise<(() => void) | undefined>;
+  /**
+   * After a refusal: how long (ms) until the earliest turn of `key` lapses unless its holder renews it,
+   * which is when a caller whose previous request died with its instance gets a turn again.
+   */
+  lapsesIn(key: string): Promise<number>;
 }
 
-export const LEASE_MS = 60_000;
+/**
+ * Short, so that a teacher whose import died with its instance (killed, the host lost) may import again
+ * within seconds; a live turn is renewed four times per lease, so a renewal may fail thrice in a row.
+ */
+export const LEASE_MS = 10_000;
+const RENEWALS_PER_LEASE = 4;
 
 // Drops expired leases, then adds one if fewer than the limit are held. Scores are expiry times.
 const TAKE = `
@@ -34,9 +44,13 @@ export function once(fn: () => void): () => void {
   };
 }
 
-function memoryTurns(limit: number): Turns {
+function memoryTurns(limit: number, leaseMs: number): Turns {
   const held = new Map<string, number>();
   return {
+    // A turn of this process is held by a request still running here: ask again within a lease.
+    async lapsesIn() {
+      return leaseMs;
+    },
     async take(key) {
       const n = held.get(key) ?? 0;
       if (n >= limit) return undefined;
@@ -52,13 +66,21 @@ function memoryTurns(limit: number): Turns {
 
 export function createTurns(o: { name: string; limit: number; redis?: RedisClient; logger: Logger; leaseMs?: number }): Turns {
   const leaseMs = o.leaseMs ?? LEASE_MS;
-  const local = memoryTurns(o.limit);
+  const local = memoryTurns(o.limit, leaseMs);
   const client = o.redis;
   if (!client) return local;
   const send = (args: string[]) => client.sendCommand(args);
   // REDIS_KEY_PREFIX keeps two deployments sharing one Redis from sharing turns.
   const prefix = `${redisKeyPrefix(client)}turns:${o.name}:`;
   return {
+    async lapsesIn(key) {
+      try {
+        const first = (await send(['ZRANGE', `${prefix}${key}`, '0', '0', 'WITHSCORES'])) as unknown as string[];
+        return first.length === 2 ? Math.min(leaseMs, Math.max(0, Number(first[1]) - Date.now())) : 0;
+      } catch {
+        return leaseMs;
+      }
+    },
     async take(key) {
       const zkey = `${prefix}${key}`;
       const id = crypto.randomUUID();
@@ -75,7 +97,7 @@ export function createTurns(o: { name: string; limit: number; redis?: RedisClien
         send(['ZADD', zkey, 'XX', String(Date.now() + leaseMs), id])
           .then(() => send(['PEXPIRE', zkey, String(leaseMs)]))
           .catch((err: unknown) => o.logger.warn({ err, turns: o.name }, 'could not renew a turn'));
-      }, leaseMs / 3);
+      }, leaseMs / RENEWALS_PER_LEASE);
       renew.unref();
       return once(() => {
         clearInterval(renew);

@@ -5,6 +5,13 @@ import type { Logger } from 'pino';
 export interface ReadinessCheck {
   name: string;
   probe: () => Promise<unknown>;
+  /**
+   * A dependency every instance shares and that only some routes need (the object store, Redis): its
+   * outage leaves the instance ready (200, naming it under `degraded`), since it would take every instance
+   * out of rotation at once and the routes that do not need it could no longer answer; those that do
+   * answer 503 with Retry-After themselves. Unset: the instance is not ready while it fails.
+   */
+  shared?: boolean;
 }
 
 export interface OpsOptions {
@@ -18,8 +25,10 @@ export interface OpsOptions {
 
 export interface Readiness {
   ready: boolean;
-  /** The names of the failed checks, or `draining` once the process is stopping. */
+  /** The names of the failed checks that make the instance unready, or `draining` once the process is stopping. */
   failed: string[];
+  /** The names of the failed checks of shared dependencies (the instance stays ready). */
+  degraded: string[];
 }
 
 /** The operational endpoints of a service and its readiness state. */
@@ -57,6 +66,11 @@ function within<T>(work: Promise<T>, ms: number): Promise<T> {
   return Promise.race([work, limit]).finally(() => clearTimeout(timer));
 }
 
+function bodyOf(r: Readiness): object {
+  const degraded = r.degraded.length ? { degraded: r.degraded } : {};
+  return r.ready ? { status: 'ready', ...degraded } : { status: 'not ready', failed: r.failed, ...degraded };
+}
+
 function send(res: Response, status: number, body: object): void {
   // A proxy or a browser must never answer a health check from a cache.
   res.setHeader('Cache-Control', 'no-store');
@@ -65,8 +79,9 @@ function send(res: Response, status: number, body: object): void {
 
 /**
  * `/healthz`: the process answers (nothing else is asked, so a busy or degraded instance is not
- * restarted for a dependency's outage). `/readyz`: every check answers within its time limit and the
- * process is not draining. Both are answered before logging, rate limits and identity: a load balancer
+ * restarted for a dependency's outage). `/readyz`: 503 while the process drains or a check of its own
+ * (the database) fails within its time limit; a shared dependency's failure is reported under `degraded`
+ * with 200 (see ReadinessCheck.shared). Both are answered before logging, rate limits and identity: a load balancer
  * polls them every few seconds without a token. Their bodies name what failed and nothing more; the
  * reason goes to the log, once per change of state.
  */
@@ -88,21 +103,26 @@ export function createOps(o: OpsOptions): Ops {
       }),
     );
     const failures = results.filter((r): r is { name: string; err: unknown } => r !== undefined);
-    const failed = failures.map((f) => f.name);
-    const key = failed.join(',');
+    const sharedNames = new Set(o.checks.filter((c) => c.shared).map((c) => c.name));
+    const failed = failures.map((f) => f.name).filter((n) => !sharedNames.has(n));
+    const degraded = failures.map((f) => f.name).filter((n) => sharedNames.has(n));
+    const key = failures.map((f) => f.name).join(',');
     if (key !== lastFailed) {
-      if (failed.length) {
-        for (const f of failures) o.logger.warn({ check: f.name, err: f.err }, `not ready: ${f.name} does not answer`);
+      if (failures.length) {
+        for (const f of failures) {
+          const what = sharedNames.has(f.name) ? 'degraded (still ready)' : 'not ready';
+          o.logger.warn({ check: f.name, err: f.err }, `${what}: ${f.name} does not answer`);
+        }
       } else {
         o.logger.info({ was: lastFailed.split(',') }, 'ready again');
       }
       lastFailed = key;
     }
-    return { ready: failed.length === 0, failed };
+    return { ready: failed.length === 0, failed, degraded };
   }
 
   function readiness(): Promise<Readiness> {
-    if (draining) return Promise.resolve({ ready: false, failed: ['draining'] });
+    if (draining) return Promise.resolve({ ready: false, failed: ['draining'], degraded: [] });
     round ??= probeAll().finally(() => {
       round = undefined;
     });
@@ -120,7 +140,7 @@ export function createOps(o: OpsOptions): Ops {
         return;
       case '/readyz':
         readiness().then(
-          (r) => send(res, r.ready ? 200 : 503, r.ready ? { status: 'ready' } : { status: 'not ready', failed: r.failed }),
+          (r) => send(res, r.ready ? 200 : 503, bodyOf(r)),
           next,
         );
         return;

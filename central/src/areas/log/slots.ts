@@ -7,7 +7,7 @@ import { once, turnsOf } from '../../http/turns';
 export const SLOT_WAIT_MS = 60_000;
 const RETRY_AFTER_SECONDS = 30;
 
-const busy = (message: string) => httpError(429, message, { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+const busy = (message: string, seconds = RETRY_AFTER_SECONDS) => httpError(429, message, { 'Retry-After': String(seconds) });
 
 /**
  * Who may import logs now. Two rules make the slots fair:
@@ -20,9 +20,12 @@ const busy = (message: string) => httpError(429, message, { 'Retry-After': Strin
  *   slot is busy wait their turn, in arrival order, for at most `waitMs`, then get 429.
  */
 export async function takeAccountTurn(req: Request, schooluserid: string): Promise<() => void> {
-  const end = await turnsOf(req, 'log-imports', () => 1).take(schooluserid);
-  if (!end) throw busy('A log import of this account is already in progress, please try again later.');
-  return end;
+  const turns = turnsOf(req, 'log-imports', () => 1);
+  const end = await turns.take(schooluserid);
+  if (end) return end;
+  // Retry-After is when the turn lapses unless renewed: at once after an instance that held it died.
+  const seconds = Math.max(1, Math.ceil((await turns.lapsesIn(schooluserid)) / 1000));
+  throw busy('A log import of this account is already in progress, please try again later.', seconds);
 }
 
 /** The import slots of one instance. */
