@@ -10,7 +10,7 @@ CENTRAL_DATABASE_URL ?= sqlite:data/central.sqlite
 CLASSROOM_DATABASE_URL ?= sqlite:data/classroom.sqlite
 export CENTRAL_DATABASE_URL CLASSROOM_DATABASE_URL
 
-.PHONY: help install build run test test-sqlite test-pg migrate seed-demo bench clean deploy-test
+.PHONY: help install build run test test-sqlite test-pg migrate seed-demo bench clean deploy-test image-test
 
 help:
 	@echo "make run        install, build, migrate, load demo data, start central :$(CENTRAL_PORT) and classroom :$(CLASSROOM_PORT)"
@@ -19,6 +19,7 @@ help:
 	@echo "make seed-demo  load the demo data set (development and test only)"
 	@echo "make bench      run the benchmarks"
 	@echo "make deploy-test  the deploy/ kit on this machine: Caddy, 2 central instances, a classroom server, PostgreSQL, Redis, S3"
+	@echo "make image-test   the container image and deploy/compose/ with podman (installs podman, makes a local base image)"
 
 node_modules/.package-lock.json: package.json package-lock.json $(wildcard */package.json)
 	npm install --no-audit --no-fund
@@ -67,6 +68,15 @@ deploy-test: build
 	eval "$$(bash scripts/ci/ensure-services.sh)"; \
 	TEST_DATABASE_URL="$${DEPLOY_TEST_DATABASE_URL:-$$TEST_DATABASE_URL}" TEST_REDIS_URL="$${DEPLOY_TEST_REDIS_URL:-$$TEST_REDIS_URL}" \
 	node scripts/dist/deploy-test/index.js
+
+# deploy/README.md, "Containers": builds the image on a base made locally and runs the compose kit's services with
+# podman behind Caddy; installs podman, buildah, runc and podman-compose when absent (scripts/ci/ensure-podman.sh).
+image-test: build
+	@set -euo pipefail; \
+	bash scripts/ci/ensure-caddy.sh; \
+	eval "$$(bash scripts/ci/ensure-services.sh)"; \
+	TEST_DATABASE_URL="$${DEPLOY_TEST_DATABASE_URL:-$$TEST_DATABASE_URL}" TEST_REDIS_URL="$${DEPLOY_TEST_REDIS_URL:-$$TEST_REDIS_URL}" \
+	node scripts/dist/image-test/index.js
 
 bench: build
 	node scripts/dist/bench/index.js
