@@ -474,9 +474,9 @@ async function main(): Promise<number> {
     });
 
     await check('restart one central container under a loop of writes', async () => {
-      // Tag names are at most 8 characters: w0, w1, … (the demo data has no such name).
+      // Tag names are 3 to 8 characters: w1000, w1001, … (the demo data has no such name).
       const loop = loadLoop((i) => get(`${site}/documenttag/create`, { method: 'POST',
-        headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ documenttagname: `w${i}` }) }), 4);
+        headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ documenttagname: `w${1000 + i}` }) }), 4);
       await sleep(2000);
       const t = Date.now();
       await compose(['restart', '-t', '45', 'central-1']);
