@@ -10,12 +10,8 @@ CENTRAL_DATABASE_URL ?= sqlite:data/central.sqlite
 CLASSROOM_DATABASE_URL ?= sqlite:data/classroom.sqlite
 export CENTRAL_DATABASE_URL CLASSROOM_DATABASE_URL
 
-<<<<<<< HEAD
 .PHONY: help install build lint run test test-sqlite test-pg migrate seed-demo bench clean deploy-test box-package \
-	box-test box-test-arm64
-=======
-.PHONY: help install build run test test-sqlite test-pg migrate seed-demo bench clean deploy-test image-test
->>>>>>> image
+	box-test box-test-arm64 image-test
 
 help:
 	@echo "make run        install, build, migrate, load demo data, start central :$(CENTRAL_PORT) and classroom :$(CLASSROOM_PORT)"
@@ -25,13 +21,10 @@ help:
 	@echo "make seed-demo  load the demo data set (development and test only)"
 	@echo "make bench      run the benchmarks"
 	@echo "make deploy-test  the deploy/ kit on this machine: Caddy, 2 central instances, a classroom server, PostgreSQL, Redis, S3"
-<<<<<<< HEAD
 	@echo "make box-package ARCH=amd64|arm64  the classroom server's Debian package in build/box/"
 	@echo "make box-test   the amd64 package's install, upgrade and removal in a Debian 12 chroot, then power cuts of a box in a VM"
 	@echo "make box-test-arm64  the arm64 package, built and tested in an arm64 Debian 12 chroot under qemu-user"
-=======
 	@echo "make image-test   the container image and deploy/compose/ with podman (installs podman, makes a local base image)"
->>>>>>> image
 
 node_modules/.package-lock.json: package.json package-lock.json $(wildcard */package.json)
 	npm install --no-audit --no-fund
@@ -85,7 +78,6 @@ deploy-test: build
 	TEST_DATABASE_URL="$${DEPLOY_TEST_DATABASE_URL:-$$TEST_DATABASE_URL}" TEST_REDIS_URL="$${DEPLOY_TEST_REDIS_URL:-$$TEST_REDIS_URL}" \
 	node scripts/dist/deploy-test/index.js
 
-<<<<<<< HEAD
 # The classroom box (README, "Classroom box"): as root, with Debian's debootstrap and qemu (installed when
 # absent); root filesystems are cached in /var/cache/lms-rootfs/.
 ARCH ?= amd64
@@ -103,7 +95,7 @@ box-test-arm64: build
 	@set -euo pipefail; bash scripts/ci/ensure-box-tools.sh; \
 	deb=$$(bash scripts/box/build-deb.sh arm64 | tail -n 1); \
 	bash scripts/box/package-test.sh arm64 "$$deb"
-=======
+
 # deploy/README.md, "Containers": builds the image on a base made locally and runs the compose kit's services with
 # podman behind Caddy; installs podman, buildah, runc and podman-compose when absent (scripts/ci/ensure-podman.sh).
 image-test: build
@@ -112,7 +104,6 @@ image-test: build
 	eval "$$(bash scripts/ci/ensure-services.sh)"; \
 	TEST_DATABASE_URL="$${DEPLOY_TEST_DATABASE_URL:-$$TEST_DATABASE_URL}" TEST_REDIS_URL="$${DEPLOY_TEST_REDIS_URL:-$$TEST_REDIS_URL}" \
 	node scripts/dist/image-test/index.js
->>>>>>> image
 
 bench: build
 	node scripts/dist/bench/index.js
