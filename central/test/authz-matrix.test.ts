@@ -80,7 +80,7 @@ function expectGate(p: Persona, gate: ContractGate): Expect {
 const keyOf = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
 
 /**
- * Changes that reach every school and country (README, Security): a staff account narrowed to schools or
+ * Changes that reach every school and country (docs/security.md): a staff account narrowed to schools or
  * countries is refused them with 403 even when its role holds the permission.
  */
 const WHOLE_ORGANISATION = new Set([

@@ -71,7 +71,7 @@ describe('a curriculum from nothing to a learner result, end to end', () => {
   });
 
   it('a superadmin authors it through the central API', async () => {
-    // The operator's one step: the built-in superadmin gets a password (README, Accounts).
+    // The operator's one step: the built-in superadmin gets a password (docs/operations.md, Accounts).
     await setStaffPassword(central.tdb.db, 'superadmin@superadmin.com', PASSWORD);
     const login = await request(central.app).post('/auth/login').send({ lmsusername: 'superadmin@superadmin.com', lmsuserpassword: PASSWORD });
     expect(login.status).toBe(200);

@@ -21,7 +21,7 @@ describe('where the box keeps its data', () => {
       expect(c.databaseUrl).toBe(`sqlite:${path.join(repoRoot, 'data', 'classroom.sqlite')}`);
       expect(c.logDir).toBe(path.join(repoRoot, 'data', 'logs'));
       expect(c.mediaDir).toBe(path.join(repoRoot, 'data', 'media'));
-      // LOG_DIR and MEDIA_DIR given relative resolve against the repository root, as the README says.
+      // LOG_DIR and MEDIA_DIR given relative resolve against the repository root, as docs/configuration.md says.
       const r = loadConfig({ NODE_ENV: 'test', LOG_DIR: 'var/logs', MEDIA_DIR: 'var/media' });
       expect([r.logDir, r.mediaDir]).toEqual([path.join(repoRoot, 'var/logs'), path.join(repoRoot, 'var/media')]);
     } finally {

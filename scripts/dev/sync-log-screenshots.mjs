@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Takes the README's pictures of the two log-sync pages (docs/sync-log-classroom.png, docs/sync-log-central.png)
+// Takes the pictures of the two log-sync pages that docs/classroom-box.md shows (docs/sync-log-classroom.png,
+// docs/sync-log-central.png)
 // in Debian's Chromium at a phone's size, and prints what each page transfers. Both servers run in this process
 // on fresh demo databases (SQLite in a temporary folder) and loopback ports of their own.
 // Needs the built tree (npx tsc -b) and /usr/bin/chromium (scripts/ci/ensure-chromium.sh).

@@ -25,7 +25,10 @@ export async function migrateFromMysql(
     objects = await copyObjects(from, createObjectStore(loadObjectStoreConfig(o.env ?? process.env)), { dryRun: a.dryRun, again: a.again, progress: err });
     for (const line of formatObjectReport(objects, a.dryRun)) out(line);
   }
-  if (!a.dryRun) out('school users keep the password hashes they had; while any classroom box still runs the existing system, set SCHOOLUSER_PASSWORD_FORMAT=bcrypt-md5 (see README)');
+  if (!a.dryRun) {
+    out('school users keep the password hashes they had; while any classroom box still runs the existing system, '
+      + 'set SCHOOLUSER_PASSWORD_FORMAT=bcrypt-md5 (see docs/moving-from-the-existing-system.md)');
+  }
   const refused = tables.tables.some((t) => t.refused > t.resolved) || (objects?.refused.length ?? 0) > 0;
   return { code: refused ? 1 : 0, tables, objects };
 }

@@ -229,7 +229,10 @@ interface Plan {
   report: TableReport;
 }
 
-/** Copies a database of the existing system into this service's database (see README, "Moving from an existing deployment"). */
+/**
+ * Copies a database of the existing system into this service's database
+ * (see docs/moving-from-the-existing-system.md).
+ */
 export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
   const started = Date.now();
   const { db, profile } = o;

@@ -40,7 +40,7 @@ export interface RedisOptions {
 
 /**
  * Connects to Redis, or rejects within `startTimeoutMs` with the reason: an instance configured for
- * shared limits does not start without them (see the README, "Redis"). Once connected the client
+ * shared limits does not start without them (see docs/operations.md, "Redis unreachable"). Once connected the client
  * reconnects by itself; commands sent while it is disconnected fail at once rather than wait in a
  * queue, so the rate limiters let requests through (passOnStoreError) instead of holding every request
  * until Redis returns, and /readyz reports `redis`.
