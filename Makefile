@@ -78,7 +78,7 @@ deploy-test: build
 	TEST_DATABASE_URL="$${DEPLOY_TEST_DATABASE_URL:-$$TEST_DATABASE_URL}" TEST_REDIS_URL="$${DEPLOY_TEST_REDIS_URL:-$$TEST_REDIS_URL}" \
 	node scripts/dist/deploy-test/index.js
 
-# The classroom box (README, "Classroom box"): as root, with Debian's debootstrap and qemu (installed when
+# The classroom box (docs/classroom-box.md): as root, with Debian's debootstrap and qemu (installed when
 # absent); root filesystems are cached in /var/cache/lms-rootfs/.
 ARCH ?= amd64
 box-package: build
