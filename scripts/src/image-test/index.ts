@@ -25,8 +25,16 @@ import knexFactory from 'knex';
 import { DEMO_IDS } from '@lms/shared';
 import { repoRoot } from '@lms/db';
 
-interface Check { name: string; ok: boolean; ms: number; detail: string }
-interface Figure { what: string; value: string }
+interface Check {
+  name: string;
+  ok: boolean;
+  ms: number;
+  detail: string;
+}
+interface Figure {
+  what: string;
+  value: string;
+}
 
 const checks: Check[] = [];
 const figures: Figure[] = [];
@@ -74,18 +82,32 @@ function readEnvFile(file: string): Record<string, string> {
 }
 
 function writeEnvFile(file: string, env: Record<string, string>): void {
-  fs.writeFileSync(file, Object.entries(env).map(([k, v]) => `${k}=${v}\n`).join(''), { mode: 0o600 });
+  fs.writeFileSync(
+    file,
+    Object.entries(env)
+      .map(([k, v]) => `${k}=${v}\n`)
+      .join(''),
+    { mode: 0o600 },
+  );
 }
 
-interface Ran { code: number | null; stdout: string; stderr: string }
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
 
 function run(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = repoRoot): Promise<Ran> {
   return new Promise((resolve) => {
     const child = spawn(argv[0], argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
@@ -106,7 +128,11 @@ function start(name: string, argv: string[], env: NodeJS.ProcessEnv, logDir: str
   return child;
 }
 
-interface Reply { status: number; body: Buffer; json(): { data?: unknown } }
+interface Reply {
+  status: number;
+  body: Buffer;
+  json(): { data?: unknown };
+}
 
 function client(ca: string) {
   const agent = new https.Agent({ keepAlive: true, ca, maxSockets: 16 });
@@ -133,14 +159,25 @@ function plain(port: number, p: string, o: { method?: string; body?: string; hea
   return new Promise<{ status: number; body: string; head: string }>((resolve, reject) => {
     const sock = net.connect(port, '127.0.0.1', () => {
       const body = o.body ?? '';
-      const extra = Object.entries(o.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('');
-      sock.write(`${o.method ?? 'GET'} ${p} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${extra}`
-        + `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      const extra = Object.entries(o.headers ?? {})
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('');
+      sock.write(
+        `${o.method ?? 'GET'} ${p} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${extra}` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
     });
     let all = '';
-    sock.on('data', (d: Buffer) => { all += d.toString(); });
-    sock.on('end', () => resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(all)?.[1] ?? 0), body: all.split('\r\n\r\n')[1] ?? '',
-      head: all.split('\r\n\r\n')[0] }));
+    sock.on('data', (d: Buffer) => {
+      all += d.toString();
+    });
+    sock.on('end', () =>
+      resolve({
+        status: Number(/^HTTP\/1\.1 (\d+)/.exec(all)?.[1] ?? 0),
+        body: all.split('\r\n\r\n')[1] ?? '',
+        head: all.split('\r\n\r\n')[0],
+      }),
+    );
     sock.on('error', reject);
   });
 }
@@ -150,7 +187,9 @@ async function waitFor(what: string, ms: number, probe: () => Promise<boolean>):
   for (;;) {
     try {
       if (await probe()) return;
-    } catch { /* not up yet */ }
+    } catch {
+      /* not up yet */
+    }
     if (Date.now() > until) throw new Error(`${what}: not ready within ${ms / 1000} s`);
     await sleep(200);
   }
@@ -175,7 +214,17 @@ function loadLoop(send: (i: number) => Promise<Reply>, concurrency: number) {
       i += concurrency;
     }
   });
-  return { get sent() { return sent; }, ok, failures, async stop() { stopped = true; await Promise.all(workers); } };
+  return {
+    get sent() {
+      return sent;
+    },
+    ok,
+    failures,
+    async stop() {
+      stopped = true;
+      await Promise.all(workers);
+    },
+  };
 }
 
 /** Resident memory of a process, from the host's /proc (a container's PID 1 is a host process too). */
@@ -186,7 +235,12 @@ function rssOf(pid: number): number {
 }
 
 function printTable(): void {
-  const rows = checks.map((c) => [c.ok ? 'ok' : 'FAILED', c.name, `${(c.ms / 1000).toFixed(1)} s`, c.detail.split('\n')[0]]);
+  const rows = checks.map((c) => [
+    c.ok ? 'ok' : 'FAILED',
+    c.name,
+    `${(c.ms / 1000).toFixed(1)} s`,
+    c.detail.split('\n')[0],
+  ]);
   const header = ['result', 'check', 'time', 'what was seen'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
@@ -206,7 +260,9 @@ function printTable(): void {
 /** deploy/compose/compose.yaml as JSON (PyYAML: a dependency of podman-compose, so present wherever it is). */
 async function readCompose(file: string): Promise<{ services: Record<string, Record<string, unknown>> }> {
   const py = 'import json,sys,yaml; json.dump(yaml.safe_load(open(sys.argv[1])), sys.stdout)';
-  return JSON.parse(await mustRun(['python3', '-c', py, file])) as { services: Record<string, Record<string, unknown>> };
+  return JSON.parse(await mustRun(['python3', '-c', py, file])) as {
+    services: Record<string, Record<string, unknown>>;
+  };
 }
 
 async function main(): Promise<number> {
@@ -225,22 +281,37 @@ async function main(): Promise<number> {
   // One tag per machine: a second run reuses the layers of the first (only what changed is built again).
   const image = 'localhost/lms:image-test';
   const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
-  const dbUrl = (name: string) => { const u = new URL(adminUrl); u.pathname = `/${name}`; return u.toString(); };
+  const dbUrl = (name: string) => {
+    const u = new URL(adminUrl);
+    u.pathname = `/${name}`;
+    return u.toString();
+  };
   const node = process.execPath;
   const ports = {
-    central: [await freePort(), await freePort()], classroom: await freePort(), s3: await freePort(),
-    site: await freePort(), classroomSite: await freePort(), http: await freePort(),
-    hostCentral: await freePort(), hostClassroom: await freePort(),
+    central: [await freePort(), await freePort()],
+    classroom: await freePort(),
+    s3: await freePort(),
+    site: await freePort(),
+    classroomSite: await freePort(),
+    http: await freePort(),
+    hostCentral: await freePort(),
+    hostClassroom: await freePort(),
   };
-  let env: NodeJS.ProcessEnv = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...process.env };
   const composeFile = path.join(tmp, 'compose.json');
   // podman-compose 1.0 puts every service on its project network too, even one with network_mode: host, which
   // podman refuses; this machine has no other network than the host's, so the project network is left out.
   const podmanHost = path.join(tmp, 'podman-host-network');
-  await fsp.writeFile(podmanHost, '#!/bin/bash\nargs=(); skip=0\nfor a in "$@"; do\n'
-    + '  if [ $skip = 1 ]; then skip=0; continue; fi\n'
-    + '  case "$a" in --net|--network-alias) skip=1; continue ;; esac\n  args+=("$a")\ndone\nexec podman "${args[@]}"\n', { mode: 0o755 });
-  const compose = (args: string[]) => mustRun(['podman-compose', '--podman-path', podmanHost, '-p', project, '-f', composeFile, ...args], env);
+  await fsp.writeFile(
+    podmanHost,
+    '#!/bin/bash\nargs=(); skip=0\nfor a in "$@"; do\n' +
+      '  if [ $skip = 1 ]; then skip=0; continue; fi\n' +
+      '  case "$a" in --net|--network-alias) skip=1; continue ;; esac\n' +
+      '  args+=("$a")\ndone\nexec podman "${args[@]}"\n',
+    { mode: 0o755 },
+  );
+  const compose = (args: string[]) =>
+    mustRun(['podman-compose', '--podman-path', podmanHost, '-p', project, '-f', composeFile, ...args], env);
   let composeUp = false;
   let failed = false;
 
@@ -271,11 +342,34 @@ async function main(): Promise<number> {
     await check('image built (deploy/image/Containerfile)', async () => {
       commit = (await run(['git', 'rev-parse', '--short', 'HEAD'])).stdout.trim() || 'unknown';
       // Docker's image format: the OCI format has no HEALTHCHECK (podman drops it there).
-      await mustRun(['nice', 'podman', 'build', '--format', 'docker', '--network', 'host', '-f', 'deploy/image/Containerfile',
-        '--build-arg', `BASE_IMAGE=${base}`, '--build-arg', `BUILD_IMAGE=${buildBase}`, '--build-arg', `LMS_COMMIT=${commit}`,
-        '-t', image, '.'], env);
-      const inspect = JSON.parse(await mustRun(['podman', 'image', 'inspect', image], env)) as
-        Array<{ Size: number; Healthcheck?: { Test?: string[] }; Config: { User?: string; Env?: string[]; StopSignal?: string } }>;
+      await mustRun(
+        [
+          'nice',
+          'podman',
+          'build',
+          '--format',
+          'docker',
+          '--network',
+          'host',
+          '-f',
+          'deploy/image/Containerfile',
+          '--build-arg',
+          `BASE_IMAGE=${base}`,
+          '--build-arg',
+          `BUILD_IMAGE=${buildBase}`,
+          '--build-arg',
+          `LMS_COMMIT=${commit}`,
+          '-t',
+          image,
+          '.',
+        ],
+        env,
+      );
+      const inspect = JSON.parse(await mustRun(['podman', 'image', 'inspect', image], env)) as Array<{
+        Size: number;
+        Healthcheck?: { Test?: string[] };
+        Config: { User?: string; Env?: string[]; StopSignal?: string };
+      }>;
       const cfg = { ...inspect[0].Config, Healthcheck: inspect[0].Healthcheck };
       if (cfg.User !== '10001:10001') throw new Error(`the image runs as ${cfg.User ?? 'root'}`);
       if (!cfg.Env?.includes('NODE_ENV=production')) throw new Error('NODE_ENV=production is not set');
@@ -283,34 +377,69 @@ async function main(): Promise<number> {
       const leaked = cfg.Env.filter((e) => /SECRET|KEY|PASSWORD|TOKEN/.test(e.split('=')[0]));
       if (leaked.length) throw new Error(`secrets in the image's environment: ${leaked.join(', ')}`);
       figures.push({ what: 'image (both services, production dependencies, pg_dump)', value: mb(inspect[0].Size) });
-      return `${image}: ${mb(inspect[0].Size)}, user 10001, NODE_ENV=production, HEALTHCHECK /healthz, no secret in its env`;
+      return (
+        `${image}: ${mb(inspect[0].Size)}, user 10001, NODE_ENV=production, HEALTHCHECK /healthz, ` +
+        'no secret in its env'
+      );
     });
 
     // ---- the machine's side: databases, S3, env files ---------------------------------------------------------
     await admin.raw(`CREATE DATABASE ${tag}_central`);
     await admin.raw(`CREATE DATABASE ${tag}_classroom`);
-    start('s3rver', [node, path.join(repoRoot, 'node_modules', 's3rver', 'bin', 's3rver.js'), '-d', path.join(tmp, 's3'),
-      '-a', '127.0.0.1', '-p', String(ports.s3), '--silent'], process.env, logs);
+    start(
+      's3rver',
+      [
+        node,
+        path.join(repoRoot, 'node_modules', 's3rver', 'bin', 's3rver.js'),
+        '-d',
+        path.join(tmp, 's3'),
+        '-a',
+        '127.0.0.1',
+        '-p',
+        String(ports.s3),
+        '--silent',
+      ],
+      process.env,
+      logs,
+    );
     const redisUrl = `${redisBase.replace(/\/\d*$/, '')}/${8 + crypto.randomInt(8)}`;
     const site = `https://localhost:${ports.site}`;
     const classroomSite = `https://localhost:${ports.classroomSite}`;
     const centralEnv: Record<string, string> = {
       ...readEnvFile(path.join(repoRoot, 'deploy', 'central.env.example')),
-      JWT_SECRET: secret(), APPLICATION_API_KEY: secret(), SERVER_SYNC_KEY: secret(), RPI_SECRET: secret(),
-      PUBLIC_URL: site, UI_URL: site, RPI_CLOUD: classroomSite,
+      JWT_SECRET: secret(),
+      APPLICATION_API_KEY: secret(),
+      SERVER_SYNC_KEY: secret(),
+      RPI_SECRET: secret(),
+      PUBLIC_URL: site,
+      UI_URL: site,
+      RPI_CLOUD: classroomSite,
       // Every request of the loops comes from one address: the per-address limit would count them all.
-      RATE_LIMIT_MAX: '1000000', LOG_LEVEL: 'info',
+      RATE_LIMIT_MAX: '1000000',
+      LOG_LEVEL: 'info',
     };
     const classroomEnv: Record<string, string> = {
       ...readEnvFile(path.join(repoRoot, 'deploy', 'classroom.env.example')),
-      JWT_SECRET: secret(), SERVER_SYNC_KEY: centralEnv.SERVER_SYNC_KEY, RATE_LIMIT_MAX: '1000000', LOG_LEVEL: 'info',
+      JWT_SECRET: secret(),
+      SERVER_SYNC_KEY: centralEnv.SERVER_SYNC_KEY,
+      RATE_LIMIT_MAX: '1000000',
+      LOG_LEVEL: 'info',
     };
     // What compose.yaml's `environment:` gives the services, with this machine's addresses (host network).
     const centralHere = {
-      DATABASE_URL: dbUrl(`${tag}_central`), REDIS_URL: redisUrl, HOST: '127.0.0.1',
-      S3_ENDPOINT: `http://127.0.0.1:${ports.s3}`, S3_ACCESS_KEY: 'S3RVER', S3_SECRET_KEY: 'S3RVER',
+      DATABASE_URL: dbUrl(`${tag}_central`),
+      REDIS_URL: redisUrl,
+      HOST: '127.0.0.1',
+      S3_ENDPOINT: `http://127.0.0.1:${ports.s3}`,
+      S3_ACCESS_KEY: 'S3RVER',
+      S3_SECRET_KEY: 'S3RVER',
     };
-    const classroomHere = { DATABASE_URL: dbUrl(`${tag}_classroom`), REDIS_URL: redisUrl, HOST: '127.0.0.1', RPI_PORT: String(ports.classroom) };
+    const classroomHere = {
+      DATABASE_URL: dbUrl(`${tag}_classroom`),
+      REDIS_URL: redisUrl,
+      HOST: '127.0.0.1',
+      RPI_PORT: String(ports.classroom),
+    };
     const centralEnvFile = path.join(tmp, 'central.env');
     const classroomEnvFile = path.join(tmp, 'classroom.env');
     writeEnvFile(centralEnvFile, centralEnv);
@@ -319,10 +448,25 @@ async function main(): Promise<number> {
     await fsp.mkdir(backups, { mode: 0o777 });
     await fsp.chmod(backups, 0o777);
     const flags = (o: Record<string, string>) => Object.entries(o).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-    const oneOff = (service: 'central' | 'classroom', args: string[], extra: Record<string, string> = {}) => mustRun([
-      'podman', 'run', '--rm', '--network', 'host', '--env-file', service === 'central' ? centralEnvFile : classroomEnvFile,
-      ...flags({ ...(service === 'central' ? centralHere : classroomHere), ...extra }),
-      '-v', `${backups}:/var/backups/lms`, image, service, ...args], env);
+    const oneOff = (service: 'central' | 'classroom', args: string[], extra: Record<string, string> = {}) =>
+      mustRun(
+        [
+          'podman',
+          'run',
+          '--rm',
+          '--network',
+          'host',
+          '--env-file',
+          service === 'central' ? centralEnvFile : classroomEnvFile,
+          ...flags({ ...(service === 'central' ? centralHere : classroomHere), ...extra }),
+          '-v',
+          `${backups}:/var/backups/lms`,
+          image,
+          service,
+          ...args,
+        ],
+        env,
+      );
 
     await check('migrations as one-off containers (podman run --rm … central migrate)', async () => {
       const c = await oneOff('central', ['migrate']);
@@ -347,21 +491,35 @@ async function main(): Promise<number> {
       adapt('central-1', centralEnvFile, { ...centralHere, PORT: String(ports.central[0]) });
       adapt('central-2', centralEnvFile, { ...centralHere, PORT: String(ports.central[1]) });
       adapt('classroom', classroomEnvFile, classroomHere);
-      const volumes = Object.fromEntries(Object.keys((source as { volumes?: object }).volumes ?? {}).map((v) => [v, {}]));
+      const volumes = Object.fromEntries(
+        Object.keys((source as { volumes?: object }).volumes ?? {}).map((v) => [v, {}]),
+      );
       await fsp.writeFile(composeFile, JSON.stringify({ services, volumes }, null, 2));
       composeUp = true;
-      const up = await run(['podman-compose', '--podman-path', podmanHost, '-p', project, '-f', composeFile, 'up', '-d'], env);
+      const up = await run(
+        ['podman-compose', '--podman-path', podmanHost, '-p', project, '-f', composeFile, 'up', '-d'],
+        env,
+      );
       // podman-compose 1.0 exits 0 even when a `podman run` failed.
       const said = up.stdout + up.stderr;
       if (up.code !== 0 || /exit code: [1-9]/.test(said)) {
-        throw new Error(`podman-compose up: ${said.split('\n').filter((l) => /Error/.test(l)).join('; ').slice(0, 400)}`);
+        throw new Error(
+          `podman-compose up: ${said
+            .split('\n')
+            .filter((l) => /Error/.test(l))
+            .join('; ')
+            .slice(0, 400)}`,
+        );
       }
-      const ready = (port: number) => waitFor(`the container on ${port}`, 60_000, async () => (await plain(port, '/readyz')).status === 200);
+      const ready = (port: number) =>
+        waitFor(`the container on ${port}`, 60_000, async () => (await plain(port, '/readyz')).status === 200);
       await Promise.all([ready(ports.central[0]), ready(ports.central[1]), ready(ports.classroom)]);
       const ids = await mustRun(['podman', 'ps', '-q', '--filter', `label=io.podman.compose.project=${project}`], env);
       const users = await Promise.all(ids.split('\n').map((id) => mustRun(['podman', 'exec', id, 'id', '-u'], env)));
       if (users.some((u) => u !== '10001')) throw new Error(`processes run as ${users.join(', ')}`);
-      const health = await Promise.all(ids.split('\n').map(async (id) => (await run(['podman', 'healthcheck', 'run', id], env)).code));
+      const health = await Promise.all(
+        ids.split('\n').map(async (id) => (await run(['podman', 'healthcheck', 'run', id], env)).code),
+      );
       if (health.some((c) => c !== 0)) throw new Error(`podman healthcheck run: exit codes ${health.join(', ')}`);
       const build = /^X-Build: (\S+)/im.exec((await plain(ports.central[0], '/version')).head)?.[1] ?? '';
       if (!build.startsWith(`${commit}@`)) throw new Error(`GET /version reports build ${build}, not ${commit}@…`);
@@ -371,20 +529,33 @@ async function main(): Promise<number> {
     let ca = '';
     await check('Caddy (deploy/Caddyfile, host package) in front of the containers, TLS', async () => {
       const xdg = path.join(tmp, 'caddy');
-      start('caddy', ['caddy', 'run', '--config', path.join(repoRoot, 'deploy', 'Caddyfile'), '--adapter', 'caddyfile'], {
-        PATH: process.env.PATH, HOME: tmp, XDG_DATA_HOME: path.join(xdg, 'data'), XDG_CONFIG_HOME: path.join(xdg, 'config'),
-        LMS_SITE: site, LMS_CLASSROOM_SITE: classroomSite,
-        LMS_CENTRAL_UPSTREAMS: ports.central.map((p) => `127.0.0.1:${p}`).join(' '),
-        LMS_CLASSROOM_UPSTREAMS: `127.0.0.1:${ports.classroom}`,
-        LMS_TLS: 'tls internal',
-        LMS_CADDY_GLOBAL: `admin off\nskip_install_trust\nhttp_port ${ports.http}\nauto_https disable_redirects`,
-      }, logs);
+      start(
+        'caddy',
+        ['caddy', 'run', '--config', path.join(repoRoot, 'deploy', 'Caddyfile'), '--adapter', 'caddyfile'],
+        {
+          PATH: process.env.PATH,
+          HOME: tmp,
+          XDG_DATA_HOME: path.join(xdg, 'data'),
+          XDG_CONFIG_HOME: path.join(xdg, 'config'),
+          LMS_SITE: site,
+          LMS_CLASSROOM_SITE: classroomSite,
+          LMS_CENTRAL_UPSTREAMS: ports.central.map((p) => `127.0.0.1:${p}`).join(' '),
+          LMS_CLASSROOM_UPSTREAMS: `127.0.0.1:${ports.classroom}`,
+          LMS_TLS: 'tls internal',
+          LMS_CADDY_GLOBAL: `admin off\nskip_install_trust\nhttp_port ${ports.http}\nauto_https disable_redirects`,
+        },
+        logs,
+      );
       const rootCrt = path.join(xdg, 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt');
-      await waitFor('Caddy\'s local CA', 30_000, async () => fs.existsSync(rootCrt));
+      await waitFor("Caddy's local CA", 30_000, async () => fs.existsSync(rootCrt));
       ca = await fsp.readFile(rootCrt, 'utf8');
       const get = client(ca);
       await waitFor('central through Caddy', 20_000, async () => (await get(`${site}/readyz`)).status === 200);
-      await waitFor('classroom through Caddy', 20_000, async () => (await get(`${classroomSite}/readyz`)).status === 200);
+      await waitFor(
+        'classroom through Caddy',
+        20_000,
+        async () => (await get(`${classroomSite}/readyz`)).status === 200,
+      );
       return `${site}/readyz and ${classroomSite}/readyz: 200 over TLS`;
     });
     const get = client(ca);
@@ -393,8 +564,11 @@ async function main(): Promise<number> {
     const password = `Image-${crypto.randomBytes(6).toString('hex')}-A1`;
     await check('first sign-in: set-password as a one-off container, POST /auth/login through Caddy', async () => {
       const printed = await oneOff('central', ['set-password', 'superadmin@superadmin.com', password]);
-      const r = await get(`${site}/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ lmsusername: 'superadmin@superadmin.com', lmsuserpassword: password }) });
+      const r = await get(`${site}/auth/login`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ lmsusername: 'superadmin@superadmin.com', lmsuserpassword: password }),
+      });
       if (r.status !== 200) throw new Error(`sign-in answered ${r.status}: ${r.body.toString().slice(0, 200)}`);
       token = (r.json().data as { accessToken: string }).accessToken;
       return `${printed.split('\n')[0]}; signed in`;
@@ -404,49 +578,111 @@ async function main(): Promise<number> {
     const learner = DEMO_IDS.learners[0];
     await check('import a classroom log through Caddy (sync-log), read it back', async () => {
       const starttime = Date.now() - 60_000;
-      const login = await get(`${classroomSite}/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify({ studentusername: learner.schoolusername, studentpassword: DEMO_IDS.password }) });
+      const login = await get(`${classroomSite}/auth/login`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ studentusername: learner.schoolusername, studentpassword: DEMO_IDS.password }),
+      });
       if (login.status !== 200) throw new Error(`learner sign-in on the classroom answered ${login.status}`);
       const lt = (login.json().data as { accessToken: string }).accessToken;
       const lesson = DEMO_IDS.lessons[0];
-      const result = lesson.lessonquizquestionids.map((lq, i) => ({ iscorrect: true, lessonquizid: lesson.lessonquizid,
-        lessonquizquestionid: lq, questionid: lesson.questionids[i] }));
-      const submit = await get(`${classroomSite}/result/lesson/quiz/${lesson.lessonquizid}`, { method: 'POST',
+      const result = lesson.lessonquizquestionids.map((lq, i) => ({
+        iscorrect: true,
+        lessonquizid: lesson.lessonquizid,
+        lessonquizquestionid: lq,
+        questionid: lesson.questionids[i],
+      }));
+      const submit = await get(`${classroomSite}/result/lesson/quiz/${lesson.lessonquizid}`, {
+        method: 'POST',
         headers: { Authorization: `Bearer ${lt}`, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ starttime, endtime: starttime + 50_000, result }) });
+        body: JSON.stringify({ starttime, endtime: starttime + 50_000, result }),
+      });
       if (submit.status !== 200) throw new Error(`quiz submission answered ${submit.status}`);
-      const sync = await run([node, 'scripts/dist/sync-log/index.js', '--classroom', classroomSite, '--central', site,
-        '--user', DEMO_IDS.teacher.schoolusername, '--out', path.join(tmp, 'studentlog.zip')], {
-        PATH: process.env.PATH, HOME: tmp, SYNC_LOG_PASSWORD: DEMO_IDS.password,
-        NODE_EXTRA_CA_CERTS: path.join(tmp, 'caddy', 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt') });
-      if (sync.code !== 0) throw new Error(`sync-log exited ${sync.code}: ${(sync.stderr || sync.stdout).trim().slice(0, 300)}`);
+      const sync = await run(
+        [
+          node,
+          'scripts/dist/sync-log/index.js',
+          '--classroom',
+          classroomSite,
+          '--central',
+          site,
+          '--user',
+          DEMO_IDS.teacher.schoolusername,
+          '--out',
+          path.join(tmp, 'studentlog.zip'),
+        ],
+        {
+          PATH: process.env.PATH,
+          HOME: tmp,
+          SYNC_LOG_PASSWORD: DEMO_IDS.password,
+          NODE_EXTRA_CA_CERTS: path.join(tmp, 'caddy', 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt'),
+        },
+      );
+      if (sync.code !== 0)
+        throw new Error(`sync-log exited ${sync.code}: ${(sync.stderr || sync.stdout).trim().slice(0, 300)}`);
       const stats = await get(`${site}/student/stats/${learner.studentid}/quiz`, { headers: auth });
       const mark = new Date(starttime).toISOString();
-      if (stats.status !== 200 || !stats.body.toString().includes(mark)) throw new Error(`the attempt of ${mark} is not in /student/stats`);
+      if (stats.status !== 200 || !stats.body.toString().includes(mark))
+        throw new Error(`the attempt of ${mark} is not in /student/stats`);
       const rows = (sync.stdout.split('\n').find((l) => /studentprogress\s/.test(l)) ?? '').trim().replace(/\s+/g, ' ');
-      return `quiz on the classroom container, imported into central's containers (${rows || 'the log'}); the attempt is in /student/stats`;
+      return (
+        `quiz on the classroom container, imported into central's containers (${rows || 'the log'}); ` +
+        'the attempt is in /student/stats'
+      );
     });
 
     await check('resident memory: containers beside the host install, same warm-up', async () => {
       // The host install: the same node, flags and settings as the systemd units, on the same databases.
-      const hostCentral = start('host-central', [node, '--enable-source-maps', '--max-semi-space-size=4', '--max-old-space-size=256',
-        'central/dist/server.js'], { PATH: process.env.PATH, HOME: tmp, ...centralEnv, ...centralHere, PORT: String(ports.hostCentral),
-        MALLOC_MMAP_THRESHOLD_: '1048576', NODE_ENV: 'production' }, logs);
-      const hostClassroom = start('host-classroom', [node, '--max-semi-space-size=1', '--max-old-space-size=160', 'classroom/dist/server.js'],
-        { PATH: process.env.PATH, HOME: tmp, ...classroomEnv, ...classroomHere, RPI_PORT: String(ports.hostClassroom),
-          MEDIA_DIR: path.join(tmp, 'media'), LOG_DIR: path.join(tmp, 'classroom-logs'), MALLOC_MMAP_THRESHOLD_: '1048576' }, logs);
-      const ready = (port: number) => waitFor(`the process on ${port}`, 60_000, async () => (await plain(port, '/readyz')).status === 200);
+      const hostCentral = start(
+        'host-central',
+        [node, '--enable-source-maps', '--max-semi-space-size=4', '--max-old-space-size=256', 'central/dist/server.js'],
+        {
+          PATH: process.env.PATH,
+          HOME: tmp,
+          ...centralEnv,
+          ...centralHere,
+          PORT: String(ports.hostCentral),
+          MALLOC_MMAP_THRESHOLD_: '1048576',
+          NODE_ENV: 'production',
+        },
+        logs,
+      );
+      const hostClassroom = start(
+        'host-classroom',
+        [node, '--max-semi-space-size=1', '--max-old-space-size=160', 'classroom/dist/server.js'],
+        {
+          PATH: process.env.PATH,
+          HOME: tmp,
+          ...classroomEnv,
+          ...classroomHere,
+          RPI_PORT: String(ports.hostClassroom),
+          MEDIA_DIR: path.join(tmp, 'media'),
+          LOG_DIR: path.join(tmp, 'classroom-logs'),
+          MALLOC_MMAP_THRESHOLD_: '1048576',
+        },
+        logs,
+      );
+      const ready = (port: number) =>
+        waitFor(`the process on ${port}`, 60_000, async () => (await plain(port, '/readyz')).status === 200);
       await Promise.all([ready(ports.hostCentral), ready(ports.hostClassroom)]);
-      // The same requests on each: a staff sign-in and 50 reads on central, a learner sign-in and 50 reads on the classroom.
+      // The same requests on each: a staff sign-in and 50 reads on central, a learner sign-in and 50 reads on
+      // the classroom.
       const warmCentral = async (port: number) => {
-        const r = await plain(port, '/auth/login', { method: 'POST', headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ lmsusername: 'superadmin@superadmin.com', lmsuserpassword: password }) });
+        const r = await plain(port, '/auth/login', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ lmsusername: 'superadmin@superadmin.com', lmsuserpassword: password }),
+        });
         const t = (JSON.parse(r.body) as { data: { accessToken: string } }).data.accessToken;
-        for (let i = 0; i < 50; i += 1) await plain(port, `/student/stats/${learner.studentid}/quiz`, { headers: { Authorization: `Bearer ${t}` } });
+        for (let i = 0; i < 50; i += 1)
+          await plain(port, `/student/stats/${learner.studentid}/quiz`, { headers: { Authorization: `Bearer ${t}` } });
       };
       const warmClassroom = async (port: number) => {
-        await plain(port, '/auth/login', { method: 'POST', headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ studentusername: learner.schoolusername, studentpassword: DEMO_IDS.password }) });
+        await plain(port, '/auth/login', {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ studentusername: learner.schoolusername, studentpassword: DEMO_IDS.password }),
+        });
         for (let i = 0; i < 50; i += 1) await plain(port, '/readyz');
       };
       await warmCentral(ports.central[1]);
@@ -454,34 +690,58 @@ async function main(): Promise<number> {
       await warmClassroom(ports.classroom);
       await warmClassroom(ports.hostClassroom);
       await sleep(2000);
-      const pidOf = async (service: string) => Number(await mustRun(['podman', 'inspect', '--format', '{{.State.Pid}}',
-        `${project}_${service}_1`], env));
+      const pidOf = async (service: string) =>
+        Number(await mustRun(['podman', 'inspect', '--format', '{{.State.Pid}}', `${project}_${service}_1`], env));
       const rss = {
-        central: rssOf(await pidOf('central-2')), hostCentral: rssOf(hostCentral.pid ?? 0),
-        classroom: rssOf(await pidOf('classroom')), hostClassroom: rssOf(hostClassroom.pid ?? 0),
+        central: rssOf(await pidOf('central-2')),
+        hostCentral: rssOf(hostCentral.pid ?? 0),
+        classroom: rssOf(await pidOf('classroom')),
+        hostClassroom: rssOf(hostClassroom.pid ?? 0),
       };
       hostCentral.kill('SIGTERM');
       hostClassroom.kill('SIGTERM');
-      figures.push({ what: 'central RSS: container / host install', value: `${mb(rss.central)} / ${mb(rss.hostCentral)}` });
-      figures.push({ what: 'classroom RSS: container / host install', value: `${mb(rss.classroom)} / ${mb(rss.hostClassroom)}` });
+      figures.push({
+        what: 'central RSS: container / host install',
+        value: `${mb(rss.central)} / ${mb(rss.hostCentral)}`,
+      });
+      figures.push({
+        what: 'classroom RSS: container / host install',
+        value: `${mb(rss.classroom)} / ${mb(rss.hostClassroom)}`,
+      });
       const ratio = (a: number, b: number) => (a / b).toFixed(2);
       // The same node and code: a container may not cost much more than the host install.
       if (rss.central > rss.hostCentral * 1.25 || rss.classroom > rss.hostClassroom * 1.25) {
-        throw new Error(`more than 1.25 × the host install: central ${ratio(rss.central, rss.hostCentral)}, classroom ${ratio(rss.classroom, rss.hostClassroom)}`);
+        throw new Error(
+          `more than 1.25 × the host install: central ${ratio(rss.central, rss.hostCentral)}, ` +
+            `classroom ${ratio(rss.classroom, rss.hostClassroom)}`,
+        );
       }
-      return `central ${mb(rss.central)} (host ${mb(rss.hostCentral)}, ×${ratio(rss.central, rss.hostCentral)}), `
-        + `classroom ${mb(rss.classroom)} (host ${mb(rss.hostClassroom)}, ×${ratio(rss.classroom, rss.hostClassroom)})`;
+      return (
+        `central ${mb(rss.central)} (host ${mb(rss.hostCentral)}, ×${ratio(rss.central, rss.hostCentral)}), ` +
+        `classroom ${mb(rss.classroom)} (host ${mb(rss.hostClassroom)}, ×${ratio(rss.classroom, rss.hostClassroom)})`
+      );
     });
 
     await check('restart one central container under a loop of writes', async () => {
       // Tag names are 3 to 8 characters: w1000, w1001, … (the demo data has no such name).
-      const loop = loadLoop((i) => get(`${site}/documenttag/create`, { method: 'POST',
-        headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ documenttagname: `w${1000 + i}` }) }), 4);
+      const loop = loadLoop(
+        (i) =>
+          get(`${site}/documenttag/create`, {
+            method: 'POST',
+            headers: { ...auth, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ documenttagname: `w${1000 + i}` }),
+          }),
+        4,
+      );
       await sleep(2000);
       const t = Date.now();
       await compose(['restart', '-t', '45', 'central-1']);
       const stopMs = Date.now() - t;
-      await waitFor('central-1 after the restart', 60_000, async () => (await plain(ports.central[0], '/readyz')).status === 200);
+      await waitFor(
+        'central-1 after the restart',
+        60_000,
+        async () => (await plain(ports.central[0], '/readyz')).status === 200,
+      );
       // Caddy's 1 s active check takes the instance back before the loop ends.
       await sleep(2500);
       await loop.stop();
@@ -494,10 +754,14 @@ async function main(): Promise<number> {
       } finally {
         await rows.destroy();
       }
-      if (loop.failures.length) throw new Error(`${loop.failures.length} of ${loop.sent} failed: ${loop.failures.slice(0, 3).join('; ')}`);
+      if (loop.failures.length)
+        throw new Error(`${loop.failures.length} of ${loop.sent} failed: ${loop.failures.slice(0, 3).join('; ')}`);
       if (!drained) throw new Error('central-1 did not log a graceful stop ("stopped") before its restart');
       if (stored !== loop.ok.length) throw new Error(`${loop.ok.length} writes answered 200, ${stored} rows stored`);
-      return `${loop.sent} POST /documenttag/create, 0 failed, ${stored} rows stored; central-1 drained and stopped on SIGTERM (restart ${(stopMs / 1000).toFixed(1)} s)`;
+      return (
+        `${loop.sent} POST /documenttag/create, 0 failed, ${stored} rows stored; ` +
+        `central-1 drained and stopped on SIGTERM (restart ${(stopMs / 1000).toFixed(1)} s)`
+      );
     });
 
     await check('backup as a one-off container (pg_dump of the image)', async () => {
@@ -509,8 +773,12 @@ async function main(): Promise<number> {
 
     await check('stop everything: SIGTERM to every container, each exits 0', async () => {
       await compose(['stop', '-t', '45']);
-      const codes = await Promise.all(['central-1', 'central-2', 'classroom'].map(async (s) =>
-        `${s} ${await mustRun(['podman', 'inspect', '--format', '{{.State.ExitCode}}', `${project}_${s}_1`], env)}`));
+      const codes = await Promise.all(
+        ['central-1', 'central-2', 'classroom'].map(
+          async (s) =>
+            `${s} ${await mustRun(['podman', 'inspect', '--format', '{{.State.ExitCode}}', `${project}_${s}_1`], env)}`,
+        ),
+      );
       if (codes.some((c) => !c.endsWith(' 0'))) throw new Error(`exit codes: ${codes.join(', ')}`);
       return `exit codes: ${codes.join(', ')}`;
     });
@@ -519,15 +787,25 @@ async function main(): Promise<number> {
     say(`image-test stopped: ${(err as Error).message}`);
   } finally {
     if (composeUp) {
-      const logsOf = await run(['podman', 'ps', '-a', '--format', '{{.Names}}', '--filter', `label=io.podman.compose.project=${project}`], env);
+      const logsOf = await run(
+        ['podman', 'ps', '-a', '--format', '{{.Names}}', '--filter', `label=io.podman.compose.project=${project}`],
+        env,
+      );
       for (const name of logsOf.stdout.trim().split('\n').filter(Boolean)) {
         const l = await run(['podman', 'logs', name], env);
         await fsp.writeFile(path.join(logs, `${name}.log`), l.stdout + l.stderr);
       }
-      await run(['podman-compose', '--podman-path', podmanHost, '-p', project, '-f', composeFile, 'down', '-t', '45'], env);
+      await run(
+        ['podman-compose', '--podman-path', podmanHost, '-p', project, '-f', composeFile, 'down', '-t', '45'],
+        env,
+      );
       await run(['podman', 'network', 'rm', `${project}_default`], env);
-      const vols = await run(['podman', 'volume', 'ls', '-q', '--filter', `label=io.podman.compose.project=${project}`], env);
-      for (const v of vols.stdout.trim().split('\n').filter(Boolean)) await run(['podman', 'volume', 'rm', '-f', v], env);
+      const vols = await run(
+        ['podman', 'volume', 'ls', '-q', '--filter', `label=io.podman.compose.project=${project}`],
+        env,
+      );
+      for (const v of vols.stdout.trim().split('\n').filter(Boolean))
+        await run(['podman', 'volume', 'rm', '-f', v], env);
     }
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
     await sleep(500);
@@ -546,7 +824,10 @@ async function main(): Promise<number> {
   return failed || checks.some((c) => !c.ok) ? 1 : 0;
 }
 
-main().then((code) => process.exit(code), (err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  },
+);

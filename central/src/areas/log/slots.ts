@@ -7,7 +7,8 @@ import { once, turnsOf } from '../../http/turns';
 export const SLOT_WAIT_MS = 60_000;
 const RETRY_AFTER_SECONDS = 30;
 
-const busy = (message: string, seconds = RETRY_AFTER_SECONDS) => httpError(429, message, { 'Retry-After': String(seconds) });
+const busy = (message: string, seconds = RETRY_AFTER_SECONDS) =>
+  httpError(429, message, { 'Retry-After': String(seconds) });
 
 /**
  * Who may import logs now. Two rules make the slots fair:
