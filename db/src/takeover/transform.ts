@@ -2,7 +2,8 @@
 export type TargetKind = 'boolean' | 'json' | 'timestamp' | 'number' | 'text';
 
 /** What had to change in a value beyond its type (counted as "transformed" in the report). */
-export type Change = 'double-encoded JSON unwrapped' | 'decimal text read as a number' | 'zero date stored as NULL' | 'binary text read as UTF-8';
+export type Change = 'double-encoded JSON unwrapped' | 'decimal text read as a number' | 'zero date stored as NULL'
+  | 'binary text read as UTF-8' | 'upper-case id lower-cased';
 
 export class Refusal extends Error {
   constructor(readonly reason: string) {
@@ -48,6 +49,18 @@ export function unwrapJson(text: string): { json: string; unwrapped: boolean } {
     }
   }
   return { json: JSON.stringify(value), unwrapped };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A uuid id in lower case. The original compares ids under a case-insensitive collation, so a row it wrote (or
+ * had written by hand) with an upper-case id joins its lower-case parent there; here ids compare exactly.
+ */
+export function lowerCaseId(value: unknown, changes: Set<Change>): unknown {
+  if (typeof value !== 'string' || !UUID.test(value) || value === value.toLowerCase()) return value;
+  changes.add('upper-case id lower-cased');
+  return value.toLowerCase();
 }
 
 /**
