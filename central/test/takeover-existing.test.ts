@@ -13,7 +13,7 @@ const available = Boolean(process.env.CI) || (await takeover.mysqlAnswers(SERVER
 const uuid = () => crypto.randomUUID();
 
 const ids = {
-  staff: uuid(), noPassword: uuid(), country: uuid(), school: uuid(), subject: uuid(), curriculum: uuid(),
+  staff: uuid(), noPassword: uuid(), huge: uuid(), country: uuid(), school: uuid(), subject: uuid(), curriculum: uuid(),
   teacher: uuid(), learnerUser: uuid(), learner: uuid(), result: uuid(), answer: uuid(), access: uuid(), org: uuid(),
 };
 // bcryptjs 2.x wrote `$2a$`; the same hash under either prefix.
@@ -31,16 +31,20 @@ async function seed(conn: takeover.ScratchMysql['conn']): Promise<void> {
     {
       lmsuserid: ids.staff, lmsusername: 'old@org.example', lmsuserpasswordhash: bcrypt2a('Older1234'),
       firstname: 'Old',
-      lmsuserrole: 'Mapyr2Pw', isverified: 1, isdisabled: 0, type: 4294967295, organisationid: ids.org,
+      lmsuserrole: 'Mapyr2Pw', isverified: 1, isdisabled: 0, type: 0, organisationid: ids.org,
+    },
+    // INT UNSIGNED takes it; no whole-number column here does.
+    {
+      lmsuserid: ids.huge, lmsusername: 'huge@org.example', lmsuserpasswordhash: bcrypt2a('Huge12345'), firstname: 'H',
+      lmsuserrole: 'Mapyr2Pw', isverified: 1, isdisabled: 0, type: 4294967295, organisationid: null,
     },
     {
       lmsuserid: ids.noPassword, lmsusername: 'nopass@org.example', lmsuserpasswordhash: '', firstname: 'No',
       lmsuserrole: 'Mapyr2Pw', isverified: 0, isdisabled: 0, type: 1, organisationid: null,
     },
   ]);
-  await put('lmsusers_roles', [
-    { roleid: 'zr5ER4QD', lmsuserid: ids.staff }, { roleid: 'zr5ER4QD', lmsuserid: ids.noPassword },
-  ]);
+  const links = [ids.staff, ids.noPassword, ids.huge].map((lmsuserid) => ({ roleid: 'zr5ER4QD', lmsuserid }));
+  await put('lmsusers_roles', links);
   await put('countries', [{ countryid: ids.country, countryname: 'Ghana', isdeleted: 0, expectedusage: 12.5 }]);
   await put('schools', [{
     schoolid: ids.school, schoolname: 'Accra Primary', curriculums: JSON.stringify([ids.curriculum]),
@@ -104,9 +108,19 @@ describe.skipIf(!available)('migrate-from-mysql from a central of a later releas
   const table = (name: string) => run.tables.tables.find((x) => x.table === name)!;
 
   it('copies every valid row and names the columns it has no place for', () => {
-    expect(run.tables.refusedRows).toEqual([]);
-    expect(run.code).toBe(0);
-    const counts = [['lmsusers', 2], ['schools', 1], ['studentprogress', 1], ['studentprogressquestions', 1]] as const;
+    expect(run.tables.refusedRows).toEqual([
+      {
+        table: 'lmsusers', id: ids.huge,
+        reason: '4294967295 is beyond the whole numbers this service stores (-2147483648 to 2147483647)',
+      },
+      {
+        table: 'lmsusers_roles', id: `${ids.huge} zr5ER4QD`,
+        reason: `orphan: lmsuserid ${ids.huge} names no lmsusers row`,
+      },
+    ]);
+    expect(run.code).toBe(1);
+    expect(table('lmsusers')).toMatchObject({ read: 3, copied: 2, refused: 1 });
+    const counts = [['schools', 1], ['schools', 1], ['studentprogress', 1], ['studentprogressquestions', 1]] as const;
     for (const [name, n] of counts) {
       expect(table(name)).toMatchObject({ read: n, copied: n, refused: 0 });
     }
@@ -120,7 +134,7 @@ describe.skipIf(!available)('migrate-from-mysql from a central of a later releas
 
   it('keeps the values of the existing system\'s own types', async () => {
     const db = t.tdb.db;
-    expect(Number((await db('lmsusers').where({ lmsuserid: ids.staff }).first()).type)).toBe(4294967295);
+    expect((await db('lmsusers').where({ lmsuserid: ids.staff }).first()).type).toBe(0);
     expect(Number((await db('countries').first()).expectedusage)).toBe(12.5);
     expect(Number((await db('schools').first()).expectedcontribution)).toBe(3.25);
     expect(Number((await db('rpiuseraccess').first()).timespent)).toBe(17);

@@ -197,7 +197,8 @@ function parseHashes(text: string): Map<string, string> {
 function kindOf(spec: TableSpec | undefined, column: string, info: Knex.ColumnInfo): TargetKind {
   const type = spec?.columns.find((c) => c.name === column)?.type;
   if (type === 'boolean' || type === 'json' || type === 'timestamp') return type;
-  if (type === 'integer' || type === 'double' || type === 'increments') return 'number';
+  if (type === 'integer') return 'integer';
+  if (type === 'double' || type === 'increments') return 'number';
   if (type === 'string' || type === 'text') return 'text';
   const t = String(info.type).toLowerCase();
   if (t === 'boolean') return 'boolean';

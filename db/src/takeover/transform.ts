@@ -1,5 +1,8 @@
 /** How a target column stores its value; decides what a source value must become. */
-export type TargetKind = 'boolean' | 'json' | 'timestamp' | 'number' | 'text';
+export type TargetKind = 'boolean' | 'json' | 'timestamp' | 'number' | 'integer' | 'text';
+
+/** The range of this service's whole-number columns (PostgreSQL `integer`). */
+export const INTEGER_RANGE = [-2147483648, 2147483647] as const;
 
 /** What had to change in a value beyond its type (counted as "transformed" in the report). */
 export type Change = 'double-encoded JSON unwrapped' | 'decimal text read as a number' | 'zero date stored as NULL'
@@ -92,6 +95,15 @@ export function convert(value: unknown, sourceType: string, kind: TargetKind, nu
         changes.add('zero date stored as NULL');
       }
       return iso;
+    }
+    case 'integer': {
+      // The original's INT UNSIGNED columns hold up to 4294967295; PostgreSQL refuses more than INTEGER_RANGE
+      // and SQLite would take it: refused alike on both databases, with the limit named.
+      const n = convert(value, sourceType, 'number', nullable, changes) as number;
+      if (n < INTEGER_RANGE[0] || n > INTEGER_RANGE[1]) {
+        throw new Refusal(`${n} is beyond the whole numbers this service stores (${INTEGER_RANGE.join(' to ')})`);
+      }
+      return n;
     }
     case 'number':
       if (typeof value === 'number') return value;
