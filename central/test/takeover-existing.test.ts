@@ -82,6 +82,23 @@ async function seed(conn: takeover.ScratchMysql['conn']): Promise<void> {
     referencequestionid: uuid(),
     clientiscorrect: 0, servergrade: 'ungradable',
   }]);
+  // Tables the existing central's 2026-07 migration skips when they exist: hand-made ones with other types.
+  await conn.query('DROP TABLE lmsuseraccess, databuild');
+  await conn.query(
+    'CREATE TABLE lmsuseraccess (useraccessid varchar(45) NOT NULL PRIMARY KEY, userid varchar(45) NOT NULL,'
+    + ' logintime varchar(45) NOT NULL, ipaddress varchar(45) NOT NULL)',
+  );
+  await conn.query(
+    'CREATE TABLE databuild (databuildid bigint unsigned NOT NULL AUTO_INCREMENT PRIMARY KEY,'
+    + ' buildname varchar(45) NOT NULL, builddate timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP,'
+    + ' builduser varchar(36) NOT NULL)',
+  );
+  await put('lmsuseraccess', [
+    { useraccessid: ids.access, userid: ids.staff, logintime: '2026-06-02 10:00:00', ipaddress: '10.0.0.8' },
+  ]);
+  await put('databuild', [
+    { databuildid: 41, buildname: 'June', builddate: '2026-06-03 11:00:00', builduser: ids.staff },
+  ]);
   await put('rpiuseraccess', [{
     rpiuseraccessid: ids.access, userid: ids.learnerUser, ipaddress: '10.0.0.7', logintime: '2026-06-01 07:59:00',
     timespent: '17',
@@ -143,6 +160,16 @@ describe.skipIf(!available)('migrate-from-mysql from a central of a later releas
       .toEqual([null, '2026-01-05T00:00:00.000Z', null, 'Accra Primary ']);
     const q = await db('studentprogressquestions').where({ studentprogressquestionid: ids.answer }).first();
     expect([q.studentprogressid, Boolean(q.iscorrect)]).toEqual([ids.result, true]);
+  });
+
+  it('copies hand-made tables whose columns have other types than the migrations give', async () => {
+    const db = t.tdb.db;
+    expect(await db('lmsuseraccess').select('useraccessid', 'logintime'))
+      .toEqual([{ useraccessid: ids.access, logintime: '2026-06-02T10:00:00.000Z' }]);
+    expect(await db('databuild').select('databuildid', 'builddate'))
+      .toEqual([{ databuildid: 41, builddate: '2026-06-03T11:00:00.000Z' }]);
+    await db('databuild').insert({ buildname: 'next', builddate: new Date().toISOString(), builduser: ids.staff });
+    expect((await db('databuild').max({ m: 'databuildid' }).first())?.m).toBe(42);
   });
 
   it('joins a result whose learner id the existing system stored in upper case to that learner', async () => {
