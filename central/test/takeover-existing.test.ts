@@ -13,7 +13,8 @@ const available = Boolean(process.env.CI) || (await takeover.mysqlAnswers(SERVER
 const uuid = () => crypto.randomUUID();
 
 const ids = {
-  staff: uuid(), noPassword: uuid(), huge: uuid(), country: uuid(), school: uuid(), subject: uuid(), curriculum: uuid(),
+  staff: uuid(), noPassword: uuid(), huge: uuid(), twin: uuid(), country: uuid(), school: uuid(), subject: uuid(),
+  curriculum: uuid(),
   teacher: uuid(), learnerUser: uuid(), learner: uuid(), result: uuid(), answer: uuid(), access: uuid(), org: uuid(),
 };
 // bcryptjs 2.x wrote `$2a$`; the same hash under either prefix.
@@ -33,6 +34,12 @@ async function seed(conn: takeover.ScratchMysql['conn']): Promise<void> {
       firstname: 'Old',
       lmsuserrole: 'Mapyr2Pw', isverified: 1, isdisabled: 0, type: 0, organisationid: ids.org,
     },
+    // The original has no unique key on staff usernames: two accounts whose names differ in case.
+    {
+      lmsuserid: ids.twin, lmsusername: 'NoPass@Org.example', lmsuserpasswordhash: bcrypt2a('Twin12345'),
+      firstname: 'Twin',
+      lmsuserrole: 'Mapyr2Pw', isverified: 1, isdisabled: 0, type: 1, organisationid: null,
+    },
     // INT UNSIGNED takes it; no whole-number column here does.
     {
       lmsuserid: ids.huge, lmsusername: 'huge@org.example', lmsuserpasswordhash: bcrypt2a('Huge12345'), firstname: 'H',
@@ -43,7 +50,7 @@ async function seed(conn: takeover.ScratchMysql['conn']): Promise<void> {
       lmsuserrole: 'Mapyr2Pw', isverified: 0, isdisabled: 0, type: 1, organisationid: null,
     },
   ]);
-  const links = [ids.staff, ids.noPassword, ids.huge].map((lmsuserid) => ({ roleid: 'zr5ER4QD', lmsuserid }));
+  const links = [ids.staff, ids.noPassword, ids.huge, ids.twin].map((lmsuserid) => ({ roleid: 'zr5ER4QD', lmsuserid }));
   await put('lmsusers_roles', links);
   await put('countries', [{ countryid: ids.country, countryname: 'Ghana', isdeleted: 0, expectedusage: 12.5 }]);
   await put('schools', [{
@@ -136,7 +143,10 @@ describe.skipIf(!available)('migrate-from-mysql from a central of a later releas
       },
     ]);
     expect(run.code).toBe(1);
-    expect(table('lmsusers')).toMatchObject({ read: 3, copied: 2, refused: 1 });
+    expect(table('lmsusers')).toMatchObject({ read: 4, copied: 3, refused: 1 });
+    expect(run.tables.notes)
+      .toContain('lmsusers: 2 accounts share the username nopass@org.example (ignoring case): rename all but one');
+    expect(lines.join('\n')).toContain('2 accounts share the username nopass@org.example');
     const counts = [['schools', 1], ['schools', 1], ['studentprogress', 1], ['studentprogressquestions', 1]] as const;
     for (const [name, n] of counts) {
       expect(table(name)).toMatchObject({ read: n, copied: n, refused: 0 });
