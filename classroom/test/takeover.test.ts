@@ -23,7 +23,7 @@ const ids = {
 
 /** A box of the existing system: double-encoded content JSON, both password formats, duplicate submissions with their question rows. */
 async function seedBox(conn: takeover.ScratchMysql['conn']): Promise<void> {
-  await takeover.createOriginalSchema(conn, { service: 'classroom' });
+  await takeover.createOriginalSchema(conn, { service: 'classroom', withoutSubmissionKey: true });
   const put = (table: string, rows: Array<Record<string, unknown>>) => takeover.insertOriginalRows(conn, table, rows);
   await put('countries', [{ countryid: ids.country, countryname: 'Ghana', isdeleted: 0 }]);
   await put('schools', [{ schoolid: ids.school, schoolname: 'Accra Primary', curriculums: doubleEncoded([ids.curriculum]), countryid: ids.country, isdeleted: 0 }]);

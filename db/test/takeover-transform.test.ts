@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { convert, mysqlTimeToIso, unwrapJson } from '../src/takeover/transform';
+import { convert, lowerCaseId, mysqlTimeToIso, unwrapJson, type Change } from '../src/takeover/transform';
 import { parseTakeoverArgs } from '../src/takeover/command';
 import { parseMysqlUrl } from '../src/takeover/source';
 
@@ -25,6 +25,25 @@ describe('values of the existing system as this service stores them', () => {
     expect(mysqlTimeToIso('2026-00-10 00:00:00')).toBeNull();
     expect(() => mysqlTimeToIso('2026-02-30 00:00:00')).toThrow('is not a real date');
     expect(() => mysqlTimeToIso('yesterday')).toThrow('is not a MySQL date');
+  });
+
+  it('refuses whole numbers beyond what this service stores, on SQLite as on PostgreSQL', () => {
+    const changes = new Set<Change>();
+    expect(convert(2147483647, 'int', 'integer', true, changes)).toBe(2147483647);
+    expect(convert('-2147483648', 'int', 'integer', true, changes)).toBe(-2147483648);
+    expect(() => convert(4294967295, 'int', 'integer', true, changes))
+      .toThrow('4294967295 is beyond the whole numbers this service stores (-2147483648 to 2147483647)');
+    expect(convert(4294967295, 'double', 'number', true, changes)).toBe(4294967295);
+  });
+
+  it('lower-cases upper-case uuid ids and nothing else', () => {
+    const changes = new Set<Change>();
+    expect(lowerCaseId('zr5ER4QD', changes)).toBe('zr5ER4QD');
+    expect(lowerCaseId('0a1b2c3d-0a1b-4c3d-8e4f-0a1b2c3d4e5f', changes)).toBe('0a1b2c3d-0a1b-4c3d-8e4f-0a1b2c3d4e5f');
+    expect(changes.size).toBe(0);
+    expect(lowerCaseId('0A1B2C3D-0A1B-4C3D-8E4F-0A1B2C3D4E5F', changes)).toBe('0a1b2c3d-0a1b-4c3d-8e4f-0a1b2c3d4e5f');
+    expect([...changes]).toEqual(['upper-case id lower-cased']);
+    expect(lowerCaseId(null, changes)).toBeNull();
   });
 
   it('converts only what the target column needs, and says what had to change', () => {

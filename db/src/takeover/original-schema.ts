@@ -1,62 +1,85 @@
 import mysql from 'mysql2/promise';
-import type { ColumnSpec, TableSpec } from '../tables';
-import { tables as centralTables } from '../central/schema-0001';
-import { tables as classroomTables } from '../classroom/schema-0001';
+import { centralTables, classroomTables, type ExistingColumn, type ExistingTable } from './existing-tables';
 
 /**
- * A database laid out as the existing system's migrations leave it (takeover.md section 2), for tests and the
- * benchmark: TINYINT(1) booleans, JSON as LONGTEXT with a json_valid CHECK (MariaDB), zone-less DATETIMEs,
- * TIMESTAMP audit columns, DECIMAL `rpiuseraccess.timespent`, `syncrecords` for our `syncs`, no keys on the
- * two link tables, and no foreign keys (as on databases whose tables were made by hand).
+ * A database laid out as the existing system has it (existing-tables.ts, from the description of its two
+ * databases): its table names (`syncrecords`, `SequelizeMeta`), its MySQL types (TINYINT(1) and TINYINT, INT
+ * UNSIGNED, DOUBLE UNSIGNED, DECIMAL, CHAR(36) with a binary collation, JSON as LONGTEXT with a json_valid
+ * CHECK as on MariaDB, zone-less DATETIMEs and TIMESTAMP audit columns), its defaults and unique keys, no keys
+ * on the two link tables, and no foreign keys (as on databases whose tables were made by hand).
  */
 export interface OriginalSchemaOptions {
   service: 'central' | 'classroom';
   /** Tables the deployment lacks (a central without `studentprogressquestions`). */
   without?: string[];
+  /**
+   * Columns that later releases of the existing system add (organisations, the grading protocol): a deployment
+   * that ran them holds values this service has no place for.
+   */
+  later?: boolean;
+  /** A box that never ran the 2026-08-18 migration: no unique key on its submissions. */
+  withoutSubmissionKey?: boolean;
 }
 
-const SOURCE_NAMES: Record<string, string> = { syncs: 'syncrecords' };
-const NO_KEY = new Set(['lmsusers_roles', 'roles_permissions']);
-const AUDIT_TIMESTAMPS = new Set(['created_at', 'updated_at', 'deleted_at']);
+/** Columns of later releases (edtech-lms-api migrations 2026-09-29 and 2026-10-01; the box's student API). */
+export const LATER_COLUMNS: Record<'central' | 'classroom', Array<[table: string, ddl: string]>> = {
+  central: [
+    ['lmsusers', '`organisationid` varchar(36) NULL'],
+    ['schools', '`organisationid` varchar(36) NULL'],
+    ['studentprogress', '`verified` tinyint(1) NOT NULL DEFAULT 0'],
+    ['studentprogressquestions', '`clientiscorrect` tinyint(1) NULL DEFAULT NULL'],
+    ['studentprogressquestions', "`servergrade` enum('correct','incorrect','ungradable') NULL DEFAULT NULL"],
+  ],
+  classroom: [
+    ['studentprogress', '`verified` tinyint(1) NOT NULL DEFAULT 0'],
+    ['studentprogressquestions', '`answer` text NULL'],
+    ['studentprogressquestions', '`clientiscorrect` tinyint(1) NULL DEFAULT NULL'],
+    ['studentprogressquestions', "`servergrade` enum('correct','incorrect','ungradable') NULL DEFAULT NULL"],
+  ],
+};
 
-function columnDdl(table: string, c: ColumnSpec): string {
-  const id = mysql.escapeId(c.name);
-  let type: string;
-  switch (c.type) {
-    case 'string': type = `varchar(${c.length ?? 255})`; break;
-    case 'text': type = 'text'; break;
-    case 'boolean': type = 'tinyint(1)'; break;
-    case 'integer': type = 'int'; break;
-    case 'increments': return `${id} int NOT NULL AUTO_INCREMENT`;
-    case 'double': type = table === 'rpiuseraccess' && c.name === 'timespent' ? 'decimal(10,0)' : 'double'; break;
-    case 'json': return `${id} longtext${c.nullable ? '' : ' NOT NULL'} CHECK (json_valid(${id}))`;
-    case 'timestamp': type = AUDIT_TIMESTAMPS.has(c.name) ? 'timestamp' : 'datetime'; break;
-  }
-  let dflt = '';
-  if (c.default === 'now') dflt = ' DEFAULT CURRENT_TIMESTAMP';
-  else if (typeof c.default === 'boolean') dflt = ` DEFAULT ${c.default ? 1 : 0}`;
-  else if (c.default !== undefined) dflt = ` DEFAULT ${mysql.escape(c.default)}`;
-  return `${id} ${type}${c.nullable || c.type === 'timestamp' ? ' NULL' : ' NOT NULL'}${dflt}`;
+function defaultDdl(type: string, d: string | undefined): string {
+  if (d === undefined) return '';
+  if (d === 'now') return ' DEFAULT CURRENT_TIMESTAMP';
+  if (d === 'null') return ' DEFAULT NULL';
+  if (d === 'true' || d === 'false') return ` DEFAULT ${d === 'true' ? 1 : 0}`;
+  if (/^-?\d+(\.\d+)?$/.test(d)) return ` DEFAULT ${d}`;
+  if (/^'.*'$/.test(d)) return ` DEFAULT ${d}`;
+  return ` DEFAULT ${mysql.escape(d)}`;
+}
+
+function columnDdl([name, type, nullable, dflt]: ExistingColumn, autoIncrement: boolean): string {
+  const id = mysql.escapeId(name);
+  const nul = nullable ? ' NULL' : ' NOT NULL';
+  if (autoIncrement) return `${id} ${type} NOT NULL AUTO_INCREMENT`;
+  if (type === 'json') return `${id} longtext${nul}${defaultDdl(type, dflt)} CHECK (json_valid(${id}))`;
+  if (type === 'bool') return `${id} tinyint(1)${nul}${defaultDdl(type, dflt)}`;
+  if (type.startsWith('char(')) return `${id} ${type} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin${nul}${defaultDdl(type, dflt)}`;
+  return `${id} ${type}${nul}${defaultDdl(type, dflt)}`;
 }
 
 export function originalTableNames(service: 'central' | 'classroom'): string[] {
-  return (service === 'central' ? centralTables : classroomTables).map((t) => SOURCE_NAMES[t.name] ?? t.name);
+  return (service === 'central' ? centralTables : classroomTables).map((t) => t.name).filter((n) => n !== 'SequelizeMeta');
 }
 
 /** Creates the tables in the database `conn` is connected to. */
 export async function createOriginalSchema(conn: mysql.Connection, o: OriginalSchemaOptions): Promise<void> {
-  const specs: TableSpec[] = o.service === 'central' ? centralTables : classroomTables;
+  const specs: ExistingTable[] = o.service === 'central' ? centralTables : classroomTables;
   const without = new Set(o.without ?? []);
+  const later = o.later ? LATER_COLUMNS[o.service] : [];
   for (const spec of specs) {
-    const name = SOURCE_NAMES[spec.name] ?? spec.name;
-    if (without.has(name)) continue;
-    const parts = spec.columns.map((c) => columnDdl(spec.name, c));
-    const serial = spec.columns.find((c) => c.type === 'increments');
-    if (serial) parts.push(`PRIMARY KEY (${mysql.escapeId(serial.name)})`);
-    else if (spec.primary && !NO_KEY.has(spec.name)) parts.push(`PRIMARY KEY (${spec.primary.map((k) => mysql.escapeId(k)).join(', ')})`);
-    await conn.query(`CREATE TABLE ${mysql.escapeId(name)} (${parts.join(', ')}) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci`);
+    if (without.has(spec.name)) continue;
+    const parts = spec.columns.map((c) => columnDdl(c, c[0] === spec.autoIncrement));
+    for (const [table, ddl] of later) if (table === spec.name) parts.push(ddl);
+    if (spec.primary.length) parts.push(`PRIMARY KEY (${spec.primary.map((k) => mysql.escapeId(k)).join(', ')})`);
+    for (const u of spec.unique) {
+      if (o.withoutSubmissionKey && spec.name === 'studentprogress') continue;
+      if (u.length === 1 && spec.primary.length === 1 && u[0] === spec.primary[0]) continue;
+      parts.push(`UNIQUE KEY (${u.map((k) => mysql.escapeId(k)).join(', ')})`);
+    }
+    const charset = spec.name === 'SequelizeMeta' ? 'utf8mb3' : 'utf8mb4 COLLATE=utf8mb4_unicode_ci';
+    await conn.query(`CREATE TABLE ${mysql.escapeId(spec.name)} (${parts.join(', ')}) DEFAULT CHARSET=${charset}`);
   }
-  await conn.query('CREATE TABLE `SequelizeMeta` (`name` varchar(255) NOT NULL PRIMARY KEY) DEFAULT CHARSET=utf8mb3');
   await conn.query("INSERT INTO `SequelizeMeta` VALUES ('20260719160000-rewrap-md5-passwords-bcrypt.js')");
 }
 

@@ -63,6 +63,7 @@ export function centralProfile(): TakeoverProfile {
     },
     async finish(ctx: TakeoverContext) {
       await refuseWideAccounts(ctx);
+      await reportSharedStaffNames(ctx);
       if (!ours) return;
       const { trx, notes } = ctx;
       await refuseUnknownPermissions(ctx, ours.permissions);
@@ -122,6 +123,20 @@ async function refuseWideAccounts({ trx, refuse }: TakeoverContext): Promise<voi
     await trx('tokens').where({ lmsuserid }).del();
     await trx('lmsusers').where({ lmsuserid }).del();
     refuse?.('lmsusers', lmsuserid, `narrowed to ${widest} schools or countries, more than ${MAX_NARROWING_IDS}`);
+  }
+}
+
+/**
+ * The original keeps no unique key on staff usernames and compares them ignoring case, as sign-in here does:
+ * accounts whose names differ only in case are all copied, and named for a person to rename all but one
+ * (sign-in takes whichever the database answers first, there as here).
+ */
+async function reportSharedStaffNames({ trx, notes }: TakeoverContext): Promise<void> {
+  const shared = (await trx('lmsusers').select(trx.raw('lower(lmsusername) as name')).count({ n: '*' })
+    .groupByRaw('lower(lmsusername)').havingRaw('count(*) > 1').orderBy('name')) as Row[];
+  for (const r of shared) {
+    const name = String(r.name);
+    notes.push(`lmsusers: ${Number(r.n)} accounts share the username ${name} (ignoring case): rename all but one`);
   }
 }
 

@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { pendingMigrations, type MigrationList } from '../migrator';
 import { createTables, type TableSpec } from '../tables';
 import { openSource, type Source, type SourceTable } from './source';
-import { Refusal, convert, type Change, type TargetKind } from './transform';
+import { Refusal, convert, lowerCaseId, type Change, type TargetKind } from './transform';
 
 /** Rows read from the source per query, and rows per recorded chunk of a table. */
 export const CHUNK_ROWS = 5000;
@@ -197,7 +197,8 @@ function parseHashes(text: string): Map<string, string> {
 function kindOf(spec: TableSpec | undefined, column: string, info: Knex.ColumnInfo): TargetKind {
   const type = spec?.columns.find((c) => c.name === column)?.type;
   if (type === 'boolean' || type === 'json' || type === 'timestamp') return type;
-  if (type === 'integer' || type === 'double' || type === 'increments') return 'number';
+  if (type === 'integer') return 'integer';
+  if (type === 'double' || type === 'increments') return 'number';
   if (type === 'string' || type === 'text') return 'text';
   const t = String(info.type).toLowerCase();
   if (t === 'boolean') return 'boolean';
@@ -205,6 +206,12 @@ function kindOf(spec: TableSpec | undefined, column: string, info: Knex.ColumnIn
   if (/timestamp|datetime/.test(t)) return 'timestamp';
   if (/int|double|float|real|numeric|decimal/.test(t)) return 'number';
   return 'text';
+}
+
+/** A column holding uuid ids of this service's rows: 36 characters, named `…id`. */
+function isIdColumn(spec: TableSpec, column: string): boolean {
+  const c = spec.columns.find((x) => x.name === column);
+  return c?.type === 'string' && c.length === 36 && column.endsWith('id');
 }
 
 /** The error's own message without the SQL text that Knex puts before it. */
@@ -221,7 +228,8 @@ interface Plan {
   spec: TableSpec;
   target: string;
   source: SourceTable;
-  columns: Array<{ name: string; sourceType: string; kind: TargetKind; nullable: boolean }>;
+  /** `id`: a 36-character id column, whose upper-case UUIDs the original's collation matched to lower-case ones. */
+  columns: Array<{ name: string; sourceType: string; kind: TargetKind; nullable: boolean; id: boolean }>;
   keyCols: string[];
   /** The source key the copy pages by, when the table has a one-column key. */
   pageKey?: string;
@@ -295,6 +303,7 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
         sourceType: c.dataType,
         kind: kindOf(spec, c.name, info[c.name]),
         nullable: info[c.name].nullable,
+        id: isIdColumn(spec, c.name),
       }));
       const dropped = st.columns.filter((c) => !(c.name in info)).map((c) => c.name);
       if (dropped.length) report.notes.push(`source columns with no place here, not copied: ${dropped.join(', ')}`);
@@ -387,7 +396,10 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
           const changes = new Set<Change>();
           const row: Record<string, unknown> = {};
           try {
-            for (const c of p.columns) row[c.name] = convert(raw[c.name], c.sourceType, c.kind, c.nullable, changes);
+            for (const c of p.columns) {
+              const v = convert(raw[c.name], c.sourceType, c.kind, c.nullable, changes);
+              row[c.name] = c.id ? lowerCaseId(v, changes) : v;
+            }
           } catch (err) {
             if (!(err instanceof Refusal)) throw err;
             refuse(p, key, err.reason);

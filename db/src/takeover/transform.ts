@@ -1,8 +1,12 @@
 /** How a target column stores its value; decides what a source value must become. */
-export type TargetKind = 'boolean' | 'json' | 'timestamp' | 'number' | 'text';
+export type TargetKind = 'boolean' | 'json' | 'timestamp' | 'number' | 'integer' | 'text';
+
+/** The range of this service's whole-number columns (PostgreSQL `integer`). */
+export const INTEGER_RANGE = [-2147483648, 2147483647] as const;
 
 /** What had to change in a value beyond its type (counted as "transformed" in the report). */
-export type Change = 'double-encoded JSON unwrapped' | 'decimal text read as a number' | 'zero date stored as NULL' | 'binary text read as UTF-8';
+export type Change = 'double-encoded JSON unwrapped' | 'decimal text read as a number' | 'zero date stored as NULL'
+  | 'binary text read as UTF-8' | 'upper-case id lower-cased';
 
 export class Refusal extends Error {
   constructor(readonly reason: string) {
@@ -50,6 +54,18 @@ export function unwrapJson(text: string): { json: string; unwrapped: boolean } {
   return { json: JSON.stringify(value), unwrapped };
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A uuid id in lower case. The original compares ids under a case-insensitive collation, so a row it wrote (or
+ * had written by hand) with an upper-case id joins its lower-case parent there; here ids compare exactly.
+ */
+export function lowerCaseId(value: unknown, changes: Set<Change>): unknown {
+  if (typeof value !== 'string' || !UUID.test(value) || value === value.toLowerCase()) return value;
+  changes.add('upper-case id lower-cased');
+  return value.toLowerCase();
+}
+
 /**
  * One source value as the target column takes it. Only what must change changes: 0/1 to booleans, DATETIME
  * text to ISO-8601 UTC, DECIMAL text to numbers, JSON text re-encoded once.
@@ -79,6 +95,15 @@ export function convert(value: unknown, sourceType: string, kind: TargetKind, nu
         changes.add('zero date stored as NULL');
       }
       return iso;
+    }
+    case 'integer': {
+      // The original's INT UNSIGNED columns hold up to 4294967295; PostgreSQL refuses more than INTEGER_RANGE
+      // and SQLite would take it: refused alike on both databases, with the limit named.
+      const n = convert(value, sourceType, 'number', nullable, changes) as number;
+      if (n < INTEGER_RANGE[0] || n > INTEGER_RANGE[1]) {
+        throw new Refusal(`${n} is beyond the whole numbers this service stores (${INTEGER_RANGE.join(' to ')})`);
+      }
+      return n;
     }
     case 'number':
       if (typeof value === 'number') return value;
