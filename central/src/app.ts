@@ -19,6 +19,8 @@ export function createApp(config: Config, deps: Deps): Express {
   const metrics = config.metricsToken ? new Metrics({ token: config.metricsToken, pool: () => poolStats(deps.db) }) : undefined;
   const given = deps.objects ?? configuredStore(config);
   const objects = metrics ? countingErrors(given, (operation) => metrics.objectStoreErrors.inc({ operation })) : given;
+  // What guards and handlers read, as they run: the deps given (with the counting store when metrics count).
+  const appDeps: Deps = metrics ? { ...deps, objects } : deps;
   const redis = deps.redis;
   const checks: ReadinessCheck[] = [
     { name: 'database', probe: () => probeDatabase(deps.db) },
@@ -49,10 +51,12 @@ export function createApp(config: Config, deps: Deps): Express {
     // The teacher's page for carrying the classroom's activity log to the cloud.
     pages: { '/sync-log': syncLogPage('central') },
     metrics,
-    tools: { ...deps, objects, config, mailer: mailerOf(config, deps) } satisfies CentralTools,
+    tools: (): CentralTools => ({
+      ...appDeps, objects: appDeps.objects ?? objects, config, mailer: mailerOf(config, appDeps),
+    }),
     locals: {
       config,
-      deps: metrics ? { ...deps, objects } : deps,
+      deps: appDeps,
       mailCounters: createMailCounters({ perClientPerHour: config.mailLinks.perClientPerHour, perAccountPerHour: config.mailLinks.perAccountPerHour, redis: deps.redis, logger: deps.logger }),
     },
   });

@@ -33,7 +33,7 @@ export function createApp(config: Config, deps: Deps): Express {
     // The teacher's page for carrying the classroom's activity log to the cloud.
     pages: { '/sync-log': syncLogPage('classroom') },
     metrics,
-    tools: { db: deps.db, logger: deps.logger, config } satisfies ClassroomTools,
+    tools: (): ClassroomTools => ({ db: deps.db, logger: deps.logger, config }),
     locals: { config, deps },
   });
 }

@@ -213,8 +213,12 @@ export interface RouteHandlerOptions {
    * be built (the service does not start).
    */
   scopes?: { resolve: ScopeResolver; names: readonly string[] };
-  /** What every handler's context carries besides the request (the database, the configuration...). */
-  tools?: object;
+  /**
+   * What every handler's context carries besides the request (the database, the configuration...), read
+   * for each request: a service whose dependencies change while it runs (a test's transaction) hands the
+   * current ones.
+   */
+  tools?: () => object;
 }
 
 /** A schema failure in the contract's words: each issue as `"<path>" <message>`, joined by ", ". */
@@ -252,11 +256,11 @@ function validator(input: RouteInput): RequestHandler {
   };
 }
 
-function runner<TCaller, TScope>(def: RouteDef<TCaller, TScope>, tools: object): RequestHandler {
+function runner<TCaller, TScope>(def: RouteDef<TCaller, TScope>, tools: () => object): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const data = await def.handler({
-        ...tools,
+        ...tools(),
         req,
         res,
         caller: res.locals.caller as TCaller,
@@ -277,6 +281,8 @@ function runner<TCaller, TScope>(def: RouteDef<TCaller, TScope>, tools: object):
     }
   };
 }
+
+const noTools = (): object => ({});
 
 /** The first path segment, lower-cased: '' for '/', 'curriculum' for '/Curriculum/all/'. */
 function firstSegment(path: string): string {
@@ -416,7 +422,7 @@ export function routeHandler<TCaller, TScope = unknown>(routes: ReadonlyArray<Ro
         // The scope is resolved once the caller passed its gate and its input is valid, so that a refused
         // or malformed request costs no look-up.
         ...scoping,
-        runner(def, o.tools ?? {}),
+        runner(def, o.tools ?? noTools),
       ]),
     });
   }
