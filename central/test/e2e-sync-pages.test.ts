@@ -276,11 +276,12 @@ describe('the log-sync pages in a browser', () => {
     }
 
     const { ctx, page, imports } = await uploadWithClock(central.origin);
+    // The account's turn is held by a running upload: central asks again within one lease (10 s).
     await expect.poll(() => page.locator('#upload-status').textContent())
-      .toBe('Central is busy with other uploads. It will try again by itself in 30 seconds.');
-    expect(await page.locator('#countdown').textContent()).toBe('Trying again in 30 s…');
-    await page.clock.runFor(10_000);
-    expect(await page.locator('#countdown').textContent()).toBe('Trying again in 20 s…');
+      .toBe('Central is busy with other uploads. It will try again by itself in 10 seconds.');
+    expect(await page.locator('#countdown').textContent()).toBe('Trying again in 10 s…');
+    await page.clock.runFor(5_000);
+    expect(await page.locator('#countdown').textContent()).toBe('Trying again in 5 s…');
 
     // The other upload ends; when the wait is over the page sends the file again, and it goes through.
     stalled.destroy();
@@ -288,7 +289,8 @@ describe('the log-sync pages in a browser', () => {
     await page.clock.runFor(21_000);
     await expect.poll(() => page.locator('#upload-status').textContent(), { timeout: 15_000 })
       .toBe('Nothing changed: central already had everything in this file.');
-    expect(imports).toEqual([429, 200]);
+    expect(imports.at(-1)).toBe(200);
+    expect(imports.slice(0, -1)).toEqual([429]);
     expect(await page.locator('#countdown').isHidden()).toBe(true);
     await ctx.close();
   });
