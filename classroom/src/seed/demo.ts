@@ -1,5 +1,8 @@
 import type { Knex } from '@lms/db';
-import { DEMO_DOCUMENTS, DEMO_IDS, DEMO_POINTS, DEMO_QUESTIONS, DEMO_TEXT, parseContentPackage, parseStudentsPackage, parseTeachersPackage } from '@lms/shared';
+import {
+  DEMO_DOCUMENTS, DEMO_IDS, DEMO_POINTS, DEMO_QUESTIONS, DEMO_TEXT, HttpError, parseContentPackage, parseStudentsPackage,
+  parseTeachersPackage,
+} from '@lms/shared';
 import { applyContent, applyStudents, applyTeachers } from '../areas/import/store';
 import { hashPassword } from '../auth/passwords';
 
@@ -149,8 +152,15 @@ export async function seedDemo(db: Knex): Promise<string[]> {
     });
   } catch (err) {
     const code = (err as { code?: string }).code;
-    if (code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
-      throw new Error('the demo curriculum replaces this classroom\'s curriculum, and a learner outside the demo still points at a grade, level or lesson it would remove; nothing was changed', { cause: err });
+    // The content import names the learners in the way (409) before the database's foreign keys would refuse it.
+    const inTheWay = err instanceof HttpError && err.status === 409;
+    if (inTheWay || code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY') {
+      throw new Error(
+        'the demo curriculum replaces this classroom\'s curriculum, and a learner outside the demo still points at '
+          + 'a grade, level or lesson it would remove; nothing was changed'
+          + (inTheWay ? ` (${(err as Error).message})` : ''),
+        { cause: err },
+      );
     }
     throw err;
   }
