@@ -401,7 +401,14 @@ async function restoreDatabase(t: BackupTarget, dir: string, m: Manifest): Promi
   await fsp.writeFile(listFile, toc.split('\n').filter((l) => !/^\d+;\s*\d+\s+\d+\s+SCHEMA\s/.test(l)).join('\n'));
   try {
     const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
-    const drops = (await tableNames(t.db)).map((n) => `DROP TABLE IF EXISTS ${q(schema)}.${q(n)} CASCADE;`).join('\n');
+    const tableDrops = (await tableNames(t.db)).map((n) => `DROP TABLE IF EXISTS ${q(schema)}.${q(n)} CASCADE;`);
+    // The schema's functions (the triggers' own) are in the dump too, so they go with the tables.
+    const fns = await t.db.raw(
+      `select p.proname as name, pg_get_function_identity_arguments(p.oid) as args from pg_proc p
+       join pg_namespace n on n.oid = p.pronamespace where n.nspname = ? and p.prokind = 'f'`, [schema]);
+    const fnDrops = (fns.rows as Array<{ name: string; args: string }>)
+      .map((f) => `DROP FUNCTION IF EXISTS ${q(schema)}.${q(f.name)}(${f.args}) CASCADE;`);
+    const drops = [...tableDrops, ...fnDrops].join('\n');
     const sqlStream = spawn('pg_restore', ['--no-owner', '--no-privileges', `--use-list=${listFile}`, '--file=-', file], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     const exited = new Promise<number | null>((resolve) => sqlStream.once('close', resolve));
     const script = Readable.from((async function* () {
