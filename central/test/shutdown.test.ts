@@ -126,7 +126,7 @@ describe.each(services)('graceful shutdown of the $name service', (svc) => {
       second = start();
       let stderr = '';
       second.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
-      const code = await Promise.race([exited(second), new Promise<string>((r) => setTimeout(() => r('still running'), 15_000))]);
+      const code = await Promise.race([exited(second), new Promise<string>((r) => setTimeout(() => r('still running'), 40_000))]);
       expect(code).toBe(1);
       expect(stderr).toContain(`cannot listen on 127.0.0.1:${port}: EADDRINUSE`);
       expect(await get(port)).toBe(200);
@@ -135,7 +135,7 @@ describe.each(services)('graceful shutdown of the $name service', (svc) => {
       for (const c of [first, second]) if (c && c.exitCode === null) c.kill('SIGKILL');
       fs.rmSync(logDir, { recursive: true, force: true });
     }
-  });
+  }, 60_000);
 
   it('with Redis unreachable at start, exits 1 within REDIS_START_TIMEOUT_SECONDS, naming Redis and the reason', async () => {
     const tdb = await svc.db();
@@ -153,7 +153,7 @@ describe.each(services)('graceful shutdown of the $name service', (svc) => {
     let stderr = '';
     child.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
     try {
-      const code = await Promise.race([exited(child), new Promise<string>((r) => setTimeout(() => r('still running'), 15_000))]);
+      const code = await Promise.race([exited(child), new Promise<string>((r) => setTimeout(() => r('still running'), 40_000))]);
       expect(code).toBe(1);
       expect(stderr).toContain(`cannot start: Redis at redis://:***@127.0.0.1:${redisPort} did not answer within 1 s (ECONNREFUSED)`);
       expect(stderr).not.toContain('pass-w0rd-x');

@@ -38,6 +38,9 @@ export function serve(o: ServeOptions): http.Server {
   server.once('error', (err: NodeJS.ErrnoException) => {
     o.logger.fatal({ err, host: o.host ?? '*', port: o.port }, `${o.name} cannot listen on ${where}: ${err.message}`);
     process.stderr.write(`${o.name} cannot listen on ${where}: ${err.code ?? err.message}\n`);
+    // Resources are released if they can be within a few seconds; a pool that hangs must not keep alive
+    // a process that has no socket.
+    setTimeout(() => process.exit(1), 3000).unref();
     void Promise.allSettled(o.close.map((c) => c())).finally(() => process.exit(1));
   });
   server.once('listening', () => {
