@@ -69,11 +69,11 @@ test: build
 	env -u TEST_DATABASE_URL LMS_TEST_PASS=sqlite npx vitest run; \
 	if [ -n "$${TEST_DATABASE_URL:-}" ]; then echo "== tests on PostgreSQL"; npx vitest run; fi
 
-# deploy/README.md: Caddy (TLS) in front of two central instances and a classroom server on PostgreSQL, Redis
+# deploy/README.md: Caddy (TLS) and HAProxy in front of two central instances and a classroom server on PostgreSQL, Redis
 # and an S3-compatible store, on loopback; installs Caddy, PostgreSQL and Redis when absent.
 deploy-test: build
 	@set -euo pipefail; \
-	bash scripts/ci/ensure-caddy.sh; \
+	bash scripts/ci/ensure-caddy.sh; bash scripts/ci/ensure-haproxy.sh; \
 	eval "$$(bash scripts/ci/ensure-services.sh)"; \
 	TEST_DATABASE_URL="$${DEPLOY_TEST_DATABASE_URL:-$$TEST_DATABASE_URL}" TEST_REDIS_URL="$${DEPLOY_TEST_REDIS_URL:-$$TEST_REDIS_URL}" \
 	node scripts/dist/deploy-test/index.js
@@ -100,7 +100,7 @@ box-test-arm64: build
 # podman behind Caddy; installs podman, buildah, runc and podman-compose when absent (scripts/ci/ensure-podman.sh).
 image-test: build
 	@set -euo pipefail; \
-	bash scripts/ci/ensure-caddy.sh; \
+	bash scripts/ci/ensure-caddy.sh; bash scripts/ci/ensure-haproxy.sh; \
 	eval "$$(bash scripts/ci/ensure-services.sh)"; \
 	TEST_DATABASE_URL="$${DEPLOY_TEST_DATABASE_URL:-$$TEST_DATABASE_URL}" TEST_REDIS_URL="$${DEPLOY_TEST_REDIS_URL:-$$TEST_REDIS_URL}" \
 	node scripts/dist/image-test/index.js

@@ -1,12 +1,17 @@
 /**
  * `make deploy-test`: the operator's kit in deploy/ run on one machine, as processes on loopback. Caddy
- * (deploy/Caddyfile, with `tls internal`) in front of two central instances (started as
+ * (deploy/Caddyfile, with `tls internal`) and HAProxy (deploy/haproxy.cfg) in front of two central instances
+ * (started as
  * deploy/systemd/lms-central@.service starts them, with deploy/central.env.example's settings) and one
  * classroom server, on PostgreSQL, Redis and an S3-compatible store (s3rver). Everything goes through Caddy
- * over TLS. Prints a table of the checks and exits 1 when any failed.
+ * over TLS. Write traffic (log imports by two teachers, enrolment, sign-ins, quiz submissions) runs through
+ * the proxies while one instance is killed, the object store stops, and the instances restart; afterwards
+ * every acknowledged write is looked up in the databases. Prints a table of the checks and exits 1 when any
+ * failed.
  *
  * Needs DEPLOY_TEST_DATABASE_URL (or TEST_DATABASE_URL): a PostgreSQL role allowed to create databases;
- * DEPLOY_TEST_REDIS_URL (or TEST_REDIS_URL); `caddy` on the PATH (scripts/ci/ensure-caddy.sh).
+ * DEPLOY_TEST_REDIS_URL (or TEST_REDIS_URL); `caddy` and `haproxy` on the PATH (scripts/ci/ensure-caddy.sh,
+ * scripts/ci/ensure-haproxy.sh).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -20,6 +25,7 @@ import path from 'node:path';
 import knexFactory from 'knex';
 import { DEMO_IDS } from '@lms/shared';
 import { repoRoot } from '@lms/db';
+import { describeFailures, describeTraffic, newLedger, startTraffic, type Send, type Traffic } from './traffic';
 
 interface Check { name: string; ok: boolean; ms: number; detail: string }
 
@@ -117,7 +123,12 @@ async function mustRun(argv: string[], env: NodeJS.ProcessEnv): Promise<string> 
   return r.stdout.trim();
 }
 
-interface Reply { status: number; body: Buffer; json(): { error?: boolean; data?: unknown; errormessage?: string } }
+interface Reply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+  json(): { error?: boolean; data?: unknown; errormessage?: string };
+}
 
 /** One HTTPS client trusting Caddy's local CA, keeping connections alive as a browser would. */
 function client(ca: string) {
@@ -129,7 +140,7 @@ function client(ca: string) {
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const body = Buffer.concat(chunks);
-          resolve({ status: res.statusCode ?? 0, body, json: () => JSON.parse(body.toString()) });
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body.toString()) });
         });
         res.on('error', reject);
       });
@@ -166,36 +177,6 @@ function plainGet(port: number, p: string): Promise<number> {
     });
     req.on('error', reject);
   });
-}
-
-/** A client loop: `concurrency` workers sending the given requests until stopped; counts what failed. */
-function loadLoop(send: (i: number) => Promise<Reply>, concurrency: number) {
-  let stopped = false;
-  let inFlight = 0;
-  let sent = 0;
-  const failures: string[] = [];
-  const workers = Array.from({ length: concurrency }, async (_, w) => {
-    let i = w;
-    while (!stopped) {
-      inFlight += 1;
-      sent += 1;
-      try {
-        const r = await send(i);
-        if (r.status !== 200) failures.push(`HTTP ${r.status}`);
-      } catch (err) {
-        failures.push((err as Error).message);
-      } finally {
-        inFlight -= 1;
-      }
-      i += concurrency;
-    }
-  });
-  return {
-    get inFlight() { return inFlight; },
-    get sent() { return sent; },
-    failures,
-    async stop() { stopped = true; await Promise.all(workers); },
-  };
 }
 
 function multipart(field: string, filename: string, type: string, bytes: Buffer): { body: Buffer; contentType: string } {
@@ -235,14 +216,19 @@ async function main(): Promise<number> {
   const dbUrl = (name: string) => { const u = new URL(adminUrl); u.pathname = `/${name}`; return u.toString(); };
   const node = process.execPath;
   let failed = false;
-  const ports = { central: [await freePort(), await freePort()], classroom: await freePort(), s3: await freePort(), site: await freePort(), classroomSite: await freePort(), http: await freePort() };
+  const ports = {
+    central: [await freePort(), await freePort()], classroom: await freePort(), s3: await freePort(),
+    site: await freePort(), classroomSite: await freePort(), http: await freePort(),
+    haproxy: { central: await freePort(), classroom: await freePort(), stats: await freePort() },
+  };
 
   try {
     // ---- the machine: databases, S3, Caddy's certificates ------------------------------------------------
     await admin.raw(`CREATE DATABASE ${tag}_central`);
     await admin.raw(`CREATE DATABASE ${tag}_classroom`);
-    const s3 = start('s3rver', [node, path.join(repoRoot, 'node_modules', 's3rver', 'bin', 's3rver.js'), '-d', path.join(tmp, 's3'), '-a', '127.0.0.1', '-p', String(ports.s3), '--silent'], process.env, tmp, logs);
-    void s3;
+    const s3rver = [node, path.join(repoRoot, 'node_modules', 's3rver', 'bin', 's3rver.js'),
+      '-d', path.join(tmp, 's3'), '-a', '127.0.0.1', '-p', String(ports.s3), '--silent'];
+    let s3 = start('s3rver', s3rver, process.env, tmp, logs);
     // A Redis database of its own (rate-limit counters and revocation messages of this run only).
     const redisUrl = `${redisBase.replace(/\/\d*$/, '')}/${8 + crypto.randomInt(8)}`;
 
@@ -284,25 +270,46 @@ async function main(): Promise<number> {
       return (await plainGet(port, '/readyz')) === 200;
     });
 
+    let classroomProc: Proc | undefined;
+    const startClassroom = () => {
+      classroomProc = start('classroom', [node, 'classroom/dist/server.js'],
+        envOf({ ...classroomEnv, MALLOC_MMAP_THRESHOLD_: '1048576' }), repoRoot, logs);
+      return classroomProc;
+    };
     let caddyCa = '';
     const site = `https://localhost:${ports.site}`;
     const classroomSite = `https://localhost:${ports.classroomSite}`;
 
-    const up = await check('services start: PostgreSQL, Redis, S3, 2 central, 1 classroom, Caddy', async () => {
+    const up = await check('services start: PostgreSQL, Redis, S3, 2 central, 1 classroom, HAProxy, Caddy', async () => {
       const migrated = [await centralCli(['migrate']), await classroomCli(['migrate'])];
       // Demo accounts and curriculum (the seed runs only outside production; the services below run in production).
       await centralCli(['seed-demo'], { NODE_ENV: 'test' });
       await classroomCli(['seed-demo'], { NODE_ENV: 'test' });
       startCentral(0);
       startCentral(1);
-      const classroomProc = start('classroom', [node, 'classroom/dist/server.js'], envOf({ ...classroomEnv, MALLOC_MMAP_THRESHOLD_: '1048576' }), repoRoot, logs);
-      await Promise.all([ready(ports.central[0], centrals[0]), ready(ports.central[1], centrals[1]), ready(ports.classroom, classroomProc)]);
+      const classroom = startClassroom();
+      await Promise.all([
+        ready(ports.central[0], centrals[0]), ready(ports.central[1], centrals[1]), ready(ports.classroom, classroom),
+      ]);
+      const haproxy = start('haproxy', ['haproxy', '-f', path.join(deploy, 'haproxy.cfg')], {
+        PATH: process.env.PATH, HOME: tmp,
+        LMS_HAPROXY_LOG: 'stdout', LMS_HAPROXY_SOCKET: path.join(tmp, 'haproxy.sock'),
+        LMS_HAPROXY_STATS: `127.0.0.1:${ports.haproxy.stats}`,
+        LMS_HAPROXY_CENTRAL: `127.0.0.1:${ports.haproxy.central}`,
+        LMS_HAPROXY_CLASSROOM: `127.0.0.1:${ports.haproxy.classroom}`,
+        LMS_CENTRAL_1: `127.0.0.1:${ports.central[0]}`, LMS_CENTRAL_2: `127.0.0.1:${ports.central[1]}`,
+        LMS_CLASSROOM_1: `127.0.0.1:${ports.classroom}`,
+      }, tmp, logs);
+      await waitFor('HAProxy', 10_000, async () => {
+        if (haproxy.child.exitCode !== null) throw new Error(`haproxy exited ${haproxy.child.exitCode}: ${fs.readFileSync(haproxy.log, 'utf8').slice(-400)}`);
+        return (await plainGet(ports.haproxy.central, '/readyz')) === 200;
+      });
       const xdg = path.join(tmp, 'caddy');
       start('caddy', ['caddy', 'run', '--config', path.join(deploy, 'Caddyfile'), '--adapter', 'caddyfile'], {
         PATH: process.env.PATH, HOME: tmp, XDG_DATA_HOME: path.join(xdg, 'data'), XDG_CONFIG_HOME: path.join(xdg, 'config'),
         LMS_SITE: site, LMS_CLASSROOM_SITE: classroomSite,
-        LMS_CENTRAL_UPSTREAMS: ports.central.map((p) => `127.0.0.1:${p}`).join(' '),
-        LMS_CLASSROOM_UPSTREAMS: `127.0.0.1:${ports.classroom}`,
+        LMS_CENTRAL_UPSTREAMS: `127.0.0.1:${ports.haproxy.central}`,
+        LMS_CLASSROOM_UPSTREAMS: `127.0.0.1:${ports.haproxy.classroom}`,
         LMS_TLS: 'tls internal',
         LMS_CADDY_GLOBAL: `admin off\nskip_install_trust\nhttp_port ${ports.http}\nauto_https disable_redirects`,
       }, tmp, logs);
@@ -380,47 +387,160 @@ async function main(): Promise<number> {
       return `quiz taken on the classroom; sync-log through Caddy imported ${rows || 'the log'}; the attempt is in central's /student/stats`;
     });
 
-    // ---- availability: the same client loop for the kill and the rolling upgrade ----------------------------
-    const loopClient = client(caddyCa);
-    const send = (i: number) => (i % 2 === 0
-      ? loopClient(`${site}/media/${doc1.name}`)
-      : loopClient(`${site}/student/stats/${learner.studentid}/quiz`, { headers: auth() }));
+    // ---- availability under write traffic ------------------------------------------------------------------
+    const json = { 'Content-Type': 'application/json' };
+    const teacher2 = { schoolusername: `dteach${crypto.randomBytes(3).toString('hex')}`, password: `T${crypto.randomBytes(6).toString('hex')}` };
+    const trafficClient = client(caddyCa);
+    const send: Send = (url, o) => trafficClient(url, o);
+    const ledger = newLedger();
+    let trafficSetup: Parameters<typeof startTraffic>[0] | undefined;
+    await check('write traffic through the proxies: two teachers, an administrator, a learner', async () => {
+      const made = await get(`${site}/teacher/create`, {
+        method: 'POST', headers: { ...json, ...auth() },
+        body: JSON.stringify({ schoolname: DEMO_IDS.schoolname, teachers: [{ schoolusername: teacher2.schoolusername, schooluserpasswordhash: teacher2.password }] }),
+      });
+      if (made.status !== 200) throw new Error(`POST /teacher/create answered ${made.status}: ${made.body.toString().slice(0, 200)}`);
+      const schoolSignIn = async (lmsusername: string, lmsuserpassword: string) => {
+        const r = await get(`${site}/auth/school/login`, { method: 'POST', headers: json, body: JSON.stringify({ lmsusername, lmsuserpassword }) });
+        if (r.status !== 200) throw new Error(`school sign-in of ${lmsusername} answered ${r.status}`);
+        return (r.json().data as { accessToken: string }).accessToken;
+      };
+      const learnerLogin = await get(`${classroomSite}/auth/login`, {
+        method: 'POST', headers: json, body: JSON.stringify({ studentusername: learner.schoolusername, studentpassword: DEMO_IDS.password }),
+      });
+      if (learnerLogin.status !== 200) throw new Error(`learner sign-in on the classroom answered ${learnerLogin.status}`);
+      trafficSetup = {
+        site, classroomSite, send, ledger,
+        teacherTokens: [await schoolSignIn(teacher, DEMO_IDS.password), await schoolSignIn(teacher2.schoolusername, teacher2.password)],
+        adminToken: token, adminSignIn: { lmsusername: 'superadmin@superadmin.com', lmsuserpassword: password },
+        learnerToken: (learnerLogin.json().data as { accessToken: string }).accessToken,
+        learner, lesson: DEMO_IDS.lessons[1], mediaPath: `/media/${doc1.name}`,
+        enrol: { schoolid: DEMO_IDS.schoolid, standardid: DEMO_IDS.standardid, curriculumid: DEMO_IDS.curriculumid, countryname: DEMO_IDS.countryname },
+      };
+      const t = startTraffic(trafficSetup);
+      await sleep(5000);
+      await t.stop();
+      if (t.failures.length) throw new Error(`${describeTraffic(t)}, ${describeFailures(t.failures)}`);
+      return `${describeTraffic(t)} in 5 s, 0 failed`;
+    });
+    const traffic = (o: { reads?: boolean } = {}): Traffic => {
+      if (!trafficSetup) throw new Error('the write traffic could not be set up');
+      return startTraffic(trafficSetup, o);
+    };
+    const summary = (t: Traffic) => `${describeTraffic(t)}, ${describeFailures(t.failures)}${t.waits ? `, ${t.waits} import(s) asked to wait (Retry-After) and sent again` : ''}`;
 
-    await check('kill one central instance under a client loop', async () => {
-      const loop = loadLoop(send, 4);
-      await sleep(2000);
-      const inFlight = loop.inFlight;
+    await check('kill -9 of one central instance under write traffic', async () => {
+      const t = traffic();
+      await sleep(3000);
+      const inFlight = t.inFlight;
       centrals[0].child.kill('SIGKILL');
       await centrals[0].exited;
-      await sleep(4000);
-      await loop.stop();
+      await sleep(2000);
       startCentral(0);
       await ready(ports.central[0], centrals[0]);
-      if (loop.failures.length > inFlight) throw new Error(`${loop.failures.length} of ${loop.sent} failed, more than the ${inFlight} in flight at the kill: ${loop.failures.slice(0, 3).join('; ')}`);
-      return `${loop.sent} requests, ${loop.failures.length} failed (at most the ${inFlight} in flight at the kill may)`;
+      await sleep(3000);
+      await t.stop();
+      if (t.failures.length > inFlight) {
+        throw new Error(`${summary(t)}: more than the ${inFlight} request(s) in flight at the kill`);
+      }
+      return `${summary(t)} (at most the ${inFlight} in flight at the kill may fail)`;
     });
 
-    await check('upgrade by rolling restart under the client loop', async () => {
-      // Caddy's active check (1 s) puts the restarted instance back before the next one stops.
-      await sleep(2500);
-      const loop = loadLoop(send, 4);
-      await sleep(1000);
-      const migrated = await centralCli(['migrate']);
+    await check('object store stopped for 10 s under write traffic: sign-ins and enrolment answer 200', async () => {
+      const t = traffic({ reads: false });
+      await sleep(2000);
+      s3.child.kill('SIGTERM');
+      await s3.exited;
+      const readyz = await plainGet(ports.central[0], '/readyz');
+      const during = lastAnswer;
+      await sleep(10_000);
+      s3 = start('s3rver', s3rver, process.env, tmp, logs);
+      await waitFor('the object store', 20_000, async () => (await plainGet(ports.s3, '/')) > 0);
+      // An import that waited during the outage goes through once the store is back (Retry-After ≤ 10 s).
+      await sleep(12_000);
+      await t.stop();
+      if (readyz !== 200) throw new Error(`/readyz of an instance answered ${readyz} during the outage: ${during}`);
+      if (t.failures.length) throw new Error(summary(t));
+      if (!t.sent['sign-in'] || !t.sent.enrol) throw new Error(`no sign-in or enrolment was sent: ${summary(t)}`);
+      return `${summary(t)}; /readyz 200 during the outage (${during.trim().slice(0, 80)})`;
+    });
+
+    await check('rolling restart of the central instances under write traffic', async () => {
+      const t = traffic();
+      await sleep(2000);
       for (const i of [0, 1]) {
         centrals[i].child.kill('SIGTERM');
         const code = await centrals[i].exited;
         if (code !== 0) throw new Error(`instance ${ports.central[i]} exited ${code} on SIGTERM`);
         startCentral(i);
         await ready(ports.central[i], centrals[i]);
-        await sleep(2500);
+        // HAProxy takes it back after two good checks (0.5 s apart).
+        await sleep(2000);
       }
       await sleep(1000);
-      await loop.stop();
-      if (loop.failures.length) throw new Error(`${loop.failures.length} of ${loop.sent} failed: ${loop.failures.slice(0, 3).join('; ')}`);
-      return `${migrated}; both instances restarted one by one: ${loop.sent} requests, 0 failed`;
+      await t.stop();
+      if (t.failures.length) throw new Error(summary(t));
+      return `both instances restarted one by one: ${summary(t)}`;
     });
 
-    await check('monitoring: /readyz and /metrics of each instance, no /metrics through Caddy', async () => {
+    await check('restart of the classroom server under write traffic: no submission refused', async () => {
+      const t = traffic();
+      await sleep(2000);
+      const classroom = classroomProc!;
+      classroom.child.kill('SIGTERM');
+      const code = await classroom.exited;
+      if (code !== 0) throw new Error(`the classroom server exited ${code} on SIGTERM`);
+      const down = Date.now();
+      const restarted = startClassroom();
+      await ready(ports.classroom, restarted);
+      const downMs = Date.now() - down;
+      await sleep(2000);
+      await t.stop();
+      if (t.failures.length) throw new Error(summary(t));
+      return `${summary(t)}; down ${(downMs / 1000).toFixed(1)} s, submissions sent meanwhile waited in HAProxy`;
+    });
+
+    await check('every acknowledged write is in the databases, no refused one is', async () => {
+      const central = knexFactory({ client: 'pg', connection: centralEnv.DATABASE_URL, pool: { min: 0, max: 1 } });
+      const classroomDb = knexFactory({ client: 'pg', connection: classroomEnv.DATABASE_URL, pool: { min: 0, max: 1 } });
+      try {
+        const present = async (db: typeof central, table: string, column: string, values: string[]) => {
+          const found = new Set<string>();
+          for (let k = 0; k < values.length; k += 500) {
+            for (const r of await db(table).whereIn(column, values.slice(k, k + 500)).select(column)) found.add(String(r[column]));
+          }
+          return found;
+        };
+        const problems: string[] = [];
+        const rows = ledger.importRows;
+        const rowsIn = await present(central, 'studentactives', 'studentactiveid', [...rows.acked, ...rows.refused]);
+        const learnersIn = await present(central, 'schoolusers', 'schoolusername', [...ledger.learners.acked, ...ledger.learners.refused]);
+        const startedIn = new Set((await classroomDb('studentprogress').where({ studentid: learner.studentid }).select('starttime'))
+          .map((r: { starttime: Date | string }) => new Date(r.starttime).getTime()));
+        const missing = (acked: Array<string | number>, found: Set<string | number>) => acked.filter((v) => !found.has(v)).length;
+        const extra = (refused: Array<string | number>, found: Set<string | number>) => refused.filter((v) => found.has(v)).length;
+        const tally = [
+          ['import rows', rows.acked, rows.refused, rows.doubt, rowsIn],
+          ['learners enrolled', ledger.learners.acked, ledger.learners.refused, ledger.learners.doubt, learnersIn],
+          ['quiz submissions', ledger.submissions.acked, ledger.submissions.refused, ledger.submissions.doubt, startedIn],
+        ] as const;
+        const said: string[] = [];
+        for (const [what, acked, refused, doubt, found] of tally) {
+          const m = missing([...acked], found as Set<string | number>);
+          const x = extra([...refused], found as Set<string | number>);
+          if (m) problems.push(`${m} acknowledged ${what} missing`);
+          if (x) problems.push(`${x} refused ${what} written`);
+          said.push(`${what}: ${acked.length.toLocaleString('en-US')} acknowledged, all present; ${refused.length} refused, none written${doubt.length ? `; ${doubt.length} cut off (either)` : ''}`);
+        }
+        if (problems.length) throw new Error(problems.join('; '));
+        return said.join('; ');
+      } finally {
+        await central.destroy();
+        await classroomDb.destroy();
+      }
+    });
+
+    await check('monitoring: /readyz and /metrics of each instance and of HAProxy, no /metrics through Caddy', async () => {
       const seen: string[] = [];
       for (const port of ports.central) {
         if ((await plainGet(port, '/readyz')) !== 200) throw new Error(`/readyz of ${port}: ${lastAnswer}`);
@@ -436,7 +556,18 @@ async function main(): Promise<number> {
       }
       const outside = await get(`${site}/metrics`, { headers: { Authorization: `Bearer ${centralEnv.METRICS_TOKEN}` } });
       if (outside.status !== 404) throw new Error(`${site}/metrics answered ${outside.status}`);
-      return `both instances ready; /metrics with the token: ${seen.join(', ')}; ${site}/metrics: 404`;
+      const proxy = await new Promise<string>((resolve, reject) => {
+        http.get({ host: '127.0.0.1', port: ports.haproxy.stats, path: '/metrics' }, (res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => { body += d.toString(); });
+          res.on('end', () => resolve(body));
+        }).on('error', reject);
+      });
+      const retried = /^haproxy_backend_retry_warnings_total\{proxy="central"\} (\d+)/m.exec(proxy)?.[1];
+      const own5xx = /^haproxy_frontend_http_responses_total\{proxy="central",code="5xx"\} (\d+)/m.exec(proxy)?.[1];
+      if (retried === undefined || own5xx === undefined) throw new Error('HAProxy\'s /metrics lacks its retry and 5xx counters');
+      return `both instances ready; /metrics with the token: ${seen.join(', ')}; ${site}/metrics: 404; `
+        + `HAProxy /metrics: ${retried} connection(s) retried on another instance, ${own5xx} 5xx answers on the central site`;
     });
 
     await check('back up, change data, restore: exactly the backed-up data', async () => {
@@ -460,8 +591,17 @@ async function main(): Promise<number> {
 
       const refused = await run([node, 'central/dist/cli.js', 'restore', '--from', path.join(dir, 'central')], envOf(centralEnv));
       if (refused.code !== 2) throw new Error(`restore without --yes exited ${refused.code}`);
+      // deploy/README.md: the instances are stopped for a restore, and started again after it.
+      for (const i of [0, 1]) centrals[i].child.kill('SIGTERM');
+      classroomProc!.child.kill('SIGTERM');
+      await Promise.all([centrals[0].exited, centrals[1].exited, classroomProc!.exited]);
       const restored = await centralCli(['restore', '--from', path.join(dir, 'central'), '--yes']);
       await classroomCli(['restore', '--from', path.join(dir, 'classroom'), '--yes']);
+      startCentral(0);
+      startCentral(1);
+      const classroom = startClassroom();
+      await Promise.all([ready(ports.central[0], centrals[0]), ready(ports.central[1], centrals[1]), ready(ports.classroom, classroom)]);
+      await waitFor('central through the proxies', 10_000, async () => (await get(`${site}/readyz`)).status === 200);
       const statsNow = await attempts();
       const one = await readBack(doc1);
       const two = await get(`${site}/media/${doc2.name}`);
