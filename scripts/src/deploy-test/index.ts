@@ -25,6 +25,7 @@ import path from 'node:path';
 import knexFactory from 'knex';
 import { DEMO_IDS } from '@lms/shared';
 import { repoRoot } from '@lms/db';
+import { buildRelease, newestRelease, removeRelease, type Release } from './release';
 import { describeFailures, describeTraffic, newLedger, startTraffic, type Send, type Traffic } from './traffic';
 
 interface Check { name: string; ok: boolean; ms: number; detail: string }
@@ -117,8 +118,8 @@ function run(argv: string[], env: NodeJS.ProcessEnv, cwd = repoRoot): Promise<{ 
   });
 }
 
-async function mustRun(argv: string[], env: NodeJS.ProcessEnv): Promise<string> {
-  const r = await run(argv, env);
+async function mustRun(argv: string[], env: NodeJS.ProcessEnv, cwd = repoRoot): Promise<string> {
+  const r = await run(argv, env, cwd);
   if (r.code !== 0) throw new Error(`${argv.slice(1, 3).join(' ')} exited ${r.code}: ${(r.stderr || r.stdout).trim().slice(0, 400)}`);
   return r.stdout.trim();
 }
@@ -255,15 +256,34 @@ async function main(): Promise<number> {
       REDIS_URL: redisUrl, RATE_LIMIT_MAX: '1000000', LOG_LEVEL: 'info',
     };
     const envOf = (e: Record<string, string>) => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmp, ...e });
-    const centralCli = (args: string[], extra: Record<string, string> = {}) => mustRun([node, 'central/dist/cli.js', ...args], envOf({ ...centralEnv, ...extra }));
-    const classroomCli = (args: string[], extra: Record<string, string> = {}) => mustRun([node, 'classroom/dist/cli.js', ...args], envOf({ ...classroomEnv, ...extra }));
+    const centralCli = (args: string[], extra: Record<string, string> = {}, root = repoRoot) =>
+      mustRun([node, 'central/dist/cli.js', ...args], envOf({ ...centralEnv, ...extra }), root);
+    const classroomCli = (args: string[], extra: Record<string, string> = {}, root = repoRoot) =>
+      mustRun([node, 'classroom/dist/cli.js', ...args], envOf({ ...classroomEnv, ...extra }), root);
+
+    // The previous release, built from git: the kit starts on it and is upgraded to this tree under traffic.
+    let release: Release | undefined;
+    let noRelease = '';
+    await check('the previous release, built from git', async () => {
+      const found = await newestRelease(repoRoot);
+      if (typeof found === 'string') {
+        noRelease = found;
+        return `none: ${found}; the upgrade below restarts this tree's build`;
+      }
+      const t0 = Date.now();
+      const built = await buildRelease(repoRoot, found, path.join(tmp, 'release'));
+      release = built;
+      return `${found.name} (${found.commit.slice(0, 7)}) checked out and built in ${((Date.now() - t0) / 1000).toFixed(0)} s, ${built.how}`;
+    });
+    // Where each service's running code comes from: the release until the upgrade, this tree after it.
+    const codeOf = { central: [release?.root ?? repoRoot, release?.root ?? repoRoot], classroom: release?.root ?? repoRoot };
 
     const unitFile = path.join(deploy, 'systemd', 'lms-central@.service');
     const centrals: Proc[] = [];
     const startCentral = (i: number) => {
       const unit = readUnit(unitFile, String(ports.central[i]));
       const argv = unit.argv.map((a) => (a === '/usr/bin/node' ? node : a));
-      centrals[i] = start(`central-${ports.central[i]}`, argv, envOf({ ...centralEnv, ...unit.env }), repoRoot, logs);
+      centrals[i] = start(`central-${ports.central[i]}`, argv, envOf({ ...centralEnv, ...unit.env }), codeOf.central[i], logs);
     };
     const ready = (port: number, proc?: Proc) => waitFor(`the instance on ${port}`, 30_000, async () => {
       if (proc && proc.child.exitCode !== null) throw new Error(`the process on ${port} exited ${proc.child.exitCode}: ${fs.readFileSync(proc.log, 'utf8').trim().slice(-400)}`);
@@ -273,7 +293,7 @@ async function main(): Promise<number> {
     let classroomProc: Proc | undefined;
     const startClassroom = () => {
       classroomProc = start('classroom', [node, 'classroom/dist/server.js'],
-        envOf({ ...classroomEnv, MALLOC_MMAP_THRESHOLD_: '1048576' }), repoRoot, logs);
+        envOf({ ...classroomEnv, MALLOC_MMAP_THRESHOLD_: '1048576' }), codeOf.classroom, logs);
       return classroomProc;
     };
     let caddyCa = '';
@@ -281,10 +301,11 @@ async function main(): Promise<number> {
     const classroomSite = `https://localhost:${ports.classroomSite}`;
 
     const up = await check('services start: PostgreSQL, Redis, S3, 2 central, 1 classroom, HAProxy, Caddy', async () => {
-      const migrated = [await centralCli(['migrate']), await classroomCli(['migrate'])];
+      const root = release?.root ?? repoRoot;
+      const migrated = [await centralCli(['migrate'], {}, root), await classroomCli(['migrate'], {}, root)];
       // Demo accounts and curriculum (the seed runs only outside production; the services below run in production).
-      await centralCli(['seed-demo'], { NODE_ENV: 'test' });
-      await classroomCli(['seed-demo'], { NODE_ENV: 'test' });
+      await centralCli(['seed-demo'], { NODE_ENV: 'test' }, root);
+      await classroomCli(['seed-demo'], { NODE_ENV: 'test' }, root);
       startCentral(0);
       startCentral(1);
       const classroom = startClassroom();
@@ -316,7 +337,8 @@ async function main(): Promise<number> {
       const rootCrt = path.join(xdg, 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt');
       await waitFor('Caddy\'s local CA', 30_000, async () => fs.existsSync(rootCrt));
       caddyCa = await fsp.readFile(rootCrt, 'utf8');
-      return migrated.map((m) => `${m.split(':')[0]}: ${m.split(',').length} migrations applied`).join(', ');
+      const on = release ? `${release.name}: ` : '';
+      return on + migrated.map((m) => `${m.split(':')[0]}: ${m.split(',').length} migrations applied`).join(', ');
     });
     if (!up) throw new Error('the services did not start');
     const get = client(caddyCa);
@@ -428,6 +450,32 @@ async function main(): Promise<number> {
       return startTraffic(trafficSetup, o);
     };
     const summary = (t: Traffic) => `${describeTraffic(t)}, ${describeFailures(t.failures)}${t.waits ? `, ${t.waits} import(s) asked to wait (Retry-After) and sent again` : ''}`;
+
+    await check('upgrade from the previous release under write traffic: migrate, then restart one by one', async () => {
+      const t = traffic();
+      await sleep(2000);
+      // deploy/README.md, "Upgrading": the new build's migrations first, while the previous release serves.
+      const migrated = [await centralCli(['migrate']), await classroomCli(['migrate'])];
+      await sleep(2000);
+      for (const i of [0, 1]) {
+        centrals[i].child.kill('SIGTERM');
+        const code = await centrals[i].exited;
+        if (code !== 0) throw new Error(`instance ${ports.central[i]} exited ${code} on SIGTERM`);
+        codeOf.central[i] = repoRoot;
+        startCentral(i);
+        await ready(ports.central[i], centrals[i]);
+        await sleep(2000);
+      }
+      classroomProc!.child.kill('SIGTERM');
+      if ((await classroomProc!.exited) !== 0) throw new Error('the classroom server did not exit 0 on SIGTERM');
+      codeOf.classroom = repoRoot;
+      await ready(ports.classroom, startClassroom());
+      await sleep(2000);
+      await t.stop();
+      if (t.failures.length) throw new Error(summary(t));
+      const from = release ? `${release.name} to this tree` : `this tree restarted (${noRelease})`;
+      return `${from}; ${migrated.map((m) => m.split('\n')[0]).join('; ')}; ${summary(t)}`;
+    });
 
     await check('kill -9 of one central instance under write traffic', async () => {
       const t = traffic();
@@ -618,6 +666,7 @@ async function main(): Promise<number> {
     await sleep(500);
     for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
     await sleep(200);
+    await removeRelease(repoRoot, path.join(tmp, 'release'));
     try {
       await admin.raw(`DROP DATABASE IF EXISTS ${tag}_central WITH (FORCE)`);
       await admin.raw(`DROP DATABASE IF EXISTS ${tag}_classroom WITH (FORCE)`);
