@@ -296,6 +296,7 @@ async function main(): Promise<number> {
     http: await freePort(),
     hostCentral: await freePort(),
     hostClassroom: await freePort(),
+    haproxy: { central: await freePort(), classroom: await freePort(), stats: await freePort() },
   };
   const env: NodeJS.ProcessEnv = { ...process.env };
   const composeFile = path.join(tmp, 'compose.json');
@@ -527,7 +528,29 @@ async function main(): Promise<number> {
     });
 
     let ca = '';
-    await check('Caddy (deploy/Caddyfile, host package) in front of the containers, TLS', async () => {
+    const proxies = 'HAProxy and Caddy (deploy/haproxy.cfg, deploy/Caddyfile, host packages) before the containers';
+    await check(proxies, async () => {
+      const haproxy = start(
+        'haproxy',
+        ['haproxy', '-f', path.join(repoRoot, 'deploy', 'haproxy.cfg')],
+        {
+          PATH: process.env.PATH,
+          HOME: tmp,
+          LMS_HAPROXY_LOG: 'stdout',
+          LMS_HAPROXY_SOCKET: path.join(tmp, 'haproxy.sock'),
+          LMS_HAPROXY_STATS: `127.0.0.1:${ports.haproxy.stats}`,
+          LMS_HAPROXY_CENTRAL: `127.0.0.1:${ports.haproxy.central}`,
+          LMS_HAPROXY_CLASSROOM: `127.0.0.1:${ports.haproxy.classroom}`,
+          LMS_CENTRAL_1: `127.0.0.1:${ports.central[0]}`,
+          LMS_CENTRAL_2: `127.0.0.1:${ports.central[1]}`,
+          LMS_CLASSROOM_1: `127.0.0.1:${ports.classroom}`,
+        },
+        logs,
+      );
+      await waitFor('HAProxy', 10_000, async () => {
+        if (haproxy.exitCode !== null) throw new Error(`haproxy exited ${haproxy.exitCode}`);
+        return (await plain(ports.haproxy.central, '/readyz')).status === 200;
+      });
       const xdg = path.join(tmp, 'caddy');
       start(
         'caddy',
@@ -539,8 +562,8 @@ async function main(): Promise<number> {
           XDG_CONFIG_HOME: path.join(xdg, 'config'),
           LMS_SITE: site,
           LMS_CLASSROOM_SITE: classroomSite,
-          LMS_CENTRAL_UPSTREAMS: ports.central.map((p) => `127.0.0.1:${p}`).join(' '),
-          LMS_CLASSROOM_UPSTREAMS: `127.0.0.1:${ports.classroom}`,
+          LMS_CENTRAL_UPSTREAMS: `127.0.0.1:${ports.haproxy.central}`,
+          LMS_CLASSROOM_UPSTREAMS: `127.0.0.1:${ports.haproxy.classroom}`,
           LMS_TLS: 'tls internal',
           LMS_CADDY_GLOBAL: `admin off\nskip_install_trust\nhttp_port ${ports.http}\nauto_https disable_redirects`,
         },
