@@ -1,4 +1,4 @@
-import { central, runBackupCommand, runServiceCli } from '@lms/db';
+import { commandName, central, runBackupCommand, runServiceCli } from '@lms/db';
 import { loadDatabaseConfig, loadObjectStoreConfig, loadStorageConfig } from './config';
 import { storeObjects } from './backup';
 import { createObjectStore } from './objects';
@@ -14,7 +14,7 @@ runServiceCli({
   migrations: central.migrations,
   database: () => {
     const config = loadDatabaseConfig();
-    return { nodeEnv: config.nodeEnv, db: openDatabase(config.databaseUrl) };
+    return { nodeEnv: config.nodeEnv, db: openDatabase(config.databaseUrl, { applicationName: commandName('central') }) };
   },
   seedDemo: (db) => seedDemoWithMedia(db, loadObjectStoreConfig()),
   extra: {

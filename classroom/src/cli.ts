@@ -1,4 +1,4 @@
-import { classroom, folderObjects, runBackupCommand, runServiceCli, takeover } from '@lms/db';
+import { commandName, classroom, folderObjects, runBackupCommand, runServiceCli, takeover } from '@lms/db';
 import { loadBackupKey, loadDatabaseConfig } from './config';
 import { openDatabase } from './db';
 import { seedDemo } from './seed/demo';
@@ -10,7 +10,8 @@ runServiceCli({
   migrations: classroom.migrations,
   database: () => {
     const config = loadDatabaseConfig();
-    return { nodeEnv: config.nodeEnv, db: openDatabase(config.databaseUrl) };
+    const db = openDatabase(config.databaseUrl, { applicationName: commandName('classroom') });
+    return { nodeEnv: config.nodeEnv, db };
   },
   seedDemo: async (db) => [...(await seedDemo(db)), copyDemoMedia(loadDatabaseConfig().mediaDir)],
   extra: {
