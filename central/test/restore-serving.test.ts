@@ -13,9 +13,12 @@ const cli = path.join(repoRoot, 'central', 'dist', 'cli.js');
 const server = path.join(repoRoot, 'central', 'dist', 'server.js');
 const KEY = 'operator-held-backup-key-0123456789abcdef0123456789';
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+type Run = { code: number; stdout: string; stderr: string };
+
+function runCli(args: string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...args], { env: { ...process.env, NODE_ENV: 'test', ...env } }, (err, stdout, stderr) => {
+    const options = { env: { ...process.env, NODE_ENV: 'test', ...env } };
+    execFile(process.execPath, [cli, ...args], options, (err, stdout, stderr) => {
       resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });
@@ -28,14 +31,20 @@ const get = (port: number) => new Promise<number>((resolve, reject) => {
   }).on('error', reject);
 });
 
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (
-  child.exitCode !== null || child.signalCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => {
+  if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
+  else child.once('exit', (code) => resolve(code));
+});
 
 /** A real central server on the test database, as systemd would run it. */
 async function startServer(env: Record<string, string>, logDir: string): Promise<ChildProcess> {
   const port = await closedPort();
   const child = spawn(process.execPath, [server], {
-    env: { PATH: process.env.PATH, NODE_ENV: 'test', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_DIR: logDir, ...env },
+    env: {
+      PATH: process.env.PATH, NODE_ENV: 'test', PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
+      LOG_DIR: logDir,
+      ...env,
+    },
     stdio: 'ignore',
   });
   for (let i = 0; i < 600; i += 1) {
@@ -56,7 +65,8 @@ describe('central restore while instances serve the database', () => {
   let env: Record<string, string>;
   let dir: string;
   const pg = !!process.env.TEST_DATABASE_URL;
-  const countries = async () => (await t.db('countries').select('countryid').orderBy('countryid')).map((c) => c.countryid);
+  const countries = async () => (await t.db('countries').select('countryid').orderBy('countryid'))
+    .map((c) => c.countryid);
   const objects = async () => (await store.list()).map((o) => o.key).sort();
 
   beforeAll(async () => {
@@ -65,7 +75,8 @@ describe('central restore while instances serve the database', () => {
     store = createObjectStore({ kind: 'folder', dir: path.join(tmp, 'objects') });
     env = { DATABASE_URL: t.url, OBJECT_DIR: path.join(tmp, 'objects'), BACKUP_KEY: KEY };
     dir = path.join(tmp, 'backup');
-    await t.db('countries').insert([{ countryid: 'c1', countryname: 'Kenya' }, { countryid: 'c2', countryname: 'Ghana' }]);
+    await t.db('countries').insert([
+      { countryid: 'c1', countryname: 'Kenya' }, { countryid: 'c2', countryname: 'Ghana' }]);
     await store.put('lesson.mp3', Buffer.from('ID3 lesson'), { contentType: 'audio/mpeg' });
     const b = await runCli(['backup', '--to', dir], env);
     expect([b.code, b.stderr]).toEqual([0, '']);
@@ -91,7 +102,8 @@ describe('central restore while instances serve the database', () => {
       expect(r.stderr).toContain(`central: refused: running central instances (1 ${pg ? 'session' : 'process'}) serve`);
       if (pg) {
         const schema = t.target.schema!;
-        expect(r.stderr).toMatch(new RegExp(`session \\d+ 'lms central ${schema}' from 127\\.0\\.0\\.1:\\d+, connected \\d{4}-`));
+        const session = `session \\d+ 'lms central ${schema}' from 127\\.0\\.0\\.1:\\d+, connected \\d{4}-`;
+        expect(r.stderr).toMatch(new RegExp(session));
       } else {
         expect(r.stderr).toContain(`process ${child.pid}, started `);
       }
@@ -134,7 +146,7 @@ describe('central restore while instances serve the database', () => {
     expect(await countries()).toEqual(['c1', 'c2']);
   }, 120_000);
 
-  it('a backup whose rows differ from its manifest: nothing of the database is written, and the exit code says so', async () => {
+  it('a backup whose rows differ from its manifest: the database is not written, the exit code says so', async () => {
     await t.db('countries').insert({ countryid: 'c6', countryname: 'Niger' });
     await store.put('later.pdf', Buffer.from('%PDF-1.4 later'), { contentType: 'application/pdf' });
     // Signed by someone holding the key: only the restore itself can notice.
@@ -145,7 +157,8 @@ describe('central restore while instances serve the database', () => {
     m.database.tables.countries += 1;
     const bytes = Buffer.from(`${JSON.stringify(m, null, 1)}\n`);
     await fsp.writeFile(manifestFile, bytes);
-    await fsp.writeFile(path.join(dir, 'manifest.hmac'), `${crypto.createHmac('sha256', KEY).update(bytes).digest('hex')}\n`);
+    const signature = crypto.createHmac('sha256', KEY).update(bytes).digest('hex');
+    await fsp.writeFile(path.join(dir, 'manifest.hmac'), `${signature}\n`);
     try {
       const r = await runCli(['restore', '--from', dir, '--yes'], env);
       if (pg) {
