@@ -107,7 +107,7 @@ describe('central restore while instances serve the database', () => {
       } else {
         expect(r.stderr).toContain(`process ${child.pid}, started `);
       }
-      expect(r.stderr).toContain("Stop them first (systemctl stop 'lms-central@*' or lms-central)");
+      expect(r.stderr).toContain("Stop them first (systemctl stop 'lms-central@*'), or run again with --while-serving");
       expect(r.stderr).toContain('--while-serving');
       expect(r.stderr).toContain('nothing was changed');
       expect(await countries()).toEqual(['c1', 'c2', 'c3']);

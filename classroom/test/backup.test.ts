@@ -120,6 +120,7 @@ describe('classroom backup and restore (database and media folder)', () => {
       expect(r.code).toBe(3);
       expect(r.stderr).toContain('classroom: refused: running classroom instances (1 ');
       expect(r.stderr).toContain(process.env.TEST_DATABASE_URL ? "'lms classroom " : `process ${child.pid}, started `);
+      expect(r.stderr).toContain('Stop them first (systemctl stop lms-classroom)');
       expect(r.stderr).toContain('nothing was changed');
       expect((await schoolusers()).map((u) => u.schooluserid)).toEqual(['u1', 'u2', 'u9']);
     } finally {

@@ -556,7 +556,8 @@ export async function restore(t: BackupTarget, dir: string, o: RestoreOptions): 
       if (!o.whileServing) {
         throw new RestoreError(RESTORE_EXIT.serving, `${t.service}: refused: ${instances} serve `
           + `${describeDatabase(t.databaseUrl)}:\n${servingLines.join('\n')}\n`
-          + `Stop them first (systemctl stop 'lms-${t.service}@*' or lms-${t.service}), or run again with --while-serving to `
+          + `Stop them first (${t.service === 'central' ? "systemctl stop 'lms-central@*'" : `systemctl stop lms-${t.service}`}), `
+          + 'or run again with --while-serving to '
           + 'replace the database underneath them; nothing was changed');
       }
       out(`${t.service}: --while-serving: replacing the database underneath them`);
