@@ -1,4 +1,4 @@
-import { central, runBackupCommand, runServiceCli } from '@lms/db';
+import { commandName, central, runBackupCommand, runServiceCli } from '@lms/db';
 import { loadDatabaseConfig, loadObjectStoreConfig, loadStorageConfig } from './config';
 import { storeObjects } from './backup';
 import { createObjectStore } from './objects';
@@ -10,11 +10,11 @@ import { migrateFromMysql } from './takeover/command';
 
 runServiceCli({
   service: 'central',
-  usage: 'usage: cli <migrate | rollback --step | rollback --all --yes | status | seed-demo | routes | set-password <lmsusername> <password> | backup --to DIR | restore --from DIR [--yes] | migrate-from-mysql --source mysql://…>',
+  usage: 'usage: cli <migrate | rollback --step | rollback --all --yes | status | seed-demo | routes | set-password <lmsusername> <password> | backup --to DIR | restore --from DIR [--yes] [--while-serving] | migrate-from-mysql --source mysql://…>',
   migrations: central.migrations,
   database: () => {
     const config = loadDatabaseConfig();
-    return { nodeEnv: config.nodeEnv, db: openDatabase(config.databaseUrl) };
+    return { nodeEnv: config.nodeEnv, db: openDatabase(config.databaseUrl, { applicationName: commandName('central') }) };
   },
   seedDemo: (db) => seedDemoWithMedia(db, loadObjectStoreConfig()),
   extra: {

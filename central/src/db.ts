@@ -1,6 +1,6 @@
-import { central, createKnex, parseDatabaseUrl, pendingMigrations, type DatabaseSettings, type Knex } from '@lms/db';
+import { central, createKnex, parseDatabaseUrl, pendingMigrations, type KnexOptions, type Knex } from '@lms/db';
 
-export function openDatabase(databaseUrl: string, settings?: DatabaseSettings): Knex {
+export function openDatabase(databaseUrl: string, settings?: Omit<KnexOptions, 'kinds'>): Knex {
   return createKnex(parseDatabaseUrl(databaseUrl), { kinds: central.kinds, ...settings });
 }
 

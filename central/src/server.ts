@@ -1,4 +1,5 @@
 import { connectRedis, createLogger, serve, startOrExit, warnWeakSecrets } from '@lms/shared';
+import { holdServingLock, servingName } from '@lms/db';
 import { loadConfig } from './config';
 import { createApp } from './app';
 import { assertMigrated, openDatabase } from './db';
@@ -13,7 +14,11 @@ startOrExit('central API', async () => {
   const logger = createLogger({ name: 'central', level: config.logLevel });
   warnWeakSecrets(logger, config.weakSecrets);
   warnMailNotSent(config, logger);
-  const db = openDatabase(config.databaseUrl, config.database);
+  // Its sessions named and one kept open (PostgreSQL), or a lock held (SQLite): what `restore` checks.
+  const db = openDatabase(config.databaseUrl, {
+    ...config.database, applicationName: servingName('central', config.databaseUrl), poolMin: 1,
+  });
+  const serving = holdServingLock(db, 'central');
   await assertMigrated(db);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger, { startTimeoutMs: config.redisStartTimeoutMs, keyPrefix: config.redisKeyPrefix }) : undefined;
   // Several instances sharing Redis hear of each other's logouts at once.
@@ -22,5 +27,5 @@ startOrExit('central API', async () => {
   // Archives and temporary files of imports that a crash cut short (of this or another instance).
   const sweep = startOrphanSweep({ db, objects, logger }, config.orphanGraceMs);
   const app = createApp(config, { db, logger, redis, objects });
-  serve({ name: 'central API', port: config.port, host: config.host, drainMs: config.drainMs, stopDelayMs: config.stopDelayMs, logger, app, close: [() => sweep.stop(), () => checkpointsSettled().then(() => db.destroy()), () => stopSharingRevocations?.(), () => redis?.quit()] });
+  serve({ name: 'central API', port: config.port, host: config.host, drainMs: config.drainMs, stopDelayMs: config.stopDelayMs, logger, app, close: [() => sweep.stop(), () => checkpointsSettled().then(() => db.destroy()).finally(() => serving.release()), () => stopSharingRevocations?.(), () => redis?.quit()] });
 });

@@ -1,4 +1,4 @@
-import { classroom, folderObjects, runBackupCommand, runServiceCli, takeover } from '@lms/db';
+import { commandName, classroom, folderObjects, runBackupCommand, runServiceCli, takeover } from '@lms/db';
 import { loadBackupKey, loadDatabaseConfig } from './config';
 import { openDatabase } from './db';
 import { seedDemo } from './seed/demo';
@@ -6,11 +6,12 @@ import { copyDemoMedia } from './seed/media';
 
 runServiceCli({
   service: 'classroom',
-  usage: 'usage: cli <migrate | rollback --step | rollback --all --yes | status | seed-demo | backup --to DIR | restore --from DIR [--yes] | migrate-from-mysql --source mysql://…>',
+  usage: 'usage: cli <migrate | rollback --step | rollback --all --yes | status | seed-demo | backup --to DIR | restore --from DIR [--yes] [--while-serving] | migrate-from-mysql --source mysql://…>',
   migrations: classroom.migrations,
   database: () => {
     const config = loadDatabaseConfig();
-    return { nodeEnv: config.nodeEnv, db: openDatabase(config.databaseUrl) };
+    const db = openDatabase(config.databaseUrl, { applicationName: commandName('classroom') });
+    return { nodeEnv: config.nodeEnv, db };
   },
   seedDemo: async (db) => [...(await seedDemo(db)), copyDemoMedia(loadDatabaseConfig().mediaDir)],
   extra: {

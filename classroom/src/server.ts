@@ -1,4 +1,5 @@
 import { connectRedis, createLogger, serve, startOrExit, warnWeakSecrets } from '@lms/shared';
+import { holdServingLock, servingName } from '@lms/db';
 import { loadConfig } from './config';
 import { createApp } from './app';
 import { assertMigrated, openDatabase } from './db';
@@ -9,10 +10,14 @@ startOrExit('classroom server', async () => {
   // The daily files are what GET /export/log carries to the central API.
   const daily = dailyLogStream(config.logDir, { maxFileBytes: config.logFileMaxBytes, requests: config.logRequests });
   const logger = createLogger({ name: 'classroom', level: config.logLevel, streams: [daily] });
-  const db = openDatabase(config.databaseUrl, config.database);
+  // Its sessions named and one kept open (PostgreSQL), or a lock held (SQLite): what `restore` checks.
+  const db = openDatabase(config.databaseUrl, {
+    ...config.database, applicationName: servingName('classroom', config.databaseUrl), poolMin: 1,
+  });
+  const serving = holdServingLock(db, 'classroom');
   warnWeakSecrets(logger, config.weakSecrets);
   await assertMigrated(db);
   const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger, { startTimeoutMs: config.redisStartTimeoutMs, keyPrefix: config.redisKeyPrefix }) : undefined;
   const app = createApp(config, { db, logger, redis, countRequest: (status) => daily.stream.countRequest(status) });
-  serve({ name: 'classroom server', port: config.port, host: config.host, drainMs: config.drainMs, stopDelayMs: config.stopDelayMs, logger, app, close: [() => db.destroy(), () => redis?.quit()] });
+  serve({ name: 'classroom server', port: config.port, host: config.host, drainMs: config.drainMs, stopDelayMs: config.stopDelayMs, logger, app, close: [() => db.destroy().finally(() => serving.release()), () => redis?.quit()] });
 });

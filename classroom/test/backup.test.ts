@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import http from 'node:http';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,6 +7,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classroom, createTestDatabase, repoRoot, type Manifest, type TestDatabase } from '@lms/db';
 
 const cli = path.join(repoRoot, 'classroom', 'dist', 'cli.js');
+const server = path.join(repoRoot, 'classroom', 'dist', 'server.js');
+
+const healthz = (port: number) => new Promise<number>((resolve, reject) => {
+  http.get({ host: '127.0.0.1', port, path: '/healthz', agent: false }, (res) => {
+    res.resume();
+    res.on('end', () => resolve(res.statusCode ?? 0));
+  }).on('error', reject);
+});
+
+async function freePort(): Promise<number> {
+  const s = http.createServer();
+  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+  const { port } = s.address() as { port: number };
+  await new Promise<void>((resolve) => s.close(() => resolve()));
+  return port;
+}
 
 function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -83,4 +100,35 @@ describe('classroom backup and restore (database and media folder)', () => {
     const { ['.partial/video.mp4']: _partial, ...rest } = await files(media);
     expect(rest).toEqual(Object.fromEntries(Object.entries(mediaBefore).filter(([k]) => !k.startsWith('.partial'))));
   });
+
+  it('refuses (exit 3) while the classroom server serves the database, and restores once it stopped', async () => {
+    const dir = path.join(tmp, 'backup');
+    await t.db('schoolusers').insert({ schooluserid: 'u9', schoolusername: 'later', schooluserpasswordhash: 'x', schooluserrole: 4 });
+    const port = await freePort();
+    const child = spawn(process.execPath, [server], {
+      env: { PATH: process.env.PATH, NODE_ENV: 'test', ...env, RPI_PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
+        LOG_DIR: path.join(tmp, 'log') },
+      stdio: 'ignore',
+    });
+    try {
+      for (let i = 0; ; i += 1) {
+        if (child.exitCode !== null || i > 600) throw new Error('the classroom server did not start');
+        if (await healthz(port).catch(() => 0) === 200) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const r = await runCli(['restore', '--from', dir, '--yes'], env);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain('classroom: refused: running classroom instances (1 ');
+      expect(r.stderr).toContain(process.env.TEST_DATABASE_URL ? "'lms classroom " : `process ${child.pid}, started `);
+      expect(r.stderr).toContain('Stop them first (systemctl stop lms-classroom)');
+      expect(r.stderr).toContain('nothing was changed');
+      expect((await schoolusers()).map((u) => u.schooluserid)).toEqual(['u1', 'u2', 'u9']);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+    }
+    const r = await runCli(['restore', '--from', dir, '--yes'], env);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect((await schoolusers()).map((u) => u.schooluserid)).toEqual(['u1', 'u2']);
+  }, 120_000);
 });

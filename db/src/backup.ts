@@ -7,6 +7,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Knex } from 'knex';
 import { appliedMigrations } from './migrator';
+import { commandName, findServing } from './serving';
 
 /**
  * Backups of one service: its database (PostgreSQL with pg_dump in a snapshot the row counts are read in,
@@ -368,13 +369,95 @@ async function listFiles(root: string): Promise<string[]> {
   return found;
 }
 
+/**
+ * Exit codes of `restore`; each says what state the database and the objects are in.
+ * 0 restored; 1 failed or refused before anything was written; 2 usage, or no `--yes` (nothing written);
+ * 3 refused because running instances serve the database (nothing written); 4 failed after some of the
+ * backup's objects were written but before the database was replaced (the database is unchanged); 5 the
+ * database was replaced but a later step failed.
+ */
+export const RESTORE_EXIT = {
+  restored: 0, unchanged: 1, usage: 2, serving: 3, objectsOnly: 4, databaseReplaced: 5,
+} as const;
+
+/** A restore that stopped; `code` is its exit code (RESTORE_EXIT) and the message says what state it left. */
+export class RestoreError extends BackupError {
+  constructor(readonly code: number, message: string) {
+    super(message);
+  }
+}
+
 export interface RestoreResult {
   /** Printed before anything is replaced. */
   plan: string[];
   restored: boolean;
 }
 
-async function restoreDatabase(t: BackupTarget, dir: string, m: Manifest): Promise<void> {
+export interface RestoreOptions {
+  /** Replace the database and the objects (`--yes`); otherwise only say what would be replaced. */
+  confirm: boolean;
+  /** Replace them even while running instances serve the database (`--while-serving`). */
+  whileServing?: boolean;
+}
+
+/** Rows per table of an SQLite file. */
+function countSqlite(db: ReturnType<typeof openSqlite>): Record<string, number> {
+  const counts: Record<string, number> = {};
+  const names = db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as Array<{ name: string }>;
+  for (const { name } of names) counts[name] = (db.prepare(`select count(*) as n from "${name}"`).get() as { n: number }).n;
+  return counts;
+}
+
+const tablesDiffer = (found: Record<string, number>, expected: Record<string, number>): string[] =>
+  [...new Set([...Object.keys(found), ...Object.keys(expected)])]
+    .filter((k) => found[k] !== expected[k])
+    .map((k) => `${k}: ${found[k] ?? 'absent'} rows, the manifest says ${expected[k] ?? 'absent'}`);
+
+/**
+ * Reads the backup's database before anything is written: an SQLite file must pass SQLite's own check and
+ * hold the manifest's rows (what the page copy then writes is exactly this file); a PostgreSQL dump must have
+ * a readable table of contents, returned for the restore (its rows are checked inside the restore's
+ * transaction, see restoreDatabase).
+ */
+async function checkDump(t: BackupTarget, dir: string, m: Manifest): Promise<string> {
+  const file = path.join(dir, m.database.file);
+  if (m.database.dialect === 'sqlite') {
+    let counts: Record<string, number>;
+    try {
+      const db = openSqlite(file, { readonly: true, fileMustExist: true });
+      try {
+        const check = db.pragma('quick_check', { simple: true });
+        if (check !== 'ok') throw new Error(String(check));
+        counts = countSqlite(db);
+      } finally {
+        db.close();
+      }
+    } catch (err) {
+      throw new BackupError(`${dir}: ${m.database.file} is not a sound SQLite database (${(err as Error).message}); refused`);
+    }
+    const differ = tablesDiffer(counts, m.database.tables);
+    if (differ.length) throw new BackupError(`${dir}: ${m.database.file} differs from the manifest, refused:\n  ${differ.join('\n  ')}`);
+    return '';
+  }
+  const { env } = pgConnection(t.databaseUrl);
+  return new Promise<string>((resolve, reject) => {
+    const c = spawn('pg_restore', ['--list', file], { env: { ...env, PGAPPNAME: commandName(t.service) } });
+    let s = '';
+    let e = '';
+    c.stdout.on('data', (d: Buffer) => { s += d.toString(); });
+    c.stderr.on('data', (d: Buffer) => { if (e.length < 2000) e += d.toString(); });
+    c.on('error', (err) => reject(new BackupError(`cannot run pg_restore: ${err.message} (install the PostgreSQL client tools)`)));
+    c.on('close', (code) => (code === 0 ? resolve(s)
+      : reject(new BackupError(`${dir}: pg_restore cannot read ${m.database.file} (exit ${code}: ${e.trim()}); refused`))));
+  });
+}
+
+/**
+ * Replaces the database with the backup's, completely or not at all: SQLite's online backup writes the live
+ * file in one write transaction; on PostgreSQL one transaction drops the schema's tables and functions, loads
+ * the dump and checks every table's rows against the manifest, and any error rolls all of it back.
+ */
+async function restoreDatabase(t: BackupTarget, dir: string, m: Manifest, toc: string): Promise<void> {
   const file = path.join(dir, m.database.file);
   if (m.database.dialect === 'sqlite') {
     const source = openSqlite(file, { readonly: true, fileMustExist: true });
@@ -386,21 +469,15 @@ async function restoreDatabase(t: BackupTarget, dir: string, m: Manifest): Promi
     }
     return;
   }
-  const { dbname, env } = pgConnection(t.databaseUrl);
+  const { dbname, env: pgEnv } = pgConnection(t.databaseUrl);
+  const env = { ...pgEnv, PGAPPNAME: commandName(t.service) };
   const schema = (await t.db.raw('select current_schema() as s')).rows[0].s as string;
-  // The dump's own schema entry is left out (the schema exists); every table of the schema is dropped first,
-  // and the whole restore is one transaction: it happens completely or not at all.
+  // The dump's own schema entry is left out (the schema exists); every table of the schema is dropped first.
   const listFile = path.join(path.dirname(file), `.restore-list-${process.pid}`);
-  const toc = await new Promise<string>((resolve, reject) => {
-    const c = spawn('pg_restore', ['--list', file], { env });
-    let s = '';
-    c.stdout.on('data', (d: Buffer) => { s += d.toString(); });
-    c.on('error', (err) => reject(new BackupError(`cannot run pg_restore: ${err.message} (install the PostgreSQL client tools)`)));
-    c.on('close', (code) => (code === 0 ? resolve(s) : reject(new BackupError(`pg_restore --list failed (exit ${code})`))));
-  });
   await fsp.writeFile(listFile, toc.split('\n').filter((l) => !/^\d+;\s*\d+\s+\d+\s+SCHEMA\s/.test(l)).join('\n'));
   try {
     const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
+    const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
     const tableDrops = (await tableNames(t.db)).map((n) => `DROP TABLE IF EXISTS ${q(schema)}.${q(n)} CASCADE;`);
     // The schema's functions (the triggers' own) are in the dump too, so they go with the tables.
     const fns = await t.db.raw(
@@ -409,6 +486,18 @@ async function restoreDatabase(t: BackupTarget, dir: string, m: Manifest): Promi
     const fnDrops = (fns.rows as Array<{ name: string; args: string }>)
       .map((f) => `DROP FUNCTION IF EXISTS ${q(schema)}.${q(f.name)}(${f.args}) CASCADE;`);
     const drops = [...tableDrops, ...fnDrops].join('\n');
+    // Inside the transaction: rows that differ from the manifest roll the whole restore back.
+    const tables = Object.entries(m.database.tables);
+    const check = [
+      'DO $lms_check$ DECLARE n bigint; bad text := \'\'; extra text; BEGIN',
+      ...tables.map(([name, rows]) => `SELECT count(*) INTO n FROM ${q(schema)}.${q(name)}; IF n <> ${Number(rows)} THEN `
+        + `bad := bad || format(E'\\n  %s: %s rows, the manifest says %s', ${lit(name)}, n, ${Number(rows)}); END IF;`),
+      `SELECT string_agg(table_name::text, ', ') INTO extra FROM information_schema.tables WHERE table_schema = ${lit(schema)}`
+        + ` AND table_type = 'BASE TABLE' AND NOT (table_name::text = ANY (ARRAY[${tables.map(([n]) => lit(n)).join(', ')}]::text[]));`,
+      'IF extra IS NOT NULL THEN bad := bad || E\'\\n  tables not in the manifest: \' || extra; END IF;',
+      'IF bad <> \'\' THEN RAISE EXCEPTION \'the restored rows differ from the manifest:%\', bad; END IF;',
+      'END $lms_check$;',
+    ].join('\n');
     const sqlStream = spawn('pg_restore', ['--no-owner', '--no-privileges', `--use-list=${listFile}`, '--file=-', file], { env, stdio: ['ignore', 'pipe', 'inherit'] });
     const exited = new Promise<number | null>((resolve) => sqlStream.once('close', resolve));
     const script = Readable.from((async function* () {
@@ -417,6 +506,7 @@ async function restoreDatabase(t: BackupTarget, dir: string, m: Manifest): Promi
       // A script cut short must never reach psql's end of input, where its transaction would commit.
       const code = await exited;
       if (code !== 0) throw new BackupError(`pg_restore failed (exit ${code}); the database was not changed`);
+      yield `\n${check}\n`;
     })());
     await run('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '--single-transaction', '-f', '-', `--dbname=${dbname}`], env, script);
   } finally {
@@ -428,43 +518,93 @@ async function restoreDatabase(t: BackupTarget, dir: string, m: Manifest): Promi
  * Checks the backup, says what it will replace, and (with `confirm`) replaces the database and the objects:
  * the backup's objects are written first, then the database, then objects the backup does not hold are
  * deleted, so that at no moment does a row name an object that is not there. Afterwards the row counts are
- * compared with the manifest.
+ * compared with the manifest. Refuses (RestoreError, code 3) while running instances serve the database,
+ * unless `whileServing`. A failure after something was written is a RestoreError saying what state it left.
  */
-export async function restore(t: BackupTarget, dir: string, confirm: boolean): Promise<RestoreResult> {
+export async function restore(t: BackupTarget, dir: string, o: RestoreOptions): Promise<RestoreResult> {
   const out = t.out ?? ((l: string) => process.stdout.write(`${l}\n`));
   const m = await verifyBackup(dir, t.service, t.key);
   const dialect = dialectOf(t.db);
   if (m.database.dialect !== dialect) {
     throw new BackupError(`${dir} holds a ${m.database.dialect === 'pg' ? 'PostgreSQL' : 'SQLite'} database; this ${t.service} uses ${dialect === 'pg' ? 'PostgreSQL' : 'SQLite'}`);
   }
+  const toc = await checkDump(t, dir, m);
   const now = await countRows(t.db);
   const current = await t.objects.list();
-  const inBackup = new Set(m.objects.items.map((o) => o.key));
-  const extra = current.filter((o) => !inBackup.has(o.key));
+  const inBackup = new Set(m.objects.items.map((i) => i.key));
+  const extra = current.filter((i) => !inBackup.has(i.key));
   const plan = [
     `${t.service}: restore from ${dir} (taken ${m.started_at} – ${m.finished_at}; checksums match)`,
     `  database ${describeDatabase(t.databaseUrl)}: replaces ${Object.keys(now).length} tables holding ${sumRows(now)} rows ` +
       `with the backup's ${Object.keys(m.database.tables).length} tables, ${sumRows(m.database.tables)} rows (last migration ${m.database.migrations[0] ?? 'none'})`,
     `  objects ${t.objects.describe}: ${current.length} now; writes the backup's ${m.objects.count} (${mb(m.objects.bytes)}), deletes ${extra.length} it does not hold`,
   ];
-  for (const l of plan) out(l);
-  if (!confirm) {
-    out(`${t.service}: nothing was changed; run again with --yes to replace them`);
-    return { plan, restored: false };
+  const serving = await findServing(t.db, t.service, t.databaseUrl);
+  try {
+    const servingLines = serving.instances.map((l) => `    ${l}`);
+    const n = serving.instances.length;
+    const units = dialect === 'pg' ? ['session', 'sessions'] : ['process', 'processes'];
+    const instances = `running ${t.service} instances (${n} ${units[n === 1 ? 0 : 1]})`;
+    if (n) plan.push(`  served now by ${instances}:`, ...servingLines);
+    for (const l of plan) out(l);
+    if (!o.confirm) {
+      if (n && !o.whileServing) out(`${t.service}: stop them first; with --yes it would refuse while they serve the database`);
+      out(`${t.service}: nothing was changed; run again with --yes to replace them`);
+      return { plan, restored: false };
+    }
+    if (n) {
+      if (!o.whileServing) {
+        throw new RestoreError(RESTORE_EXIT.serving, `${t.service}: refused: ${instances} serve `
+          + `${describeDatabase(t.databaseUrl)}:\n${servingLines.join('\n')}\n`
+          + `Stop them first (${t.service === 'central' ? "systemctl stop 'lms-central@*'" : `systemctl stop lms-${t.service}`}), `
+          + 'or run again with --while-serving to '
+          + 'replace the database underneath them; nothing was changed');
+      }
+      out(`${t.service}: --while-serving: replacing the database underneath them`);
+    }
+    return await replace(t, dir, m, toc, extra, out, plan);
+  } finally {
+    serving.release();
   }
-  for (const o of m.objects.items) {
-    await t.objects.write(o.key, objectPath(dir, o.key), { contentType: o.contentType, metadata: o.metadata });
+}
+
+async function replace(t: BackupTarget, dir: string, m: Manifest, toc: string, extra: Array<{ key: string }>,
+  out: (l: string) => void, plan: string[]): Promise<RestoreResult> {
+  const because = (err: unknown) => (err instanceof Error ? err.message : String(err));
+  let written = 0;
+  try {
+    for (const i of m.objects.items) {
+      await t.objects.write(i.key, objectPath(dir, i.key), { contentType: i.contentType, metadata: i.metadata });
+      written += 1;
+    }
+    await restoreDatabase(t, dir, m, toc);
+  } catch (err) {
+    const stage = written < m.objects.count ? `writing the backup's object ${m.objects.items[written].key}` : 'replacing the database';
+    if (!written) {
+      throw new RestoreError(RESTORE_EXIT.unchanged, `${t.service}: restore failed ${stage}: ${because(err)}\n`
+        + 'Nothing was changed: the database and the objects are as they were.');
+    }
+    throw new RestoreError(RESTORE_EXIT.objectsOnly, `${t.service}: restore failed ${stage}: ${because(err)}\n`
+      + `The database was not changed. ${written} of the backup's ${m.objects.count} objects were written (new ones added, `
+      + 'those of the same key replaced by the backup\'s); no object was deleted. Run the restore again to finish it.');
   }
-  await restoreDatabase(t, dir, m);
-  for (const o of extra) await t.objects.remove(o.key);
-  const after = dialect === 'sqlite' ? await countSqliteFile(sqliteFile(t.db)) : await countRows(t.db);
-  const differ = [...new Set([...Object.keys(after), ...Object.keys(m.database.tables)])]
-    .filter((k) => after[k] !== m.database.tables[k])
-    .map((k) => `${k}: ${after[k] ?? 'absent'} rows, the manifest says ${m.database.tables[k] ?? 'absent'}`);
-  if (differ.length) throw new BackupError(`${t.service}: the restored database differs from the manifest:\n  ${differ.join('\n  ')}`);
+  const replaced = `The database was replaced by the backup's (${sumRows(m.database.tables)} rows)`;
+  try {
+    for (const i of extra) await t.objects.remove(i.key);
+  } catch (err) {
+    throw new RestoreError(RESTORE_EXIT.databaseReplaced, `${t.service}: restore failed deleting objects the backup does `
+      + `not hold: ${because(err)}\n${replaced} and all its objects were written; some of the ${extra.length} objects it `
+      + 'does not hold are left (no row names them). Run the restore again to delete them.');
+  }
+  const after = dialectOf(t.db) === 'sqlite' ? await countSqliteFile(sqliteFile(t.db)) : await countRows(t.db);
+  const differ = tablesDiffer(after, m.database.tables);
   const objectsAfter = await t.objects.list();
   if (objectsAfter.length !== m.objects.count) {
-    throw new BackupError(`${t.service}: ${objectsAfter.length} objects after the restore, the manifest says ${m.objects.count}`);
+    differ.push(`${objectsAfter.length} objects, the manifest says ${m.objects.count}`);
+  }
+  if (differ.length) {
+    throw new RestoreError(RESTORE_EXIT.databaseReplaced, `${t.service}: after the restore the data differs from the manifest `
+      + `(written meanwhile by a running instance?):\n  ${differ.join('\n  ')}\n${replaced} and its objects were written.`);
   }
   out(`${t.service}: restored ${sumRows(after)} rows in ${Object.keys(after).length} tables and ${m.objects.count} objects; both match the manifest`);
   if (m.database.migrations.length) out(`${t.service}: run migrate if this release has migrations newer than ${m.database.migrations[0]}`);
@@ -474,10 +614,7 @@ export async function restore(t: BackupTarget, dir: string, confirm: boolean): P
 async function countSqliteFile(file: string): Promise<Record<string, number>> {
   const db = openSqlite(file, { readonly: true, fileMustExist: true });
   try {
-    const counts: Record<string, number> = {};
-    const names = db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as Array<{ name: string }>;
-    for (const { name } of names) counts[name] = (db.prepare(`select count(*) as n from "${name}"`).get() as { n: number }).n;
-    return counts;
+    return countSqlite(db);
   } finally {
     db.close();
   }
@@ -518,14 +655,18 @@ export function folderObjects(root: string, skip: (rel: string) => boolean = () 
   };
 }
 
-/** `backup --to DIR` | `restore --from DIR [--yes]` of a service's command line; exit code. */
+/**
+ * `backup --to DIR` | `restore --from DIR [--yes] [--while-serving]` of a service's command line; exit code
+ * (restore: RESTORE_EXIT).
+ */
 export async function runBackupCommand(cmd: string, args: string[], target: () => BackupTarget): Promise<number | undefined> {
   if (cmd !== 'backup' && cmd !== 'restore') return undefined;
   const flag = cmd === 'backup' ? '--to' : '--from';
   const i = args.indexOf(flag);
   const dir = i >= 0 ? args[i + 1] : undefined;
   if (!dir) {
-    process.stderr.write(cmd === 'backup' ? 'usage: npm run backup -w <service> -- --to DIR\n' : 'usage: npm run restore -w <service> -- --from DIR [--yes]\n');
+    process.stderr.write(cmd === 'backup' ? 'usage: npm run backup -w <service> -- --to DIR\n'
+      : 'usage: npm run restore -w <service> -- --from DIR [--yes] [--while-serving]\n');
     return 2;
   }
   // npm runs a workspace's script in the workspace's folder; a relative DIR means the caller's folder.
@@ -535,6 +676,12 @@ export async function runBackupCommand(cmd: string, args: string[], target: () =
     await backup(t, full);
     return 0;
   }
-  const r = await restore(t, full, args.includes('--yes'));
-  return r.restored ? 0 : 2;
+  try {
+    const r = await restore(t, full, { confirm: args.includes('--yes'), whileServing: args.includes('--while-serving') });
+    return r.restored ? RESTORE_EXIT.restored : RESTORE_EXIT.usage;
+  } catch (err) {
+    if (!(err instanceof RestoreError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    return err.code;
+  }
 }

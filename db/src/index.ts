@@ -17,3 +17,4 @@ export * from './backup';
 export * from './health';
 export * as takeover from './takeover';
 export * from './batch';
+export * from './serving';

@@ -173,6 +173,16 @@ export interface KnexOptions extends DatabaseSettings {
    * what was acknowledged survives a power cut too (one fsync per write transaction).
    */
   synchronous?: 'NORMAL' | 'FULL';
+  /**
+   * PostgreSQL: the `application_name` of every session, as pg_stat_activity shows it (it replaces one that
+   * DATABASE_URL names). A serving instance's name is how `restore` recognises it (see serving.ts).
+   */
+  applicationName?: string;
+  /**
+   * PostgreSQL: connections kept open while idle (default 0). A serving instance keeps one, so that it stays
+   * visible in pg_stat_activity between requests.
+   */
+  poolMin?: number;
 }
 
 /**
@@ -196,12 +206,23 @@ export function createKnex(target: DatabaseTarget, options: KnexOptions): Knex {
   if (target.dialect === 'pg') {
     setPgTypeParsers();
     const statements = sessionStatements(target.connection, options);
+    let connection: string | { connectionString: string; application_name: string } = target.connection;
+    if (options.applicationName) {
+      // The URL's own application_name would win over the one given beside it.
+      const u = new URL(target.connection);
+      let connectionString = target.connection;
+      if (u.searchParams.has('application_name')) {
+        u.searchParams.delete('application_name');
+        connectionString = u.toString();
+      }
+      connection = { connectionString, application_name: options.applicationName };
+    }
     return knexFactory({
       client: 'pg',
-      connection: target.connection,
+      connection,
       searchPath: target.schema ? [target.schema] : undefined,
       pool: {
-        min: 0,
+        min: options.poolMin ?? 0,
         max: options.poolMax ?? 10,
         afterCreate(conn: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) {
           if (!statements.length) {
