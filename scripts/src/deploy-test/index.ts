@@ -618,7 +618,7 @@ async function main(): Promise<number> {
         + `HAProxy /metrics: ${retried} connection(s) retried on another instance, ${own5xx} 5xx answers on the central site`;
     });
 
-    await check('back up, change data, restore: exactly the backed-up data', async () => {
+    await check('back up, change data, restore (refused while serving): exactly the backed-up data', async () => {
       const dir = path.join(tmp, 'backup');
       await centralCli(['backup', '--to', path.join(dir, 'central')]);
       await classroomCli(['backup', '--to', path.join(dir, 'classroom')]);
@@ -639,6 +639,9 @@ async function main(): Promise<number> {
 
       const refused = await run([node, 'central/dist/cli.js', 'restore', '--from', path.join(dir, 'central')], envOf(centralEnv));
       if (refused.code !== 2) throw new Error(`restore without --yes exited ${refused.code}`);
+      const live = await run([node, 'central/dist/cli.js', 'restore', '--from', path.join(dir, 'central'), '--yes'], envOf(centralEnv));
+      if (live.code !== 3) throw new Error(`restore --yes while the instances serve exited ${live.code}, not 3`);
+      if ((await attempts()) === statsAtBackup) throw new Error('a refused restore changed the data');
       // deploy/README.md: the instances are stopped for a restore, and started again after it.
       for (const i of [0, 1]) centrals[i].child.kill('SIGTERM');
       classroomProc!.child.kill('SIGTERM');
@@ -656,7 +659,7 @@ async function main(): Promise<number> {
       if (statsNow !== statsAtBackup) throw new Error('the learner\'s attempts differ from those at the backup');
       if (one !== 'same') throw new Error(`${doc1.name} after the restore: ${one}`);
       if (two.status !== 404) throw new Error(`${doc2.name}, uploaded after the backup, answers ${two.status} after the restore`);
-      return `${restored.split('\n').filter((l) => l.includes('restored'))[0] ?? 'restored'}; attempts as at the backup, ${doc1.name} the same, ${doc2.name} gone (404)`;
+      return `refused while the instances served (exit 3); with them stopped: ${restored.split('\n').filter((l) => l.includes('restored'))[0] ?? 'restored'}; attempts as at the backup, ${doc1.name} the same, ${doc2.name} gone (404)`;
     });
   } catch (err) {
     failed = true;
