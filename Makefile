@@ -63,8 +63,8 @@ run: seed-demo
 # (where scripts/ci/ensure-services.sh installs and starts PostgreSQL and Redis if they are absent).
 test: build
 	@set -euo pipefail; \
-	if [ -n "$${CI:-}" ] && [ -z "$${TEST_DATABASE_URL:-}" ]; then eval "$$(bash scripts/ci/ensure-services.sh)"; export TEST_DATABASE_URL TEST_REDIS_URL TEST_MYSQL_URL; fi; \
-	if [ -z "$${TEST_DATABASE_URL:-}" ] && pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then eval "$$(bash scripts/ci/ensure-services.sh)"; export TEST_DATABASE_URL TEST_REDIS_URL TEST_MYSQL_URL; fi; \
+	if [ -n "$${CI:-}" ] && [ -z "$${TEST_DATABASE_URL:-}" ]; then eval "$$(bash scripts/ci/ensure-services.sh)"; export TEST_DATABASE_URL TEST_DATABASE_REPLICA_URL TEST_REDIS_URL TEST_MYSQL_URL; fi; \
+	if [ -z "$${TEST_DATABASE_URL:-}" ] && pg_isready -h 127.0.0.1 -p 5432 -q 2>/dev/null; then eval "$$(bash scripts/ci/ensure-services.sh)"; export TEST_DATABASE_URL TEST_DATABASE_REPLICA_URL TEST_REDIS_URL TEST_MYSQL_URL; fi; \
 	echo "== tests on SQLite"; \
 	env -u TEST_DATABASE_URL LMS_TEST_PASS=sqlite npx vitest run; \
 	if [ -n "$${TEST_DATABASE_URL:-}" ]; then echo "== tests on PostgreSQL"; npx vitest run; fi

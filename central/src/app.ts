@@ -1,22 +1,28 @@
 import type { Express } from 'express';
-import { poolStats, probeDatabase } from '@lms/db';
+import { poolStats, probeDatabase, type Knex } from '@lms/db';
 import { Metrics, createServiceApp, syncLogPage, type ReadinessCheck } from '@lms/shared';
 import type { Config } from './config';
 import { centralGates, identify } from './auth/guards';
 import { serviceRoutes } from './areas';
 import { centralScopes } from './http/scope';
-import type { CentralTools, Deps } from './http/types';
+import type { CentralRoute, CentralTools, Deps } from './http/types';
 import { VERSION } from './version';
 import { createMailCounters } from './auth/mail-limits';
 import { configuredStore } from './http/context';
 import { mailerOf } from './auth/mail';
 import { countingErrors } from './objects/counted';
 import { OUTAGE_RETRY_AFTER_SECONDS, requestOutage } from './http/outage';
+import type { ReplicaReads } from './replica';
 
 export const SIGN_IN_PATHS = ['/auth/login', '/auth/school/login', '/auth/forgotpassword', '/auth/sendverificationemail'];
 
 export function createApp(config: Config, deps: Deps): Express {
-  const metrics = config.metricsToken ? new Metrics({ token: config.metricsToken, pool: () => poolStats(deps.db) }) : undefined;
+  const replica = deps.replica;
+  const metrics = config.metricsToken
+    ? new Metrics({
+      token: config.metricsToken, pool: () => poolStats(deps.db), replica: replica && (() => replica.snapshot()),
+    })
+    : undefined;
   const given = deps.objects ?? configuredStore(config);
   const objects = metrics ? countingErrors(given, (operation) => metrics.objectStoreErrors.inc({ operation })) : given;
   // What guards and handlers read, as they run: the deps given (with the counting store when metrics count).
@@ -27,7 +33,19 @@ export function createApp(config: Config, deps: Deps): Express {
     ...(redis ? [{ name: 'redis', probe: () => redis.ping(), shared: true }] : []),
     // An S3 store is every instance's; the folder store is this host's own disk.
     { name: 'objects', probe: () => objects.probe(), shared: objects.kind === 's3' },
+    // Without the replica the reports read from the primary: the instance stays ready, the replica is named
+    // under `degraded` (its state at the last check, not a query per probe).
+    ...(replica ? [{ name: 'replica', probe: () => replicaProbe(replica), shared: true }] : []),
   ];
+  // The database of a route that may read from the replica: the replica's pool while it keeps up, else
+  // the primary's (counted).
+  const readsOf = (route: Pick<CentralRoute, 'reads'>): Knex => {
+    if (route.reads !== 'replica' || !replica) return appDeps.db;
+    const now = replica.current();
+    if (now.db) return now.db;
+    metrics?.replicaFallbacks.inc({ reason: now.reason });
+    return appDeps.db;
+  };
   return createServiceApp({
     name: 'central',
     title: 'Central API',
@@ -51,8 +69,8 @@ export function createApp(config: Config, deps: Deps): Express {
     // The teacher's page for carrying the classroom's activity log to the cloud.
     pages: { '/sync-log': syncLogPage('central') },
     metrics,
-    tools: (): CentralTools => ({
-      ...appDeps, objects: appDeps.objects ?? objects, config, mailer: mailerOf(config, appDeps),
+    tools: (route): CentralTools => ({
+      ...appDeps, db: readsOf(route), objects: appDeps.objects ?? objects, config, mailer: mailerOf(config, appDeps),
     }),
     locals: {
       config,
@@ -60,4 +78,11 @@ export function createApp(config: Config, deps: Deps): Express {
       mailCounters: createMailCounters({ perClientPerHour: config.mailLinks.perClientPerHour, perAccountPerHour: config.mailLinks.perAccountPerHour, redis: deps.redis, logger: deps.logger }),
     },
   });
+}
+
+async function replicaProbe(replica: ReplicaReads): Promise<void> {
+  const { reason, lagSeconds } = replica.snapshot();
+  const lag = lagSeconds === undefined ? 'more than the bound' : `${lagSeconds.toFixed(1)} s`;
+  if (reason === 'lagging') throw new Error(`the read replica lags by ${lag}`);
+  if (reason) throw new Error(`the read replica is not used (${reason})`);
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import {
-  backupKeyOf,
+  backupKeyOf, ConfigError,
   PLACEHOLDER_SECRET, checkOptionalToken, checkSecrets, databaseSettings, databaseSettingsSchema, proxyHops, isDevOrTest, commaList, deepFreeze, flag, nodeEnvSchema, nonNegativeInt, optionalString, parseEnv, port, positiveInt,
   type Env,
 } from '@lms/shared';
@@ -13,6 +13,8 @@ const schema = z.object({
   READY_TIMEOUT_MS: positiveInt(2000),
   HOST: optionalString,
   DATABASE_URL: z.string().default('sqlite:data/central.sqlite'),
+  DATABASE_REPLICA_URL: optionalString,
+  REPLICA_MAX_LAG_SECONDS: positiveInt(30),
   JWT_SECRET: z.string().default(PLACEHOLDER_SECRET),
   APPLICATION_API_KEY: z.string().default(PLACEHOLDER_SECRET),
   SERVER_SYNC_KEY: z.string().default(PLACEHOLDER_SECRET),
@@ -74,6 +76,8 @@ export function loadConfig(env: Env = process.env) {
     readyTimeoutMs: e.READY_TIMEOUT_MS,
     databaseUrl: e.DATABASE_URL,
     database: databaseSettings(e),
+    // The reports' reads go to this streaming replica while it lags the primary by at most maxLagSeconds.
+    replica: replicaOf(e),
     jwtSecret: e.JWT_SECRET,
     apiKey: e.APPLICATION_API_KEY,
     serverSyncKey: e.SERVER_SYNC_KEY,
@@ -120,6 +124,43 @@ export function loadConfig(env: Env = process.env) {
 }
 
 export type Config = ReturnType<typeof loadConfig>;
+
+/** How often the replica's lag is measured: the reports' reads follow the last measure. */
+export const REPLICA_CHECK_MS = 5000;
+
+/**
+ * DATABASE_REPLICA_URL: a PostgreSQL streaming replica of DATABASE_URL's server. Refused with SQLite (which
+ * has no replica) and when it names DATABASE_URL's own server and database (the reports would only share
+ * the primary's load under another pool).
+ */
+function replicaOf(e: { DATABASE_URL: string; DATABASE_REPLICA_URL?: string; REPLICA_MAX_LAG_SECONDS: number }) {
+  const url = e.DATABASE_REPLICA_URL;
+  if (!url) return undefined;
+  if (!isPostgresUrl(e.DATABASE_URL)) {
+    throw new ConfigError('DATABASE_REPLICA_URL needs a PostgreSQL DATABASE_URL: a read replica is a PostgreSQL ' +
+      'streaming replica of that server (unset DATABASE_REPLICA_URL with SQLite)');
+  }
+  if (!isPostgresUrl(url)) throw new ConfigError('DATABASE_REPLICA_URL must start with postgres:// or postgresql://');
+  if (serverAndDatabase(url) === serverAndDatabase(e.DATABASE_URL)) {
+    throw new ConfigError('DATABASE_REPLICA_URL names the same server and database as DATABASE_URL: set it to ' +
+      'the streaming replica\'s address, or unset it');
+  }
+  return { url, maxLagSeconds: e.REPLICA_MAX_LAG_SECONDS, checkEveryMs: REPLICA_CHECK_MS };
+}
+
+const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//.test(url);
+
+/** Host, port and database of a PostgreSQL URL, as PostgreSQL reads them (names case-folded, 5432 by default). */
+function serverAndDatabase(url: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new ConfigError('DATABASE_URL and DATABASE_REPLICA_URL must be valid URLs');
+  }
+  const host = decodeURIComponent(u.hostname).toLowerCase().replace(/^localhost$/, '127.0.0.1');
+  return `${host}:${u.port || '5432'}/${decodeURIComponent(u.pathname.slice(1)) || decodeURIComponent(u.username)}`;
+}
 
 /** Only what migrations and seeds need: they must run without the service's secrets. */
 export function loadDatabaseConfig(env: Env = process.env) {

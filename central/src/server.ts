@@ -2,7 +2,7 @@ import { connectRedis, createLogger, serve, startOrExit, warnWeakSecrets } from 
 import { holdServingLock, servingName } from '@lms/db';
 import { loadConfig } from './config';
 import { createApp } from './app';
-import { assertMigrated, openDatabase } from './db';
+import { assertMigrated, openDatabase, openReplica } from './db';
 import { createObjectStore } from './objects';
 import { checkpointsSettled } from './areas/log/store';
 import { shareRevocations } from './auth/tokens';
@@ -26,6 +26,16 @@ startOrExit('central API', async () => {
   const objects = createObjectStore(config.objectStore);
   // Archives and temporary files of imports that a crash cut short (of this or another instance).
   const sweep = startOrphanSweep({ db, objects, logger }, config.orphanGraceMs);
-  const app = createApp(config, { db, logger, redis, objects });
-  serve({ name: 'central API', port: config.port, host: config.host, drainMs: config.drainMs, stopDelayMs: config.stopDelayMs, logger, app, close: [() => sweep.stop(), () => checkpointsSettled().then(() => db.destroy()).finally(() => serving.release()), () => stopSharingRevocations?.(), () => redis?.quit()] });
+  // The reports' reads go to the streaming replica, when one is configured, while it keeps up.
+  const replica = openReplica(config, db, logger);
+  await replica?.start();
+  const app = createApp(config, { db, logger, redis, objects, replica });
+  serve({
+    name: 'central API', port: config.port, host: config.host, drainMs: config.drainMs, stopDelayMs: config.stopDelayMs,
+    logger, app,
+    close: [
+      () => sweep.stop(), () => checkpointsSettled().then(() => db.destroy()).finally(() => serving.release()),
+      () => replica?.stop(), () => stopSharingRevocations?.(), () => redis?.quit(),
+    ],
+  });
 });

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Makes sure a PostgreSQL and a Redis server answer on loopback, installing and starting them when
-# they are absent (a bare CI machine), then prints the URLs the tests use as shell assignments.
+# Makes sure a PostgreSQL server (with a streaming replica, see ensure-pg-replica.sh) and a Redis server
+# answer on loopback, installing and starting them when they are absent (a bare CI machine), then prints
+# the URLs the tests use as shell assignments.
 set -euo pipefail
 
 PG_USER=lms_test
@@ -30,7 +31,9 @@ ensure_postgres() {
       pg_createcluster "$ver" main >&2
     fi
     local cluster
-    cluster=$(pg_lsclusters -h | head -n 1 | awk '{print $1" "$2}')
+    # The cluster of port 5432, not the replica's (which may sort first).
+    cluster=$(pg_lsclusters -h | awk '$3 == 5432 { print $1" "$2; exit }')
+    [ -n "$cluster" ] || cluster=$(pg_lsclusters -h | head -n 1 | awk '{print $1" "$2}')
     log "starting PostgreSQL $cluster"
     pg_ctlcluster --skip-systemctl-redirect $cluster start >&2 || pg_ctlcluster $cluster start >&2
     for _ in $(seq 1 30); do pg_ready && break; sleep 1; done
@@ -68,6 +71,9 @@ ensure_redis() {
 }
 
 ensure_postgres
+# A streaming replica of that PostgreSQL on port 5433, for the tests of reads from a replica; outside CI a
+# machine without it skips those tests.
+bash "$(dirname "$0")/ensure-pg-replica.sh" || [ -z "${CI:-}" ]
 ensure_redis
 # MariaDB for the takeover tests (migrate-from-mysql); outside CI a machine without it skips those tests.
 bash "$(dirname "$0")/ensure-mariadb.sh" || [ -z "${CI:-}" ]

@@ -3,6 +3,7 @@ import type { HandlerContext, Logger, RedisClient, RouteDef, RouteInput } from '
 import type { Config } from '../config';
 import type { Mailer } from '../auth/mail';
 import type { ObjectStore } from '../objects';
+import type { ReplicaReads } from '../replica';
 
 /** The one identity resolved from a request's Authorization header; every guard reads only this. */
 export type Caller =
@@ -88,6 +89,8 @@ export interface Deps {
   objects?: ObjectStore;
   /** Where reset and verification mail goes; by default SMTP when SMTP_URL is set, else the log. */
   mailer?: Mailer;
+  /** The read replica of DATABASE_REPLICA_URL: the database of routes that `reads: 'replica'` while it keeps up. */
+  replica?: ReplicaReads;
 }
 
 export interface AppContext {

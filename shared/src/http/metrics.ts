@@ -17,6 +17,16 @@ export interface MetricsOptions {
   token: string;
   /** Read at each scrape. */
   pool?: () => PoolSnapshot;
+  /** The read replica's state at its last check (read at each scrape); none: no replica configured. */
+  replica?: () => ReplicaSnapshot;
+}
+
+/** What the last check of a read replica found. */
+export interface ReplicaSnapshot {
+  /** Seconds the replica may lag the primary by at most; undefined when it could not be measured. */
+  lagSeconds: number | undefined;
+  /** Whether the routes that may read from the replica read from it now (else from the primary). */
+  inUse: boolean;
 }
 
 /** Seconds; from a cached read to a log import of several seconds. */
@@ -96,6 +106,7 @@ export class Metrics {
   readonly rateLimitRefusals: Counter<'limiter'>;
   readonly redisErrors: Counter;
   readonly objectStoreErrors: Counter<'operation'>;
+  readonly replicaFallbacks: Counter<'reason'>;
 
   constructor(private readonly o: MetricsOptions) {
     // Loaded only when metrics are on: prom-client adds about 12 MB to the process.
@@ -121,6 +132,28 @@ export class Metrics {
     this.objectStoreErrors = new Counter({
       name: 'lms_object_store_errors_total', help: 'Object store operations that failed (a missing object or an invalid key is not counted)', labelNames: ['operation'], registers,
     });
+    this.replicaFallbacks = new Counter({
+      name: 'lms_replica_fallback_reads_total',
+      help: 'Requests of routes that may read from the read replica that read from the primary instead, by reason ' +
+        '(lagging, unreachable, not_a_replica, unchecked)',
+      labelNames: ['reason'],
+      registers,
+    });
+    const replica = o.replica;
+    if (replica) {
+      new Gauge({
+        name: 'lms_replica_lag_seconds',
+        help: 'How far the read replica lagged the primary at its last check, at most (NaN: not measured)',
+        registers,
+        collect() { this.set(replica().lagSeconds ?? Number.NaN); },
+      });
+      new Gauge({
+        name: 'lms_replica_in_use',
+        help: '1 while the routes that may read from the read replica read from it, 0 while they read from the primary',
+        registers,
+        collect() { this.set(replica().inUse ? 1 : 0); },
+      });
+    }
     const pool = o.pool;
     if (pool) {
       new Gauge({

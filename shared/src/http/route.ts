@@ -123,9 +123,16 @@ export interface RouteDef<TCaller = unknown, TScope = unknown, TTools = object> 
   bodyLimit?: string | number;
   /** The route reads the request body itself (a file upload), whatever its content type: never parsed as JSON. */
   rawBody?: boolean;
+  /**
+   * `replica`: the route only reads, and what it reads may lag the primary by a bounded time, so the
+   * service may hand its handler a read replica's pool as the database (see RouteHandlerOptions.tools).
+   * Its gate and scope are resolved as any other route's.
+   */
+  reads?: 'replica';
 }
 
-type RouteExtra = 'classGuard' | 'summary' | 'tags' | 'before' | 'status' | 'alias' | 'addition' | 'bodyLimit' | 'rawBody';
+type RouteExtra =
+  'classGuard' | 'summary' | 'tags' | 'before' | 'status' | 'alias' | 'addition' | 'bodyLimit' | 'rawBody' | 'reads';
 /** The optional part of a route declaration (its summary, status, limits...). */
 export type RouteOptions = Partial<Pick<RouteDef, RouteExtra>>;
 
@@ -216,9 +223,9 @@ export interface RouteHandlerOptions {
   /**
    * What every handler's context carries besides the request (the database, the configuration...), read
    * for each request: a service whose dependencies change while it runs (a test's transaction) hands the
-   * current ones.
+   * current ones. Given the route, so that a route that `reads: 'replica'` may get a replica's pool.
    */
-  tools?: () => object;
+  tools?: (route: Pick<RouteDef, 'reads'>) => object;
 }
 
 /** A schema failure in the contract's words: each issue as `"<path>" <message>`, joined by ", ". */
@@ -256,11 +263,13 @@ function validator(input: RouteInput): RequestHandler {
   };
 }
 
-function runner<TCaller, TScope>(def: RouteDef<TCaller, TScope>, tools: () => object): RequestHandler {
+type Tools = NonNullable<RouteHandlerOptions['tools']>;
+
+function runner<TCaller, TScope>(def: RouteDef<TCaller, TScope>, tools: Tools): RequestHandler {
   return async (req: Request, res: Response, next: NextFunction) => {
     try {
       const data = await def.handler({
-        ...tools(),
+        ...tools(def),
         req,
         res,
         caller: res.locals.caller as TCaller,

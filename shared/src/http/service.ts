@@ -38,7 +38,7 @@ export interface ServiceAppOptions<TCaller, TScope = unknown> {
   /** Put on app.locals for middleware (configuration, dependencies). */
   locals: Record<string, unknown>;
   /** What every handler's context carries besides the request (see RouteHandlerOptions.tools). */
-  tools?: () => object;
+  tools?: RouteHandlerOptions['tools'];
 }
 
 /** One service's Express app: its route tables behind the shared HTTP core, rate limits and identity. */
