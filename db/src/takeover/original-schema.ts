@@ -1,4 +1,4 @@
-import mysql from 'mysql2/promise';
+import { mysql, type Mysql } from './mysql';
 import { centralTables, classroomTables, type ExistingColumn, type ExistingTable } from './existing-tables';
 
 /**
@@ -45,11 +45,11 @@ function defaultDdl(type: string, d: string | undefined): string {
   if (d === 'true' || d === 'false') return ` DEFAULT ${d === 'true' ? 1 : 0}`;
   if (/^-?\d+(\.\d+)?$/.test(d)) return ` DEFAULT ${d}`;
   if (/^'.*'$/.test(d)) return ` DEFAULT ${d}`;
-  return ` DEFAULT ${mysql.escape(d)}`;
+  return ` DEFAULT ${mysql().escape(d)}`;
 }
 
 function columnDdl([name, type, nullable, dflt]: ExistingColumn, autoIncrement: boolean): string {
-  const id = mysql.escapeId(name);
+  const id = mysql().escapeId(name);
   const nul = nullable ? ' NULL' : ' NOT NULL';
   if (autoIncrement) return `${id} ${type} NOT NULL AUTO_INCREMENT`;
   if (type === 'json') return `${id} longtext${nul}${defaultDdl(type, dflt)} CHECK (json_valid(${id}))`;
@@ -63,7 +63,7 @@ export function originalTableNames(service: 'central' | 'classroom'): string[] {
 }
 
 /** Creates the tables in the database `conn` is connected to. */
-export async function createOriginalSchema(conn: mysql.Connection, o: OriginalSchemaOptions): Promise<void> {
+export async function createOriginalSchema(conn: Mysql.Connection, o: OriginalSchemaOptions): Promise<void> {
   const specs: ExistingTable[] = o.service === 'central' ? centralTables : classroomTables;
   const without = new Set(o.without ?? []);
   const later = o.later ? LATER_COLUMNS[o.service] : [];
@@ -71,32 +71,32 @@ export async function createOriginalSchema(conn: mysql.Connection, o: OriginalSc
     if (without.has(spec.name)) continue;
     const parts = spec.columns.map((c) => columnDdl(c, c[0] === spec.autoIncrement));
     for (const [table, ddl] of later) if (table === spec.name) parts.push(ddl);
-    if (spec.primary.length) parts.push(`PRIMARY KEY (${spec.primary.map((k) => mysql.escapeId(k)).join(', ')})`);
+    if (spec.primary.length) parts.push(`PRIMARY KEY (${spec.primary.map((k) => mysql().escapeId(k)).join(', ')})`);
     for (const u of spec.unique) {
       if (o.withoutSubmissionKey && spec.name === 'studentprogress') continue;
       if (u.length === 1 && spec.primary.length === 1 && u[0] === spec.primary[0]) continue;
-      parts.push(`UNIQUE KEY (${u.map((k) => mysql.escapeId(k)).join(', ')})`);
+      parts.push(`UNIQUE KEY (${u.map((k) => mysql().escapeId(k)).join(', ')})`);
     }
     const charset = spec.name === 'SequelizeMeta' ? 'utf8mb3' : 'utf8mb4 COLLATE=utf8mb4_unicode_ci';
-    await conn.query(`CREATE TABLE ${mysql.escapeId(spec.name)} (${parts.join(', ')}) DEFAULT CHARSET=${charset}`);
+    await conn.query(`CREATE TABLE ${mysql().escapeId(spec.name)} (${parts.join(', ')}) DEFAULT CHARSET=${charset}`);
   }
   await conn.query("INSERT INTO `SequelizeMeta` VALUES ('20260719160000-rewrap-md5-passwords-bcrypt.js')");
 }
 
 /** Inserts rows (objects with the same keys) in multi-row statements. */
-export async function insertOriginalRows(conn: mysql.Connection, table: string, rows: Array<Record<string, unknown>>): Promise<void> {
+export async function insertOriginalRows(conn: Mysql.Connection, table: string, rows: Array<Record<string, unknown>>): Promise<void> {
   if (!rows.length) return;
   const cols = Object.keys(rows[0]);
   const per = Math.max(1, Math.floor(20000 / cols.length));
   for (let i = 0; i < rows.length; i += per) {
     const part = rows.slice(i, i + per);
-    await conn.query(`INSERT INTO ${mysql.escapeId(table)} (${cols.map((c) => mysql.escapeId(c)).join(', ')}) VALUES ?`, [part.map((r) => cols.map((c) => r[c]))]);
+    await conn.query(`INSERT INTO ${mysql().escapeId(table)} (${cols.map((c) => mysql().escapeId(c)).join(', ')}) VALUES ?`, [part.map((r) => cols.map((c) => r[c]))]);
   }
 }
 
 export interface ScratchMysql {
   url: string;
-  conn: mysql.Connection;
+  conn: Mysql.Connection;
   drop(): Promise<void>;
 }
 
@@ -107,17 +107,17 @@ export interface ScratchMysql {
 export async function createScratchMysql(serverUrl: string, prefix = 'lms_src'): Promise<ScratchMysql> {
   const u = new URL(serverUrl);
   const name = `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = await mysql.createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password) });
-  await admin.query(`CREATE DATABASE ${mysql.escapeId(name)} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
+  const admin = await mysql().createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password) });
+  await admin.query(`CREATE DATABASE ${mysql().escapeId(name)} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
   await admin.end();
   u.pathname = `/${name}`;
-  const conn = await mysql.createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password), database: name, timezone: 'Z', dateStrings: true });
+  const conn = await mysql().createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password), database: name, timezone: 'Z', dateStrings: true });
   await conn.query("SET time_zone = '+00:00'");
   return {
     url: u.toString(),
     conn,
     async drop() {
-      await conn.query(`DROP DATABASE IF EXISTS ${mysql.escapeId(name)}`);
+      await conn.query(`DROP DATABASE IF EXISTS ${mysql().escapeId(name)}`);
       await conn.end();
     },
   };
@@ -132,7 +132,7 @@ export function testMysqlUrl(env: NodeJS.ProcessEnv = process.env): string {
 export async function mysqlAnswers(url: string): Promise<boolean> {
   const u = new URL(url);
   try {
-    const c = await mysql.createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password), connectTimeout: 2000 });
+    const c = await mysql().createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password), connectTimeout: 2000 });
     await c.end();
     return true;
   } catch {

@@ -1,4 +1,4 @@
-import mysql from 'mysql2/promise';
+import { mysql, type Mysql } from './mysql';
 
 /** A MySQL 8 / MariaDB database of the existing system, read only. */
 export interface SourceColumn {
@@ -27,7 +27,7 @@ export interface Source {
   close(): Promise<void>;
 }
 
-export function parseMysqlUrl(url: string): mysql.ConnectionOptions & { label: string } {
+export function parseMysqlUrl(url: string): Mysql.ConnectionOptions & { label: string } {
   let u: URL;
   try {
     u = new URL(url);
@@ -58,7 +58,7 @@ export function parseMysqlUrl(url: string): mysql.ConnectionOptions & { label: s
 
 export async function openSource(url: string): Promise<Source> {
   const { label, ...options } = parseMysqlUrl(url);
-  const conn = await mysql.createConnection(options);
+  const conn = await mysql().createConnection(options);
   await conn.query("SET time_zone = '+00:00'");
   const database = options.database as string;
   const [cols] = await conn.query(
@@ -77,7 +77,7 @@ export async function openSource(url: string): Promise<Source> {
   }
   for (const r of keys as Array<{ t: string; c: string }>) tables.get(r.t)?.primary.push(r.c);
 
-  const id = (name: string) => mysql.escapeId(name);
+  const id = (name: string) => mysql().escapeId(name);
   return {
     label,
     tables,
