@@ -8,7 +8,9 @@ export const PLACEHOLDER_SECRET = 'change-me-placeholder';
 const PLACEHOLDER_WORDS = /^(change-?me.*|changeit|placeholder|secret|password|todo|xxx+|your[-_].*)$/i;
 
 export function isPlaceholder(value: string | undefined): boolean {
-  return value === undefined || value.trim() === '' || value === PLACEHOLDER_SECRET || PLACEHOLDER_WORDS.test(value.trim());
+  return (
+    value === undefined || value.trim() === '' || value === PLACEHOLDER_SECRET || PLACEHOLDER_WORDS.test(value.trim())
+  );
 }
 
 export class ConfigError extends Error {
@@ -46,7 +48,10 @@ export const proxyHops = z
     if (t === '' || ['false', 'no', 'off'].includes(t)) return 0;
     if (['true', 'yes', 'on'].includes(t)) return 1;
     if (/^\d{1,2}$/.test(t)) return Number(t);
-    ctx.addIssue({ code: z.ZodIssueCode.custom, message: 'TRUST_PROXY must be a number of proxy hops (0-99), true or false' });
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      message: 'TRUST_PROXY must be a number of proxy hops (0-99), true or false',
+    });
     return z.NEVER;
   });
 
@@ -54,7 +59,9 @@ export const proxyHops = z
 export const flagDefaultOn = z
   .string()
   .optional()
-  .transform((v) => v === undefined || v.trim() === '' || !['0', 'false', 'no', 'off'].includes(v.trim().toLowerCase()));
+  .transform(
+    (v) => v === undefined || v.trim() === '' || !['0', 'false', 'no', 'off'].includes(v.trim().toLowerCase()),
+  );
 
 
 export const port = (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback);
@@ -134,9 +141,11 @@ export function secretWeakness(value: string): string | undefined {
   const period = periodOf(value);
   if (period !== undefined) return `a pattern of ${period} characters repeated`;
   const follow = followers(value);
-  if (follow * 3 > value.length) return `a sequence (${follow} of ${value.length} characters follow from the ones before)`;
+  if (follow * 3 > value.length)
+    return `a sequence (${follow} of ${value.length} characters follow from the ones before)`;
   const bits = Math.floor(entropyEstimate(value));
-  if (bits < MIN_SECRET_ESTIMATE_BITS) return `about ${bits} bits of entropy by estimate, fewer than ${MIN_SECRET_ESTIMATE_BITS}`;
+  if (bits < MIN_SECRET_ESTIMATE_BITS)
+    return `about ${bits} bits of entropy by estimate, fewer than ${MIN_SECRET_ESTIMATE_BITS}`;
   return undefined;
 }
 
@@ -145,7 +154,9 @@ export function warnWeakSecrets(logger: { warn(obj: object, msg: string): void }
   if (!names.length) return;
   logger.warn(
     { secrets: names },
-    `accepting ${names.join(', ')} below ${MIN_SECRET_BYTES} bytes of entropy (${names.map((n) => `${allowWeakSwitch(n)}=1`).join(', ')}); replace ${names.length > 1 ? 'them' : 'it'} with a random value as soon as every machine sharing ${names.length > 1 ? 'them' : 'it'} can take the new one`,
+    `accepting ${names.join(', ')} below ${MIN_SECRET_BYTES} bytes of entropy ` +
+      `(${names.map((n) => `${allowWeakSwitch(n)}=1`).join(', ')}); replace ${names.length > 1 ? 'them' : 'it'} with ` +
+      `a random value as soon as every machine sharing ${names.length > 1 ? 'them' : 'it'} can take the new one`,
   );
 }
 
@@ -164,7 +175,9 @@ export function checkSecrets(nodeEnv: NodeEnv, env: Env, names: readonly string[
   for (const name of names) {
     const value = env[name];
     if (value === undefined || isPlaceholder(value)) {
-      throw new ConfigError(`${name} must be set to a real secret when NODE_ENV=${nodeEnv} (it is missing or still a placeholder)`);
+      throw new ConfigError(
+        `${name} must be set to a real secret when NODE_ENV=${nodeEnv} (it is missing or still a placeholder)`,
+      );
     }
     const weakness = secretWeakness(value);
     if (!weakness) continue;
@@ -184,7 +197,8 @@ export function checkSecrets(nodeEnv: NodeEnv, env: Env, names: readonly string[
     const same = names.slice(i + 1).find((other) => env[other] === env[names[i]]);
     if (same) {
       throw new ConfigError(
-        `${names[i]} and ${same} are the same value: each secret must be a random value of its own when NODE_ENV=${nodeEnv}`,
+        `${names[i]} and ${same} are the same value: each secret must be a random value of its own when ` +
+          `NODE_ENV=${nodeEnv}`,
       );
     }
   }
@@ -247,7 +261,11 @@ export const databaseSettingsSchema = {
   DATABASE_SESSION_SETTINGS: flagDefaultOn,
 };
 
-export function databaseSettings(e: { DATABASE_POOL_MAX: number; DATABASE_STATEMENT_TIMEOUT_SECONDS: number; DATABASE_SESSION_SETTINGS: boolean }) {
+export function databaseSettings(e: {
+  DATABASE_POOL_MAX: number;
+  DATABASE_STATEMENT_TIMEOUT_SECONDS: number;
+  DATABASE_SESSION_SETTINGS: boolean;
+}) {
   return {
     poolMax: e.DATABASE_POOL_MAX,
     statementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_SECONDS * 1000,

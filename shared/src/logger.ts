@@ -26,7 +26,10 @@ export function createLogger(c: LoggerConfig, destination?: DestinationStream): 
     },
   };
   if (c.streams?.length) {
-    return pino(options, pino.multistream([{ level: c.level as pino.Level, stream: destination ?? process.stdout }, ...c.streams]));
+    return pino(
+      options,
+      pino.multistream([{ level: c.level as pino.Level, stream: destination ?? process.stdout }, ...c.streams]),
+    );
   }
   return destination ? pino(options, destination) : pino(options);
 }

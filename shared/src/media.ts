@@ -51,7 +51,11 @@ export function mediaContentType(name: string): string | undefined {
  * writes to disk, so that a name from a database or a remote list can never leave its folder.
  */
 export function isMediaFileName(name: string): boolean {
-  return /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$/.test(name) && !name.includes('..') && mediaFileType(name) !== FILE_TYPE.invalid;
+  return (
+    /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$/.test(name) &&
+    !name.includes('..') &&
+    mediaFileType(name) !== FILE_TYPE.invalid
+  );
 }
 
 /** How deep a media name's folders may go (`demo/counting-to-ten.mp4` is one folder deep). */
@@ -67,7 +71,9 @@ export function isMediaPath(name: string): boolean {
   const parts = name.split('/');
   if (parts.length > MAX_MEDIA_FOLDERS + 1) return false;
   const file = parts.pop() as string;
-  return isMediaFileName(file) && parts.every((p) => /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$/.test(p) && !p.includes('..'));
+  return (
+    isMediaFileName(file) && parts.every((p) => /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,199}$/.test(p) && !p.includes('..'))
+  );
 }
 
 /** Where feedback pictures live in the object store, below the documents at the root. */

@@ -19,7 +19,14 @@ describe('concurrencyLimit', () => {
     const results = await Promise.allSettled([0, 1, 2, 3, 4, 5].map(task));
     expect(peak).toBe(2);
     expect(order).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([0, 10, 20, 'task 3', 40, 50]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : (r.reason as Error).message))).toEqual([
+      0,
+      10,
+      20,
+      'task 3',
+      40,
+      50,
+    ]);
     // A task that throws before returning its promise frees its slot too.
     const limit1 = concurrencyLimit(1);
     await expect(limit1(() => { throw new Error('at once'); })).rejects.toThrow('at once');

@@ -20,7 +20,12 @@ describe('rate-limit client key', () => {
 describe('request logging', () => {
   function capture() {
     const lines: Array<Record<string, unknown>> = [];
-    const sink = new Writable({ write(chunk, _enc, done) { for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l)); done(); } });
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        for (const l of String(chunk).split('\n').filter(Boolean)) lines.push(JSON.parse(l));
+        done();
+      },
+    });
     return { lines, logger: createLogger({ name: 'test', level: 'info' }, sink) };
   }
 
@@ -32,7 +37,11 @@ describe('request logging', () => {
     const res = await request(app).get('/x?refreshtoken=secret-value&a=1');
     await new Promise((r) => setImmediate(r));
     const line = lines.find((l) => l.msg === 'request completed');
-    expect(line).toMatchObject({ reqId: res.headers['x-request-id'], res: { statusCode: 200 }, req: { method: 'GET' } });
+    expect(line).toMatchObject({
+      reqId: res.headers['x-request-id'],
+      res: { statusCode: 200 },
+      req: { method: 'GET' },
+    });
     expect(JSON.stringify(line)).not.toContain('secret-value');
     expect((line!.req as { url: string }).url).toBe('/x?refreshtoken=[redacted]&a=1');
   });

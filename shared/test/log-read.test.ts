@@ -30,33 +30,82 @@ async function run(reader: typeof readLogIni, text: string | Buffer, chunk: numb
 
 const sid = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
-const full = JSON.stringify({
-  version: { nested: [1, { deep: ['x', null, true] }] },
-  log: {
-    extra: 'ignored "quoted" {not a row}',
-    result: [
-      {
-        studentprogressid: sid(1), studentid: sid(9), ispass: 1, starttime: '2026-08-20 05:12:19', endtime: null, progresstype: '2', resultpercentage: '66.5',
-        marks: 2, points: 20, scores: 0, fullpoints: 30, note: 'brace } bracket ] quote \\" backslash \\\\ unicode é 😀',
-        studentprogressquestions: [
-          { studentprogressquestionid: sid(11), studentprogressid: 'other', tries: 1, iscorrect: 'true', referencequestionid: sid(21) },
-          { studentprogressquestionid: sid(12), tries: 0, iscorrect: 0, referencequestionid: sid(22) },
+const full = JSON.stringify(
+  {
+    version: { nested: [1, { deep: ['x', null, true] }] },
+    log: {
+      extra: 'ignored "quoted" {not a row}',
+      result: [
+        {
+          studentprogressid: sid(1),
+          studentid: sid(9),
+          ispass: 1,
+          starttime: '2026-08-20 05:12:19',
+          endtime: null,
+          progresstype: '2',
+          resultpercentage: '66.5',
+          marks: 2,
+          points: 20,
+          scores: 0,
+          fullpoints: 30,
+          note: 'brace } bracket ] quote \\" backslash \\\\ unicode é 😀',
+          studentprogressquestions: [
+            {
+              studentprogressquestionid: sid(11),
+              studentprogressid: 'other',
+              tries: 1,
+              iscorrect: 'true',
+              referencequestionid: sid(21),
+            },
+            { studentprogressquestionid: sid(12), tries: 0, iscorrect: 0, referencequestionid: sid(22) },
+          ],
+        },
+        { studentprogressid: sid(2), studentid: sid(9), ispass: false, starttime: 1787375539000, progresstype: 3 },
+        {
+          studentprogressid: sid(3),
+          studentid: sid(9),
+          ispass: true,
+          starttime: '2026-08-21T00:00:00.000Z',
+          progresstype: 1,
+          studentprogressquestions: [],
+        },
+      ],
+      progress: {
+        studentactives: [
+          {
+            studentactiveid: sid(31),
+            studentid: sid(9),
+            referenceid: sid(41),
+            referencetype: true,
+            created_at: '2026-08-20T05:00:00.000Z',
+          },
         ],
+        studentlearningprogress: [],
+        studentgradesprogress: [{ studentgradeprogressid: sid(32), studentid: sid(9), completed: 0, progress: '12.5' }],
+        studentlevelsprogress: [],
+        studentlessonsprogress: [],
+        studentpoints: [],
+        studentappusages: [
+          { studentappusageid: sid(33), schooluserid: sid(8), time_spent: 600 },
+          { studentappusageid: sid(34), schooluserid: sid(8), time_spent: 6e2 },
+        ],
+        unknowncollection: [{ a: 1 }],
       },
-      { studentprogressid: sid(2), studentid: sid(9), ispass: false, starttime: 1787375539000, progresstype: 3 },
-      { studentprogressid: sid(3), studentid: sid(9), ispass: true, starttime: '2026-08-21T00:00:00.000Z', progresstype: 1, studentprogressquestions: [] },
-    ],
-    progress: {
-      studentactives: [{ studentactiveid: sid(31), studentid: sid(9), referenceid: sid(41), referencetype: true, created_at: '2026-08-20T05:00:00.000Z' }],
-      studentlearningprogress: [],
-      studentgradesprogress: [{ studentgradeprogressid: sid(32), studentid: sid(9), completed: 0, progress: '12.5' }],
-      studentlevelsprogress: [], studentlessonsprogress: [], studentpoints: [],
-      studentappusages: [{ studentappusageid: sid(33), schooluserid: sid(8), time_spent: 600 }, { studentappusageid: sid(34), schooluserid: sid(8), time_spent: 6e2 }],
-      unknowncollection: [{ a: 1 }],
+      access: [
+        {
+          rpiuseraccessid: 'acc-1',
+          userid: sid(8),
+          logintime: '2026-08-20T04:59:00.000Z',
+          timespent: '0',
+          status: 1,
+          ipaddress: '::1',
+        },
+      ],
     },
-    access: [{ rpiuseraccessid: 'acc-1', userid: sid(8), logintime: '2026-08-20T04:59:00.000Z', timespent: '0', status: 1, ipaddress: '::1' }],
   },
-}, null, 1);
+  null,
+  1,
+);
 
 describe('the log.ini reader', () => {
   it.each([1, 3, 7, 64, 100_000])('gives the same batches and summary with %i-byte chunks', async (chunk) => {
@@ -71,8 +120,16 @@ describe('the log.ini reader', () => {
       shape: 'log',
       present: { result: true, progress: true, access: true },
       counts: {
-        studentprogress: 3, studentprogressquestions: 2, rpiuseraccess: 1, studentactives: 1, studentlearningsprogress: 0,
-        studentgradesprogress: 1, studentlevelsprogress: 0, studentlessonsprogress: 0, studentpoints: 0, studentappusages: 2,
+        studentprogress: 3,
+        studentprogressquestions: 2,
+        rpiuseraccess: 1,
+        studentactives: 1,
+        studentlearningsprogress: 0,
+        studentgradesprogress: 1,
+        studentlevelsprogress: 0,
+        studentlessonsprogress: 0,
+        studentpoints: 0,
+        studentappusages: 2,
       },
     });
     expect(batches.map((b) => [b.table, b.rows.length])).toEqual([
@@ -80,14 +137,31 @@ describe('the log.ini reader', () => {
       ['studentactives', 1], ['studentgradesprogress', 1], ['studentappusages', 2], ['rpiuseraccess', 1],
     ]);
     const first = batches[0].rows[0] as Record<string, unknown>;
-    expect(first).toMatchObject({ studentprogressid: sid(1), ispass: true, progresstype: 2, resultpercentage: 66.5, starttime: '2026-08-20T05:12:19.000Z', endtime: null });
+    expect(first).toMatchObject({
+      studentprogressid: sid(1),
+      ispass: true,
+      progresstype: 2,
+      resultpercentage: 66.5,
+      starttime: '2026-08-20T05:12:19.000Z',
+      endtime: null,
+    });
     expect(first).not.toHaveProperty('note');
     expect(first).not.toHaveProperty('studentprogressquestions');
     const second = batches[0].rows[1] as Record<string, unknown>;
     expect(second).toMatchObject({ ispass: false, starttime: new Date(1787375539000).toISOString() });
     expect(batches[1].rows).toEqual([
-      expect.objectContaining({ studentprogressquestionid: sid(11), studentprogressid: sid(1), tries: 1, iscorrect: true }),
-      expect.objectContaining({ studentprogressquestionid: sid(12), studentprogressid: sid(1), tries: 0, iscorrect: false }),
+      expect.objectContaining({
+        studentprogressquestionid: sid(11),
+        studentprogressid: sid(1),
+        tries: 1,
+        iscorrect: true,
+      }),
+      expect.objectContaining({
+        studentprogressquestionid: sid(12),
+        studentprogressid: sid(1),
+        tries: 0,
+        iscorrect: false,
+      }),
     ]);
     expect(batches[4].rows[0]).toMatchObject({ completed: false, progress: 12.5 });
     expect(batches[6].rows[0]).toMatchObject({ rpiuseraccessid: 'acc-1', timespent: 0, status: 1 });
@@ -97,17 +171,40 @@ describe('the log.ini reader', () => {
     expect((await run(readLogIni, '\uFEFF' + full, 5)).summary?.counts.studentprogress).toBe(3);
     for (const text of ['[]', '{}', ' {"log":{}} ', '{"other":[{"a":1}]}', '[{"log":1}]']) {
       const r = await run(readLogIni, text, 5);
-      expect({ text, error: r.error, batches: r.batches, shape: r.summary?.shape }).toEqual({ text, error: undefined, batches: [], shape: 'empty' });
+      expect({ text, error: r.error, batches: r.batches, shape: r.summary?.shape }).toEqual({
+        text,
+        error: undefined,
+        batches: [],
+        shape: 'empty',
+      });
     }
-    expect((await run(readLogIni, '{"log":{"result":[],"progress":{}}}', 5)).summary?.present).toEqual({ result: true, progress: true, access: false });
+    expect((await run(readLogIni, '{"log":{"result":[],"progress":{}}}', 5)).summary?.present).toEqual({
+      result: true,
+      progress: true,
+      access: false,
+    });
   });
 
   it('refuses what is not a log', async () => {
     const bad = [
-      '', '{', '{"log":{"result":[{"studentprogressid":"a"', '{"log":{"result":[{"studentprogressid":"a"}]}', '{"log":[]}', '{"log":{"result":{}}}',
-      '{"log":{"progress":[]}}', '{"log":{"progress":{"studentpoints":{}}}}', '{"log":{"result":[1]}}', '{"log":{"access":["x"]}}', '{"log":{"result":[[]]}}',
-      '{"log":{"result":[{"studentprogressid":"a",}]}}', '{"log" {"result":[]}}', '{"log":{"result":[]},}', '{"a":tru}', '{} {}',
-      '{"log":{"result":[{"studentid":"x"}]}}', '{"log":{"result":[{"studentprogressid":"a","studentprogressquestions":{}}]}}',
+      '',
+      '{',
+      '{"log":{"result":[{"studentprogressid":"a"',
+      '{"log":{"result":[{"studentprogressid":"a"}]}',
+      '{"log":[]}',
+      '{"log":{"result":{}}}',
+      '{"log":{"progress":[]}}',
+      '{"log":{"progress":{"studentpoints":{}}}}',
+      '{"log":{"result":[1]}}',
+      '{"log":{"access":["x"]}}',
+      '{"log":{"result":[[]]}}',
+      '{"log":{"result":[{"studentprogressid":"a",}]}}',
+      '{"log" {"result":[]}}',
+      '{"log":{"result":[]},}',
+      '{"a":tru}',
+      '{} {}',
+      '{"log":{"result":[{"studentid":"x"}]}}',
+      '{"log":{"result":[{"studentprogressid":"a","studentprogressquestions":{}}]}}',
       '{"log":{"access":[{"rpiuseraccessid":"a","logintime":"not a date"}]}}',
     ];
     for (const text of bad) {
@@ -132,10 +229,24 @@ describe('reading a log ZIP on a worker thread', () => {
     const batches: LogBatch[] = [];
     const files: unknown[] = [];
     try {
-      const summary = await read({ batchSize: 2, onBatch: (b) => { batches.push(b); }, onLogFile: (f) => { files.push(f); } });
+      const summary = await read({
+        batchSize: 2,
+        onBatch: (b) => {
+          batches.push(b);
+        },
+        onLogFile: (f) => {
+          files.push(f);
+        },
+      });
       return { batches, files, summary };
     } catch (err) {
-      return { batches, files, error: (err as Error).message, code: (err as { code?: string }).code, zip: isZipError(err) };
+      return {
+        batches,
+        files,
+        error: (err as Error).message,
+        code: (err as { code?: string }).code,
+        zip: isZipError(err),
+      };
     }
   };
 

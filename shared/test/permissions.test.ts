@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import {
-  ADMIN_EXCLUDED, GRANT_ROWS, PERMISSION_ENUM, PERMISSION_NAMES, PERMISSION_ROWS, PERMISSION_TITLES, ROLE_IDS, ROLE_ROWS,
-  WILDCARD_PERMISSION, derivedGrants, grantsOf, roleIdOf, roleKeyOf,
+  ADMIN_EXCLUDED,
+  GRANT_ROWS,
+  PERMISSION_ENUM,
+  PERMISSION_NAMES,
+  PERMISSION_ROWS,
+  PERMISSION_TITLES,
+  ROLE_IDS,
+  ROLE_ROWS,
+  WILDCARD_PERMISSION,
+  derivedGrants,
+  grantsOf,
+  roleIdOf,
+  roleKeyOf,
 } from '@lms/shared';
 
 describe('permission catalogue', () => {

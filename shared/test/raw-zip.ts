@@ -2,7 +2,9 @@ import zlib from 'node:zlib';
 import { ZipCryptoKeys } from '../src';
 
 /** A hand-made ZIP (the writers refuse unsafe names, an attacker's tool does not). */
-export function rawZip(entries: Array<{ name: string; data: Buffer; deflate?: boolean; declaredSize?: number; password?: string }>): Buffer {
+export function rawZip(
+  entries: Array<{ name: string; data: Buffer; deflate?: boolean; declaredSize?: number; password?: string }>,
+): Buffer {
   const locals: Buffer[] = [];
   const centrals: Buffer[] = [];
   let offset = 0;

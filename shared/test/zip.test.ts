@@ -2,8 +2,22 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { rawZip } from './raw-zip';
 import {
-  CONTENT_KEY_LIST, ZipError, logWindowStart, openZipBuffer, parseContentPackage, parseStudentsPackage, parseTeachersPackage, readLogZip,
-  readPackageJson, streamToBuffer, writeContentZip, writeLogZip, writeLogZipFromDocument, writeStudentsZip, writeTeachersZip, type LogBatch,
+  CONTENT_KEY_LIST,
+  ZipError,
+  logWindowStart,
+  openZipBuffer,
+  parseContentPackage,
+  parseStudentsPackage,
+  parseTeachersPackage,
+  readLogZip,
+  readPackageJson,
+  streamToBuffer,
+  writeContentZip,
+  writeLogZip,
+  writeLogZipFromDocument,
+  writeStudentsZip,
+  writeTeachersZip,
+  type LogBatch,
 } from '../src';
 
 async function names(buffer: Buffer, limits = {}): Promise<string[]> {
@@ -30,7 +44,10 @@ const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')
 
 describe('safe ZIP reader', () => {
   it('reads the entries of an ordinary ZIP', async () => {
-    const zip = rawZip([{ name: 'a.txt', data: Buffer.from('hello') }, { name: 'dir/b.txt', data: Buffer.from('x'.repeat(1000)), deflate: true }]);
+    const zip = rawZip([
+      { name: 'a.txt', data: Buffer.from('hello') },
+      { name: 'dir/b.txt', data: Buffer.from('x'.repeat(1000)), deflate: true },
+    ]);
     expect(await names(zip)).toEqual(['a.txt', 'dir/b.txt']);
   });
 
@@ -42,7 +59,14 @@ describe('safe ZIP reader', () => {
     ['c:evil.txt', 'absolute'],
     ['dir\\evil.txt', 'backslash'],
   ])('refuses the entry name %s', async (name) => {
-    const err = await refusal(names(rawZip([{ name: 'ok.txt', data: Buffer.from('1') }, { name, data: Buffer.from('2') }])));
+    const err = await refusal(
+      names(
+        rawZip([
+          { name: 'ok.txt', data: Buffer.from('1') },
+          { name, data: Buffer.from('2') },
+        ]),
+      ),
+    );
     expect(err.code).toBe('bad_name');
     expect(err.status).toBe(400);
   });
@@ -79,12 +103,17 @@ describe('safe ZIP reader', () => {
       }
     }
     // The true size passes.
-    expect(await names(rawZip([{ name: 'true.txt', data: Buffer.alloc(5000, 67), deflate: true, declaredSize: 5000 }]))).toEqual(['true.txt']);
+    expect(
+      await names(rawZip([{ name: 'true.txt', data: Buffer.alloc(5000, 67), deflate: true, declaredSize: 5000 }])),
+    ).toEqual(['true.txt']);
   });
 
   it('reads entries with traditional PKWARE encryption given the password, and refuses them without it', async () => {
     const text = JSON.stringify({ log: { result: [], progress: {}, access: [] } }).repeat(50);
-    const zip = rawZip([{ name: 'log.ini', data: Buffer.from(text), deflate: true, password: 'fixed-secret' }, { name: 'plain.txt', data: Buffer.from('p') }]);
+    const zip = rawZip([
+      { name: 'log.ini', data: Buffer.from(text), deflate: true, password: 'fixed-secret' },
+      { name: 'plain.txt', data: Buffer.from('p') },
+    ]);
     const read = async (password?: string) => {
       const z = await openZipBuffer(zip, { password });
       try {
@@ -108,14 +137,51 @@ describe('safe ZIP reader', () => {
 });
 
 const result = {
-  studentprogressid: id(1), studentid: id(2), ispass: true, studentprogressreferenceid: id(3), starttime: '2026-08-20T05:12:19.000Z',
-  endtime: '2026-08-20T05:15:00.000Z', progresstype: 2, resultpercentage: 87.5, marks: 7, points: 10, scores: 1, fullpoints: 12,
-  studentprogressquestions: [{ studentprogressquestionid: id(4), studentprogressid: id(1), tries: 0, iscorrect: true, referencequestionid: id(5) }],
+  studentprogressid: id(1),
+  studentid: id(2),
+  ispass: true,
+  studentprogressreferenceid: id(3),
+  starttime: '2026-08-20T05:12:19.000Z',
+  endtime: '2026-08-20T05:15:00.000Z',
+  progresstype: 2,
+  resultpercentage: 87.5,
+  marks: 7,
+  points: 10,
+  scores: 1,
+  fullpoints: 12,
+  studentprogressquestions: [
+    {
+      studentprogressquestionid: id(4),
+      studentprogressid: id(1),
+      tries: 0,
+      iscorrect: true,
+      referencequestionid: id(5),
+    },
+  ],
 };
-const access = { rpiuseraccessid: id(6), userid: id(7), logintime: '2026-08-20T05:00:00.000Z', logouttime: null, timespent: 0, status: 1, ipaddress: '10.0.0.5' };
-const active = { studentactiveid: id(8), studentid: id(2), referenceid: id(3), referencetype: 3, created_at: '2026-08-20T05:15:00.000Z' };
+const access = {
+  rpiuseraccessid: id(6),
+  userid: id(7),
+  logintime: '2026-08-20T05:00:00.000Z',
+  logouttime: null,
+  timespent: 0,
+  status: 1,
+  ipaddress: '10.0.0.5',
+};
+const active = {
+  studentactiveid: id(8),
+  studentid: id(2),
+  referenceid: id(3),
+  referencetype: 3,
+  created_at: '2026-08-20T05:15:00.000Z',
+};
 const emptyProgress = {
-  studentactives: [], studentlearningprogress: [], studentgradesprogress: [], studentlevelsprogress: [], studentlessonsprogress: [], studentpoints: [],
+  studentactives: [],
+  studentlearningprogress: [],
+  studentgradesprogress: [],
+  studentlevelsprogress: [],
+  studentlessonsprogress: [],
+  studentpoints: [],
   studentappusages: [],
 };
 
@@ -138,9 +204,12 @@ async function logIniOf(zip: Buffer): Promise<string> {
 describe('activity-log ZIP', () => {
   it('writes log.ini first, then the log files, with the spec shape and wire types', async () => {
     const zip = await streamToBuffer(
-      writeLogZipFromDocument({ log: { result: [result], progress: { ...emptyProgress, studentactives: [active] }, access: [access] } } as never, [
-        { name: 'RPI-API-info-2026-08-20.log', content: '{"level":"info"}\n' },
-      ]),
+      writeLogZipFromDocument(
+        {
+          log: { result: [result], progress: { ...emptyProgress, studentactives: [active] }, access: [access] },
+        } as never,
+        [{ name: 'RPI-API-info-2026-08-20.log', content: '{"level":"info"}\n' }],
+      ),
     );
     expect(await names(zip)).toEqual(['log.ini', 'RPI-API-info-2026-08-20.log']);
     const doc = JSON.parse(await logIniOf(zip));
@@ -153,18 +222,28 @@ describe('activity-log ZIP', () => {
   });
 
   it('writes [] as log.ini when there is nothing to export', async () => {
-    const zip = await streamToBuffer(writeLogZipFromDocument({ log: { result: [], progress: emptyProgress, access: [] } } as never));
+    const zip = await streamToBuffer(
+      writeLogZipFromDocument({ log: { result: [], progress: emptyProgress, access: [] } } as never),
+    );
     expect(await logIniOf(zip)).toBe('[]');
   });
 
   it('reads back what it wrote, results before their questions', async () => {
     const zip = await streamToBuffer(
-      writeLogZipFromDocument({ log: { result: [result], progress: { ...emptyProgress, studentactives: [active] }, access: [access] } } as never, [
-        { name: 'RPI-API-error-2026-08-20.log', content: 'x' },
-      ]),
+      writeLogZipFromDocument(
+        {
+          log: { result: [result], progress: { ...emptyProgress, studentactives: [active] }, access: [access] },
+        } as never,
+        [{ name: 'RPI-API-error-2026-08-20.log', content: 'x' }],
+      ),
     );
     const { batches, summary } = await readAll(zip);
-    expect(batches.map((b) => b.table)).toEqual(['studentprogress', 'studentprogressquestions', 'studentactives', 'rpiuseraccess']);
+    expect(batches.map((b) => b.table)).toEqual([
+      'studentprogress',
+      'studentprogressquestions',
+      'studentactives',
+      'rpiuseraccess',
+    ]);
     const { studentprogressquestions, ...plain } = result;
     expect(batches[0].rows).toEqual([plain]);
     expect(batches[1].rows).toEqual(studentprogressquestions);
@@ -173,21 +252,55 @@ describe('activity-log ZIP', () => {
     expect(summary.logFiles).toEqual([{ name: 'RPI-API-error-2026-08-20.log', size: 1 }]);
   });
 
-  it('tolerates what real classroom servers write: 0/1 booleans, DECIMAL strings, epoch ms, no question rows, a BOM', async () => {
+  it('tolerates what real classroom servers write: 0/1 booleans, DECIMAL strings, epoch ms, no question rows, ' +
+    'a BOM', async () => {
     const doc = {
       log: {
-        result: [{ ...result, ispass: 1, starttime: Date.parse('2026-08-20T05:12:19.000Z'), resultpercentage: '87.50', studentprogressquestions: undefined, extra: 'x' }],
-        progress: { studentgradesprogress: [{ studentgradeprogressid: id(9), studentid: id(2), completed: 'false', progress: '12.5', lastupdated: '2026-08-20 05:00:00' }] },
+        result: [
+          {
+            ...result,
+            ispass: 1,
+            starttime: Date.parse('2026-08-20T05:12:19.000Z'),
+            resultpercentage: '87.50',
+            studentprogressquestions: undefined,
+            extra: 'x',
+          },
+        ],
+        progress: {
+          studentgradesprogress: [
+            {
+              studentgradeprogressid: id(9),
+              studentid: id(2),
+              completed: 'false',
+              progress: '12.5',
+              lastupdated: '2026-08-20 05:00:00',
+            },
+          ],
+        },
         access: [{ ...access, timespent: '12.75', status: '2' }],
       },
     };
-    const zip = rawZip([{ name: 'log.ini', data: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(doc))]), deflate: true }]);
+    const zip = rawZip([
+      {
+        name: 'log.ini',
+        data: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(doc))]),
+        deflate: true,
+      },
+    ]);
     const { batches, summary } = await readAll(zip);
     expect(batches.map((b) => b.table)).toEqual(['studentprogress', 'studentgradesprogress', 'rpiuseraccess']);
-    expect(batches[0].rows[0]).toMatchObject({ ispass: true, starttime: '2026-08-20T05:12:19.000Z', resultpercentage: 87.5 });
+    expect(batches[0].rows[0]).toMatchObject({
+      ispass: true,
+      starttime: '2026-08-20T05:12:19.000Z',
+      resultpercentage: 87.5,
+    });
     expect(batches[0].rows[0]).not.toHaveProperty('extra');
     expect(batches[1].rows[0]).toEqual({
-      studentgradeprogressid: id(9), studentid: id(2), completed: false, progress: 12.5, lastupdated: '2026-08-20T05:00:00.000Z',
+      studentgradeprogressid: id(9),
+      studentid: id(2),
+      completed: false,
+      progress: 12.5,
+      lastupdated: '2026-08-20T05:00:00.000Z',
     });
     expect(batches[2].rows[0]).toMatchObject({ timespent: 12.75, status: 2 });
     expect(summary.logIni?.counts.studentprogressquestions).toBe(0);
@@ -201,13 +314,25 @@ describe('activity-log ZIP', () => {
   });
 
   it('reports a document without access as incomplete', async () => {
-    const { summary } = await readAll(rawZip([{ name: 'log.ini', data: Buffer.from(JSON.stringify({ log: { result: [], progress: {} } })) }]));
+    const { summary } = await readAll(
+      rawZip([{ name: 'log.ini', data: Buffer.from(JSON.stringify({ log: { result: [], progress: {} } })) }]),
+    );
     expect(summary.logIni?.present).toEqual({ result: true, progress: true, access: false });
   });
 
   it('yields batches of the requested size, so a large log is never held at once', async () => {
-    const many = Array.from({ length: 7 }, (_, i) => ({ ...result, studentprogressid: id(100 + i), studentprogressquestions: [] }));
-    const zip = rawZip([{ name: 'log.ini', data: Buffer.from(JSON.stringify({ log: { result: many, progress: emptyProgress, access: [] } })), deflate: true }]);
+    const many = Array.from({ length: 7 }, (_, i) => ({
+      ...result,
+      studentprogressid: id(100 + i),
+      studentprogressquestions: [],
+    }));
+    const zip = rawZip([
+      {
+        name: 'log.ini',
+        data: Buffer.from(JSON.stringify({ log: { result: many, progress: emptyProgress, access: [] } })),
+        deflate: true,
+      },
+    ]);
     const { batches, summary } = await readAll(zip, 3);
     expect(batches.map((b) => b.rows.length)).toEqual([3, 3, 1]);
     expect(summary.logIni?.counts.studentprogress).toBe(7);
@@ -215,17 +340,42 @@ describe('activity-log ZIP', () => {
 
   it('refuses an empty ZIP, a foreign entry, bad JSON and malformed rows', async () => {
     expect((await refusal(readAll(rawZip([])))).message).toBe('Invalid file (Zip-file is empty)');
-    expect((await refusal(readAll(rawZip([{ name: 'log.ini', data: Buffer.from('[]') }, { name: 'notes.txt', data: Buffer.from('x') }])))).message).toBe(
-      'There is invalid file inside zip-file',
-    );
-    expect((await refusal(readAll(rawZip([{ name: 'log.ini', data: Buffer.from('{"log":{"result":[') }])))).code).toBe('bad_document');
-    expect((await refusal(readAll(rawZip([{ name: 'log.ini', data: Buffer.from('{"log":{"result":[{"studentid":"x"}]}}') }])))).message).toMatch(
-      /studentprogressid/,
-    );
-    expect((await refusal(readAll(rawZip([{ name: 'log.ini', data: Buffer.from('{"log":{"access":{}}}') }])))).message).toMatch(/must be an array/);
-    expect((await refusal(readAll(rawZip([{ name: 'log.ini', data: Buffer.from('{"log":{"access":[{"rpiuseraccessid":"a","status":"open"}]}}') }])))).code).toBe(
+    expect(
+      (
+        await refusal(
+          readAll(
+            rawZip([
+              { name: 'log.ini', data: Buffer.from('[]') },
+              { name: 'notes.txt', data: Buffer.from('x') },
+            ]),
+          ),
+        )
+      ).message,
+    ).toBe('There is invalid file inside zip-file');
+    expect((await refusal(readAll(rawZip([{ name: 'log.ini', data: Buffer.from('{"log":{"result":[') }])))).code).toBe(
       'bad_document',
     );
+    expect(
+      (
+        await refusal(
+          readAll(rawZip([{ name: 'log.ini', data: Buffer.from('{"log":{"result":[{"studentid":"x"}]}}') }])),
+        )
+      ).message,
+    ).toMatch(/studentprogressid/);
+    expect(
+      (await refusal(readAll(rawZip([{ name: 'log.ini', data: Buffer.from('{"log":{"access":{}}}') }])))).message,
+    ).toMatch(/must be an array/);
+    expect(
+      (
+        await refusal(
+          readAll(
+            rawZip([
+              { name: 'log.ini', data: Buffer.from('{"log":{"access":[{"rpiuseraccessid":"a","status":"open"}]}}') },
+            ]),
+          ),
+        )
+      ).code,
+    ).toBe('bad_document');
   });
 
   it('closes its sources when the reader goes away (a download cut short)', async () => {
@@ -239,7 +389,14 @@ describe('activity-log ZIP', () => {
     }
     const file = Readable.from([Buffer.alloc(1024)]);
     const none = () => [];
-    const out = writeLogZip({ result: none(), access: rows(), progress: Object.fromEntries(Object.keys(emptyProgress).map((k) => [k, none()])) as never }, [{ name: 'RPI-API-info-x.log', stream: file }]);
+    const out = writeLogZip(
+      {
+        result: none(),
+        access: rows(),
+        progress: Object.fromEntries(Object.keys(emptyProgress).map((k) => [k, none()])) as never,
+      },
+      [{ name: 'RPI-API-info-x.log', stream: file }],
+    );
     await new Promise((r) => out.once('data', r));
     out.destroy();
     await new Promise((r) => setTimeout(r, 50));
@@ -253,19 +410,39 @@ describe('activity-log ZIP', () => {
   });
 });
 
-const emptyContent = () => Object.fromEntries(CONTENT_KEY_LIST.map((k) => [k, [] as unknown[]])) as Record<(typeof CONTENT_KEY_LIST)[number], unknown[]>;
+const emptyContent = () =>
+  Object.fromEntries(CONTENT_KEY_LIST.map((k) => [k, [] as unknown[]])) as
+    Record<(typeof CONTENT_KEY_LIST)[number], unknown[]>;
 
 describe('curriculum and roster packages', () => {
   it('writes syncfile.ini with the 19 keys in order and reads it back as classroom rows', async () => {
     const content = emptyContent();
-    content.questions = [{ questionid: id(1), questionheading: '{"text":"2+2"}', questionoptions: [1, 2], templatetypeid: '3', isdeleted: 0, created_by: 'x', questionobject: {} }];
+    content.questions = [
+      {
+        questionid: id(1),
+        questionheading: '{"text":"2+2"}',
+        questionoptions: [1, 2],
+        templatetypeid: '3',
+        isdeleted: 0,
+        created_by: 'x',
+        questionobject: {},
+      },
+    ];
     content.schools = [{ schoolid: id(2), schoolname: 'Demo', curriculums: `["${id(3)}"]`, isdeleted: false }];
     const zip = await streamToBuffer(writeContentZip(content));
     const { name, json } = await readPackageJson({ buffer: zip });
     expect(name).toBe('syncfile.ini');
     expect(Object.keys(json as object)).toEqual(CONTENT_KEY_LIST);
     const pkg = parseContentPackage(json);
-    expect(pkg.questions).toEqual([{ questionid: id(1), questionheading: { text: '2+2' }, questionoptions: [1, 2], templatetypeid: 3, isdeleted: false }]);
+    expect(pkg.questions).toEqual([
+      {
+        questionid: id(1),
+        questionheading: { text: '2+2' },
+        questionoptions: [1, 2],
+        templatetypeid: 3,
+        isdeleted: false,
+      },
+    ]);
     expect(pkg.schools[0].curriculums).toEqual([id(3)]);
   });
 
@@ -279,24 +456,56 @@ describe('curriculum and roster packages', () => {
   });
 
   it('reads the first entry whatever its name, and refuses an empty ZIP or bad JSON', async () => {
-    expect((await readPackageJson({ buffer: rawZip([{ name: 'anything.json', data: Buffer.from('[1]') }]) })).json).toEqual([1]);
+    expect(
+      (await readPackageJson({ buffer: rawZip([{ name: 'anything.json', data: Buffer.from('[1]') }]) })).json,
+    ).toEqual([1]);
     expect((await refusal(readPackageJson({ buffer: rawZip([]) }))).code).toBe('empty');
-    expect((await refusal(readPackageJson({ buffer: rawZip([{ name: 'x', data: Buffer.from('{') }]) }))).code).toBe('bad_document');
+    expect((await refusal(readPackageJson({ buffer: rawZip([{ name: 'x', data: Buffer.from('{') }]) }))).code).toBe(
+      'bad_document',
+    );
   });
 
   it('round-trips the learner and teacher rosters', async () => {
-    const user = { schooluserid: id(1), schoolusername: 'demo.student', schooluserpasswordhash: '$argon2id$x', schooluserrole: 4, schooluserstatus: 1, isdisabled: 0, isdeleted: 0 };
-    const student = { studentid: id(2), studentfirstname: 'Ada', genderid: 2, city: 'c', country: 'k', state: 's', curriculumid: id(3), curriculumids: [id(3)], isactive: true };
-    const students = await readPackageJson({ buffer: await streamToBuffer(writeStudentsZip({ studentusers: [{ ...user, student }] })) });
+    const user = {
+      schooluserid: id(1),
+      schoolusername: 'demo.student',
+      schooluserpasswordhash: '$argon2id$x',
+      schooluserrole: 4,
+      schooluserstatus: 1,
+      isdisabled: 0,
+      isdeleted: 0,
+    };
+    const student = {
+      studentid: id(2),
+      studentfirstname: 'Ada',
+      genderid: 2,
+      city: 'c',
+      country: 'k',
+      state: 's',
+      curriculumid: id(3),
+      curriculumids: [id(3)],
+      isactive: true,
+    };
+    const students = await readPackageJson({
+      buffer: await streamToBuffer(writeStudentsZip({ studentusers: [{ ...user, student }] })),
+    });
     expect(students.name).toBe('students.ini');
     const parsed = parseStudentsPackage(students.json);
-    expect(parsed.studentusers[0].schooluser).toMatchObject({ schooluserid: id(1), schooluserstatus: true, isdeleted: false });
+    expect(parsed.studentusers[0].schooluser).toMatchObject({
+      schooluserid: id(1),
+      schooluserstatus: true,
+      isdeleted: false,
+    });
     expect(parsed.studentusers[0].student).toMatchObject({ ...student, schooluserid: id(1) });
     expect(() => parseStudentsPackage({ studentusers: [user] })).toThrow(/student/);
 
-    const teachers = await readPackageJson({ buffer: await streamToBuffer(writeTeachersZip([{ ...user, schooluserrole: 3 }])) });
+    const teachers = await readPackageJson({
+      buffer: await streamToBuffer(writeTeachersZip([{ ...user, schooluserrole: 3 }])),
+    });
     expect(teachers.name).toBe('teachers.ini');
-    expect(parseTeachersPackage(teachers.json)).toEqual([{ ...user, schooluserrole: 3, schooluserstatus: true, isdisabled: false, isdeleted: false }]);
+    expect(parseTeachersPackage(teachers.json)).toEqual([
+      { ...user, schooluserrole: 3, schooluserstatus: true, isdisabled: false, isdeleted: false },
+    ]);
     expect(() => parseTeachersPackage({})).toThrow(ZipError);
   });
 });

@@ -38,7 +38,10 @@ export interface DemoLearner {
 /** The eight template-type questions of lessons 1 and 2, then the two of level 2's lesson. */
 const questionids = Array.from({ length: 10 }, (_, i) => b(0x100 + i));
 
-function lesson(n: 0 | 1, fields: Omit<DemoLesson, 'questionids' | 'lessonpracticequestionids' | 'lessonquizquestionids' | 'lessonorder'>): DemoLesson {
+function lesson(
+  n: 0 | 1,
+  fields: Omit<DemoLesson, 'questionids' | 'lessonpracticequestionids' | 'lessonquizquestionids' | 'lessonorder'>,
+): DemoLesson {
   const slice = questionids.slice(n * 4, n * 4 + 4);
   return {
     ...fields,
@@ -69,14 +72,28 @@ export const DEMO_IDS = {
   levelname: 'Level 1',
   lessons: [
     lesson(0, {
-      lessonid: b(0x9), lessonname: 'Counting to ten',
-      documentid: b(0xb), documentname: 'demo/counting-to-ten.mp4', lessonlearningid: b(0xd), lessonlearningname: 'Counting to ten video',
-      lessonpracticeid: b(0xf), lessonpracticename: 'Counting to ten practice', lessonquizid: b(0x11), lessonquizname: 'Counting to ten quiz',
+      lessonid: b(0x9),
+      lessonname: 'Counting to ten',
+      documentid: b(0xb),
+      documentname: 'demo/counting-to-ten.mp4',
+      lessonlearningid: b(0xd),
+      lessonlearningname: 'Counting to ten video',
+      lessonpracticeid: b(0xf),
+      lessonpracticename: 'Counting to ten practice',
+      lessonquizid: b(0x11),
+      lessonquizname: 'Counting to ten quiz',
     }),
     lesson(1, {
-      lessonid: b(0xa), lessonname: 'Reading simple words',
-      documentid: b(0xc), documentname: 'demo/reading-simple-words.mp4', lessonlearningid: b(0xe), lessonlearningname: 'Reading simple words video',
-      lessonpracticeid: b(0x10), lessonpracticename: 'Reading simple words practice', lessonquizid: b(0x12), lessonquizname: 'Reading simple words quiz',
+      lessonid: b(0xa),
+      lessonname: 'Reading simple words',
+      documentid: b(0xc),
+      documentname: 'demo/reading-simple-words.mp4',
+      lessonlearningid: b(0xe),
+      lessonlearningname: 'Reading simple words video',
+      lessonpracticeid: b(0x10),
+      lessonpracticename: 'Reading simple words practice',
+      lessonquizid: b(0x12),
+      lessonquizname: 'Reading simple words quiz',
     }),
   ] as const,
   /**
@@ -91,9 +108,17 @@ export const DEMO_IDS = {
     levelid: b(0x800),
     levelname: 'Level 2',
     lesson: {
-      lessonid: b(0x801), lessonname: 'Adding within ten', lessonorder: 1,
-      documentid: b(0x802), documentname: 'demo/adding-within-ten.mp4', lessonlearningid: b(0x803), lessonlearningname: 'Adding within ten video',
-      lessonpracticeid: b(0x804), lessonpracticename: 'Adding within ten practice', lessonquizid: b(0x805), lessonquizname: 'Adding within ten quiz',
+      lessonid: b(0x801),
+      lessonname: 'Adding within ten',
+      lessonorder: 1,
+      documentid: b(0x802),
+      documentname: 'demo/adding-within-ten.mp4',
+      lessonlearningid: b(0x803),
+      lessonlearningname: 'Adding within ten video',
+      lessonpracticeid: b(0x804),
+      lessonpracticename: 'Adding within ten practice',
+      lessonquizid: b(0x805),
+      lessonquizname: 'Adding within ten quiz',
       questionids: questionids.slice(8, 10),
       lessonpracticequestionids: [b(0x810), b(0x811)],
       lessonquizquestionids: [b(0x820), b(0x821)],
@@ -105,16 +130,61 @@ export const DEMO_IDS = {
    * learner of the original data set did the practice and the quiz of lessons 1 and 2.
    */
   progressids: Array.from({ length: 12 }, (_, i) => b(0x200 + i)),
-  baseline: { curriculumbaselineid: b(0x600), baselinename: 'Start of year check', baselinequestionids: [b(0x601), b(0x602)], questionids: [questionids[0], questionids[7]] },
-  lessonplan: { lessonplanid: b(0x700), lessonplanname: 'Teaching counting', documentid: b(0x701), documentname: 'demo/teaching-counting.pdf' },
+  baseline: {
+    curriculumbaselineid: b(0x600),
+    baselinename: 'Start of year check',
+    baselinequestionids: [b(0x601), b(0x602)],
+    questionids: [questionids[0], questionids[7]],
+  },
+  lessonplan: {
+    lessonplanid: b(0x700),
+    lessonplanname: 'Teaching counting',
+    documentid: b(0x701),
+    documentname: 'demo/teaching-counting.pdf',
+  },
   password: 'demo',
   teacher: { schooluserid: d(200), schoolusername: 'demo.teacher' },
   /** Every learner sits in the one demo class. */
   learners: [
-    { schooluserid: d(210), studentid: d(211), schoolusername: 'demo.student', studentfirstname: 'Amina', studentlastname: 'Okafor', genderid: 2 },
-    { schooluserid: d(220), studentid: d(221), schoolusername: 'demo.student2', studentfirstname: 'Jonas', studentlastname: 'Meyer', genderid: 1 },
-    { schooluserid: b(0x20), studentid: b(0x21), schoolusername: 'demo.sophea', studentfirstname: 'Sophea', studentlastname: 'Chan', genderid: 2 },
-    { schooluserid: b(0x22), studentid: b(0x23), schoolusername: 'demo.dara', studentfirstname: 'Dara', studentlastname: 'Sok', genderid: 1 },
-    { schooluserid: b(0x24), studentid: b(0x25), schoolusername: 'demo.bopha', studentfirstname: 'Bopha', studentlastname: 'Neang', genderid: 2 },
+    {
+      schooluserid: d(210),
+      studentid: d(211),
+      schoolusername: 'demo.student',
+      studentfirstname: 'Amina',
+      studentlastname: 'Okafor',
+      genderid: 2,
+    },
+    {
+      schooluserid: d(220),
+      studentid: d(221),
+      schoolusername: 'demo.student2',
+      studentfirstname: 'Jonas',
+      studentlastname: 'Meyer',
+      genderid: 1,
+    },
+    {
+      schooluserid: b(0x20),
+      studentid: b(0x21),
+      schoolusername: 'demo.sophea',
+      studentfirstname: 'Sophea',
+      studentlastname: 'Chan',
+      genderid: 2,
+    },
+    {
+      schooluserid: b(0x22),
+      studentid: b(0x23),
+      schoolusername: 'demo.dara',
+      studentfirstname: 'Dara',
+      studentlastname: 'Sok',
+      genderid: 1,
+    },
+    {
+      schooluserid: b(0x24),
+      studentid: b(0x25),
+      schoolusername: 'demo.bopha',
+      studentfirstname: 'Bopha',
+      studentlastname: 'Neang',
+      genderid: 2,
+    },
   ] as const satisfies readonly DemoLearner[],
 } as const;

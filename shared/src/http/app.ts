@@ -1,6 +1,12 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
-import express, { type ErrorRequestHandler, type Express, type Request, type RequestHandler, type Response } from 'express';
+import express, {
+  type ErrorRequestHandler,
+  type Express,
+  type Request,
+  type RequestHandler,
+  type Response,
+} from 'express';
 import cors from 'cors';
 import helmet from 'helmet';
 import swaggerUi from 'swagger-ui-express';
@@ -64,7 +70,11 @@ Object.defineProperty(http.IncomingMessage.prototype, 'log', {
 /** Called once per request that went through logging, with its final status and duration (metrics). */
 export type RequestObserver = (req: http.IncomingMessage, status: number, seconds: number) => void;
 
-function requestLogging(logger: Logger, observe?: RequestObserver, countRequest?: (status: number) => void): RequestHandler {
+function requestLogging(
+  logger: Logger,
+  observe?: RequestObserver,
+  countRequest?: (status: number) => void,
+): RequestHandler {
   return (req, res, next) => {
     const given = req.headers['x-request-id'];
     const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : crypto.randomUUID();
@@ -84,8 +94,14 @@ function requestLogging(logger: Logger, observe?: RequestObserver, countRequest?
       logger[level](
         {
           reqId: id,
-          // `client` is the address the rate limiters count (X-Forwarded-For behind TRUST_PROXY hops), `remoteAddress` the socket's.
-          req: { method: req.method, url: scrubUrl(req.originalUrl ?? req.url), client: req.ip, remoteAddress: req.socket.remoteAddress },
+          // `client` is the address the rate limiters count (X-Forwarded-For behind TRUST_PROXY hops), `remoteAddress`
+          // the socket's.
+          req: {
+            method: req.method,
+            url: scrubUrl(req.originalUrl ?? req.url),
+            client: req.ip,
+            remoteAddress: req.socket.remoteAddress,
+          },
           res: { statusCode: status },
           responseTime: performance.now() - started,
         },
@@ -110,10 +126,14 @@ function securityHeaders(): RequestHandler {
     removeHeader(name: string) { removed.push(name); },
   };
   let finished = false;
-  helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } })({} as Request, recorder as unknown as Response, (err?: unknown) => {
-    if (err) throw err instanceof Error ? err : new Error(String(err));
-    finished = true;
-  });
+  helmet({ crossOriginResourcePolicy: { policy: 'cross-origin' } })(
+    {} as Request,
+    recorder as unknown as Response,
+    (err?: unknown) => {
+      if (err) throw err instanceof Error ? err : new Error(String(err));
+      finished = true;
+    },
+  );
   if (!finished) throw new Error('security headers: helmet did not finish synchronously');
   return (_req, res, next) => {
     for (const name of removed) res.removeHeader(name);
@@ -186,23 +206,33 @@ export function createBaseApp(o: BaseAppOptions): Express {
   const devLike = isDevLike(config.nodeEnv);
   // What every request goes through, then the routes, as one step (see series): the router walks
   // one layer for every API request.
-  app.use(series([
-    ...(o.ops ? [o.ops] : []),
-    requestLogging(logger, o.observe, config.countRequest),
-    securityHeaders(),
-    corsUnlessNoOrigin({
-      origin(origin, cb) {
-        // Requests without Origin (native app, server-to-server, curl) are always allowed.
-        if (!origin || devLike || config.corsOrigins.includes(origin)) cb(null, true);
-        else cb(null, false);
-      },
-      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
-      allowedHeaders: ['Content-Type', 'Authorization', 'Accept', 'Accept-Language', 'Cache-Control', 'TIMEOFFSET', 'X-Request-Id'],
-      exposedHeaders: ['Content-Disposition', 'X-Request-Id', 'Retry-After'],
-    }),
-    ...(o.preRoutes ?? []),
-    o.router,
-  ]));
+  app.use(
+    series([
+      ...(o.ops ? [o.ops] : []),
+      requestLogging(logger, o.observe, config.countRequest),
+      securityHeaders(),
+      corsUnlessNoOrigin({
+        origin(origin, cb) {
+          // Requests without Origin (native app, server-to-server, curl) are always allowed.
+          if (!origin || devLike || config.corsOrigins.includes(origin)) cb(null, true);
+          else cb(null, false);
+        },
+        methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
+        allowedHeaders: [
+          'Content-Type',
+          'Authorization',
+          'Accept',
+          'Accept-Language',
+          'Cache-Control',
+          'TIMEOFFSET',
+          'X-Request-Id',
+        ],
+        exposedHeaders: ['Content-Disposition', 'X-Request-Id', 'Retry-After'],
+      }),
+      ...(o.preRoutes ?? []),
+      o.router,
+    ]),
+  );
   for (const [prefix, handler] of Object.entries(o.pages ?? {})) app.use(prefix, handler);
 
   // No route has a first segment `docs`; outside development and test, /docs is the plain 404 below.
@@ -234,7 +264,9 @@ export function errorMiddleware(config: HttpConfig, logger: Logger, outage?: Out
     const logid = String(req.id ?? '');
     if (err instanceof HttpError) {
       for (const [k, v] of Object.entries(err.headers)) res.setHeader(k, v);
-      res.status(err.status).json({ ...errorEnvelope(err.message, err.status >= 500 ? logid : undefined), ...err.details });
+      res
+        .status(err.status)
+        .json({ ...errorEnvelope(err.message, err.status >= 500 ? logid : undefined), ...err.details });
       return;
     }
     const e = err as BodyParserError;
@@ -252,9 +284,19 @@ export function errorMiddleware(config: HttpConfig, logger: Logger, outage?: Out
     }
     const dependency = outage?.classify(err);
     if (dependency) {
-      (req.log ?? logger).error({ err, logid, dependency }, `request failed: the ${dependency} is unavailable (answered 503, the client is told to retry)`);
+      (req.log ?? logger).error(
+        { err, logid, dependency },
+        `request failed: the ${dependency} is unavailable (answered 503, the client is told to retry)`,
+      );
       res.setHeader('Retry-After', String(outage!.retryAfterSeconds));
-      res.status(503).json(errorEnvelope(`Service temporarily unavailable (the ${dependency} cannot be reached), please try again later`, logid));
+      res
+        .status(503)
+        .json(
+          errorEnvelope(
+            `Service temporarily unavailable (the ${dependency} cannot be reached), please try again later`,
+            logid,
+          ),
+        );
       return;
     }
     (req.log ?? logger).error({ err, logid }, 'unhandled error');

@@ -38,7 +38,9 @@ export function ok<T>(data: T): SuccessEnvelope<T> {
 }
 
 export function errorEnvelope(message: string, logid?: string): ErrorEnvelope {
-  return logid ? { error: true, errormessage: message, data: false, logid } : { error: true, errormessage: message, data: false };
+  return logid
+    ? { error: true, errormessage: message, data: false, logid }
+    : { error: true, errormessage: message, data: false };
 }
 
 /**
@@ -47,6 +49,7 @@ export function errorEnvelope(message: string, logid?: string): ErrorEnvelope {
  */
 export function uploadStorageError(err: unknown): unknown {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOSPC' || code === 'EDQUOT') return httpError(507, 'The server has no room to receive the upload now; please try again later');
+  if (code === 'ENOSPC' || code === 'EDQUOT')
+    return httpError(507, 'The server has no room to receive the upload now; please try again later');
   return err;
 }

@@ -62,7 +62,12 @@ class RequestHistogram {
     const key = `${method} ${status} ${route}`;
     let s = this.series.get(key);
     if (!s) {
-      s = { labels: { route, method, status: String(status) }, counts: new Float64Array(this.bounds.length + 1), sum: 0, count: 0 };
+      s = {
+        labels: { route, method, status: String(status) },
+        counts: new Float64Array(this.bounds.length + 1),
+        sum: 0,
+        count: 0,
+      };
       this.series.set(key, s);
     }
     let i = 0;
@@ -117,20 +122,51 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
     this.requestDuration = new RequestHistogram(
       'lms_http_request_duration_seconds',
-      'HTTP requests by route template, method and status: time from the request to the end of the response (the _count is the number of requests)',
+      'HTTP requests by route template, method and status: time from the request to the end of the response (the ' +
+        '_count is the number of requests)',
       LATENCY_BUCKETS,
     );
     this.registry.registerMetric(this.requestDuration as unknown as Parameters<Registry['registerMetric']>[0]);
-    this.importsRunning = new Gauge({ name: 'lms_imports_running', help: 'Imports in progress', labelNames: ['kind'], registers });
-    this.imports = new Counter({ name: 'lms_imports_total', help: 'Imports ended, by outcome (finished, failed)', labelNames: ['kind', 'outcome'], registers });
-    this.importRows = new Counter({ name: 'lms_import_rows_written_total', help: 'Rows written by finished imports', labelNames: ['kind'], registers });
-    this.importsRefused = new Counter({
-      name: 'lms_imports_refused_total', help: 'Imports answered 429 because as many as allowed were already running', labelNames: ['kind'], registers,
+    this.importsRunning = new Gauge({
+      name: 'lms_imports_running',
+      help: 'Imports in progress',
+      labelNames: ['kind'],
+      registers,
     });
-    this.rateLimitRefusals = new Counter({ name: 'lms_rate_limit_refusals_total', help: 'Requests answered 429 by a rate limit', labelNames: ['limiter'], registers });
-    this.redisErrors = new Counter({ name: 'lms_redis_errors_total', help: 'Errors of the Redis connection and of commands the rate limits sent', registers });
+    this.imports = new Counter({
+      name: 'lms_imports_total',
+      help: 'Imports ended, by outcome (finished, failed)',
+      labelNames: ['kind', 'outcome'],
+      registers,
+    });
+    this.importRows = new Counter({
+      name: 'lms_import_rows_written_total',
+      help: 'Rows written by finished imports',
+      labelNames: ['kind'],
+      registers,
+    });
+    this.importsRefused = new Counter({
+      name: 'lms_imports_refused_total',
+      help: 'Imports answered 429 because as many as allowed were already running',
+      labelNames: ['kind'],
+      registers,
+    });
+    this.rateLimitRefusals = new Counter({
+      name: 'lms_rate_limit_refusals_total',
+      help: 'Requests answered 429 by a rate limit',
+      labelNames: ['limiter'],
+      registers,
+    });
+    this.redisErrors = new Counter({
+      name: 'lms_redis_errors_total',
+      help: 'Errors of the Redis connection and of commands the rate limits sent',
+      registers,
+    });
     this.objectStoreErrors = new Counter({
-      name: 'lms_object_store_errors_total', help: 'Object store operations that failed (a missing object or an invalid key is not counted)', labelNames: ['operation'], registers,
+      name: 'lms_object_store_errors_total',
+      help: 'Object store operations that failed (a missing object or an invalid key is not counted)',
+      labelNames: ['operation'],
+      registers,
     });
     this.replicaFallbacks = new Counter({
       name: 'lms_replica_fallback_reads_total',
@@ -157,15 +193,32 @@ export class Metrics {
     const pool = o.pool;
     if (pool) {
       new Gauge({
-        name: 'lms_db_pool_connections', help: 'Database connections of the pool, in use or idle', labelNames: ['state'], registers,
+        name: 'lms_db_pool_connections',
+        help: 'Database connections of the pool, in use or idle',
+        labelNames: ['state'],
+        registers,
         collect() {
           const s = pool();
           this.set({ state: 'used' }, s.used);
           this.set({ state: 'free' }, s.free);
         },
       });
-      new Gauge({ name: 'lms_db_pool_waiting', help: 'Queries and transactions waiting for a database connection', registers, collect() { this.set(pool().waiting); } });
-      new Gauge({ name: 'lms_db_pool_max', help: 'The pool\'s ceiling of database connections', registers, collect() { this.set(pool().max); } });
+      new Gauge({
+        name: 'lms_db_pool_waiting',
+        help: 'Queries and transactions waiting for a database connection',
+        registers,
+        collect() {
+          this.set(pool().waiting);
+        },
+      });
+      new Gauge({
+        name: 'lms_db_pool_max',
+        help: "The pool's ceiling of database connections",
+        registers,
+        collect() {
+          this.set(pool().max);
+        },
+      });
     }
   }
 

@@ -25,9 +25,16 @@ function isObjectSchema(s: ZodType | undefined): s is z.ZodObject<z.ZodRawShape>
 }
 
 /** The OpenAPI 3 document of a service, generated from its route tables and their zod schemas. */
-export function buildOpenApi(info: { title: string; version: string; description?: string }, routes: ReadonlyArray<RouteDef<any, any>>): object { // eslint-disable-line @typescript-eslint/no-explicit-any
+export function buildOpenApi(
+  info: { title: string; version: string; description?: string },
+  routes: ReadonlyArray<RouteDef<any, any>>, // eslint-disable-line @typescript-eslint/no-explicit-any
+): object {
   const registry = new OpenAPIRegistry();
-  const bearer = registry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+  const bearer = registry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+  });
   for (const r of routes) {
     const names = pathParams(r.path);
     let params = isObjectSchema(r.input.params) ? r.input.params : undefined;
@@ -42,21 +49,28 @@ export function buildOpenApi(info: { title: string; version: string; description
       method: r.method.toLowerCase() as 'get',
       path: openApiPath(r.path),
       summary: r.summary,
-      description: `Gate: ${gates.map(describeGate).join(' and ')}${r.scope ? `. Scope: ${r.scope.scope} (${r.scope.doc})` : ''}`,
+      description: `Gate: ${gates.map(describeGate).join(' and ')}${r.scope ? `. Scope: ${r.scope.scope} ` +
+        `(${r.scope.doc})` : ''}`,
       ...(r.scope ? { 'x-scope': r.scope.scope } : {}),
       tags: r.tags ?? [r.path.split('/')[1] || 'app'],
       security: r.gate.kind === 'public' ? [] : [{ [bearer.name]: [] }],
       request: {
         params: names.length ? params : undefined,
         query: isObjectSchema(r.input.query) ? r.input.query : undefined,
-        body: r.input.body && r.method !== 'GET'
-          ? { content: { 'application/json': { schema: r.input.body } } }
-          : undefined,
+        body:
+          r.input.body && r.method !== 'GET'
+            ? { content: { 'application/json': { schema: r.input.body } } }
+            : undefined,
       },
       responses: {
         [String(r.status ?? 200)]: { description: 'Success: `{error: false, data}`' },
         '400': { description: 'Invalid input: `{error: true, errormessage, data: false}`' },
-        ...(r.gate.kind === 'public' ? {} : { '401': { description: 'No valid caller' }, '403': { description: 'The caller lacks the role or permission' } }),
+        ...(r.gate.kind === 'public'
+          ? {}
+          : {
+              '401': { description: 'No valid caller' },
+              '403': { description: 'The caller lacks the role or permission' },
+            }),
       },
     });
   }

@@ -74,7 +74,10 @@ export async function connectRedis(url: string, logger: Logger, o: RedisOptions 
     try { client.destroy(); } catch { /* closed already */ }
     const cause = lastError ?? err;
     const reason = (cause as { code?: string }).code ?? (cause as Error).message ?? String(cause);
-    throw new Error(`Redis at ${redactUrl(url)} did not answer within ${Math.round(limitMs / 100) / 10} s (${reason}). Start Redis, or unset REDIS_URL to keep rate limits in this process's memory.`);
+    throw new Error(
+      `Redis at ${redactUrl(url)} did not answer within ${Math.round(limitMs / 100) / 10} s (${reason}). Start ` +
+        `Redis, or unset REDIS_URL to keep rate limits in this process's memory.`,
+    );
   } finally {
     clearTimeout(timer);
   }
@@ -160,7 +163,10 @@ function storeOf(o: { name: string; windowMs: number; redis?: RedisClient }): St
     const client = o.redis;
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { RedisStore: Store } = require('rate-limit-redis') as { RedisStore: typeof RedisStore };
-    store = new Store({ prefix: `${redisKeyPrefix(client)}rl:${o.name}:`, sendCommand: (...args: string[]) => client.sendCommand(args) });
+    store = new Store({
+      prefix: `${redisKeyPrefix(client)}rl:${o.name}:`,
+      sendCommand: (...args: string[]) => client.sendCommand(args),
+    });
   } else {
     store = new MemoryStore();
   }
@@ -190,7 +196,11 @@ function failureLimiter(o: LimiterOptions): RequestHandler {
       const hits = info?.totalHits ?? 0;
       const reset = info?.resetTime?.getTime() ?? Date.now() + o.windowMs;
       res.setHeader('RateLimit-Policy', `${o.limit};w=${Math.ceil(o.windowMs / 1000)}`);
-      res.setHeader('RateLimit', `limit=${o.limit}, remaining=${Math.max(0, o.limit - hits)}, reset=${Math.max(0, Math.ceil((reset - Date.now()) / 1000))}`);
+      res.setHeader(
+        'RateLimit',
+        `limit=${o.limit}, remaining=${Math.max(0, o.limit - hits)}, ` +
+          `reset=${Math.max(0, Math.ceil((reset - Date.now()) / 1000))}`,
+      );
       if (hits >= o.limit) {
         o.logger.warn({ ip: req.ip, limiter: o.name }, 'rate limit reached');
         res.setHeader('Retry-After', String(Math.max(1, Math.ceil((reset - Date.now()) / 1000))));
@@ -199,7 +209,9 @@ function failureLimiter(o: LimiterOptions): RequestHandler {
       }
       res.once('finish', () => {
         if (res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 429) {
-          Promise.resolve().then(() => store.increment(key)).catch((err: unknown) => o.logger.error({ err, counter: o.name }, "rate counter unavailable"));
+          Promise.resolve()
+            .then(() => store.increment(key))
+            .catch((err: unknown) => o.logger.error({ err, counter: o.name }, 'rate counter unavailable'));
         }
       });
       next();
@@ -217,13 +229,22 @@ export interface Counter {
  * A named counter for limits that a middleware cannot key (an e-mail address read from the body):
  * the same stores as the limiters, so several instances sharing Redis share the counts.
  */
-export function createCounter(o: { name: string; windowMs: number; limit: number; redis?: RedisClient; logger: Logger }): Counter {
+export function createCounter(o: {
+  name: string;
+  windowMs: number;
+  limit: number;
+  redis?: RedisClient;
+  logger: Logger;
+}): Counter {
   const store = storeOf(o);
   return {
     async hit(key) {
       try {
         const { totalHits, resetTime } = await store.increment(key);
-        const retryAfterSeconds = Math.max(1, Math.ceil(((resetTime?.getTime() ?? Date.now() + o.windowMs) - Date.now()) / 1000));
+        const retryAfterSeconds = Math.max(
+          1,
+          Math.ceil(((resetTime?.getTime() ?? Date.now() + o.windowMs) - Date.now()) / 1000),
+        );
         return { allowed: totalHits <= o.limit, retryAfterSeconds };
       } catch (err) {
         // As the limiters: a store outage lets the request through.

@@ -54,7 +54,11 @@ export interface RouteInput {
  * What a route's schema for one part of the request hands its handler: the schema's output, or `unknown`
  * where the route declares no schema for that part (so a handler cannot read a field nobody checked).
  */
-export type Parsed<I, K extends keyof RouteInput> = I extends { [P in K]: infer S } ? (S extends ZodType ? z.output<S> : unknown) : unknown;
+export type Parsed<I, K extends keyof RouteInput> = I extends { [P in K]: infer S }
+  ? S extends ZodType
+    ? z.output<S>
+    : unknown
+  : unknown;
 
 /**
  * Which rows a route's caller may touch, declared with the gate (`scope.schoolsOfCaller`,
@@ -68,7 +72,10 @@ export interface ScopeRule {
 }
 
 const isScopeRule = (v: unknown): v is ScopeRule =>
-  typeof v === 'object' && v !== null && typeof (v as ScopeRule).scope === 'string' && typeof (v as ScopeRule).doc === 'string';
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as ScopeRule).scope === 'string' &&
+  typeof (v as ScopeRule).doc === 'string';
 
 /**
  * What every handler receives: the service's tools (`TTools`: the database, the configuration...), the
@@ -194,7 +201,8 @@ export function jsonBody(limit: string | number): RequestHandler {
 }
 
 /** Whether a request announces a body (Content-Length or Transfer-Encoding). */
-export const hasBody = (req: Request): boolean => req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
+export const hasBody = (req: Request): boolean =>
+  req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
 
 /** Parses the JSON body now (for the few steps that must read it before the route: a token in the body). */
 export function parseJsonBody(req: Request, res: Response, limit: string | number = DEFAULT_BODY_LIMIT): Promise<void> {
@@ -233,13 +241,20 @@ export function zodMessage(error: z.ZodError): string {
   return error.issues
     .map((i) => {
       // An unknown key inside an object names its full path once: `"students.3.extra" is not allowed`.
-      if (i.code === 'unrecognized_keys' && i.path.length && i.keys.length === 1 && i.message === `"${i.keys[0]}" is not allowed`) {
+      if (
+        i.code === 'unrecognized_keys' &&
+        i.path.length &&
+        i.keys.length === 1 &&
+        i.message === `"${i.keys[0]}" is not allowed`
+      ) {
         return `"${[...i.path, i.keys[0]].join('.')}" is not allowed`;
       }
       // A message that opens with a quoted name already says which field it is about (a field label, as
       // the original's validators word it: `"Lesson Name" is required`), as does a custom issue marked
       // `labelled` (`Lesson Name not allowed`).
-      const labelled = i.message.startsWith('"') || (i.code === 'custom' && (i.params as { labelled?: boolean } | undefined)?.labelled === true);
+      const labelled =
+        i.message.startsWith('"') ||
+        (i.code === 'custom' && (i.params as { labelled?: boolean } | undefined)?.labelled === true);
       const field = i.path.length && !labelled ? `"${i.path.join('.')}" ` : '';
       return `${field}${i.message}`.trim();
     })
@@ -324,10 +339,12 @@ function compilePath(path: string): Segment[] {
       const rest = part.endsWith('+');
       const param = part.slice(1, rest ? -1 : undefined);
       if (!/^\w+$/.test(param)) throw new Error(`Route path ${path}: parameter '${part}' is not a plain name`);
-      if (rest && index !== parts.length - 1) throw new Error(`Route path ${path}: only the last parameter may take the rest of the path`);
+      if (rest && index !== parts.length - 1)
+        throw new Error(`Route path ${path}: only the last parameter may take the rest of the path`);
       return rest ? { param, rest: true } : { param };
     }
-    if (!part || /[:*?(){}]/.test(part)) throw new Error(`Route path ${path}: segment '${part}' is not a plain literal`);
+    if (!part || /[:*?(){}]/.test(part))
+      throw new Error(`Route path ${path}: segment '${part}' is not a plain literal`);
     return { literal: part.toLowerCase() };
   });
 }
@@ -387,7 +404,11 @@ function matchPath(segments: Segment[], given: string[]): Record<string, string>
  * route also answers HEAD, and parameters are URL-decoded (a malformed one is a 400). A request no
  * route matches goes on to the next handler (the 404).
  */
-export function routeHandler<TCaller, TScope = unknown>(routes: ReadonlyArray<RouteDef<TCaller, TScope>>, resolve: GateResolver, o: RouteHandlerOptions = {}): RequestHandler {
+export function routeHandler<TCaller, TScope = unknown>(
+  routes: ReadonlyArray<RouteDef<TCaller, TScope>>,
+  resolve: GateResolver,
+  o: RouteHandlerOptions = {},
+): RequestHandler {
   const areas = new Map<string, CompiledRoute[]>();
   const parsers = new Map<string | number, RequestHandler>();
   const parserOf = (limit: string | number): RequestHandler => {
@@ -397,7 +418,8 @@ export function routeHandler<TCaller, TScope = unknown>(routes: ReadonlyArray<Ro
   };
   for (const def of routes) {
     const segment = firstSegment(def.path);
-    if (/[:*?(]/.test(segment)) throw new Error(`Route ${def.method} ${def.path}: the first path segment must be literal`);
+    if (/[:*?(]/.test(segment))
+      throw new Error(`Route ${def.method} ${def.path}: the first path segment must be literal`);
     const guards: RequestHandler[] = [];
     for (const gate of def.classGuard ? [def.classGuard, def.gate] : [def.gate]) {
       const g = resolve(gate);
@@ -408,10 +430,14 @@ export function routeHandler<TCaller, TScope = unknown>(routes: ReadonlyArray<Ro
     if (o.scopes) {
       const known = `one of ${o.scopes.names.map((n) => `scope.${n}`).join(', ')}`;
       if (!def.scope) {
-        throw new Error(`Route ${def.method} ${def.path} declares no scope: add ${known} after its gate, as in route('${def.method}', '${def.path}', <gate>, scope.<rule>, <input>, <handler>)`);
+        throw new Error(
+          `Route ${def.method} ${def.path} declares no scope: add ${known} after its gate, as in ` +
+            `route('${def.method}', '${def.path}', <gate>, scope.<rule>, <input>, <handler>)`,
+        );
       }
       const s = o.scopes.resolve(def.scope);
-      if (!s) throw new Error(`Route ${def.method} ${def.path}: unknown scope rule '${def.scope.scope}' (expected ${known})`);
+      if (!s)
+        throw new Error(`Route ${def.method} ${def.path}: unknown scope rule '${def.scope.scope}' (expected ${known})`);
       scoping.push(s);
     }
     let area = areas.get(segment);
@@ -472,6 +498,11 @@ export function routeHandler<TCaller, TScope = unknown>(routes: ReadonlyArray<Ro
 }
 
 /** Mounts route tables on a router (see routeHandler). */
-export function mount<TCaller, TScope = unknown>(router: Router, routes: ReadonlyArray<RouteDef<TCaller, TScope>>, resolve: GateResolver, o: RouteHandlerOptions = {}): void {
+export function mount<TCaller, TScope = unknown>(
+  router: Router,
+  routes: ReadonlyArray<RouteDef<TCaller, TScope>>,
+  resolve: GateResolver,
+  o: RouteHandlerOptions = {},
+): void {
   router.use(routeHandler(routes, resolve, o));
 }

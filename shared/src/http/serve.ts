@@ -25,7 +25,8 @@ export interface ServeOptions {
 
 /**
  * Listens, and on SIGINT/SIGTERM shuts down gracefully: /readyz answers 503 from the signal on (for
- * `stopDelayMs` the server still accepts requests, so that a load balancer sees it), then it stops accepting connections, closes idle
+ * `stopDelayMs` the server still accepts requests, so that a load balancer sees it), then it stops accepting
+ * connections, closes idle
  * keep-alive connections, lets requests in flight finish (an import completes or rolls back) for at
  * most `drainMs`, then closes connections still open, releases the database and other resources and
  * exits 0. A second signal ends the process at once.
@@ -75,7 +76,10 @@ export function serve(o: ServeOptions): http.Server {
     opsOf(o.app)?.startDraining();
     const delay = o.stopDelayMs ?? 0;
     if (delay > 0) {
-      o.logger.info({ signal, delayMs: delay }, 'stopping: /readyz answers 503, still accepting requests until the delay ends');
+      o.logger.info(
+        { signal, delayMs: delay },
+        'stopping: /readyz answers 503, still accepting requests until the delay ends',
+      );
       setTimeout(drain, delay);
     } else {
       drain();

@@ -21,7 +21,9 @@ export interface ServiceAppOptions<TCaller, TScope = unknown> {
   signIn: { paths: string[]; methods: Array<'post' | 'put'> };
   routes: ReadonlyArray<RouteDef<TCaller, TScope>>;
   gates: GateResolver;
-  /** The scope rules every route must declare (see RouteHandlerOptions.scopes); none: scopes optional and unresolved. */
+  /**
+   * The scope rules every route must declare (see RouteHandlerOptions.scopes); none: scopes optional and unresolved.
+   */
   scopes?: RouteHandlerOptions['scopes'];
   /** Resolves the request's one caller, before any route. */
   identify: RequestHandler;
@@ -47,15 +49,30 @@ export function createServiceApp<TCaller, TScope = unknown>(o: ServiceAppOptions
 
   const metrics = o.metrics;
   const counted = metrics
-    ? { onRefused: (limiter: string) => metrics.rateLimitRefusals.inc({ limiter }), onStoreError: () => metrics.redisErrors.inc() }
+    ? {
+        onRefused: (limiter: string) => metrics.rateLimitRefusals.inc({ limiter }),
+        onStoreError: () => metrics.redisErrors.inc(),
+      }
     : {};
   if (metrics && o.redis) o.redis.on('error', () => metrics.redisErrors.inc());
   const general = createLimiter({
-    name: o.name, windowMs: 60_000, limit: o.rateLimit.perMinute, redis: o.redis, logger: o.logger, trustProxy: o.http.trustProxy, ...counted,
+    name: o.name,
+    windowMs: 60_000,
+    limit: o.rateLimit.perMinute,
+    redis: o.redis,
+    logger: o.logger,
+    trustProxy: o.http.trustProxy,
+    ...counted,
   });
   const signIn = createLimiter({
-    name: `${o.name}-signin`, windowMs: 15 * 60_000, limit: o.rateLimit.loginPer15Minutes, redis: o.redis, logger: o.logger, failuresOnly: true,
-    trustProxy: o.http.trustProxy, ...counted,
+    name: `${o.name}-signin`,
+    windowMs: 15 * 60_000,
+    limit: o.rateLimit.loginPer15Minutes,
+    redis: o.redis,
+    logger: o.logger,
+    failuresOnly: true,
+    trustProxy: o.http.trustProxy,
+    ...counted,
   });
   // The sign-in paths, matched as the routes themselves are: any case, with or without a trailing slash.
   const signInPaths = new Set(o.signIn.paths.map((p) => p.toLowerCase()));
@@ -67,12 +84,19 @@ export function createServiceApp<TCaller, TScope = unknown>(o: ServiceAppOptions
     else next();
   };
 
-  const ops = createOps({ logger: o.logger, checks: o.readiness.checks, checkTimeoutMs: o.readiness.checkTimeoutMs, metrics: metrics?.handler() });
+  const ops = createOps({
+    logger: o.logger,
+    checks: o.readiness.checks,
+    checkTimeoutMs: o.readiness.checkTimeoutMs,
+    metrics: metrics?.handler(),
+  });
   const app = createBaseApp({
     config: o.http,
     logger: o.logger,
     ops: ops.handler,
-    observe: metrics ? (req, status, seconds) => metrics.observeRequest(routeTemplateOf(req), req.method ?? '', status, seconds) : undefined,
+    observe: metrics
+      ? (req, status, seconds) => metrics.observeRequest(routeTemplateOf(req), req.method ?? '', status, seconds)
+      : undefined,
     preRoutes: [general, signInOnly, o.identify],
     router,
     pages: o.pages,

@@ -59,7 +59,8 @@ function toDatetime(table: string, column: string, v: unknown): string | null {
   if (v instanceof Date) d = v;
   else if (typeof v === 'number') d = new Date(v);
   else if (typeof v === 'string' && /^\d{10,}$/.test(v.trim())) d = new Date(Number(v.trim()));
-  else if (typeof v === 'string') d = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(v) || !/\d:\d/.test(v) ? v : `${v.replace(' ', 'T')}Z`);
+  else if (typeof v === 'string')
+    d = new Date(/[zZ]|[+-]\d\d:?\d\d$/.test(v) || !/\d:\d/.test(v) ? v : `${v.replace(' ', 'T')}Z`);
   else throw bad(table, column, v);
   if (Number.isNaN(d.getTime())) throw bad(table, column, v);
   return d.toISOString();
@@ -85,7 +86,8 @@ function toJson(v: unknown): unknown {
  * overwrite it with null; a missing or empty `id` column refuses the row.
  */
 export function normaliseRow<S extends ColumnSpec>(table: string, spec: S, input: unknown): Partial<RowOf<S>> {
-  if (!input || typeof input !== 'object' || Array.isArray(input)) throw new ZipError('bad_document', `${table}: a row must be an object`);
+  if (!input || typeof input !== 'object' || Array.isArray(input))
+    throw new ZipError('bad_document', `${table}: a row must be an object`);
   const src = input as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const column of Object.keys(spec)) {
@@ -101,7 +103,14 @@ export function normaliseRow<S extends ColumnSpec>(table: string, spec: S, input
     if (!has) continue;
     switch (kind) {
       case 'string':
-        out[column] = v === null || v === undefined ? null : typeof v === 'string' ? v : typeof v === 'object' ? JSON.stringify(v) : String(v);
+        out[column] =
+          v === null || v === undefined
+            ? null
+            : typeof v === 'string'
+              ? v
+              : typeof v === 'object'
+                ? JSON.stringify(v)
+                : String(v);
         break;
       case 'int':
         out[column] = toNumber(table, column, v, true);
@@ -125,7 +134,11 @@ export function normaliseRow<S extends ColumnSpec>(table: string, spec: S, input
 }
 
 /** A row as a writer emits it: the spec's columns, in the spec's order, with normalised values. */
-export function emitRow<S extends ColumnSpec>(table: string, spec: S, input: Record<string, unknown>): Partial<RowOf<S>> {
+export function emitRow<S extends ColumnSpec>(
+  table: string,
+  spec: S,
+  input: Record<string, unknown>,
+): Partial<RowOf<S>> {
   const row = normaliseRow(table, spec, input) as Record<string, unknown>;
   for (const column of Object.keys(spec)) {
     if (spec[column] === 'decimal' && typeof row[column] === 'number') row[column] = String(row[column]);

@@ -107,7 +107,11 @@ export function startLogReader(): LogReader {
       used = true;
       worker.off('error', early);
       try {
-        return await readOn(worker, { path: file, batchSize: handlers.batchSize, limits: handlers.limits, ahead: AHEAD }, handlers);
+        return await readOn(
+          worker,
+          { path: file, batchSize: handlers.batchSize, limits: handlers.limits, ahead: AHEAD },
+          handlers,
+        );
       } finally {
         dispose();
       }
@@ -115,7 +119,9 @@ export function startLogReader(): LogReader {
   };
 }
 
-/** Hands the worker its file and the handlers its messages, one at a time, in order, each after the previous settled. */
+/**
+ * Hands the worker its file and the handlers its messages, one at a time, in order, each after the previous settled.
+ */
 function readOn(worker: Worker, input: WorkerInput, handlers: LogZipHandlers): Promise<LogZipSummary> {
   return new Promise<LogZipSummary>((resolve, reject) => {
     let chain: Promise<void> = Promise.resolve();

@@ -17,7 +17,12 @@ export type LogBatch =
   | { kind: 'result'; table: 'studentprogress'; rows: Array<Partial<StudentProgressRow>> }
   | { kind: 'questions'; table: 'studentprogressquestions'; rows: Array<Partial<StudentProgressQuestionRow>> }
   | { kind: 'access'; table: 'rpiuseraccess'; rows: Array<Partial<RpiUserAccessRow>> }
-  | { kind: 'progress'; key: ProgressKey; table: (typeof PROGRESS_COLLECTIONS)[ProgressKey]; rows: Array<Record<string, unknown>> };
+  | {
+      kind: 'progress';
+      key: ProgressKey;
+      table: (typeof PROGRESS_COLLECTIONS)[ProgressKey];
+      rows: Array<Record<string, unknown>>;
+    };
 
 export interface LogIniSummary {
   /** What the document's top level was: the full shape, `[]`/`{}`/anything without `log`. */
@@ -32,8 +37,14 @@ export const logIniComplete = (s: LogIniSummary): boolean => s.present.result &&
 type Target = { kind: 'result' } | { kind: 'access' } | { kind: 'progress'; key: ProgressKey };
 
 function targetOf(path: string[]): Target | null {
-  if (path.length === 2 && path[0] === 'log' && (path[1] === 'result' || path[1] === 'access')) return { kind: path[1] };
-  if (path.length === 3 && path[0] === 'log' && path[1] === 'progress' && Object.hasOwn(PROGRESS_COLLECTIONS, path[2])) {
+  if (path.length === 2 && path[0] === 'log' && (path[1] === 'result' || path[1] === 'access'))
+    return { kind: path[1] };
+  if (
+    path.length === 3 &&
+    path[0] === 'log' &&
+    path[1] === 'progress' &&
+    Object.hasOwn(PROGRESS_COLLECTIONS, path[2])
+  ) {
     return { kind: 'progress', key: path[2] as ProgressKey };
   }
   return null;
@@ -51,7 +62,9 @@ interface Container {
 // Rows as the classroom server writes them are already in the normalised form; checking that is much
 // cheaper than normalising (a Date round trip per timestamp). Anything else takes the shared normaliser.
 const CANONICAL_TIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|1\d|2[0-8])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
-const SPECS = new Map<string, Array<[string, string]>>(Object.entries(LOG_COLUMNS).map(([t, spec]) => [t, Object.entries(spec)]));
+const SPECS = new Map<string, Array<[string, string]>>(
+  Object.entries(LOG_COLUMNS).map(([t, spec]) => [t, Object.entries(spec)]),
+);
 
 function canonicalRow(table: keyof typeof LOG_COLUMNS, input: unknown): Record<string, unknown> | null {
   if (!input || typeof input !== 'object' || Array.isArray(input)) return null;
@@ -108,8 +121,18 @@ const invalid = (why: string) => new ZipError('bad_document', `log.ini is not va
 const SCALAR = /^(true|false|null|-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?)$/;
 
 const enum B {
-  Quote = 0x22, Backslash = 0x5c, OpenObj = 0x7b, CloseObj = 0x7d, OpenArr = 0x5b, CloseArr = 0x5d, Colon = 0x3a, Comma = 0x2c,
-  Space = 0x20, Tab = 0x09, Lf = 0x0a, Cr = 0x0d,
+  Quote = 0x22,
+  Backslash = 0x5c,
+  OpenObj = 0x7b,
+  CloseObj = 0x7d,
+  OpenArr = 0x5b,
+  CloseArr = 0x5d,
+  Colon = 0x3a,
+  Comma = 0x2c,
+  Space = 0x20,
+  Tab = 0x09,
+  Lf = 0x0a,
+  Cr = 0x0d,
 }
 
 /**
@@ -117,14 +140,25 @@ const enum B {
  * precedes the batch of its question rows). Accepts what classroom servers really write (decision 14) the
  * same way the shared reader does; returns which of log.result, log.progress and log.access were present.
  */
-export async function* readLogIni(input: Readable, options: { batchSize?: number } = {}): AsyncGenerator<LogBatch, LogIniSummary> {
+export async function* readLogIni(
+  input: Readable,
+  options: { batchSize?: number } = {},
+): AsyncGenerator<LogBatch, LogIniSummary> {
   const batchSize = options.batchSize ?? 500;
   const summary: LogIniSummary = {
     shape: 'empty',
     present: { result: false, progress: false, access: false },
     counts: {
-      studentprogress: 0, studentprogressquestions: 0, rpiuseraccess: 0, studentactives: 0, studentlearningsprogress: 0,
-      studentgradesprogress: 0, studentlevelsprogress: 0, studentlessonsprogress: 0, studentpoints: 0, studentappusages: 0,
+      studentprogress: 0,
+      studentprogressquestions: 0,
+      rpiuseraccess: 0,
+      studentactives: 0,
+      studentlearningsprogress: 0,
+      studentgradesprogress: 0,
+      studentlevelsprogress: 0,
+      studentlessonsprogress: 0,
+      studentpoints: 0,
+      studentappusages: 0,
     },
   };
   const ready: LogBatch[] = [];
@@ -159,7 +193,8 @@ export async function* readLogIni(input: Readable, options: { batchSize?: number
     if (t.kind === 'result') {
       const row = normalise('studentprogress', value) as Partial<StudentProgressRow>;
       const qs = (value as Record<string, unknown>).studentprogressquestions;
-      if (qs !== undefined && qs !== null && !Array.isArray(qs)) throw new ZipError('bad_document', 'studentprogress.studentprogressquestions must be an array');
+      if (qs !== undefined && qs !== null && !Array.isArray(qs))
+        throw new ZipError('bad_document', 'studentprogress.studentprogressquestions must be an array');
       for (const q of qs ?? []) {
         const qrow = normalise('studentprogressquestions', q) as Partial<StudentProgressQuestionRow>;
         // A question row belongs to the result it is nested in, whatever its own field says.
@@ -203,7 +238,8 @@ export async function* readLogIni(input: Readable, options: { batchSize?: number
       if (topDone) throw invalid('more than one value');
       return undefined;
     }
-    if (parent.type === 'object' ? parent.state !== 'value' : parent.state !== 'value' && parent.state !== 'first') throw invalid('unexpected value');
+    if (parent.type === 'object' ? parent.state !== 'value' : parent.state !== 'value' && parent.state !== 'first')
+      throw invalid('unexpected value');
     return parent;
   };
 
@@ -355,7 +391,14 @@ export async function* readLogIni(input: Readable, options: { batchSize?: number
       }
       const b = chunk[i];
       if (scalar !== null) {
-        if ((b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x7a) || (b >= 0x41 && b <= 0x5a) || b === 0x2d || b === 0x2b || b === 0x2e) {
+        if (
+          (b >= 0x30 && b <= 0x39) ||
+          (b >= 0x61 && b <= 0x7a) ||
+          (b >= 0x41 && b <= 0x5a) ||
+          b === 0x2d ||
+          b === 0x2b ||
+          b === 0x2e
+        ) {
           scalar += String.fromCharCode(b);
           i += 1;
           continue;
@@ -413,7 +456,8 @@ export async function* readLogIni(input: Readable, options: { batchSize?: number
   }
   if (scalar !== null) endScalar();
   if (rowParts || strParts || stack.length || !topDone) throw invalid('unexpected end of log.ini');
-  if (summary.shape === 'log' && !summary.present.result && !summary.present.progress && !summary.present.access) summary.shape = 'empty';
+  if (summary.shape === 'log' && !summary.present.result && !summary.present.progress && !summary.present.access)
+    summary.shape = 'empty';
   return summary;
 }
 

@@ -8,45 +8,126 @@ import { emitRow, type RowOf } from './columns';
 export const LOG_INI = 'log.ini';
 
 /** Log files of the classroom server that travel in the ZIP (and only those: no debug or exception files). */
-export const isExportedLogFile = (name: string): boolean => name.includes('RPI-API-error') || name.includes('RPI-API-info');
+export const isExportedLogFile = (name: string): boolean =>
+  name.includes('RPI-API-error') || name.includes('RPI-API-info');
 /** What the central import accepts besides log.ini. */
 export const isLogFileEntry = (name: string): boolean => name.includes('RPI-API');
 
 export const LOG_COLUMNS = {
   studentprogress: {
-    studentprogressid: 'id', studentid: 'string', ispass: 'bool', studentprogressreferenceid: 'string', starttime: 'datetime',
-    endtime: 'datetime', progresstype: 'int', resultpercentage: 'number', marks: 'int', points: 'int', scores: 'int', fullpoints: 'int',
+    studentprogressid: 'id',
+    studentid: 'string',
+    ispass: 'bool',
+    studentprogressreferenceid: 'string',
+    starttime: 'datetime',
+    endtime: 'datetime',
+    progresstype: 'int',
+    resultpercentage: 'number',
+    marks: 'int',
+    points: 'int',
+    scores: 'int',
+    fullpoints: 'int',
   },
   studentprogressquestions: {
-    studentprogressquestionid: 'id', studentprogressid: 'string', tries: 'int', iscorrect: 'bool', referencequestionid: 'string',
+    studentprogressquestionid: 'id',
+    studentprogressid: 'string',
+    tries: 'int',
+    iscorrect: 'bool',
+    referencequestionid: 'string',
   },
   rpiuseraccess: {
-    rpiuseraccessid: 'id', userid: 'string', logintime: 'datetime', logouttime: 'datetime', timespent: 'decimal', status: 'int', ipaddress: 'string',
+    rpiuseraccessid: 'id',
+    userid: 'string',
+    logintime: 'datetime',
+    logouttime: 'datetime',
+    timespent: 'decimal',
+    status: 'int',
+    ipaddress: 'string',
   },
-  studentactives: { studentactiveid: 'id', studentid: 'string', referenceid: 'string', referencetype: 'int', created_at: 'datetime' },
+  studentactives: {
+    studentactiveid: 'id',
+    studentid: 'string',
+    referenceid: 'string',
+    referencetype: 'int',
+    created_at: 'datetime',
+  },
   studentlearningsprogress: {
-    studentlearningprogressid: 'id', studentid: 'string', userid: 'string', lessonlearningid: 'string', points: 'int', progress: 'int',
-    progress_percentage: 'number', content_length: 'int', viewed: 'int', lastupdated: 'datetime',
+    studentlearningprogressid: 'id',
+    studentid: 'string',
+    userid: 'string',
+    lessonlearningid: 'string',
+    points: 'int',
+    progress: 'int',
+    progress_percentage: 'number',
+    content_length: 'int',
+    viewed: 'int',
+    lastupdated: 'datetime',
   },
   studentgradesprogress: {
-    studentgradeprogressid: 'id', studentid: 'string', curriculumid: 'string', gradeid: 'string', progress: 'number', points: 'int',
-    scores: 'int', lastupdated: 'datetime', completed: 'bool',
+    studentgradeprogressid: 'id',
+    studentid: 'string',
+    curriculumid: 'string',
+    gradeid: 'string',
+    progress: 'number',
+    points: 'int',
+    scores: 'int',
+    lastupdated: 'datetime',
+    completed: 'bool',
   },
   studentlevelsprogress: {
-    studentlevelprogressid: 'id', studentid: 'string', levelid: 'string', gradeid: 'string', curid: 'string', progress: 'number',
-    points: 'int', scores: 'int', lastupdated: 'datetime', completed: 'bool', added_default_score: 'bool',
+    studentlevelprogressid: 'id',
+    studentid: 'string',
+    levelid: 'string',
+    gradeid: 'string',
+    curid: 'string',
+    progress: 'number',
+    points: 'int',
+    scores: 'int',
+    lastupdated: 'datetime',
+    completed: 'bool',
+    added_default_score: 'bool',
   },
   studentlessonsprogress: {
-    studentlessonprogressid: 'id', studentid: 'string', lessonid: 'string', levelid: 'string', gradeid: 'string', curid: 'string',
-    progress: 'number', points: 'int', scores: 'int', lastupdated: 'datetime', completed: 'bool', added_completed_scores: 'bool',
+    studentlessonprogressid: 'id',
+    studentid: 'string',
+    lessonid: 'string',
+    levelid: 'string',
+    gradeid: 'string',
+    curid: 'string',
+    progress: 'number',
+    points: 'int',
+    scores: 'int',
+    lastupdated: 'datetime',
+    completed: 'bool',
+    added_completed_scores: 'bool',
   },
   studentpoints: {
-    studentpointid: 'id', studentid: 'string', levelid: 'string', lessonid: 'string', gradepoints: 'number', totalgradepoints: 'int',
-    levelpoints: 'number', totallevelpoints: 'int', levelquizscores: 'int', lessonpoints: 'number', learningpoints: 'number',
-    practicepoints: 'number', quizpoints: 'number', totallearningpoints: 'int', totalpracticepoints: 'int', totalquizpoints: 'int',
-    scores: 'int', created_at: 'datetime',
+    studentpointid: 'id',
+    studentid: 'string',
+    levelid: 'string',
+    lessonid: 'string',
+    gradepoints: 'number',
+    totalgradepoints: 'int',
+    levelpoints: 'number',
+    totallevelpoints: 'int',
+    levelquizscores: 'int',
+    lessonpoints: 'number',
+    learningpoints: 'number',
+    practicepoints: 'number',
+    quizpoints: 'number',
+    totallearningpoints: 'int',
+    totalpracticepoints: 'int',
+    totalquizpoints: 'int',
+    scores: 'int',
+    created_at: 'datetime',
   },
-  studentappusages: { studentappusageid: 'id', schooluserid: 'string', time_spent: 'number', last_updated: 'datetime', created_at: 'datetime' },
+  studentappusages: {
+    studentappusageid: 'id',
+    schooluserid: 'string',
+    time_spent: 'number',
+    last_updated: 'datetime',
+    created_at: 'datetime',
+  },
 } as const;
 
 export type LogTable = keyof typeof LOG_COLUMNS;
@@ -97,16 +178,83 @@ export const LOG_PRIMARY_KEYS: Record<LogTable, string> = Object.fromEntries(
 /** Columns an import overwrites when the primary key already exists (contract A.4): never the key itself. */
 export const LOG_MERGE_COLUMNS: Record<LogTable, readonly string[]> = {
   rpiuseraccess: ['userid', 'logintime', 'ipaddress', 'logouttime', 'timespent', 'status'],
-  studentprogress: ['studentid', 'ispass', 'studentprogressreferenceid', 'starttime', 'endtime', 'progresstype', 'marks', 'points', 'resultpercentage', 'fullpoints', 'scores'],
+  studentprogress: [
+    'studentid',
+    'ispass',
+    'studentprogressreferenceid',
+    'starttime',
+    'endtime',
+    'progresstype',
+    'marks',
+    'points',
+    'resultpercentage',
+    'fullpoints',
+    'scores',
+  ],
   studentprogressquestions: ['studentprogressid', 'tries', 'iscorrect', 'referencequestionid'],
   studentactives: ['studentid', 'referenceid', 'referencetype', 'created_at'],
-  studentlearningsprogress: ['studentid', 'content_length', 'lastupdated', 'lessonlearningid', 'points', 'progress', 'progress_percentage', 'userid', 'viewed'],
-  studentgradesprogress: ['studentid', 'completed', 'curriculumid', 'gradeid', 'lastupdated', 'points', 'progress', 'scores'],
-  studentlevelsprogress: ['studentid', 'completed', 'curid', 'gradeid', 'lastupdated', 'levelid', 'points', 'progress', 'scores'],
-  studentlessonsprogress: ['studentid', 'completed', 'curid', 'gradeid', 'lastupdated', 'levelid', 'points', 'progress', 'lessonid', 'scores'],
+  studentlearningsprogress: [
+    'studentid',
+    'content_length',
+    'lastupdated',
+    'lessonlearningid',
+    'points',
+    'progress',
+    'progress_percentage',
+    'userid',
+    'viewed',
+  ],
+  studentgradesprogress: [
+    'studentid',
+    'completed',
+    'curriculumid',
+    'gradeid',
+    'lastupdated',
+    'points',
+    'progress',
+    'scores',
+  ],
+  studentlevelsprogress: [
+    'studentid',
+    'completed',
+    'curid',
+    'gradeid',
+    'lastupdated',
+    'levelid',
+    'points',
+    'progress',
+    'scores',
+  ],
+  studentlessonsprogress: [
+    'studentid',
+    'completed',
+    'curid',
+    'gradeid',
+    'lastupdated',
+    'levelid',
+    'points',
+    'progress',
+    'lessonid',
+    'scores',
+  ],
   studentpoints: [
-    'studentid', 'levelid', 'lessonid', 'totalgradepoints', 'gradepoints', 'totallevelpoints', 'levelpoints', 'lessonpoints', 'levelquizscores',
-    'learningpoints', 'practicepoints', 'quizpoints', 'totallearningpoints', 'totalpracticepoints', 'totalquizpoints', 'scores', 'created_at',
+    'studentid',
+    'levelid',
+    'lessonid',
+    'totalgradepoints',
+    'gradepoints',
+    'totallevelpoints',
+    'levelpoints',
+    'lessonpoints',
+    'levelquizscores',
+    'learningpoints',
+    'practicepoints',
+    'quizpoints',
+    'totallearningpoints',
+    'totalpracticepoints',
+    'totalquizpoints',
+    'scores',
+    'created_at',
   ],
   studentappusages: ['schooluserid', 'time_spent', 'last_updated', 'created_at'],
 };
@@ -157,7 +305,9 @@ function encodeResult(raw: Record<string, unknown>): string {
   const row = emitRow('studentprogress', LOG_COLUMNS.studentprogress, raw) as Record<string, unknown>;
   const questions = Array.isArray(raw.studentprogressquestions) ? raw.studentprogressquestions : [];
   // The spec: every result row carries its question rows, [] included (the original left the key out).
-  row.studentprogressquestions = questions.map((q) => emitRow('studentprogressquestions', LOG_COLUMNS.studentprogressquestions, q as Record<string, unknown>));
+  row.studentprogressquestions = questions.map((q) =>
+    emitRow('studentprogressquestions', LOG_COLUMNS.studentprogressquestions, q as Record<string, unknown>),
+  );
   return JSON.stringify(row);
 }
 
@@ -169,7 +319,14 @@ function encodeResult(raw: Record<string, unknown>): string {
 export async function* encodeLogIni(source: LogSource): AsyncGenerator<string> {
   const named: Array<[string, LogTable | 'result', AsyncIterator<Record<string, unknown>>]> = [
     ['result', 'result', iteratorOf(source.result as Rows<Record<string, unknown>>)],
-    ...PROGRESS_KEYS.map((k) => [k, PROGRESS_COLLECTIONS[k], iteratorOf(source.progress[k])] as [string, LogTable, AsyncIterator<Record<string, unknown>>]),
+    ...PROGRESS_KEYS.map(
+      (k) =>
+        [k, PROGRESS_COLLECTIONS[k], iteratorOf(source.progress[k])] as [
+          string,
+          LogTable,
+          AsyncIterator<Record<string, unknown>>,
+        ],
+    ),
     ['access', 'rpiuseraccess', iteratorOf(source.access)],
   ];
   try {
@@ -180,7 +337,9 @@ export async function* encodeLogIni(source: LogSource): AsyncGenerator<string> {
   }
 }
 
-async function* encodeNamed(named: Array<[string, LogTable | 'result', AsyncIterator<Record<string, unknown>>]>): AsyncGenerator<string> {
+async function* encodeNamed(
+  named: Array<[string, LogTable | 'result', AsyncIterator<Record<string, unknown>>]>,
+): AsyncGenerator<string> {
   const firsts = await Promise.all(named.map(([, , it]) => it.next()));
   if (firsts.every((f) => f.done)) {
     yield '[]';
@@ -197,12 +356,20 @@ async function* encodeNamed(named: Array<[string, LogTable | 'result', AsyncIter
   };
   for (let i = 0; i < named.length; i += 1) {
     const [key, table, it] = named[i];
-    const prefix = i === 0 ? '{"log":{"result":[' : key === 'access' ? '},"access":[' : i === 1 ? `,"progress":{"${key}":[` : `,"${key}":[`;
+    const prefix =
+      i === 0
+        ? '{"log":{"result":['
+        : key === 'access'
+          ? '},"access":['
+          : i === 1
+            ? `,"progress":{"${key}":[`
+            : `,"${key}":[`;
     yield* out(prefix);
     let next = firsts[i];
     let first = true;
     while (!next.done) {
-      const text = table === 'result' ? encodeResult(next.value) : JSON.stringify(emitRow(table, LOG_COLUMNS[table], next.value));
+      const text =
+        table === 'result' ? encodeResult(next.value) : JSON.stringify(emitRow(table, LOG_COLUMNS[table], next.value));
       yield* out(first ? text : `,${text}`);
       first = false;
       next = await it.next();
@@ -277,11 +444,25 @@ function zipLogIni(chunks: AsyncGenerator<string>, files: LogZipFile[]): Readabl
 }
 
 /** A whole log document as a ZIP in memory (tests, tools). */
-export function writeLogZipFromDocument(doc: LogDocument, files: Array<{ name: string; content: string | Buffer }> = []): Readable {
+export function writeLogZipFromDocument(
+  doc: LogDocument,
+  files: Array<{ name: string; content: string | Buffer }> = [],
+): Readable {
   const source: LogSource = Array.isArray(doc)
-    ? { result: [], access: [], progress: Object.fromEntries(PROGRESS_KEYS.map((k) => [k, []])) as unknown as LogSource['progress'] }
-    : { result: doc.log.result, access: doc.log.access, progress: doc.log.progress as unknown as LogSource['progress'] };
-  return writeLogZip(source, files.map((f) => ({ name: f.name, stream: Readable.from([Buffer.from(f.content)]) })));
+    ? {
+        result: [],
+        access: [],
+        progress: Object.fromEntries(PROGRESS_KEYS.map((k) => [k, []])) as unknown as LogSource['progress'],
+      }
+    : {
+        result: doc.log.result,
+        access: doc.log.access,
+        progress: doc.log.progress as unknown as LogSource['progress'],
+      };
+  return writeLogZip(
+    source,
+    files.map((f) => ({ name: f.name, stream: Readable.from([Buffer.from(f.content)]) })),
+  );
 }
 
 /** The server's log files alone (classroom `GET /export/system-log/files`). */
@@ -307,7 +488,10 @@ export interface ReportDataSource {
   studentaccess: LogSource['access'];
 }
 
-async function* jsonArray(rows: Rows<Record<string, unknown>>, encode: (row: Record<string, unknown>) => string): AsyncGenerator<string> {
+async function* jsonArray(
+  rows: Rows<Record<string, unknown>>,
+  encode: (row: Record<string, unknown>) => string,
+): AsyncGenerator<string> {
   let first = true;
   let buffer = '[';
   const it = iteratorOf(rows);

@@ -13,75 +13,203 @@ export const TEACHERS_INI = 'teachers.ini';
 
 /** Columns the classroom stores per content table (anything else in a central row is ignored). */
 export const CONTENT_COLUMNS = {
-  curriculums: { curriculumid: 'id', curriculumname: 'string', curriculumstatus: 'bool', curriculumdescription: 'string', isdeleted: 'bool', subjectid: 'string' },
+  curriculums: {
+    curriculumid: 'id',
+    curriculumname: 'string',
+    curriculumstatus: 'bool',
+    curriculumdescription: 'string',
+    isdeleted: 'bool',
+    subjectid: 'string',
+  },
   curriculumbaseline: {
-    curriculumbaselineid: 'id', curriculumid: 'string', baselineid: 'string', baselinename: 'string', baselinetype: 'int', baselinestatus: 'bool',
-    startdate: 'datetime', enddate: 'datetime', schoolid: 'json', isdeleted: 'bool',
+    curriculumbaselineid: 'id',
+    curriculumid: 'string',
+    baselineid: 'string',
+    baselinename: 'string',
+    baselinetype: 'int',
+    baselinestatus: 'bool',
+    startdate: 'datetime',
+    enddate: 'datetime',
+    schoolid: 'json',
+    isdeleted: 'bool',
   },
   baselinequestion: {
-    baselinequestionid: 'id', curriculumbaselineid: 'string', questionid: 'string', baselinequestionstatus: 'bool', baselinequestionorder: 'int', isdeleted: 'bool',
+    baselinequestionid: 'id',
+    curriculumbaselineid: 'string',
+    questionid: 'string',
+    baselinequestionstatus: 'bool',
+    baselinequestionorder: 'int',
+    isdeleted: 'bool',
   },
   grades: {
-    gradeid: 'id', curriculumid: 'string', gradestatus: 'bool', gradename: 'string', gradedescription: 'string', gradeorder: 'int', isdeleted: 'bool',
-    passing_points: 'int', points: 'int',
+    gradeid: 'id',
+    curriculumid: 'string',
+    gradestatus: 'bool',
+    gradename: 'string',
+    gradedescription: 'string',
+    gradeorder: 'int',
+    isdeleted: 'bool',
+    passing_points: 'int',
+    points: 'int',
   },
   levels: {
-    levelid: 'id', gradeid: 'string', levelname: 'string', leveldescription: 'string', isdeleted: 'bool', levelstatus: 'bool', levelorder: 'int',
-    passing_points: 'int', quiz_points: 'int', points: 'int',
+    levelid: 'id',
+    gradeid: 'string',
+    levelname: 'string',
+    leveldescription: 'string',
+    isdeleted: 'bool',
+    levelstatus: 'bool',
+    levelorder: 'int',
+    passing_points: 'int',
+    quiz_points: 'int',
+    points: 'int',
   },
   lessons: {
-    lessonid: 'id', levelid: 'string', lessonname: 'string', lessondescription: 'string', practicecount: 'int', quizcount: 'int',
-    lessonpasspercentage: 'int', lessonorder: 'int', lessonstatus: 'bool', isdeleted: 'bool', total_points: 'int', brick_points: 'int',
-    passing_points: 'int', learning_points: 'int', quizzes_points: 'int', practices_points: 'int',
+    lessonid: 'id',
+    levelid: 'string',
+    lessonname: 'string',
+    lessondescription: 'string',
+    practicecount: 'int',
+    quizcount: 'int',
+    lessonpasspercentage: 'int',
+    lessonorder: 'int',
+    lessonstatus: 'bool',
+    isdeleted: 'bool',
+    total_points: 'int',
+    brick_points: 'int',
+    passing_points: 'int',
+    learning_points: 'int',
+    quizzes_points: 'int',
+    practices_points: 'int',
   },
   lessonlearnings: {
-    lessonlearningid: 'id', lessonlearningname: 'string', lessonlearningdescription: 'string', lessonlearningstatus: 'bool', lessonid: 'string',
-    documentid: 'string', lessonlearningorder: 'int', points: 'int',
+    lessonlearningid: 'id',
+    lessonlearningname: 'string',
+    lessonlearningdescription: 'string',
+    lessonlearningstatus: 'bool',
+    lessonid: 'string',
+    documentid: 'string',
+    lessonlearningorder: 'int',
+    points: 'int',
   },
   lessonpractices: {
-    lessonpracticeid: 'id', lessonid: 'string', lessonpracticeorder: 'int', lessonpracticestatus: 'bool', lessonpracticename: 'string',
-    lessonpracticedescription: 'string', points: 'int',
+    lessonpracticeid: 'id',
+    lessonid: 'string',
+    lessonpracticeorder: 'int',
+    lessonpracticestatus: 'bool',
+    lessonpracticename: 'string',
+    lessonpracticedescription: 'string',
+    points: 'int',
   },
   lessonpracticequestions: {
-    lessonpracticequestionid: 'id', lessonpracticeid: 'string', lessonpracticequestionstatus: 'bool', questionid: 'string', lessonpracticequestionorder: 'int',
+    lessonpracticequestionid: 'id',
+    lessonpracticeid: 'string',
+    lessonpracticequestionstatus: 'bool',
+    questionid: 'string',
+    lessonpracticequestionorder: 'int',
   },
   lessonquizzes: {
-    lessonquizid: 'id', lessonid: 'string', lessonquizorder: 'int', lessonquizname: 'string', lessonquizstatus: 'bool', lessonquizdescription: 'string', points: 'int',
+    lessonquizid: 'id',
+    lessonid: 'string',
+    lessonquizorder: 'int',
+    lessonquizname: 'string',
+    lessonquizstatus: 'bool',
+    lessonquizdescription: 'string',
+    points: 'int',
   },
   lessonquizquestions: {
-    lessonquizquestionid: 'id', lessonquizid: 'string', questionid: 'string', lessonquizquestionstatus: 'bool', lessonquizquestionorder: 'int',
+    lessonquizquestionid: 'id',
+    lessonquizid: 'string',
+    questionid: 'string',
+    lessonquizquestionstatus: 'bool',
+    lessonquizquestionorder: 'int',
   },
   levelquizquestions: {
-    levelquizquestionid: 'id', levelid: 'string', questionid: 'string', levelquizquestionstatus: 'bool', levelquizquestionorder: 'int', lessonid: 'string',
+    levelquizquestionid: 'id',
+    levelid: 'string',
+    questionid: 'string',
+    levelquizquestionstatus: 'bool',
+    levelquizquestionorder: 'int',
+    lessonid: 'string',
   },
   questions: {
-    questionid: 'id', questionheading: 'json', questionoptions: 'json', questiontext: 'string', questiondistractors: 'json', questionfile: 'json',
-    questionfeedback: 'json', templatetypeid: 'int', isdeleted: 'bool', questionstatus: 'bool', questionidentifier: 'string', questiontags: 'json',
-    lastupdated: 'datetime', questioncorrectvalue: 'int',
+    questionid: 'id',
+    questionheading: 'json',
+    questionoptions: 'json',
+    questiontext: 'string',
+    questiondistractors: 'json',
+    questionfile: 'json',
+    questionfeedback: 'json',
+    templatetypeid: 'int',
+    isdeleted: 'bool',
+    questionstatus: 'bool',
+    questionidentifier: 'string',
+    questiontags: 'json',
+    lastupdated: 'datetime',
+    questioncorrectvalue: 'int',
   },
   documents: {
-    documentid: 'id', documenttypeid: 'int', documentname: 'string', documents3meta: 'json', isdeleted: 'bool', documenttags: 'json', lastupdated: 'datetime',
+    documentid: 'id',
+    documenttypeid: 'int',
+    documentname: 'string',
+    documents3meta: 'json',
+    isdeleted: 'bool',
+    documenttags: 'json',
+    lastupdated: 'datetime',
   },
   // Audit columns the classroom schema also has are mirrored, so that re-importing the same package changes nothing.
-  standards: { standardid: 'id', standardname: 'string', schoolname: 'string', schoolid: 'string', isdeleted: 'bool', created_at: 'datetime', updated_at: 'datetime' },
+  standards: {
+    standardid: 'id',
+    standardname: 'string',
+    schoolname: 'string',
+    schoolid: 'string',
+    isdeleted: 'bool',
+    created_at: 'datetime',
+    updated_at: 'datetime',
+  },
   schools: {
-    schoolid: 'id', schoolname: 'string', expectedcontribution: 'number', expectedusage: 'number', countryid: 'string', curriculums: 'json',
-    isdeleted: 'bool', uitheme: 'string', brandingconfig: 'json',
+    schoolid: 'id',
+    schoolname: 'string',
+    expectedcontribution: 'number',
+    expectedusage: 'number',
+    countryid: 'string',
+    curriculums: 'json',
+    isdeleted: 'bool',
+    uitheme: 'string',
+    brandingconfig: 'json',
   },
   countries: { countryid: 'id', countryname: 'string', expectedusage: 'number', isdeleted: 'bool' },
   lessonplans: {
-    lessonplanid: 'id', lessonplanname: 'string', lessonplandescription: 'string', lessonplanstatus: 'bool', lessonid: 'string', documentid: 'string',
-    lessonplanorder: 'int', points: 'int',
+    lessonplanid: 'id',
+    lessonplanname: 'string',
+    lessonplandescription: 'string',
+    lessonplanstatus: 'bool',
+    lessonid: 'string',
+    documentid: 'string',
+    lessonplanorder: 'int',
+    points: 'int',
   },
   subjects: {
-    subjectid: 'id', subjectname: 'string', subjectstatus: 'bool', subjectdescription: 'string', isdeleted: 'bool', created_at: 'datetime',
-    created_by: 'string', updated_at: 'datetime', updated_by: 'string', deleted_at: 'datetime', deleted_by: 'string',
+    subjectid: 'id',
+    subjectname: 'string',
+    subjectstatus: 'bool',
+    subjectdescription: 'string',
+    isdeleted: 'bool',
+    created_at: 'datetime',
+    created_by: 'string',
+    updated_at: 'datetime',
+    updated_by: 'string',
+    deleted_at: 'datetime',
+    deleted_by: 'string',
   },
 } as const;
 
 export type ContentTable = keyof typeof CONTENT_COLUMNS;
 
-/** The 19 keys of `syncfile.ini` (format 2, `GET /sync/content`), in the order central writes them, with their classroom table. */
+/**
+ * The 19 keys of `syncfile.ini` (format 2, `GET /sync/content`), in the order central writes them, with their classroom
+ * table.
+ */
 export const CONTENT_KEYS = {
   curriculums: 'curriculums',
   curriculumbaselines: 'curriculumbaseline',
@@ -113,16 +241,51 @@ export type ContentPackage = { [K in ContentKey]: Array<ContentRow<(typeof CONTE
 
 export const ROSTER_COLUMNS = {
   schoolusers: {
-    schooluserid: 'id', schoolusername: 'string', schooluserpasswordhash: 'string', schooluserrole: 'int', schooluserstatus: 'bool',
-    schoolname: 'string', isdisabled: 'bool', isdeleted: 'bool',
+    schooluserid: 'id',
+    schoolusername: 'string',
+    schooluserpasswordhash: 'string',
+    schooluserrole: 'int',
+    schooluserstatus: 'bool',
+    schoolname: 'string',
+    isdisabled: 'bool',
+    isdeleted: 'bool',
   },
   students: {
-    studentid: 'id', studentfirstname: 'string', studentlastname: 'string', familyname: 'string', mothername: 'string', fathername: 'string',
-    contact: 'string', dateofbirth: 'datetime', genderid: 'int', wg_seeing: 'int', wg_hearing: 'int', wg_walking: 'int', wg_remembering: 'int',
-    wg_selfcare: 'int', wg_communicating: 'int', wg_source: 'int', wg_collected_at: 'datetime', standard: 'string', schooltype: 'string',
-    schoolname: 'string', city: 'string', country: 'string', state: 'string', dateofjoin: 'datetime', curriculumid: 'string', curriculumids: 'json',
-    gradeid: 'string', startinglevelid: 'string', studentcurrentlevelid: 'string', studentcurrentlessonid: 'string', isactive: 'bool',
-    schooluserid: 'string', profileimage: 'string', type: 'string', is_teacher_acc: 'bool',
+    studentid: 'id',
+    studentfirstname: 'string',
+    studentlastname: 'string',
+    familyname: 'string',
+    mothername: 'string',
+    fathername: 'string',
+    contact: 'string',
+    dateofbirth: 'datetime',
+    genderid: 'int',
+    wg_seeing: 'int',
+    wg_hearing: 'int',
+    wg_walking: 'int',
+    wg_remembering: 'int',
+    wg_selfcare: 'int',
+    wg_communicating: 'int',
+    wg_source: 'int',
+    wg_collected_at: 'datetime',
+    standard: 'string',
+    schooltype: 'string',
+    schoolname: 'string',
+    city: 'string',
+    country: 'string',
+    state: 'string',
+    dateofjoin: 'datetime',
+    curriculumid: 'string',
+    curriculumids: 'json',
+    gradeid: 'string',
+    startinglevelid: 'string',
+    studentcurrentlevelid: 'string',
+    studentcurrentlessonid: 'string',
+    isactive: 'bool',
+    schooluserid: 'string',
+    profileimage: 'string',
+    type: 'string',
+    is_teacher_acc: 'bool',
   },
 } as const;
 
@@ -131,12 +294,49 @@ export type StudentRow = Partial<RowOf<typeof ROSTER_COLUMNS.students>>;
 
 /** Columns a roster import overwrites on an existing row (contract C). */
 export const ROSTER_MERGE_COLUMNS = {
-  schoolusers: ['schoolusername', 'schooluserpasswordhash', 'schooluserrole', 'schooluserstatus', 'schoolname', 'isdisabled', 'isdeleted'],
+  schoolusers: [
+    'schoolusername',
+    'schooluserpasswordhash',
+    'schooluserrole',
+    'schooluserstatus',
+    'schoolname',
+    'isdisabled',
+    'isdeleted',
+  ],
   students: [
-    'studentfirstname', 'studentlastname', 'familyname', 'mothername', 'fathername', 'contact', 'dateofbirth', 'genderid', 'wg_seeing', 'wg_hearing',
-    'wg_walking', 'wg_remembering', 'wg_selfcare', 'wg_communicating', 'wg_source', 'wg_collected_at', 'standard', 'schooltype', 'schoolname', 'city',
-    'country', 'state', 'dateofjoin', 'curriculumid', 'gradeid', 'startinglevelid', 'studentcurrentlevelid', 'studentcurrentlessonid', 'isactive',
-    'schooluserid', 'type', 'is_teacher_acc', 'curriculumids',
+    'studentfirstname',
+    'studentlastname',
+    'familyname',
+    'mothername',
+    'fathername',
+    'contact',
+    'dateofbirth',
+    'genderid',
+    'wg_seeing',
+    'wg_hearing',
+    'wg_walking',
+    'wg_remembering',
+    'wg_selfcare',
+    'wg_communicating',
+    'wg_source',
+    'wg_collected_at',
+    'standard',
+    'schooltype',
+    'schoolname',
+    'city',
+    'country',
+    'state',
+    'dateofjoin',
+    'curriculumid',
+    'gradeid',
+    'startinglevelid',
+    'studentcurrentlevelid',
+    'studentcurrentlessonid',
+    'isactive',
+    'schooluserid',
+    'type',
+    'is_teacher_acc',
+    'curriculumids',
   ],
 } as const;
 
@@ -182,7 +382,8 @@ export function parseContentPackage(json: unknown): ContentPackage {
       const row = normaliseRow(table, spec, r) as Record<string, unknown>;
       // Defaults for not-null columns an older central may send as null.
       for (const [column, kind] of Object.entries(spec)) {
-        if (row[column] === null && kind === 'bool' && (column === 'isdeleted' || column.endsWith('status'))) delete row[column];
+        if (row[column] === null && kind === 'bool' && (column === 'isdeleted' || column.endsWith('status')))
+          delete row[column];
       }
       return row;
     });
@@ -190,7 +391,9 @@ export function parseContentPackage(json: unknown): ContentPackage {
   return out as ContentPackage;
 }
 
-/** `students.ini`: `{studentusers: [schooluser + student], studentprogresses?}`; an item without `student` is refused. */
+/**
+ * `students.ini`: `{studentusers: [schooluser + student], studentprogresses?}`; an item without `student` is refused.
+ */
 export function parseStudentsPackage(json: unknown): StudentsPackage {
   const doc = asObject(json, 'students.ini');
   if (!Array.isArray(doc.studentusers)) throw invalid('students.ini: "studentusers" must be an array');
@@ -227,7 +430,10 @@ export function parseTeachersPackage(json: unknown): SchoolUserRow[] {
  * The JSON of a package's FIRST entry, whatever its name (the classroom imports read it that way).
  * No entry, an unreadable entry or bad JSON: a ZipError.
  */
-export async function readPackageJson(source: ZipSource, limits: Partial<ZipLimits> = {}): Promise<{ name: string; json: unknown }> {
+export async function readPackageJson(
+  source: ZipSource,
+  limits: Partial<ZipLimits> = {},
+): Promise<{ name: string; json: unknown }> {
   return withZip(source, limits, async (zip) => {
     for await (const entry of zip.entries()) {
       if (entry.isDirectory) continue;
@@ -251,7 +457,10 @@ export type RowSource = unknown[] | AsyncIterable<unknown>;
 const isRowSource = (v: unknown): v is RowSource =>
   Array.isArray(v) || (!!v && typeof (v as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function');
 
-/** JSON of a document whose top-level values are arrays, one row at a time (a package of many questions never becomes one string). */
+/**
+ * JSON of a document whose top-level values are arrays, one row at a time (a package of many questions never becomes
+ * one string).
+ */
 async function* encodeArrays(doc: Record<string, RowSource>, keys: readonly string[]): AsyncGenerator<string> {
   let buffer = '';
   for (let k = 0; k < keys.length; k += 1) {
@@ -293,7 +502,10 @@ export function writeContentZip(content: Record<ContentKey, RowSource>): Readabl
 }
 
 /** A roster of learners: `students.ini` with each school user row carrying its `student` row. */
-export function writeStudentsZip(doc: { studentusers: Array<Record<string, unknown> & { student: Record<string, unknown> }>; studentprogresses?: Record<string, unknown[]> }): Readable {
+export function writeStudentsZip(doc: {
+  studentusers: Array<Record<string, unknown> & { student: Record<string, unknown> }>;
+  studentprogresses?: Record<string, unknown[]>;
+}): Readable {
   return singleEntryZip(STUDENTS_INI, Readable.from([Buffer.from(JSON.stringify(doc))]));
 }
 

@@ -63,7 +63,8 @@ export function unsafeEntryName(name: string): string | null {
 function toZipError(err: unknown): ZipError {
   if (err instanceof ZipError) return err;
   const message = err instanceof Error ? err.message : String(err);
-  if (/invalid characters in fileName|absolute path|invalid relative path/.test(message)) return new ZipError('bad_name', `Unsafe entry name (${message})`);
+  if (/invalid characters in fileName|absolute path|invalid relative path/.test(message))
+    return new ZipError('bad_name', `Unsafe entry name (${message})`);
   return new ZipError('corrupt', `Not a readable ZIP file (${message})`);
 }
 
@@ -84,13 +85,19 @@ class ByteLimit extends Transform {
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
     this.seen += chunk.length;
     this.total.bytes += chunk.length;
-    if (this.seen > this.limits.maxEntryBytes) return done(new ZipError('entry_too_large', `ZIP entry ${this.name} is larger than ${this.limits.maxEntryBytes} bytes`));
-    if (this.total.bytes > this.limits.maxTotalBytes) return done(new ZipError('total_too_large', `ZIP content is larger than ${this.limits.maxTotalBytes} bytes`));
-    if (this.declared !== undefined && this.seen > this.declared) return done(sizeMismatch(this.name, this.declared, `at least ${this.seen}`));
+    if (this.seen > this.limits.maxEntryBytes)
+      return done(
+        new ZipError('entry_too_large', `ZIP entry ${this.name} is larger than ${this.limits.maxEntryBytes} bytes`),
+      );
+    if (this.total.bytes > this.limits.maxTotalBytes)
+      return done(new ZipError('total_too_large', `ZIP content is larger than ${this.limits.maxTotalBytes} bytes`));
+    if (this.declared !== undefined && this.seen > this.declared)
+      return done(sizeMismatch(this.name, this.declared, `at least ${this.seen}`));
     done(null, chunk);
   }
   override _flush(done: TransformCallback): void {
-    if (this.declared !== undefined && this.seen !== this.declared) done(sizeMismatch(this.name, this.declared, `only ${this.seen}`));
+    if (this.declared !== undefined && this.seen !== this.declared)
+      done(sizeMismatch(this.name, this.declared, `only ${this.seen}`));
     else done();
   }
 }
@@ -114,10 +121,13 @@ function openWith(opener: YauzlOpener, limits: ZipLimits): Promise<SafeZip> {
   return new Promise((resolve, reject) => {
     // lazyEntries: one entry at a time, so a huge central directory is never held at once;
     // validateEntrySizes: a lying header cannot slip more bytes past the declared size.
-    opener({ lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: true, decodeStrings: true }, (err, zip) => {
-      if (err) return reject(toZipError(err));
-      resolve(wrap(zip, limits));
-    });
+    opener(
+      { lazyEntries: true, autoClose: false, validateEntrySizes: true, strictFileNames: true, decodeStrings: true },
+      (err, zip) => {
+        if (err) return reject(toZipError(err));
+        resolve(wrap(zip, limits));
+      },
+    );
   });
 }
 
@@ -134,7 +144,8 @@ function wrap(zip: yauzl.ZipFile, limits: ZipLimits): SafeZip {
   };
 
   async function* entries(): AsyncGenerator<SafeEntry> {
-    if (zip.entryCount > limits.maxEntries) throw new ZipError('too_many_entries', `ZIP has more than ${limits.maxEntries} entries`);
+    if (zip.entryCount > limits.maxEntries)
+      throw new ZipError('too_many_entries', `ZIP has more than ${limits.maxEntries} entries`);
     let pending: { resolve: (e: yauzl.Entry | null) => void; reject: (e: unknown) => void } | null = null;
     const onEntry = (e: yauzl.Entry) => pending?.resolve(e);
     const onEnd = () => pending?.resolve(null);
@@ -153,17 +164,28 @@ function wrap(zip: yauzl.ZipFile, limits: ZipLimits): SafeZip {
         });
         if (!entry) return;
         count += 1;
-        if (count > limits.maxEntries) throw new ZipError('too_many_entries', `ZIP has more than ${limits.maxEntries} entries`);
+        if (count > limits.maxEntries)
+          throw new ZipError('too_many_entries', `ZIP has more than ${limits.maxEntries} entries`);
         const problem = unsafeEntryName(entry.fileName);
         if (problem) throw new ZipError('bad_name', `Unsafe entry name (${problem})`);
-        if (entry.isEncrypted() && limits.password === undefined) throw new ZipError('encrypted', `ZIP entry ${entry.fileName} is encrypted`);
+        if (entry.isEncrypted() && limits.password === undefined)
+          throw new ZipError('encrypted', `ZIP entry ${entry.fileName} is encrypted`);
         if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) {
-          throw new ZipError('corrupt', `ZIP entry ${entry.fileName} uses an unsupported compression method (${entry.compressionMethod})`);
+          throw new ZipError(
+            'corrupt',
+            `ZIP entry ${entry.fileName} uses an unsupported compression method (${entry.compressionMethod})`,
+          );
         }
         if (entry.uncompressedSize > limits.maxEntryBytes) {
-          throw new ZipError('entry_too_large', `ZIP entry ${entry.fileName} is larger than ${limits.maxEntryBytes} bytes`);
+          throw new ZipError(
+            'entry_too_large',
+            `ZIP entry ${entry.fileName} is larger than ${limits.maxEntryBytes} bytes`,
+          );
         }
-        if (entry.uncompressedSize > limits.ratioFloorBytes && entry.uncompressedSize / Math.max(entry.compressedSize, 1) > limits.maxRatio) {
+        if (
+          entry.uncompressedSize > limits.ratioFloorBytes &&
+          entry.uncompressedSize / Math.max(entry.compressedSize, 1) > limits.maxRatio
+        ) {
           throw new ZipError('ratio', `ZIP entry ${entry.fileName} has a suspicious compression ratio`);
         }
         yield makeEntry(zip, entry, limits, total);
@@ -187,7 +209,12 @@ function makeEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, limits: ZipLimits, to
     new Promise<Readable>((resolve, reject) => {
       const cb = (err: Error | null, stream: Readable) => {
         if (err) return reject(toZipError(err));
-        const limited = new ByteLimit(entry.fileName, limits, total, encrypted || deflated ? entry.uncompressedSize : undefined);
+        const limited = new ByteLimit(
+          entry.fileName,
+          limits,
+          total,
+          encrypted || deflated ? entry.uncompressedSize : undefined,
+        );
         // Bytes start flowing on the next tick, before the caller can attach its own listeners: an early
         // failure (a wrong password in the first chunk) must not be an unhandled 'error' event. The stream
         // keeps the error (readable.errored) and whoever reads it gets it.
@@ -197,13 +224,17 @@ function makeEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, limits: ZipLimits, to
         let out: Readable = stream;
         if (encrypted) {
           // The check byte is the CRC's high byte, or the DOS time's when a data descriptor carries the sizes (bit 3).
-          const check = entry.generalPurposeBitFlag & 0x8 ? (entry.lastModFileTime >>> 8) & 0xff : (entry.crc32 >>> 24) & 0xff;
-          out = out.pipe(new ZipCryptoDecrypt(Buffer.from(limits.password ?? '', 'utf8'), check, entry.fileName)).on('error', fail);
+          const check =
+            entry.generalPurposeBitFlag & 0x8 ? (entry.lastModFileTime >>> 8) & 0xff : (entry.crc32 >>> 24) & 0xff;
+          out = out
+            .pipe(new ZipCryptoDecrypt(Buffer.from(limits.password ?? '', 'utf8'), check, entry.fileName))
+            .on('error', fail);
         }
         if (deflated) out = out.pipe(zlib.createInflateRaw({ chunkSize: INFLATE_CHUNK })).on('error', fail);
         resolve(out.pipe(limited));
       };
-      if (encrypted || deflated) zip.openReadStream(entry, { decodeFileData: false } as unknown as yauzl.ZipFileOptions, cb as never);
+      if (encrypted || deflated)
+        zip.openReadStream(entry, { decodeFileData: false } as unknown as yauzl.ZipFileOptions, cb as never);
       else zip.openReadStream(entry, cb as never);
     });
   const readBuffer = async () => collect(await open());
@@ -237,7 +268,11 @@ export function openZip(source: ZipSource, limits: Partial<ZipLimits> = {}): Pro
 }
 
 /** Runs `use` on an opened ZIP and closes it whatever happens. */
-export async function withZip<T>(source: ZipSource, limits: Partial<ZipLimits>, use: (zip: SafeZip) => Promise<T>): Promise<T> {
+export async function withZip<T>(
+  source: ZipSource,
+  limits: Partial<ZipLimits>,
+  use: (zip: SafeZip) => Promise<T>,
+): Promise<T> {
   const zip = await openZip(source, limits);
   try {
     return await use(zip);

@@ -13,7 +13,13 @@ interface ImportSummary {
 }
 
 const PROGRESS_TABLES = [
-  'studentactives', 'studentlearningsprogress', 'studentgradesprogress', 'studentlevelsprogress', 'studentlessonsprogress', 'studentpoints', 'studentappusages',
+  'studentactives',
+  'studentlearningsprogress',
+  'studentgradesprogress',
+  'studentlevelsprogress',
+  'studentlessonsprogress',
+  'studentpoints',
+  'studentappusages',
 ];
 /** Waits longer than this are not worth a page left open: the teacher is asked to try later instead. */
 const MAX_WAIT_S = 600;
@@ -51,10 +57,19 @@ function described(s: ImportSummary): Msg[] {
   else {
     out.push(msg('result.written', total));
     const progress = PROGRESS_TABLES.reduce((a, k) => a + (rows[k] ?? 0), 0);
-    out.push(msg('result.breakdown', rows.studentprogress ?? 0, rows.studentprogressquestions ?? 0, progress, rows.rpiuseraccess ?? 0));
+    out.push(
+      msg(
+        'result.breakdown',
+        rows.studentprogress ?? 0,
+        rows.studentprogressquestions ?? 0,
+        progress,
+        rows.rpiuseraccess ?? 0,
+      ),
+    );
     if (s.learners) out.push(msg('result.learners', s.learners.written));
   }
-  if (s.learners?.otherSchool || s.refused) out.push(msg('result.otherSchool', s.learners?.otherSchool ?? 0, s.refused ?? 0));
+  if (s.learners?.otherSchool || s.refused)
+    out.push(msg('result.otherSchool', s.learners?.otherSchool ?? 0, s.refused ?? 0));
   if (s.learners?.unknown || s.pending) out.push(msg('result.unknown', s.learners?.unknown ?? 0, s.pending ?? 0));
   return out;
 }

@@ -1,7 +1,21 @@
 // The classroom server's /sync-log/ page: a teacher signs in, sees what the activity log holds and saves
 // it as studentlog.zip for the central page.
 import {
-  byId, call, currentLang, formatBytes, formatDate, initLanguage, initSignIn, msg, Offline, onLangChange, say, signOut, unexpected, type Lang, type Msg,
+  byId,
+  call,
+  currentLang,
+  formatBytes,
+  formatDate,
+  initLanguage,
+  initSignIn,
+  msg,
+  Offline,
+  onLangChange,
+  say,
+  signOut,
+  unexpected,
+  type Lang,
+  type Msg,
 } from './common.js';
 import { t } from './i18n.js';
 
@@ -49,12 +63,19 @@ function show(): void {
   byId('s-progress').textContent = n(s.progress);
   byId('s-access').textContent = n(s.access);
   const dates = byId('s-dates');
-  dates.textContent = s.first && s.last ? `${formatDate(l, s.first)} – ${formatDate(l, s.last)}` : t(l, 'summary.noDates');
+  dates.textContent =
+    s.first && s.last ? `${formatDate(l, s.first)} – ${formatDate(l, s.last)}` : t(l, 'summary.noDates');
   byId('s-size').textContent = formatBytes(l, s.bytes);
   const last = byId('s-last');
-  say(last, [s.lastexport
-    ? msg('summary.lastBy', (x) => `${formatDate(x, s.lastexport!.at, true)} (${formatBytes(x, s.lastexport!.bytes)})`, s.lastexport.by ?? '?')
-    : msg('summary.never')]);
+  say(last, [
+    s.lastexport
+      ? msg(
+          'summary.lastBy',
+          (x) => `${formatDate(x, s.lastexport!.at, true)} (${formatBytes(x, s.lastexport!.bytes)})`,
+          s.lastexport.by ?? '?',
+        )
+      : msg('summary.never'),
+  ]);
 }
 
 /** Reads the summary; answers the message to show instead when it cannot. */
@@ -88,7 +109,11 @@ async function save(): Promise<void> {
   try {
     let res: Response;
     try {
-      res = await fetch('/export/log', { headers: { Authorization: `Bearer ${token}` }, credentials: 'omit', cache: 'no-store' });
+      res = await fetch('/export/log', {
+        headers: { Authorization: `Bearer ${token}` },
+        credentials: 'omit',
+        cache: 'no-store',
+      });
     } catch {
       throw new Offline();
     }
@@ -152,7 +177,9 @@ initSignIn({
   body: (user, password) => ({ studentusername: user, studentpassword: password }),
   async accept(accessToken) {
     token = accessToken;
-    const refused = await loadSummary().catch((err: unknown) => (err instanceof Offline ? msg('net.down') : msg('error.other', String(err))));
+    const refused = await loadSummary().catch((err: unknown) =>
+      err instanceof Offline ? msg('net.down') : msg('error.other', String(err)),
+    );
     if (refused) {
       session.signedOut();
       say(byId('summary-status'), []);

@@ -6,7 +6,9 @@ import { browserLang, LANGS, t, type Arg, type Key, type Lang } from './i18n.js'
 export { formatBytes, formatDate } from './i18n.js';
 export type { Key, Lang } from './i18n.js';
 
-let lang: Lang = browserLang(navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language]);
+let lang: Lang = browserLang(
+  navigator.languages && navigator.languages.length ? navigator.languages : [navigator.language],
+);
 const listeners: Array<() => void> = [];
 
 export const currentLang = (): Lang => lang;
@@ -80,13 +82,23 @@ export interface Answer {
 export class Offline extends Error {}
 
 /** A JSON request to the page's own server; a network failure is an `Offline`. */
-export async function call(method: string, url: string, o: { token?: string | null; body?: unknown } = {}): Promise<Answer> {
+export async function call(
+  method: string,
+  url: string,
+  o: { token?: string | null; body?: unknown } = {},
+): Promise<Answer> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (o.token) headers.Authorization = `Bearer ${o.token}`;
   if (o.body !== undefined) headers['Content-Type'] = 'application/json';
   let res: Response;
   try {
-    res = await fetch(url, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body), credentials: 'omit', cache: 'no-store' });
+    res = await fetch(url, {
+      method,
+      headers,
+      body: o.body === undefined ? undefined : JSON.stringify(o.body),
+      credentials: 'omit',
+      cache: 'no-store',
+    });
   } catch {
     throw new Offline();
   }

@@ -19,7 +19,8 @@ const en = {
   'error.other': 'Something went wrong ({0}). Try again.',
 
   'classroom.title': 'Save the classroom log',
-  'classroom.intro': 'Save what learners did on this classroom server as studentlog.zip, then upload it on the central page.',
+  'classroom.intro':
+    'Save what learners did on this classroom server as studentlog.zip, then upload it on the central page.',
   'summary.title': 'What the log holds',
   'summary.loading': 'Reading the log…',
   'summary.learners': 'Learners',
@@ -53,11 +54,14 @@ const en = {
   'result.unchanged': 'Nothing changed: central already had everything in this file.',
   'result.empty': 'The file held no activity: nothing was written.',
   'result.otherSchool': 'Learners refused because they belong to another school: {0}. Rows not written: {1}.',
-  'result.unknown': 'Learners refused because central does not know them yet: {0}. Their rows ({1}) are kept and written once they are added.',
+  'result.unknown':
+    'Learners refused because central does not know them yet: {0}. Their rows ({1}) are kept and ' +
+      'written once they are added.',
   'refused.notLog': 'This is not a log file. Pick the studentlog.zip saved on the classroom page.',
   'refused.off': 'Central does not take logs now (import is switched off). Ask your administrator.',
   'refused.busy': 'Central is busy with other uploads. It will try again by itself in {0} seconds.',
-  'refused.unavailable': 'Central cannot take the log right now (it is not the file). It will try again by itself in {0} seconds.',
+  'refused.unavailable':
+    'Central cannot take the log right now (it is not the file). It will try again by itself in {0} seconds.',
   'refused.countdown': 'Trying again in {0} s…',
   'refused.tooLarge': 'The file is too large for central.',
   'refused.store': 'Central could not store the log, so nothing was written. Try again later.',
@@ -84,7 +88,8 @@ const km: Record<Key, string> = {
   'error.other': 'មានបញ្ហា ({0})។ សូមព្យាយាមម្ដងទៀត។',
 
   'classroom.title': 'រក្សាទុកកំណត់ត្រាថ្នាក់រៀន',
-  'classroom.intro': 'រក្សាទុកសកម្មភាពសិស្សនៅលើម៉ាស៊ីនមេថ្នាក់រៀននេះជា studentlog.zip រួចផ្ទុកវាឡើងនៅទំព័រប្រព័ន្ធកណ្ដាល។',
+  'classroom.intro': 'រក្សាទុកសកម្មភាពសិស្សនៅលើម៉ាស៊ីនមេថ្នាក់រៀននេះជា studentlog.zip ' +
+    'រួចផ្ទុកវាឡើងនៅទំព័រប្រព័ន្ធកណ្ដាល។',
   'summary.title': 'អ្វីដែលមានក្នុងកំណត់ត្រា',
   'summary.loading': 'កំពុងអានកំណត់ត្រា…',
   'summary.learners': 'សិស្ស',
@@ -118,14 +123,19 @@ const km: Record<Key, string> = {
   'result.unchanged': 'គ្មានអ្វីផ្លាស់ប្ដូរទេ៖ ប្រព័ន្ធកណ្ដាលមានទិន្នន័យទាំងអស់ក្នុងឯកសារនេះរួចហើយ។',
   'result.empty': 'ឯកសារនេះគ្មានសកម្មភាពទេ៖ មិនបានសរសេរអ្វីទាំងអស់។',
   'result.otherSchool': 'សិស្សដែលត្រូវបានបដិសេធ ព្រោះជាសិស្សសាលាផ្សេង៖ {0} នាក់។ ជួរដែលមិនបានសរសេរ៖ {1}។',
-  'result.unknown': 'សិស្សដែលត្រូវបានបដិសេធ ព្រោះប្រព័ន្ធកណ្ដាលមិនទាន់ស្គាល់៖ {0} នាក់។ ជួររបស់ពួកគេ ({1}) ត្រូវបានរក្សាទុក ហើយនឹងសរសេរនៅពេលពួកគេត្រូវបានបន្ថែម។',
+  'result.unknown':
+    'សិស្សដែលត្រូវបានបដិសេធ ព្រោះប្រព័ន្ធកណ្ដាលមិនទាន់ស្គាល់៖ {0} នាក់។ ជួររបស់ពួកគេ ({1}) ត្រូវបានរក្សាទុក ' +
+      'ហើយនឹងសរសេរនៅពេលពួកគេត្រូវបានបន្ថែម។',
   'refused.notLog': 'នេះមិនមែនជាឯកសារកំណត់ត្រាទេ។ សូមជ្រើសរើស studentlog.zip ដែលបានរក្សាទុកនៅទំព័រថ្នាក់រៀន។',
   'refused.off': 'ប្រព័ន្ធកណ្ដាលមិនទទួលកំណត់ត្រាឥឡូវនេះទេ (ការនាំចូលត្រូវបានបិទ)។ សូមសួរអ្នកគ្រប់គ្រង។',
   'refused.busy': 'ប្រព័ន្ធកណ្ដាលកំពុងរវល់នឹងការផ្ទុកឡើងផ្សេងទៀត។ វានឹងព្យាយាមម្ដងទៀតដោយខ្លួនឯងក្នុងរយៈពេល {0} វិនាទី។',
-  'refused.unavailable': 'ប្រព័ន្ធកណ្ដាលមិនអាចទទួលកំណត់ត្រានៅពេលនេះបានទេ (មិនមែនដោយសារឯកសារទេ)។ វានឹងព្យាយាមម្ដងទៀតដោយខ្លួនឯងក្នុងរយៈពេល {0} វិនាទី។',
+  'refused.unavailable':
+    'ប្រព័ន្ធកណ្ដាលមិនអាចទទួលកំណត់ត្រានៅពេលនេះបានទេ (មិនមែនដោយសារឯកសារទេ)។ ' +
+      'វានឹងព្យាយាមម្ដងទៀតដោយខ្លួនឯងក្នុងរយៈពេល {0} វិនាទី។',
   'refused.countdown': 'នឹងព្យាយាមម្ដងទៀតក្នុងរយៈពេល {0} វិនាទី…',
   'refused.tooLarge': 'ឯកសារនេះធំពេកសម្រាប់ប្រព័ន្ធកណ្ដាល។',
-  'refused.store': 'ប្រព័ន្ធកណ្ដាលមិនអាចរក្សាទុកកំណត់ត្រាបានទេ ដូច្នេះមិនបានសរសេរអ្វីទាំងអស់។ សូមព្យាយាមម្ដងទៀតពេលក្រោយ។',
+  'refused.store': 'ប្រព័ន្ធកណ្ដាលមិនអាចរក្សាទុកកំណត់ត្រាបានទេ ដូច្នេះមិនបានសរសេរអ្វីទាំងអស់។ ' +
+    'សូមព្យាយាមម្ដងទៀតពេលក្រោយ។',
   'refused.noTeacher': 'គណនីនេះលែងមាននៅប្រព័ន្ធកណ្ដាលហើយ។',
   'retry.now': 'កំពុងព្យាយាមម្ដងទៀត…',
 };
@@ -152,7 +162,8 @@ export function t(lang: Lang, key: Key, args: readonly Arg[] = []): string {
 
 /** Bytes as the teacher reads them: `840 B`, `12.3 KB`, `4.5 MB`. */
 export function formatBytes(lang: Lang, n: number): string {
-  const f = (v: number, unit: string) => `${new Intl.NumberFormat(lang, { maximumFractionDigits: 1 }).format(v)} ${unit}`;
+  const f = (v: number, unit: string) =>
+    `${new Intl.NumberFormat(lang, { maximumFractionDigits: 1 }).format(v)} ${unit}`;
   if (n < 1024) return f(n, 'B');
   if (n < 1024 * 1024) return f(n / 1024, 'KB');
   return f(n / (1024 * 1024), 'MB');
@@ -162,7 +173,11 @@ export function formatDate(lang: Lang, iso: string, withTime = false): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
   // Browsers without Khmer month names print `M11`: Khmer dates are written in figures (day/month/year).
-  const opts: Intl.DateTimeFormatOptions = { year: 'numeric', month: lang === 'km' ? '2-digit' : 'short', day: lang === 'km' ? '2-digit' : 'numeric' };
+  const opts: Intl.DateTimeFormatOptions = {
+    year: 'numeric',
+    month: lang === 'km' ? '2-digit' : 'short',
+    day: lang === 'km' ? '2-digit' : 'numeric',
+  };
   if (withTime) Object.assign(opts, { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
   return new Intl.DateTimeFormat('en-GB', opts).format(d);
 }
