@@ -43,12 +43,20 @@ app.listen(Number(process.argv[1]), '127.0.0.1');
 
 function load(url: string, authorization?: string): Promise<Load> {
   return new Promise((resolve, reject) => {
-    const args = [path.join(__dirname, 'load.js'), url, String(CONNECTIONS), String(SECONDS), ...(authorization ? [authorization] : [])];
+    const args = [
+      path.join(__dirname, 'load.js'),
+      url,
+      String(CONNECTIONS),
+      String(SECONDS),
+      ...(authorization ? [authorization] : []),
+    ];
     const pinned = onCpu(LOAD_CPU, args);
     const child = spawn(pinned.command, pinned.args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
-    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as Load) : reject(new Error(`load generator exited with ${code}`))));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out) as Load) : reject(new Error(`load generator exited with ${code}`)),
+    );
   });
 }
 
@@ -57,12 +65,19 @@ export async function runGuardedReadBench(): Promise<void> {
   const children: ChildProcess[] = [];
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { hashPassword } = require(path.join(repoRoot, 'central/dist/auth/passwords.js')) as { hashPassword(p: string): Promise<string> };
+    const { hashPassword } = require(path.join(repoRoot, 'central/dist/auth/passwords.js')) as {
+      hashPassword(p: string): Promise<string>;
+    };
     await seedDemoContent(tdb.db);
     const lmsuserid = crypto.randomUUID();
     await tdb.db('lmsusers').insert({
-      lmsuserid, lmsusername: STAFF.lmsusername, lmsuserpasswordhash: await hashPassword(STAFF.password), firstname: 'Bench', lmsuserrole: ROLE_IDS.superadmin,
-      isverified: true, isdisabled: false,
+      lmsuserid,
+      lmsusername: STAFF.lmsusername,
+      lmsuserpasswordhash: await hashPassword(STAFF.password),
+      firstname: 'Bench',
+      lmsuserrole: ROLE_IDS.superadmin,
+      isverified: true,
+      isdisabled: false,
     });
     await tdb.db('lmsusers_roles').insert({ lmsuserid, roleid: ROLE_IDS.teacher });
 
@@ -72,7 +87,12 @@ export async function runGuardedReadBench(): Promise<void> {
     children.push(bare);
     const secret = () => crypto.randomBytes(32).toString('hex');
     // Both instances share the secrets, so that one sign-in's token is good on either.
-    const secrets = { JWT_SECRET: secret(), APPLICATION_API_KEY: secret(), SERVER_SYNC_KEY: secret(), RPI_SECRET: secret() };
+    const secrets = {
+      JWT_SECRET: secret(),
+      APPLICATION_API_KEY: secret(),
+      SERVER_SYNC_KEY: secret(),
+      RPI_SECRET: secret(),
+    };
     const metricsToken = secret();
     const start = serviceStart('central');
     const startApi = async (env: Record<string, string>) => {
@@ -80,8 +100,15 @@ export async function runGuardedReadBench(): Promise<void> {
       const cmd = onCpu(SERVER_CPU, start.args);
       const child = spawn(cmd.command, cmd.args, {
         env: {
-          ...start.env, PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), DATABASE_URL: tdb.url, LOG_LEVEL: 'warn',
-          RATE_LIMIT_MAX: '100000000', ...secrets, ...env,
+          ...start.env,
+          PATH: process.env.PATH,
+          NODE_ENV: 'production',
+          PORT: String(port),
+          DATABASE_URL: tdb.url,
+          LOG_LEVEL: 'warn',
+          RATE_LIMIT_MAX: '100000000',
+          ...secrets,
+          ...env,
         },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
@@ -92,10 +119,16 @@ export async function runGuardedReadBench(): Promise<void> {
     const measured = await startApi({ METRICS_TOKEN: metricsToken });
     const bareUrl = `http://127.0.0.1:${barePort}/bare`;
     const origin = api.origin;
-    await Promise.all([waitUp(bare, bareUrl), waitUp(api.child, `${origin}/`), waitUp(measured.child, `${measured.origin}/`)]);
+    await Promise.all([
+      waitUp(bare, bareUrl),
+      waitUp(api.child, `${origin}/`),
+      waitUp(measured.child, `${measured.origin}/`),
+    ]);
 
     const login = await fetch(`${origin}/auth/login`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ lmsusername: STAFF.lmsusername, lmsuserpassword: STAFF.password }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ lmsusername: STAFF.lmsusername, lmsuserpassword: STAFF.password }),
     });
     const token = ((await login.json()) as { data: { accessToken: string } }).data.accessToken;
     const guardedUrl = `${origin}/curriculum/all`;
@@ -106,7 +139,11 @@ export async function runGuardedReadBench(): Promise<void> {
     const scrape = async () => {
       const r = await fetch(`${measured.origin}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } });
       if (r.status !== 200) throw new Error(`GET /metrics answered ${r.status}`);
-      const line = (await r.text()).split('\n').find((l) => l.startsWith('lms_http_request_duration_seconds_count{route="/curriculum/all",method="GET",status="200"}'));
+      const line = (await r.text())
+        .split('\n')
+        .find((l) =>
+          l.startsWith('lms_http_request_duration_seconds_count{route="/curriculum/all",method="GET",status="200"}'),
+        );
       return Number(line?.split(' ').pop() ?? 0);
     };
 
@@ -161,21 +198,33 @@ export async function runGuardedReadBench(): Promise<void> {
     const row = (name: string, l: Load) =>
       `| ${name} | ${l.rps.toFixed(0)} | ${l.p50.toFixed(2)} | ${l.p99.toFixed(2)} | ${l.errors} |`;
     const where = pinsCpus() ? 'servers on CPU 1, load on CPU 0' : 'not pinned to CPUs';
-    process.stdout.write(`${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each (medians), load from a separate process, ${where}\n`);
+    process.stdout.write(
+      `${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s each (medians), load from a separate ` +
+        `process, ${where}\n`,
+    );
     process.stdout.write('| route | req/s | p50 ms | p99 ms | errors |\n|---|---|---|---|---|\n');
-    process.stdout.write(`${row('bare Express GET /bare (ceiling)', ceiling)}\n${row('central GET / (public, same stack)', stack)}\n${row('GET /curriculum/all, staff token', guarded)}\n`);
+    process.stdout.write(
+      `${row('bare Express GET /bare (ceiling)', ceiling)}\n` +
+        `${row('central GET / (public, same stack)', stack)}\n${row('GET /curriculum/all, staff token', guarded)}\n`,
+    );
     process.stdout.write(`${row('GET /curriculum/all, staff token, metrics on', metered)}\n`);
     process.stdout.write(`guarded read = ${(ofStack * 100).toFixed(0)} % of the public route on the same stack\n`);
     const ofCpu = cpuPerRequest.off / cpuPerRequest.on;
     process.stdout.write(
-      `guarded read with metrics on = ${(ofMetricsOff * 100).toFixed(1)} % of its throughput with metrics off (median of the rounds' ratios; target >= ${METRICS_TARGET * 100} %): `
-      + `${ofMetricsOff >= METRICS_TARGET ? 'OK' : 'BELOW TARGET'}; ${counted} of its ${answered} answered requests counted in /metrics\n`,
+      `guarded read with metrics on = ${(ofMetricsOff * 100).toFixed(1)} % of its throughput with metrics off ` +
+        `(median of the rounds' ratios; target >= ${METRICS_TARGET * 100} %): ` +
+        `${ofMetricsOff >= METRICS_TARGET ? 'OK' : 'BELOW TARGET'}; ${counted} of its ${answered} answered requests ` +
+        `counted in /metrics\n`,
     );
     process.stdout.write(
-      `server CPU per guarded read: ${(cpuPerRequest.off * 1e6).toFixed(0)} µs with metrics off, ${(cpuPerRequest.on * 1e6).toFixed(0)} µs on: `
-      + `metrics on = ${(ofCpu * 100).toFixed(1)} % of the requests per CPU-second with metrics off\n`,
+      `server CPU per guarded read: ${(cpuPerRequest.off * 1e6).toFixed(0)} µs with metrics ` +
+        `off, ${(cpuPerRequest.on * 1e6).toFixed(0)} µs on: ` +
+        `metrics on = ${(ofCpu * 100).toFixed(1)} % of the requests per CPU-second with metrics off\n`,
     );
-    process.stdout.write(`guarded read = ${(ratio * 100).toFixed(0)} % of the ceiling (target >= ${TARGET_RATIO * 100} %; the original: about 550 req/s): ${ratio >= TARGET_RATIO ? 'OK' : 'BELOW TARGET'}\n`);
+    process.stdout.write(
+      `guarded read = ${(ratio * 100).toFixed(0)} % of the ceiling (target >= ${TARGET_RATIO * 100} %; the original: ` +
+        `about 550 req/s): ${ratio >= TARGET_RATIO ? 'OK' : 'BELOW TARGET'}\n`,
+    );
   } finally {
     for (const c of children) c.kill();
     await tdb.dispose();

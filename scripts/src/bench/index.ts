@@ -12,19 +12,49 @@ import { runScaleBench } from './scale';
 /** Runs every benchmark in turn and prints its table; each one measures its own baseline in the same run. */
 const benches: Array<{ name: string; run: () => Promise<void> }> = [];
 benches.push({ name: 'PUT /log/import: six-month school log over HTTP', run: () => runLogImportBench() });
-benches.push({ name: 'Lived-in server: enrolment, guarded reads, then PUT /log/import; and a ten-times log', run: () => runLivedInBench() });
-benches.push({ name: 'Guarded read: GET /curriculum/all with a staff token vs a bare Express route', run: () => runGuardedReadBench() });
-benches.push({ name: 'Soak: both services under mixed load (reads, sign-ins, log imports, oversize bodies)', run: () => runSoakBench() });
-benches.push({ name: 'GET /curriculum/tree of a 12 x 10 x 20 curriculum vs plain SELECTs of its rows', run: () => runCurriculumTreeBench() });
-benches.push({ name: 'Reports: every report route on 51 schools of six months (the log benchmark\'s school and 50 more)', run: () => runReportsBench() });
-benches.push({ name: 'Learners: POST /student pages and the learner CSV vs plain SELECTs', run: () => runStudentsBench() });
-benches.push({ name: 'migrate-from-mysql: a million learner results from MariaDB vs a plain bulk write of the same rows', run: () => runTakeoverBench() });
-benches.push({ name: 'Classroom box: 40 tablets running the learner app\'s calls, then result submissions at saturation', run: () => runClassroomBoxBench() });
+benches.push({
+  name: 'Lived-in server: enrolment, guarded reads, then PUT /log/import; and a ten-times log',
+  run: () => runLivedInBench(),
+});
+benches.push({
+  name: 'Guarded read: GET /curriculum/all with a staff token vs a bare Express route',
+  run: () => runGuardedReadBench(),
+});
+benches.push({
+  name: 'Soak: both services under mixed load (reads, sign-ins, log imports, oversize bodies)',
+  run: () => runSoakBench(),
+});
+benches.push({
+  name: 'GET /curriculum/tree of a 12 x 10 x 20 curriculum vs plain SELECTs of its rows',
+  run: () => runCurriculumTreeBench(),
+});
+benches.push({
+  name: "Reports: every report route on 51 schools of six months (the log benchmark's school and 50 more)",
+  run: () => runReportsBench(),
+});
+benches.push({
+  name: 'Learners: POST /student pages and the learner CSV vs plain SELECTs',
+  run: () => runStudentsBench(),
+});
+benches.push({
+  name: 'migrate-from-mysql: a million learner results from MariaDB vs a plain bulk write of the same rows',
+  run: () => runTakeoverBench(),
+});
+benches.push({
+  name: "Classroom box: 40 tablets running the learner app's calls, then result submissions at saturation",
+  run: () => runClassroomBoxBench(),
+});
 // Only with BENCH=scale: it grows a database to ten million results.
 if (process.env.BENCH?.toLowerCase() === 'scale') {
-  benches.push({ name: 'Scale: imports and every report at 0.1 M, 1 M and 10 M results on PostgreSQL', run: () => runScaleBench() });
+  benches.push({
+    name: 'Scale: imports and every report at 0.1 M, 1 M and 10 M results on PostgreSQL',
+    run: () => runScaleBench(),
+  });
 }
-benches.push({ name: 'POST /document/upload: a 100 MB video streamed into the object store vs a plain disk copy', run: () => runMediaUploadBench() });
+benches.push({
+  name: 'POST /document/upload: a 100 MB video streamed into the object store vs a plain disk copy',
+  run: () => runMediaUploadBench(),
+});
 
 async function main(): Promise<void> {
   // `BENCH=soak` (or any part of a benchmark's name) runs only the matching ones.

@@ -38,8 +38,10 @@ async function main(): Promise<void> {
   const seconds = (Date.now() - started) / 1000;
   agent.destroy();
   const sorted = latencies.sort((a, b) => a - b);
-  const at = (q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * q) - 1)] : Number.NaN);
-  process.stdout.write(`${JSON.stringify({ requests: sorted.length, errors, rps: sorted.length / seconds, p50: at(0.5), p99: at(0.99) })}\n`);
+  const at = (q: number) =>
+    sorted.length ? sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * q) - 1)] : Number.NaN;
+  const summary = { requests: sorted.length, errors, rps: sorted.length / seconds, p50: at(0.5), p99: at(0.99) };
+  process.stdout.write(`${JSON.stringify(summary)}\n`);
 }
 
 void main();

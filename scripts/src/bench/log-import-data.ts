@@ -14,7 +14,13 @@ export interface LogShape {
   accessRows: number;
 }
 
-export const SIX_MONTH_SCHOOL: LogShape = { learners: 40, results: 20_000, questionsPerResult: 5, progressRows: 20_000, accessRows: 5_000 };
+export const SIX_MONTH_SCHOOL: LogShape = {
+  learners: 40,
+  results: 20_000,
+  questionsPerResult: 5,
+  progressRows: 20_000,
+  accessRows: 5_000,
+};
 
 export interface Learner {
   studentid: string;
@@ -52,7 +58,13 @@ export interface Content {
 }
 
 /** Rows of every collection in the shape of `log.ini`, pulled lazily. */
-export function logSource(shape: LogShape, learners: Learner[], content: Content, now = Date.UTC(2026, 10, 20), seed = 11): LogSource {
+export function logSource(
+  shape: LogShape,
+  learners: Learner[],
+  content: Content,
+  now = Date.UTC(2026, 10, 20),
+  seed = 11,
+): LogSource {
   const span = 180 * 86_400_000;
   const when = (rand: () => number) => new Date(now - Math.floor(rand() * span)).toISOString();
   const pick = (rand: () => number) => learners[Math.floor(rand() * learners.length)];
@@ -72,11 +84,24 @@ export function logSource(shape: LogShape, learners: Learner[], content: Content
       const pct = Math.round(rand() * 10_000) / 100;
       const type = 1 + Math.floor(rand() * 4);
       yield {
-        studentid: l.studentid, ispass: pct >= 80, studentprogressreferenceid: content.lessonid, starttime: start,
-        endtime: new Date(Date.parse(start) + 120_000).toISOString(), studentprogressid, progresstype: type, resultpercentage: pct,
-        marks: Math.floor(pct / 20), points: Math.floor(pct / 2), scores: type === 1 ? 0 : Math.floor(pct / 34), fullpoints: 50,
+        studentid: l.studentid,
+        ispass: pct >= 80,
+        studentprogressreferenceid: content.lessonid,
+        starttime: start,
+        endtime: new Date(Date.parse(start) + 120_000).toISOString(),
+        studentprogressid,
+        progresstype: type,
+        resultpercentage: pct,
+        marks: Math.floor(pct / 20),
+        points: Math.floor(pct / 2),
+        scores: type === 1 ? 0 : Math.floor(pct / 34),
+        fullpoints: 50,
         studentprogressquestions: Array.from({ length: shape.questionsPerResult }, () => ({
-          studentprogressid, studentprogressquestionid: idFrom(rand), tries: Math.floor(rand() * 3), iscorrect: rand() < 0.7, referencequestionid: fromPool(questionPool, rand),
+          studentprogressid,
+          studentprogressquestionid: idFrom(rand),
+          tries: Math.floor(rand() * 3),
+          iscorrect: rand() < 0.7,
+          referencequestionid: fromPool(questionPool, rand),
         })),
       };
     }
@@ -94,41 +119,102 @@ export function logSource(shape: LogShape, learners: Learner[], content: Content
       const score = Math.floor(rand() * 4);
       switch (key) {
         case 'studentactives':
-          yield { studentactiveid: idFrom(rand), studentid: l.studentid, referenceid: c.lessonid, referencetype: 1 + Math.floor(rand() * 5), created_at: t };
+          yield {
+            studentactiveid: idFrom(rand),
+            studentid: l.studentid,
+            referenceid: c.lessonid,
+            referencetype: 1 + Math.floor(rand() * 5),
+            created_at: t,
+          };
           break;
         case 'studentlearningprogress':
           yield {
-            studentlearningprogressid: idFrom(rand), studentid: l.studentid, userid: null, lessonlearningid: fromPool(learningPool, rand), points: 5, progress: Math.floor(rand() * 600),
-            progress_percentage: Math.round(rand() * 100), content_length: 600, viewed: Math.floor(rand() * 3), lastupdated: t,
+            studentlearningprogressid: idFrom(rand),
+            studentid: l.studentid,
+            userid: null,
+            lessonlearningid: fromPool(learningPool, rand),
+            points: 5,
+            progress: Math.floor(rand() * 600),
+            progress_percentage: Math.round(rand() * 100),
+            content_length: 600,
+            viewed: Math.floor(rand() * 3),
+            lastupdated: t,
           };
           break;
         case 'studentgradesprogress':
           yield {
-            studentgradeprogressid: idFrom(rand), studentid: l.studentid, curriculumid: c.curriculumid, gradeid: c.gradeid, progress: Math.round(rand() * 100),
-            points: Math.floor(rand() * 500), scores: score, lastupdated: t, completed: rand() < 0.2,
+            studentgradeprogressid: idFrom(rand),
+            studentid: l.studentid,
+            curriculumid: c.curriculumid,
+            gradeid: c.gradeid,
+            progress: Math.round(rand() * 100),
+            points: Math.floor(rand() * 500),
+            scores: score,
+            lastupdated: t,
+            completed: rand() < 0.2,
           };
           break;
         case 'studentlevelsprogress':
           yield {
-            studentlevelprogressid: idFrom(rand), studentid: l.studentid, levelid: c.levelid, gradeid: c.gradeid, curid: c.curriculumid, progress: Math.round(rand() * 100),
-            points: Math.floor(rand() * 200), scores: score, lastupdated: t, completed: rand() < 0.3, added_default_score: false,
+            studentlevelprogressid: idFrom(rand),
+            studentid: l.studentid,
+            levelid: c.levelid,
+            gradeid: c.gradeid,
+            curid: c.curriculumid,
+            progress: Math.round(rand() * 100),
+            points: Math.floor(rand() * 200),
+            scores: score,
+            lastupdated: t,
+            completed: rand() < 0.3,
+            added_default_score: false,
           };
           break;
         case 'studentlessonsprogress':
           yield {
-            studentlessonprogressid: idFrom(rand), studentid: l.studentid, lessonid: c.lessonid, levelid: c.levelid, gradeid: c.gradeid, curid: c.curriculumid,
-            progress: Math.round(rand() * 100), points: Math.floor(rand() * 50), scores: score, lastupdated: t, completed: rand() < 0.5, added_completed_scores: rand() < 0.5,
+            studentlessonprogressid: idFrom(rand),
+            studentid: l.studentid,
+            lessonid: c.lessonid,
+            levelid: c.levelid,
+            gradeid: c.gradeid,
+            curid: c.curriculumid,
+            progress: Math.round(rand() * 100),
+            points: Math.floor(rand() * 50),
+            scores: score,
+            lastupdated: t,
+            completed: rand() < 0.5,
+            added_completed_scores: rand() < 0.5,
           };
           break;
         case 'studentpoints':
           yield {
-            studentpointid: idFrom(rand), studentid: l.studentid, levelid: c.levelid, lessonid: c.lessonid, gradepoints: 40, totalgradepoints: 400, levelpoints: 40,
-            totallevelpoints: 200, levelquizscores: score, lessonpoints: 40, learningpoints: 5, practicepoints: 10, quizpoints: 25, totallearningpoints: 10,
-            totalpracticepoints: 20, totalquizpoints: 50, scores: score, created_at: t,
+            studentpointid: idFrom(rand),
+            studentid: l.studentid,
+            levelid: c.levelid,
+            lessonid: c.lessonid,
+            gradepoints: 40,
+            totalgradepoints: 400,
+            levelpoints: 40,
+            totallevelpoints: 200,
+            levelquizscores: score,
+            lessonpoints: 40,
+            learningpoints: 5,
+            practicepoints: 10,
+            quizpoints: 25,
+            totallearningpoints: 10,
+            totalpracticepoints: 20,
+            totalquizpoints: 50,
+            scores: score,
+            created_at: t,
           };
           break;
         case 'studentappusages':
-          yield { studentappusageid: idFrom(rand), schooluserid: l.schooluserid, time_spent: Math.floor(rand() * 3600), last_updated: t, created_at: t };
+          yield {
+            studentappusageid: idFrom(rand),
+            schooluserid: l.schooluserid,
+            time_spent: Math.floor(rand() * 3600),
+            last_updated: t,
+            created_at: t,
+          };
           break;
       }
     }
@@ -140,8 +226,13 @@ export function logSource(shape: LogShape, learners: Learner[], content: Content
       const l = pick(rand);
       const t = when(rand);
       yield {
-        userid: l.schooluserid, logintime: t, logouttime: new Date(Date.parse(t) + 1_800_000).toISOString(), timespent: '1800', status: 2,
-        ipaddress: `10.0.${Math.floor(rand() * 255)}.${Math.floor(rand() * 255)}`, rpiuseraccessid: idFrom(rand),
+        userid: l.schooluserid,
+        logintime: t,
+        logouttime: new Date(Date.parse(t) + 1_800_000).toISOString(),
+        timespent: '1800',
+        status: 2,
+        ipaddress: `10.0.${Math.floor(rand() * 255)}.${Math.floor(rand() * 255)}`,
+        rpiuseraccessid: idFrom(rand),
       };
     }
   }
@@ -155,8 +246,13 @@ export function logSource(shape: LogShape, learners: Learner[], content: Content
 
 /** Writes the ZIP the classroom server's export would produce for this log (log.ini plus one text log). */
 export async function writeLogZipFile(file: string, source: LogSource): Promise<number> {
-  const logText = Buffer.from('{"level":"info","message":"teacher export log","metadata":{"application":"RPI-API","logaccesstype":12}}\n');
+  const logText = Buffer.from(
+    '{"level":"info","message":"teacher export log","metadata":{"application":"RPI-API","logaccesstype":12}}\n',
+  );
   const { Readable } = await import('node:stream');
-  await pipeline(writeLogZip(source, [{ name: 'RPI-API-info-2026-11-20.log', stream: Readable.from([logText]) }]), fs.createWriteStream(file));
+  await pipeline(
+    writeLogZip(source, [{ name: 'RPI-API-info-2026-11-20.log', stream: Readable.from([logText]) }]),
+    fs.createWriteStream(file),
+  );
   return fs.statSync(file).size;
 }

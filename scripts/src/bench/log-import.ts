@@ -34,16 +34,32 @@ interface RunResult {
 export async function seedSchool(db: Knex, learners: Learner[]): Promise<void> {
   // The compiled central API is what the benchmark runs, so the password hash comes from it too.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { hashPassword } = require(path.join(repoRoot, 'central/dist/auth/passwords.js')) as { hashPassword(p: string): Promise<string> };
+  const { hashPassword } = require(path.join(repoRoot, 'central/dist/auth/passwords.js')) as {
+    hashPassword(p: string): Promise<string>;
+  };
   await seedDemoContent(db);
   await db('schoolusers').insert({
     schooluserid: '00000000-0000-4000-8000-00000000beef', schoolusername: TEACHER.schoolusername,
     schooluserpasswordhash: await hashPassword(TEACHER.password), schooluserrole: 3, schoolname: DEMO.schoolname,
   });
   for (const [i, l] of learners.entries()) {
-    await db('schoolusers').insert({ schooluserid: l.schooluserid, schoolusername: `learner${i}`, schooluserpasswordhash: 'x', schooluserrole: 4, schoolname: DEMO.schoolname });
+    await db('schoolusers').insert({
+      schooluserid: l.schooluserid,
+      schoolusername: `learner${i}`,
+      schooluserpasswordhash: 'x',
+      schooluserrole: 4,
+      schoolname: DEMO.schoolname,
+    });
     await db('students').insert({
-      studentid: l.studentid, studentfirstname: `Learner ${i}`, genderid: 1, city: 'C', country: 'X', state: 'S', curriculumid: DEMO.curriculumid, schooluserid: l.schooluserid, schoolname: DEMO.schoolname,
+      studentid: l.studentid,
+      studentfirstname: `Learner ${i}`,
+      genderid: 1,
+      city: 'C',
+      country: 'X',
+      state: 'S',
+      curriculumid: DEMO.curriculumid,
+      schooluserid: l.schooluserid,
+      schoolname: DEMO.schoolname,
     });
   }
 }
@@ -85,13 +101,21 @@ export const p99 = (xs: number[]): number => {
 };
 
 /** One PUT /log/import of `zipFile` with GET / probed meanwhile: its seconds and the probe's latencies. */
-export async function uploadLog(origin: string, token: string, zipFile: string): Promise<{ seconds: number; latencies: number[] }> {
+export async function uploadLog(
+  origin: string,
+  token: string,
+  zipFile: string,
+): Promise<{ seconds: number; latencies: number[] }> {
   let running = true;
   const probing = probe(origin, () => running);
   const form = new FormData();
   form.append('importfile', await fs.openAsBlob(zipFile, { type: 'application/zip' }), 'studentlog');
   const t0 = process.hrtime.bigint();
-  const res = await fetch(`${origin}/log/import`, { method: 'PUT', headers: { Authorization: `Bearer ${token}` }, body: form });
+  const res = await fetch(`${origin}/log/import`, {
+    method: 'PUT',
+    headers: { Authorization: `Bearer ${token}` },
+    body: form,
+  });
   const body = await res.text();
   const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
   running = false;
@@ -100,7 +124,14 @@ export async function uploadLog(origin: string, token: string, zipFile: string):
   return { seconds, latencies };
 }
 
-async function importOnce(label: string, origin: string, pid: number, token: string, zipFile: string, rows: number): Promise<RunResult> {
+async function importOnce(
+  label: string,
+  origin: string,
+  pid: number,
+  token: string,
+  zipFile: string,
+  rows: number,
+): Promise<RunResult> {
   resetPeakRss(pid);
   const { seconds, latencies } = await uploadLog(origin, token, zipFile).catch((err: Error) => {
     throw new Error(`${label}: ${err.message}`);
@@ -134,7 +165,9 @@ export function sqliteCeiling(file: string, rows: Rows): number {
   db.transaction(() => {
     for (const [table, list] of rows) {
       const cols = columnsOf(table);
-      const stmt = db.prepare(`INSERT INTO "${table}" (${cols.map((c) => `"${c}"`).join(',')}) VALUES (${cols.map(() => '?').join(',')})`);
+      const stmt = db.prepare(
+        `INSERT INTO "${table}" (${cols.map((c) => `"${c}"`).join(',')}) VALUES (${cols.map(() => '?').join(',')})`,
+      );
       for (const r of list) stmt.run(cols.map((c) => (typeof r[c] === 'boolean' ? (r[c] ? 1 : 0) : (r[c] ?? null))));
     }
   })();
@@ -187,7 +220,14 @@ async function countImported(db: Knex): Promise<number> {
   return n;
 }
 
-async function benchOne(dialect: 'sqlite' | 'pg', pgUrl: string | undefined, zipFile: string, rows: Rows, learners: Learner[], work: string) {
+async function benchOne(
+  dialect: 'sqlite' | 'pg',
+  pgUrl: string | undefined,
+  zipFile: string,
+  rows: Rows,
+  learners: Learner[],
+  work: string,
+) {
   const expected = countRows(rows);
   // Ceiling: the same rows into a fresh database of the same kind.
   const ceilingSeconds = await withDatabaseEnv(pgUrl, async () => {
@@ -204,22 +244,32 @@ async function benchOne(dialect: 'sqlite' | 'pg', pgUrl: string | undefined, zip
     }
   });
 
-  const tdb: TestDatabase = await withDatabaseEnv(pgUrl, () => createTestDatabase({ kinds: central.kinds, migrations: central.migrations }));
+  const tdb: TestDatabase = await withDatabaseEnv(pgUrl, () =>
+    createTestDatabase({ kinds: central.kinds, migrations: central.migrations }),
+  );
   const objectDir = await fsp.mkdtemp(path.join(work, 'objects-'));
   let server: { child: ChildProcess; origin: string } | undefined;
   try {
     await seedSchool(tdb.db, learners);
     // Production mode, as a school's server runs (no API docs built); throw-away secrets for this run only.
-    server = await startCentral(tdb.url, { LOG_IMPORT_ENABLED: '1', OBJECT_DIR: objectDir, MAX_UPLOAD_MB: '200', RATE_LIMIT_MAX: '10000000' });
+    server = await startCentral(tdb.url, {
+      LOG_IMPORT_ENABLED: '1',
+      OBJECT_DIR: objectDir,
+      MAX_UPLOAD_MB: '200',
+      RATE_LIMIT_MAX: '10000000',
+    });
     const login = await fetch(`${server.origin}/auth/school/login`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ lmsusername: TEACHER.schoolusername, lmsuserpassword: TEACHER.password }),
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ lmsusername: TEACHER.schoolusername, lmsuserpassword: TEACHER.password }),
     });
     const token = ((await login.json()) as { data?: { accessToken?: string } }).data?.accessToken;
     if (!token) throw new Error(`school login failed: ${login.status}`);
     const pid = server.child.pid!;
     const runs: RunResult[] = [];
     runs.push(await importOnce('first import', server.origin, pid, token, zipFile, expected));
-    if ((await countImported(tdb.db)) !== expected) throw new Error('first import: the database does not hold every row of the log');
+    if ((await countImported(tdb.db)) !== expected)
+      throw new Error('first import: the database does not hold every row of the log');
     runs.push(await importOnce('re-import (idempotent)', server.origin, pid, token, zipFile, expected));
     if ((await countImported(tdb.db)) !== expected) throw new Error('re-import: the row count changed');
     return { ceilingSeconds, runs, expected };
@@ -240,7 +290,12 @@ export async function runLogImportBench(): Promise<void> {
     const shape = SIX_MONTH_SCHOOL;
     const learners = learnersOf(shape);
     const zipFile = path.join(work, 'studentlog.zip');
-    const content = { curriculumid: DEMO.curriculumid, gradeid: DEMO.gradeid, levelid: DEMO.levelid, lessonid: DEMO.lessonid };
+    const content = {
+      curriculumid: DEMO.curriculumid,
+      gradeid: DEMO.gradeid,
+      levelid: DEMO.levelid,
+      lessonid: DEMO.lessonid,
+    };
     const zipBytes = await writeLogZipFile(zipFile, logSource(shape, learners, content));
     const rows = await collectRows(zipFile);
     const iniBytes = await withZip({ path: zipFile }, {}, async (zip) => {
@@ -248,8 +303,14 @@ export async function runLogImportBench(): Promise<void> {
       return 0;
     });
     const out = (s: string) => process.stdout.write(`${s}\n`);
-    out(`machine: ${os.cpus()[0]?.model ?? 'unknown CPU'} x${os.cpus().length}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB RAM, ${os.type()} ${os.release()}, Node ${process.version}`);
-    out(`log: ${shape.learners} learners, ${fmt(countRows(rows))} rows (${[...rows].map(([t, l]) => `${t} ${fmt(l.length)}`).join(', ')})`);
+    out(
+      `machine: ${os.cpus()[0]?.model ?? 'unknown CPU'} x${os.cpus().length}, ${fmt(os.totalmem() / 2 ** 30, 1)} GiB ` +
+        `RAM, ${os.type()} ${os.release()}, Node ${process.version}`,
+    );
+    out(
+      `log: ${shape.learners} learners, ${fmt(countRows(rows))} rows ` +
+        `(${[...rows].map(([t, l]) => `${t} ${fmt(l.length)}`).join(', ')})`,
+    );
     out(`     log.ini ${fmt(iniBytes / 2 ** 20, 1)} MB, ZIP ${fmt(zipBytes / 2 ** 20, 1)} MB`);
     out('');
     out(`${ROUNDS} rounds; seconds, ratios and p99 are medians over the rounds, peak RSS the largest`);
@@ -263,19 +324,26 @@ export async function runLogImportBench(): Promise<void> {
       // spell of a shared machine then falls on one round, and each figure is the median over the rounds
       // (the speed ratio the median of the rounds' own ratios; peak RSS the largest of any round).
       const rounds: Array<Awaited<ReturnType<typeof benchOne>>> = [];
-      for (let i = 0; i < ROUNDS; i += 1) rounds.push(await benchOne(dialect, dialect === 'pg' ? pgUrl : undefined, zipFile, rows, learners, work));
+      for (let i = 0; i < ROUNDS; i += 1)
+        rounds.push(await benchOne(dialect, dialect === 'pg' ? pgUrl : undefined, zipFile, rows, learners, work));
       const expected = rounds[0].expected;
       const ceilingSeconds = median(rounds.map((r) => r.ceilingSeconds));
       const ceilingRate = expected / ceilingSeconds;
       const name = dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
-      out(`| ${name} | ceiling (${dialect === 'sqlite' ? 'prepared INSERT loop' : 'COPY'}) | ${fmt(ceilingSeconds, 2)} | ${fmt(ceilingRate)} | 1.00 | | |`);
+      out(
+        `| ${name} | ceiling (${dialect === 'sqlite' ? 'prepared INSERT loop' : 'COPY'}) | ${fmt(ceilingSeconds, 2)} ` +
+          `| ${fmt(ceilingRate)} | 1.00 | | |`,
+      );
       for (const [k, label] of rounds[0].runs.map((r, j) => [j, r.label] as const)) {
         const seconds = median(rounds.map((r) => r.runs[k].seconds));
         const ratio = median(rounds.map((r) => r.ceilingSeconds / r.runs[k].seconds));
         const rss = Math.max(...rounds.map((r) => r.runs[k].rssMb));
         const p99s = median(rounds.map((r) => r.runs[k].p99Ms));
         const probes = median(rounds.map((r) => r.runs[k].probes));
-        out(`| ${name} | ${label} | ${fmt(seconds, 2)} | ${fmt(expected / seconds)} | ${fmt(ratio, 2)} | ${fmt(rss)} MB | ${fmt(p99s, 1)} ms (${probes}) |`);
+        out(
+          `| ${name} | ${label} | ${fmt(seconds, 2)} | ${fmt(expected / seconds)} | ${fmt(ratio, 2)} | ${fmt(rss)} ` +
+            `MB | ${fmt(p99s, 1)} ms (${probes}) |`,
+        );
       }
       const speed = median(rounds.map((r) => r.ceilingSeconds / r.runs[0].seconds));
       const rss = Math.max(...rounds.flatMap((r) => r.runs.map((x) => x.rssMb)));
@@ -283,8 +351,11 @@ export async function runLogImportBench(): Promise<void> {
       const mark = (ok: boolean) => (ok ? 'meets' : 'MISSES');
       const spread = (xs: number[]) => `${fmt(Math.min(...xs) * 100)}–${fmt(Math.max(...xs) * 100)} %`;
       verdicts.push(
-        `${name}: first import ${fmt(speed * 100)} % of ceiling (rounds ${spread(rounds.map((r) => r.ceilingSeconds / r.runs[0].seconds))}; ${mark(speed >= TARGETS.ratio)} >= ${TARGETS.ratio * 100} %), ` +
-          `peak RSS ${fmt(rss)} MB (${mark(rss < TARGETS.rssMb)} < ${TARGETS.rssMb} MB), GET / p99 ${fmt(p99s, 1)} ms (${mark(p99s < TARGETS.p99Ms)} < ${TARGETS.p99Ms} ms)`,
+        `${name}: first import ${fmt(speed * 100)} % of ceiling ` +
+          `(rounds ${spread(rounds.map((r) => r.ceilingSeconds / r.runs[0].seconds))}; ` +
+          `${mark(speed >= TARGETS.ratio)} >= ${TARGETS.ratio * 100} %), ` +
+          `peak RSS ${fmt(rss)} MB (${mark(rss < TARGETS.rssMb)} < ${TARGETS.rssMb} MB), ` +
+          `GET / p99 ${fmt(p99s, 1)} ms (${mark(p99s < TARGETS.p99Ms)} < ${TARGETS.p99Ms} ms)`,
       );
     }
     out('');

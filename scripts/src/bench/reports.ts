@@ -55,23 +55,59 @@ export async function seedContent(db: Knex): Promise<Content> {
   const questions = Array.from({ length: 5 }, () => id());
   await db('subjects').insert({ subjectid, subjectname: 'Mathematics' });
   await db('curriculums').insert({ curriculumid: c.curriculumid, curriculumname: 'Bench Maths', subjectid });
-  await db('questions').insert(questions.map((questionid, i) => ({ questionid, templatetypeid: 1, questionidentifier: `bench${i}` })));
+  await db('questions').insert(
+    questions.map((questionid, i) => ({ questionid, templatetypeid: 1, questionidentifier: `bench${i}` })),
+  );
   for (let g = 0; g < GRADES; g += 1) {
     const gradeid = id();
     c.grades.push(gradeid);
-    await db('grades').insert({ gradeid, curriculumid: c.curriculumid, gradename: `Grade ${g + 1}`, gradeorder: g + 1 });
+    await db('grades').insert({
+      gradeid,
+      curriculumid: c.curriculumid,
+      gradename: `Grade ${g + 1}`,
+      gradeorder: g + 1,
+    });
     for (let l = 0; l < LEVELS; l += 1) {
       const levelid = id();
       c.levels.push({ levelid, gradeid });
       await db('levels').insert({ levelid, gradeid, levelname: `Level ${g + 1}.${l + 1}`, levelorder: l + 1 });
-      await insertMany(db, 'levelquizquestions', questions.map((questionid, n) => ({ levelquizquestionid: id(), levelid, questionid, levelquizquestionorder: n + 1 })));
+      await insertMany(
+        db,
+        'levelquizquestions',
+        questions.map((questionid, n) => ({
+          levelquizquestionid: id(),
+          levelid,
+          questionid,
+          levelquizquestionorder: n + 1,
+        })),
+      );
       for (let s = 0; s < LESSONS; s += 1) {
         const lessonid = id();
         const quizid = id();
         c.lessons.push({ lessonid, levelid, gradeid, quizid });
-        await db('lessons').insert({ lessonid, levelid, lessonname: `Lesson ${g + 1}.${l + 1}.${s + 1}`, lessonorder: s + 1 });
-        await db('lessonquizzes').insert({ lessonquizid: quizid, lessonid, lessonquizorder: 1, lessonquizname: 'Quiz', lessonquizdescription: '' });
-        await insertMany(db, 'lessonquizquestions', questions.map((questionid, n) => ({ lessonquizquestionid: id(), lessonquizid: quizid, questionid, lessonquizquestionorder: n + 1 })));
+        await db('lessons').insert({
+          lessonid,
+          levelid,
+          lessonname: `Lesson ${g + 1}.${l + 1}.${s + 1}`,
+          lessonorder: s + 1,
+        });
+        await db('lessonquizzes').insert({
+          lessonquizid: quizid,
+          lessonid,
+          lessonquizorder: 1,
+          lessonquizname: 'Quiz',
+          lessonquizdescription: '',
+        });
+        await insertMany(
+          db,
+          'lessonquizquestions',
+          questions.map((questionid, n) => ({
+            lessonquizquestionid: id(),
+            lessonquizid: quizid,
+            questionid,
+            lessonquizquestionorder: n + 1,
+          })),
+        );
       }
     }
   }
@@ -84,16 +120,72 @@ export async function seedContent(db: Knex): Promise<Content> {
  * progress rows of the lessons, levels and grades the attempts are at.
  */
 export async function seedSchool(db: Knex, c: Content, n: number, shape: LogShape, countryid: string): Promise<School> {
-  const school: School = { schoolid: id(), schoolname: `Bench School ${n}`, standardid: id(), learners: learnersOf(shape, 7 + n) };
-  await db('schools').insert({ schoolid: school.schoolid, schoolname: school.schoolname, countryid, curriculums: JSON.stringify([c.curriculumid]) });
-  await db('standards').insert({ standardid: school.standardid, standardname: 'Class 1', schoolid: school.schoolid, schoolname: school.schoolname });
-  await db('schoolusers').insert({ schooluserid: id(), schoolusername: `teacher${n}`, schooluserpasswordhash: 'x', schooluserrole: 3, schoolname: school.schoolname });
-  await insertMany(db, 'schoolusers', school.learners.map((l, i) => ({ schooluserid: l.schooluserid, schoolusername: `s${n}l${i}`, schooluserpasswordhash: 'x', schooluserrole: 4, schoolname: school.schoolname })));
-  await insertMany(db, 'students', school.learners.map((l, i) => ({
-    studentid: l.studentid, studentfirstname: `Learner ${i}`, genderid: 1 + (i % 2), city: 'C', country: 'Benchland', state: 'S', curriculumid: c.curriculumid,
-    schooluserid: l.schooluserid, schoolname: school.schoolname, standard: school.standardid, isactive: true, type: i % 3 ? 'offline' : 'online',
-  })));
-  const source = logSource(shape, school.learners, { curriculumid: c.curriculumid, gradeid: c.grades[0], levelid: c.levels[0].levelid, lessonid: c.lessons[0].lessonid }, Date.now(), 11 + n);
+  const school: School = {
+    schoolid: id(),
+    schoolname: `Bench School ${n}`,
+    standardid: id(),
+    learners: learnersOf(shape, 7 + n),
+  };
+  await db('schools').insert({
+    schoolid: school.schoolid,
+    schoolname: school.schoolname,
+    countryid,
+    curriculums: JSON.stringify([c.curriculumid]),
+  });
+  await db('standards').insert({
+    standardid: school.standardid,
+    standardname: 'Class 1',
+    schoolid: school.schoolid,
+    schoolname: school.schoolname,
+  });
+  await db('schoolusers').insert({
+    schooluserid: id(),
+    schoolusername: `teacher${n}`,
+    schooluserpasswordhash: 'x',
+    schooluserrole: 3,
+    schoolname: school.schoolname,
+  });
+  await insertMany(
+    db,
+    'schoolusers',
+    school.learners.map((l, i) => ({
+      schooluserid: l.schooluserid,
+      schoolusername: `s${n}l${i}`,
+      schooluserpasswordhash: 'x',
+      schooluserrole: 4,
+      schoolname: school.schoolname,
+    })),
+  );
+  await insertMany(
+    db,
+    'students',
+    school.learners.map((l, i) => ({
+      studentid: l.studentid,
+      studentfirstname: `Learner ${i}`,
+      genderid: 1 + (i % 2),
+      city: 'C',
+      country: 'Benchland',
+      state: 'S',
+      curriculumid: c.curriculumid,
+      schooluserid: l.schooluserid,
+      schoolname: school.schoolname,
+      standard: school.standardid,
+      isactive: true,
+      type: i % 3 ? 'offline' : 'online',
+    })),
+  );
+  const source = logSource(
+    shape,
+    school.learners,
+    {
+      curriculumid: c.curriculumid,
+      gradeid: c.grades[0],
+      levelid: c.levels[0].levelid,
+      lessonid: c.lessons[0].lessonid,
+    },
+    Date.now(),
+    11 + n,
+  );
   let k = 0;
   const attempts: Array<Record<string, unknown>> = [];
   for (const r of source.result as Iterable<Record<string, unknown>>) {
@@ -107,7 +199,10 @@ export async function seedSchool(db: Knex, c: Content, n: number, shape: LogShap
   }
   await insertMany(db, 'studentprogress', attempts);
   const progress = source.progress as unknown as Record<string, Iterable<Record<string, unknown>>>;
-  const spread = (rows: Iterable<Record<string, unknown>>, f: (r: Record<string, unknown>, l: Content['lessons'][number]) => void) => {
+  const spread = (
+    rows: Iterable<Record<string, unknown>>,
+    f: (r: Record<string, unknown>, l: Content['lessons'][number]) => void,
+  ) => {
     const out: Array<Record<string, unknown>> = [];
     let i = 0;
     for (const r of rows) {
@@ -117,28 +212,59 @@ export async function seedSchool(db: Knex, c: Content, n: number, shape: LogShap
     }
     return out;
   };
-  await insertMany(db, 'studentlessonsprogress', spread(progress.studentlessonsprogress, (r, l) => Object.assign(r, { lessonid: l.lessonid, levelid: l.levelid, gradeid: l.gradeid })));
-  await insertMany(db, 'studentlevelsprogress', spread(progress.studentlevelsprogress, (r, l) => Object.assign(r, { levelid: l.levelid, gradeid: l.gradeid })));
-  await insertMany(db, 'studentgradesprogress', spread(progress.studentgradesprogress, (r, l) => Object.assign(r, { gradeid: l.gradeid })));
+  await insertMany(
+    db,
+    'studentlessonsprogress',
+    spread(progress.studentlessonsprogress, (r, l) =>
+      Object.assign(r, { lessonid: l.lessonid, levelid: l.levelid, gradeid: l.gradeid }),
+    ),
+  );
+  await insertMany(
+    db,
+    'studentlevelsprogress',
+    spread(progress.studentlevelsprogress, (r, l) => Object.assign(r, { levelid: l.levelid, gradeid: l.gradeid })),
+  );
+  await insertMany(
+    db,
+    'studentgradesprogress',
+    spread(progress.studentgradesprogress, (r, l) => Object.assign(r, { gradeid: l.gradeid })),
+  );
   await insertMany(db, 'studentappusages', [...progress.studentappusages]);
   await insertMany(db, 'rpiuseraccess', [...(source.access as Iterable<Record<string, unknown>>)]);
   return school;
 }
 
 /** One request, its time in ms and the bytes of its answer (read to the end). */
-function timed(origin: string, token: string, method: string, url: string, body?: unknown): Promise<{ ms: number; status: number; bytes: number }> {
+function timed(
+  origin: string,
+  token: string,
+  method: string,
+  url: string,
+  body?: unknown,
+): Promise<{ ms: number; status: number; bytes: number }> {
   return new Promise((resolve, reject) => {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const t0 = process.hrtime.bigint();
-    const req = http.request(`${origin}${url}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}) },
-    }, (res) => {
-      let bytes = 0;
-      res.on('data', (c: Buffer) => { bytes += c.length; });
-      res.on('end', () => resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, status: res.statusCode ?? 0, bytes }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      `${origin}${url}`,
+      {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(payload ? { 'content-type': 'application/json', 'content-length': payload.length } : {}),
+        },
+      },
+      (res) => {
+        let bytes = 0;
+        res.on('data', (c: Buffer) => {
+          bytes += c.length;
+        });
+        res.on('end', () =>
+          resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, status: res.statusCode ?? 0, bytes }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -189,12 +315,21 @@ async function benchOne(dialect: 'sqlite' | 'pg', pgUrl: string | undefined): Pr
     await db('countries').insert({ countryid, countryname: 'Benchland', expectedusage: 30 });
     const schools: School[] = [];
     // One transaction per school: a commit per school rather than per statement.
-    for (let n = 0; n <= SCHOOLS; n += 1) schools.push(await db.transaction((trx) => seedSchool(trx, content, n, shape, countryid)));
+    for (let n = 0; n <= SCHOOLS; n += 1)
+      schools.push(await db.transaction((trx) => seedSchool(trx, content, n, shape, countryid)));
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { hashPassword } = require(path.join(repoRoot, 'central/dist/auth/passwords.js')) as { hashPassword(p: string): Promise<string> };
+    const { hashPassword } = require(path.join(repoRoot, 'central/dist/auth/passwords.js')) as {
+      hashPassword(p: string): Promise<string>;
+    };
     const lmsuserid = id();
     await db('lmsusers').insert({
-      lmsuserid, lmsusername: STAFF.lmsusername, lmsuserpasswordhash: await hashPassword(STAFF.password), firstname: 'Bench', lmsuserrole: ROLE_IDS.superadmin, isverified: true, isdisabled: false,
+      lmsuserid,
+      lmsusername: STAFF.lmsusername,
+      lmsuserpasswordhash: await hashPassword(STAFF.password),
+      firstname: 'Bench',
+      lmsuserrole: ROLE_IDS.superadmin,
+      isverified: true,
+      isdisabled: false,
     });
     await db('lmsusers_roles').insert({ lmsuserid, roleid: ROLE_IDS.superadmin });
     // The state autovacuum reaches soon after a bulk load (statistics and the visibility map), not the moment after it.
@@ -209,11 +344,17 @@ async function benchOne(dialect: 'sqlite' | 'pg', pgUrl: string | undefined): Pr
       await db('studentprogress').where({ studentid: one }).select();
       inProcess.push(Number(process.hrtime.bigint() - t0) / 1e6);
     }
-    const oneQuizzes = Number((await db('studentprogress').where({ studentid: one, progresstype: 2 }).count({ n: '*' }).first())?.n);
+    const oneQuizzes = Number(
+      (await db('studentprogress').where({ studentid: one, progresstype: 2 }).count({ n: '*' }).first())?.n,
+    );
 
     const { child, origin } = await startCentral(tdb.url);
     api = child;
-    const login = await fetch(`${origin}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ lmsusername: STAFF.lmsusername, lmsuserpassword: STAFF.password }) });
+    const login = await fetch(`${origin}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ lmsusername: STAFF.lmsusername, lmsuserpassword: STAFF.password }),
+    });
     const token = ((await login.json()) as { data: { accessToken: string } }).data.accessToken;
     const startRss = procMb(child.pid, 'VmRSS');
 
@@ -223,7 +364,11 @@ async function benchOne(dialect: 'sqlite' | 'pg', pgUrl: string | undefined): Pr
     const httpBase: number[] = [];
 
     const s0 = schools[0];
-    const f = (filters: Record<string, unknown>, pagesize = 20) => ({ pageindex: 1, pagesize, filter: Object.entries(filters).map(([key, value]) => ({ key, value })) });
+    const f = (filters: Record<string, unknown>, pagesize = 20) => ({
+      pageindex: 1,
+      pagesize,
+      filter: Object.entries(filters).map(([key, value]) => ({ key, value })),
+    });
     const learner = f({ studentid: s0.learners[0].studentid });
     const cls = f({ standard: s0.standardid });
     const json: Array<[string, string, unknown?]> = [
@@ -270,7 +415,8 @@ async function benchOne(dialect: 'sqlite' | 'pg', pgUrl: string | undefined): Pr
         const r = await timed(origin, token, method, url, body);
         const after = memoryOf(child.pid!);
         const growth = Math.max(0, after.peak - before.rss);
-        if (growth >= big.growth) big = { ...big, bytes: r.bytes, ms: r.ms, before: before.rss, peak: after.peak, growth };
+        if (growth >= big.growth)
+          big = { ...big, bytes: r.bytes, ms: r.ms, before: before.rss, peak: after.peak, growth };
         return r;
       };
       const first = largest ? await watch() : await timed(origin, token, method, url, body); // warm-up
@@ -281,36 +427,72 @@ async function benchOne(dialect: 'sqlite' | 'pg', pgUrl: string | undefined): Pr
         httpBase.push((await timed(origin, token, 'GET', baseUrl)).ms);
       }
       if (largest) await watch();
-      figures.push({ method, url: url.split('?')[0], p50: quantile(times, 0.5), p95: quantile(times, 0.95), bytes: first.bytes, json: !url.endsWith('/download') });
+      figures.push({
+        method,
+        url: url.split('?')[0],
+        p50: quantile(times, 0.5),
+        p95: quantile(times, 0.95),
+        bytes: first.bytes,
+        json: !url.endsWith('/download'),
+      });
     }
 
     const base = quantile(httpBase, 0.5);
     const baseIn = quantile(inProcess, 0.5);
     const name = dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
     out('');
-    out(`${name}: ${schools.length} schools x ${shape.learners} learners, ${attempts} attempts (data set built in ${builtSeconds.toFixed(1)} s)`);
+    out(
+      `${name}: ${schools.length} schools x ${shape.learners} learners, ${attempts} attempts (data set built ` +
+        `in ${builtSeconds.toFixed(1)} s)`,
+    );
     out(`${REQUESTS} sequential requests per route after one warm-up, each followed by one baseline request`);
-    out(`baseline over HTTP: GET /student/stats/:studentid/quiz (token check, learner scope check, one indexed read of the learner's ${oneQuizzes} quiz attempts with their lesson, level and grade) = ${base.toFixed(2)} ms p50, ${quantile(httpBase, 0.95).toFixed(2)} ms p95 over ${httpBase.length} requests`);
-    out(`baseline in-process (for information): Knex read of the same learner's ${Math.round(attempts / (schools.length * shape.learners))} attempts, no HTTP = ${baseIn.toFixed(2)} ms p50 over ${inProcess.length} reads`);
+    out(
+      `baseline over HTTP: GET /student/stats/:studentid/quiz (token check, learner scope check, one indexed read of ` +
+        `the learner's ${oneQuizzes} quiz attempts with their lesson, level and grade) = ${base.toFixed(2)} ms ` +
+        `p50, ${quantile(httpBase, 0.95).toFixed(2)} ms p95 over ${httpBase.length} requests`,
+    );
+    out(
+      `baseline in-process (for information): Knex read of the same ` +
+        `learner's ${Math.round(attempts / (schools.length * shape.learners))} attempts, no HTTP ` +
+        `= ${baseIn.toFixed(2)} ms p50 over ${inProcess.length} reads`,
+    );
     out('| route | p50 ms | p95 ms | p50 / HTTP baseline | p50 / in-process read | bytes |');
     out('|---|---:|---:|---:|---:|---:|');
     let worst: RouteFigure | undefined;
     for (const r of figures) {
       if (r.json && (!worst || r.p50 > worst.p50)) worst = r;
-      out(`| ${r.method} ${r.url}${r.json ? '' : ' (CSV)'} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} | ${(r.p50 / base).toFixed(1)} | ${(r.p50 / baseIn).toFixed(1)} | ${r.bytes} |`);
+      out(
+        `| ${r.method} ${r.url}${r.json ? '' : ' (CSV)'} | ${r.p50.toFixed(1)} | ${r.p95.toFixed(1)} ` +
+          `| ${(r.p50 / base).toFixed(1)} | ${(r.p50 / baseIn).toFixed(1)} | ${r.bytes} |`,
+      );
     }
     const ratio = worst ? worst.p50 / base : 0;
-    out(`${name}: slowest JSON report ${worst?.method} ${worst?.url} = ${ratio.toFixed(1)} x the HTTP baseline (target <= ${TARGETS.ratio}): ${ratio <= TARGETS.ratio ? 'OK' : 'ABOVE TARGET'}`);
-    out(`${name}: largest CSV (${big.bytes} bytes in ${big.ms.toFixed(0)} ms): server RSS ${startRss.toFixed(1)} MB after start, ${big.before.toFixed(1)} MB before it, peak ${big.peak.toFixed(1)} MB, growth ${big.growth.toFixed(1)} MB (target < ${TARGETS.csvRssMb}): ${big.growth < TARGETS.csvRssMb ? 'OK' : 'ABOVE TARGET'}${big.resettable ? '' : ' [peak counter not resettable here: growth over the process life]'}`);
+    out(
+      `${name}: slowest JSON report ${worst?.method} ${worst?.url} = ${ratio.toFixed(1)} x the HTTP baseline (target ` +
+        `<= ${TARGETS.ratio}): ${ratio <= TARGETS.ratio ? 'OK' : 'ABOVE TARGET'}`,
+    );
+    out(
+      `${name}: largest CSV (${big.bytes} bytes in ${big.ms.toFixed(0)} ms): server RSS ${startRss.toFixed(1)} MB ` +
+        `after start, ${big.before.toFixed(1)} MB before it, peak ${big.peak.toFixed(1)} MB, ` +
+        `growth ${big.growth.toFixed(1)} MB (target ` +
+        `< ${TARGETS.csvRssMb}): ${big.growth < TARGETS.csvRssMb ? 'OK' : 'ABOVE TARGET'}${big.resettable ? '' : ' ' +
+        '[peak counter not resettable here: growth over the process life]'}`,
+    );
   } finally {
     if (api) await stopServer(api);
     await tdb.dispose();
   }
 }
 
-/** SQLite always; PostgreSQL too when BENCH_DATABASE_URL or TEST_DATABASE_URL is set (BENCH_REPORT_DATABASES=sqlite or pg picks one). */
+/**
+ * SQLite always; PostgreSQL too when BENCH_DATABASE_URL or TEST_DATABASE_URL is set (BENCH_REPORT_DATABASES=sqlite or
+ * pg picks one).
+ */
 export async function runReportsBench(): Promise<void> {
-  process.stdout.write(`machine: ${os.cpus()[0]?.model ?? 'unknown CPU'} x${os.cpus().length}, Node ${process.version}, load average ${os.loadavg()[0].toFixed(2)} at start\n`);
+  process.stdout.write(
+    `machine: ${os.cpus()[0]?.model ?? 'unknown CPU'} x${os.cpus().length}, Node ${process.version}, load ` +
+      `average ${os.loadavg()[0].toFixed(2)} at start\n`,
+  );
   const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   const wanted = (process.env.BENCH_REPORT_DATABASES ?? 'sqlite,pg').split(',');
   for (const dialect of ['sqlite', 'pg'] as const) {

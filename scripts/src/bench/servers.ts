@@ -11,7 +11,10 @@ import { createTestDatabase, repoRoot, type ColumnKinds, type MigrationList, typ
  * allocator, node's flags, then the server file), so that a benchmark measures the server started exactly
  * as it is deployed.
  */
-export function serviceStart(service: 'central' | 'classroom' = 'central'): { args: string[]; env: Record<string, string> } {
+export function serviceStart(service: 'central' | 'classroom' = 'central'): {
+  args: string[];
+  env: Record<string, string>;
+} {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const pkg = require(path.join(repoRoot, service, 'package.json')) as { scripts: { start: string } };
   const words = pkg.scripts.start.trim().split(/\s+/);
@@ -21,7 +24,8 @@ export function serviceStart(service: 'central' | 'classroom' = 'central'): { ar
     env[name] = value.join('=');
   }
   const [command, ...args] = words;
-  if (command !== 'node' || !args.length) throw new Error(`${service}'s start script is not "[NAME=value ...] node [flags] <file>": ${pkg.scripts.start}`);
+  if (command !== 'node' || !args.length)
+    throw new Error(`${service}'s start script is not "[NAME=value ...] node [flags] <file>": ${pkg.scripts.start}`);
   const file = args.pop()!;
   return { args: [...args, path.join(repoRoot, service, file)], env };
 }
@@ -52,18 +56,36 @@ export function pinsCpus(): boolean {
  * run's figures move far less.
  */
 export function onCpu(cpu: number, args: string[]): { command: string; args: string[] } {
-  return pinsCpus() ? { command: 'taskset', args: ['-c', String(cpu), process.execPath, ...args] } : { command: process.execPath, args };
+  return pinsCpus()
+    ? { command: 'taskset', args: ['-c', String(cpu), process.execPath, ...args] }
+    : { command: process.execPath, args };
 }
 
-/** A central API started as `npm start -w central` runs it, on `databaseUrl`, with throw-away secrets; `env` adds settings. */
-export async function startCentral(databaseUrl: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; origin: string }> {
+/**
+ * A central API started as `npm start -w central` runs it, on `databaseUrl`, with throw-away secrets; `env` adds
+ * settings.
+ */
+export async function startCentral(
+  databaseUrl: string,
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; origin: string }> {
   const secret = () => crypto.randomBytes(32).toString('hex');
   const port = await freePort();
   const start = serviceStart('central');
   const child = spawn(process.execPath, start.args, {
     env: {
-      ...start.env, PATH: process.env.PATH, NODE_ENV: 'production', PORT: String(port), DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn', RATE_LIMIT_MAX: '100000000',
-      JWT_SECRET: secret(), APPLICATION_API_KEY: secret(), SERVER_SYNC_KEY: secret(), RPI_SECRET: secret(), ...env,
+      ...start.env,
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_MAX: '100000000',
+      JWT_SECRET: secret(),
+      APPLICATION_API_KEY: secret(),
+      SERVER_SYNC_KEY: secret(),
+      RPI_SECRET: secret(),
+      ...env,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -71,7 +93,13 @@ export async function startCentral(databaseUrl: string, env: Record<string, stri
   // A minute: on a shared machine under load the first start (migration check, compiled routes) takes a while.
   for (let i = 0; i < 600; i += 1) {
     if (child.exitCode !== null) throw new Error(`central API exited with ${child.exitCode}`);
-    if (await fetch(`${origin}/`).then((r) => r.ok, () => false)) return { child, origin };
+    if (
+      await fetch(`${origin}/`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      return { child, origin };
     await new Promise((r) => setTimeout(r, 100));
   }
   child.kill();
@@ -96,7 +124,10 @@ export function procMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): numbe
   }
 }
 
-/** CPU time (user + system, seconds) a process has used so far (Linux, /proc/<pid>/stat; 10 ms ticks); 0 once it is gone. */
+/**
+ * CPU time (user + system, seconds) a process has used so far (Linux, /proc/<pid>/stat; 10 ms ticks); 0 once it is
+ * gone.
+ */
 export function procCpuSeconds(pid: number | undefined): number {
   if (!pid) return 0;
   try {
@@ -122,8 +153,13 @@ export function resetPeakRss(pid: number): boolean {
   }
 }
 
-/** A fresh, migrated database of one service for a benchmark: a schema of the PostgreSQL at `pgUrl`, else a SQLite file. */
-export async function benchDatabase(service: { kinds: ColumnKinds; migrations: MigrationList }, pgUrl?: string): Promise<TestDatabase> {
+/**
+ * A fresh, migrated database of one service for a benchmark: a schema of the PostgreSQL at `pgUrl`, else a SQLite file.
+ */
+export async function benchDatabase(
+  service: { kinds: ColumnKinds; migrations: MigrationList },
+  pgUrl?: string,
+): Promise<TestDatabase> {
   const saved = process.env.TEST_DATABASE_URL;
   if (pgUrl) process.env.TEST_DATABASE_URL = pgUrl;
   else delete process.env.TEST_DATABASE_URL;

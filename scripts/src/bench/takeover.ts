@@ -21,8 +21,12 @@ const TARGET_RSS_MB = 200;
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
 
 const IDS = {
-  country: 'b0000000-0000-4000-8000-000000000001', subject: 'b0000000-0000-4000-8000-000000000002', curriculum: 'b0000000-0000-4000-8000-000000000003',
-  school: 'b0000000-0000-4000-8000-000000000004', grade: 'b0000000-0000-4000-8000-000000000005', level: 'b0000000-0000-4000-8000-000000000006',
+  country: 'b0000000-0000-4000-8000-000000000001',
+  subject: 'b0000000-0000-4000-8000-000000000002',
+  curriculum: 'b0000000-0000-4000-8000-000000000003',
+  school: 'b0000000-0000-4000-8000-000000000004',
+  grade: 'b0000000-0000-4000-8000-000000000005',
+  level: 'b0000000-0000-4000-8000-000000000006',
   lesson: 'b0000000-0000-4000-8000-000000000007',
 };
 /** Ids spread like random UUIDs (the copy pages through them in key order), the same in SQL and here. */
@@ -31,7 +35,8 @@ const md5Id = (seed: string) => {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
 };
 const SQL_MD5_ID = (seed: string) =>
-  `CONCAT(SUBSTR(MD5(${seed}),1,8),'-',SUBSTR(MD5(${seed}),9,4),'-4',SUBSTR(MD5(${seed}),14,3),'-8',SUBSTR(MD5(${seed}),18,3),'-',SUBSTR(MD5(${seed}),21,12))`;
+  `CONCAT(SUBSTR(MD5(${seed}),1,8),'-',SUBSTR(MD5(${seed}),9,4),'-4',SUBSTR(MD5(${seed}),14,3),` +
+  `'-8',SUBSTR(MD5(${seed}),18,3),'-',SUBSTR(MD5(${seed}),21,12))`;
 const studentId = (n: number) => `b1000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const userId = (n: number) => `b2000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
@@ -39,9 +44,18 @@ const userId = (n: number) => `b2000000-0000-4000-8000-${String(n).padStart(12, 
 function result(n: number): Record<string, unknown> {
   const start = new Date(Date.UTC(2026, 0, 1) + (n % 150) * 86_400_000 + (n % 86_400) * 1000);
   return {
-    studentprogressid: md5Id(`r${n}`), studentid: studentId(n % LEARNERS), ispass: n % 3 !== 0, studentprogressreferenceid: IDS.lesson,
-    starttime: start.toISOString(), endtime: new Date(start.getTime() + 300_000).toISOString(), progresstype: (n % 3) + 1,
-    resultpercentage: n % 101, points: n % 11, fullpoints: 10, marks: n % 11, scores: n % 4,
+    studentprogressid: md5Id(`r${n}`),
+    studentid: studentId(n % LEARNERS),
+    ispass: n % 3 !== 0,
+    studentprogressreferenceid: IDS.lesson,
+    starttime: start.toISOString(),
+    endtime: new Date(start.getTime() + 300_000).toISOString(),
+    progresstype: (n % 3) + 1,
+    resultpercentage: n % 101,
+    points: n % 11,
+    fullpoints: 10,
+    marks: n % 11,
+    scores: n % 4,
   };
 }
 
@@ -50,16 +64,51 @@ async function buildSource(conn: takeover.ScratchMysql['conn']): Promise<void> {
   const put = (table: string, rows: Array<Record<string, unknown>>) => takeover.insertOriginalRows(conn, table, rows);
   await put('countries', [{ countryid: IDS.country, countryname: 'Bench', isdeleted: 0 }]);
   await put('subjects', [{ subjectid: IDS.subject, subjectname: 'Bench', isdeleted: 0 }]);
-  await put('curriculums', [{ curriculumid: IDS.curriculum, curriculumname: 'Bench', subjectid: IDS.subject, isdeleted: 0 }]);
-  await put('schools', [{ schoolid: IDS.school, schoolname: 'Bench School', curriculums: JSON.stringify([IDS.curriculum]), countryid: IDS.country, isdeleted: 0 }]);
-  await put('grades', [{ gradeid: IDS.grade, curriculumid: IDS.curriculum, gradename: 'G1', gradeorder: 1, isdeleted: 0 }]);
+  await put('curriculums', [
+    { curriculumid: IDS.curriculum, curriculumname: 'Bench', subjectid: IDS.subject, isdeleted: 0 },
+  ]);
+  await put('schools', [
+    {
+      schoolid: IDS.school,
+      schoolname: 'Bench School',
+      curriculums: JSON.stringify([IDS.curriculum]),
+      countryid: IDS.country,
+      isdeleted: 0,
+    },
+  ]);
+  await put('grades', [
+    { gradeid: IDS.grade, curriculumid: IDS.curriculum, gradename: 'G1', gradeorder: 1, isdeleted: 0 },
+  ]);
   await put('levels', [{ levelid: IDS.level, gradeid: IDS.grade, levelname: 'L1', levelorder: 1, isdeleted: 0 }]);
-  await put('lessons', [{ lessonid: IDS.lesson, levelid: IDS.level, lessonname: 'Lesson', lessonorder: 1, isdeleted: 0 }]);
+  await put('lessons', [
+    { lessonid: IDS.lesson, levelid: IDS.level, lessonname: 'Lesson', lessonorder: 1, isdeleted: 0 },
+  ]);
   const users = [];
   const learners = [];
   for (let i = 0; i < LEARNERS; i++) {
-    users.push({ schooluserid: userId(i), schoolusername: `learner${i}`, schooluserpasswordhash: crypto.createHash('md5').update(`pw${i}`).digest('hex'), schooluserrole: 4, schooluserstatus: 1, schoolname: 'Bench School', isdisabled: 0, isdeleted: 0 });
-    learners.push({ studentid: studentId(i), studentfirstname: `L${i}`, genderid: 1, city: 'C', country: 'Bench', state: 'S', curriculumid: IDS.curriculum, curriculumids: JSON.stringify([IDS.curriculum]), schooluserid: userId(i), isactive: 1, isdeleted: 0 });
+    users.push({
+      schooluserid: userId(i),
+      schoolusername: `learner${i}`,
+      schooluserpasswordhash: crypto.createHash('md5').update(`pw${i}`).digest('hex'),
+      schooluserrole: 4,
+      schooluserstatus: 1,
+      schoolname: 'Bench School',
+      isdisabled: 0,
+      isdeleted: 0,
+    });
+    learners.push({
+      studentid: studentId(i),
+      studentfirstname: `L${i}`,
+      genderid: 1,
+      city: 'C',
+      country: 'Bench',
+      state: 'S',
+      curriculumid: IDS.curriculum,
+      curriculumids: JSON.stringify([IDS.curriculum]),
+      schooluserid: userId(i),
+      isactive: 1,
+      isdeleted: 0,
+    });
   }
   await put('schoolusers', users);
   await put('students', learners);
@@ -69,8 +118,10 @@ async function buildSource(conn: takeover.ScratchMysql['conn']): Promise<void> {
   for (let from = 1; from <= RESULTS; from += 250_000) {
     const to = Math.min(RESULTS, from + 249_999);
     await conn.query(
-      `INSERT INTO studentprogress (studentprogressid, studentid, ispass, studentprogressreferenceid, starttime, endtime, progresstype, resultpercentage, points, fullpoints, marks, scores)
-       SELECT ${SQL_MD5_ID("CONCAT('r', seq)")}, ${sid}, seq % 3 <> 0, '${IDS.lesson}', ${start}, ${start} + INTERVAL 300 SECOND, (seq % 3) + 1, seq % 101, seq % 11, 10, seq % 11, seq % 4
+      `INSERT INTO studentprogress (studentprogressid, studentid, ispass, studentprogressreferenceid, starttime, ` +
+        `endtime, progresstype, resultpercentage, points, fullpoints, marks, scores)
+       SELECT ${SQL_MD5_ID("CONCAT('r', seq)")}, ${sid}, seq % 3 <> 0, '${IDS.lesson}', ${start}, ${start} + ` +
+         `INTERVAL 300 SECOND, (seq % 3) + 1, seq % 101, seq % 11, 10, seq % 11, seq % 4
        FROM seq_${from}_to_${to}`,
     );
   }
@@ -94,8 +145,22 @@ async function plainWrite(tdb: TestDatabase): Promise<number> {
   const learners = [];
   const users = [];
   for (let i = 0; i < LEARNERS; i++) {
-    users.push({ schooluserid: userId(i), schoolusername: `learner${i}`, schooluserpasswordhash: 'x', schooluserrole: 4 });
-    learners.push({ studentid: studentId(i), studentfirstname: `L${i}`, genderid: 1, city: 'C', country: 'B', state: 'S', curriculumid: IDS.curriculum, schooluserid: userId(i) });
+    users.push({
+      schooluserid: userId(i),
+      schoolusername: `learner${i}`,
+      schooluserpasswordhash: 'x',
+      schooluserrole: 4,
+    });
+    learners.push({
+      studentid: studentId(i),
+      studentfirstname: `L${i}`,
+      genderid: 1,
+      city: 'C',
+      country: 'B',
+      state: 'S',
+      curriculumid: IDS.curriculum,
+      schooluserid: userId(i),
+    });
   }
   await tdb.db('subjects').insert({ subjectid: IDS.subject, subjectname: 'Bench' });
   await tdb.db('curriculums').insert({ curriculumid: IDS.curriculum, curriculumname: 'Bench', subjectid: IDS.subject });
@@ -109,7 +174,9 @@ async function plainWrite(tdb: TestDatabase): Promise<number> {
     conn.pragma('foreign_keys = ON');
     const order = keyOrder();
     const started = process.hrtime.bigint();
-    const stmt = conn.prepare(`INSERT INTO studentprogress (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`);
+    const stmt = conn.prepare(
+      `INSERT INTO studentprogress (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`,
+    );
     const all = conn.transaction(() => {
       for (const n of order) {
         const r = result(n);
@@ -149,10 +216,18 @@ async function plainWrite(tdb: TestDatabase): Promise<number> {
 }
 
 /** The copy as an operator runs it: the central command line in a process of its own, its peak RSS sampled. */
-async function takeoverRun(sourceUrl: string, databaseUrl: string, extra: string[] = []): Promise<{ seconds: number; peakMb: number; lines: string[] }> {
+async function takeoverRun(
+  sourceUrl: string,
+  databaseUrl: string,
+  extra: string[] = [],
+): Promise<{ seconds: number; peakMb: number; lines: string[] }> {
   // Started as `npm run migrate-from-mysql -w central` starts it: the script's allocator setting and node flags.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const script = (require(path.join(repoRoot, 'central/package.json')) as { scripts: Record<string, string> }).scripts['migrate-from-mysql'].trim().split(/\s+/);
+  const script = (require(path.join(repoRoot, 'central/package.json')) as { scripts: Record<string, string> }).scripts[
+    'migrate-from-mysql'
+  ]
+    .trim()
+    .split(/\s+/);
   const env: Record<string, string> = {};
   while (/^[A-Z_][A-Z0-9_]*=/.test(script[0] ?? '')) {
     const [name, ...value] = script.shift()!.split('=');
@@ -161,10 +236,13 @@ async function takeoverRun(sourceUrl: string, databaseUrl: string, extra: string
   const args = script.slice(1).map((a) => (a.startsWith('dist/') ? path.join(repoRoot, 'central', a) : a));
   const started = process.hrtime.bigint();
   const child = spawn(process.execPath, [...args, '--source', sourceUrl, ...extra], {
-    env: { ...process.env, ...env, DATABASE_URL: databaseUrl, NODE_ENV: 'production' }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env, DATABASE_URL: databaseUrl, NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let peakMb = 0;
-  const timer = setInterval(() => { peakMb = Math.max(peakMb, procMb(child.pid, 'VmHWM')); }, 100);
+  const timer = setInterval(() => {
+    peakMb = Math.max(peakMb, procMb(child.pid, 'VmHWM'));
+  }, 100);
   const lines: string[] = [];
   child.stdout.setEncoding('utf8').on('data', (d: string) => lines.push(...d.split('\n').filter(Boolean)));
   child.stderr.setEncoding('utf8').on('data', (d: string) => lines.push(...d.split('\n').filter(Boolean)));
@@ -184,7 +262,10 @@ export async function runTakeoverBench(): Promise<void> {
   try {
     let t = Date.now();
     await buildSource(src.conn);
-    process.stdout.write(`source: ${fmt(RESULTS)} learner results and ${fmt(LEARNERS)} learners generated in MariaDB in ${((Date.now() - t) / 1000).toFixed(1)} s\n`);
+    process.stdout.write(
+      `source: ${fmt(RESULTS)} learner results and ${fmt(LEARNERS)} learners generated in MariaDB ` +
+        `in ${((Date.now() - t) / 1000).toFixed(1)} s\n`,
+    );
     // BENCH_TAKEOVER_DATABASES=sqlite or pg runs one of them.
     const only = process.env.BENCH_TAKEOVER_DATABASES;
     const targets: Array<[string, string | undefined]> = only === 'pg' ? [] : [['SQLite', undefined]];
@@ -198,25 +279,35 @@ export async function runTakeoverBench(): Promise<void> {
       await target.db.destroy();
       t = Date.now();
       const run = await takeoverRun(src.url, target.url);
-      const rows = Number(/(\d+) rows read/.exec(run.lines.find((l) => / rows read, /.test(l) && l.startsWith('central:')) ?? '')?.[1] ?? 0);
+      const rows = Number(
+        /(\d+) rows read/.exec(run.lines.find((l) => / rows read, /.test(l) && l.startsWith('central:')) ?? '')?.[1] ??
+          0,
+      );
       const plainRate = RESULTS / plain;
       const rate = rows / run.seconds;
       process.stdout.write(
-        `${name}: migrate-from-mysql ${fmt(rows)} rows in ${run.seconds.toFixed(1)} s (${fmt(rate)} rows/s, whole command incl. start and MySQL reads); ` +
-        `plain bulk write of the ${fmt(RESULTS)} results ${plain.toFixed(1)} s (${fmt(plainRate)} rows/s); ratio ${(rate / plainRate).toFixed(2)} (target >= ${TARGET_RATIO}); ` +
-        `peak RSS ${run.peakMb.toFixed(0)} MB (target < ${TARGET_RSS_MB})\n`,
+        `${name}: migrate-from-mysql ${fmt(rows)} rows in ${run.seconds.toFixed(1)} s (${fmt(rate)} rows/s, whole ` +
+          `command incl. start and MySQL reads); ` +
+          `plain bulk write of the ${fmt(RESULTS)} results ${plain.toFixed(1)} s (${fmt(plainRate)} rows/s); ` +
+          `ratio ${(rate / plainRate).toFixed(2)} (target >= ${TARGET_RATIO}); ` +
+          `peak RSS ${run.peakMb.toFixed(0)} MB (target < ${TARGET_RSS_MB})\n`,
       );
       const progress = run.lines.filter((l) => l.startsWith('progress:'));
       if (progress.length) process.stdout.write(`  last progress line: ${progress[progress.length - 1]}\n`);
       // The cutover's freeze: --again after a day's new results in the source.
       await src.conn.query(
-        `INSERT INTO studentprogress (studentprogressid, studentid, ispass, studentprogressreferenceid, starttime, endtime, progresstype, resultpercentage, points, fullpoints, marks, scores)
-         SELECT ${SQL_MD5_ID(`CONCAT('d${name}', seq)`)}, CONCAT('b1000000-0000-4000-8000-', LPAD(seq % ${LEARNERS}, 12, '0')), 1, '${IDS.lesson}', '2026-06-01', '2026-06-01 00:05:00', 2, 50, 5, 10, 5, 1
+        `INSERT INTO studentprogress (studentprogressid, studentid, ispass, studentprogressreferenceid, starttime, ` +
+          `endtime, progresstype, resultpercentage, points, fullpoints, marks, scores)
+         SELECT ${SQL_MD5_ID(`CONCAT('d${name}', seq)`)}, CONCAT('b1000000-0000-4000-8000-', LPAD(seq % ${LEARNERS}, ` +
+           `12, '0')), 1, '${IDS.lesson}', '2026-06-01', '2026-06-01 00:05:00', 2, 50, 5, 10, 5, 1
          FROM seq_1_to_${DELTA}`,
       );
       const delta = await takeoverRun(src.url, target.url, ['--again']);
       const line = delta.lines.find((l) => l.startsWith('studentprogress '))?.trim().split(/\s+/) ?? [];
-      process.stdout.write(`${name}: --again after ${fmt(DELTA)} new results: ${delta.seconds.toFixed(1)} s (studentprogress read ${line[1]}, copied ${line[2]}, unchanged ${line[3]}); peak RSS ${delta.peakMb.toFixed(0)} MB\n`);
+      process.stdout.write(
+        `${name}: --again after ${fmt(DELTA)} new results: ${delta.seconds.toFixed(1)} s (studentprogress ` +
+          `read ${line[1]}, copied ${line[2]}, unchanged ${line[3]}); peak RSS ${delta.peakMb.toFixed(0)} MB\n`,
+      );
       await dropTarget(target);
     }
   } finally {

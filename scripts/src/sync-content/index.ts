@@ -98,8 +98,12 @@ function progress(label: string, total: number | undefined, log: Log) {
 
 function networkError(url: URL, err: NodeJS.ErrnoException): SyncContentError {
   const code = err.code ? ` (${err.code})` : '';
-  if (err.code === 'ECONNREFUSED') return new SyncContentError(`Nothing answers at ${url.origin}${code}: is the server running, is the address right?`);
-  if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') return new SyncContentError(`Cannot resolve ${url.hostname}${code}: check the address`);
+  if (err.code === 'ECONNREFUSED')
+    return new SyncContentError(
+      `Nothing answers at ${url.origin}${code}: is the server running, is the address right?`,
+    );
+  if (err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN')
+    return new SyncContentError(`Cannot resolve ${url.hostname}${code}: check the address`);
   if (err.code === 'ETIMEDOUT') return new SyncContentError(`${url.origin} stopped answering${code}`);
   return new SyncContentError(`${url.origin}: ${err.message}${code}`);
 }
@@ -139,7 +143,8 @@ async function postJson(url: URL, body: unknown, what: string, idleTimeoutMs: nu
     req.end(bytes);
   });
   const text = await readBody(res);
-  if (res.statusCode !== 200) throw new SyncContentError(`${what} failed: ${describeFailure(res.statusCode ?? 0, text)}`);
+  if (res.statusCode !== 200)
+    throw new SyncContentError(`${what} failed: ${describeFailure(res.statusCode ?? 0, text)}`);
   try {
     return (JSON.parse(text) as { data?: unknown }).data;
   } catch {
@@ -148,29 +153,57 @@ async function postJson(url: URL, body: unknown, what: string, idleTimeoutMs: nu
 }
 
 /** A central access token for a staff account. */
-export async function centralSignIn(central: string, user: string, password: string, idleTimeoutMs = 60_000): Promise<string> {
-  const data = (await postJson(joinUrl(central, '/auth/login'), { lmsusername: user, lmsuserpassword: password }, 'Signing in to the central API', idleTimeoutMs)) as
-    | { accessToken?: unknown }
-    | undefined;
-  if (typeof data?.accessToken !== 'string') throw new SyncContentError('Signing in to the central API failed: no access token in the answer');
+export async function centralSignIn(
+  central: string,
+  user: string,
+  password: string,
+  idleTimeoutMs = 60_000,
+): Promise<string> {
+  const data = (await postJson(
+    joinUrl(central, '/auth/login'),
+    { lmsusername: user, lmsuserpassword: password },
+    'Signing in to the central API',
+    idleTimeoutMs,
+  )) as { accessToken?: unknown } | undefined;
+  if (typeof data?.accessToken !== 'string')
+    throw new SyncContentError('Signing in to the central API failed: no access token in the answer');
   return data.accessToken;
 }
 
 /** A classroom access token for a school user (a staff one may upload while the classroom is offline). */
-export async function classroomSignIn(classroom: string, user: string, password: string, idleTimeoutMs = 60_000): Promise<string> {
-  const data = (await postJson(joinUrl(classroom, '/auth/login'), { studentusername: user, studentpassword: password }, 'Signing in to the classroom server', idleTimeoutMs)) as
-    | { accessToken?: unknown }
-    | undefined;
-  if (typeof data?.accessToken !== 'string') throw new SyncContentError('Signing in to the classroom server failed: no access token in the answer');
+export async function classroomSignIn(
+  classroom: string,
+  user: string,
+  password: string,
+  idleTimeoutMs = 60_000,
+): Promise<string> {
+  const data = (await postJson(
+    joinUrl(classroom, '/auth/login'),
+    { studentusername: user, studentpassword: password },
+    'Signing in to the classroom server',
+    idleTimeoutMs,
+  )) as { accessToken?: unknown } | undefined;
+  if (typeof data?.accessToken !== 'string')
+    throw new SyncContentError('Signing in to the classroom server failed: no access token in the answer');
   return data.accessToken;
 }
 
 /** Downloads `GET /sync/content` into `dest`. */
-export async function downloadPackage(central: string, token: string, dest: string, log: Log, idleTimeoutMs = 60_000): Promise<void> {
+export async function downloadPackage(
+  central: string,
+  token: string,
+  dest: string,
+  log: Log,
+  idleTimeoutMs = 60_000,
+): Promise<void> {
   const url = joinUrl(central, '/sync/content');
   log(`Downloading the curriculum package from ${url.origin}`);
   const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
-    const req = transportOf(url).request(url, { method: 'GET', headers: { Authorization: `Bearer ${token}` }, timeout: idleTimeoutMs });
+    const req = transportOf(url).request(url, {
+      method: 'GET',
+      headers: { Authorization: `Bearer ${token}` },
+      timeout: idleTimeoutMs,
+    });
     req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
     req.on('error', (err) => reject(networkError(url, err)));
     req.on('response', resolve);
@@ -179,11 +212,17 @@ export async function downloadPackage(central: string, token: string, dest: stri
   if (res.statusCode !== 200) {
     const body = await readBody(res);
     const hint = res.statusCode === 401 ? ' (sign in again: the central token is missing, expired or revoked)' : '';
-    throw new SyncContentError(`Central API refused the download: ${describeFailure(res.statusCode ?? 0, body)}${hint}`);
+    throw new SyncContentError(
+      `Central API refused the download: ${describeFailure(res.statusCode ?? 0, body)}${hint}`,
+    );
   }
   const length = Number(res.headers['content-length']);
   try {
-    await pipeline(res, progress('Downloaded', Number.isFinite(length) && length > 0 ? length : undefined, log), fs.createWriteStream(dest));
+    await pipeline(
+      res,
+      progress('Downloaded', Number.isFinite(length) && length > 0 ? length : undefined, log),
+      fs.createWriteStream(dest),
+    );
   } catch (err) {
     fs.rmSync(dest, { force: true });
     throw networkError(url, err as NodeJS.ErrnoException);
@@ -200,8 +239,13 @@ export async function checkPackage(file: string, log: Log): Promise<string[]> {
     const { name, json } = await readPackageJson({ path: file });
     const pkg = parseContentPackage(json);
     const counted = Object.fromEntries(CONTENT_KEY_LIST.map((k) => [k, pkg[k].length]));
-    log(`Package ${path.basename(file)} (${mb(fs.statSync(file).size)}, entry ${name}) holds ${counted.curriculums} curriculums, ${counted.lessons} lessons, ${counted.questions} questions`);
-    return pkg.curriculums.filter((c) => !c.isdeleted && typeof c.curriculumid === 'string').map((c) => c.curriculumid as string);
+    log(
+      `Package ${path.basename(file)} (${mb(fs.statSync(file).size)}, entry ${name}) holds ${counted.curriculums} ` +
+        `curriculums, ${counted.lessons} lessons, ${counted.questions} questions`,
+    );
+    return pkg.curriculums
+      .filter((c) => !c.isdeleted && typeof c.curriculumid === 'string')
+      .map((c) => c.curriculumid as string);
   } catch (err) {
     throw new SyncContentError(`${file} is not a usable curriculum package: ${(err as Error).message}`);
   }
@@ -213,35 +257,64 @@ export function mediaDirOf(o: SyncContentOptions): string | undefined {
 }
 
 /** The media step: after the package, the files its curricula use. */
-async function syncMedia(o: SyncContentOptions, dir: string, token: string | undefined, curriculumids: string[], log: Log): Promise<MediaSummary> {
+async function syncMedia(
+  o: SyncContentOptions,
+  dir: string,
+  token: string | undefined,
+  curriculumids: string[],
+  log: Log,
+): Promise<MediaSummary> {
   let summary: MediaSummary;
   if (o.mediaFrom) summary = await mediaFromSaved({ source: o.mediaFrom, dir }, log);
   else {
-    if (!o.central || !token) throw new SyncContentError('The media step needs --central (or --media-from a saved folder or ZIP offline)');
+    if (!o.central || !token)
+      throw new SyncContentError('The media step needs --central (or --media-from a saved folder or ZIP offline)');
     const ids = o.curriculumids?.length ? o.curriculumids : curriculumids;
     const names = await curriculumMedia(o.central, token, ids, o.idleTimeoutMs);
-    summary = await mediaFromCentral({ mediaUrl: o.mediaUrl ?? `${o.central.replace(/\/+$/, '')}/media`, names, dir, idleTimeoutMs: o.idleTimeoutMs }, log);
+    summary = await mediaFromCentral(
+      { mediaUrl: o.mediaUrl ?? `${o.central.replace(/\/+$/, '')}/media`, names, dir, idleTimeoutMs: o.idleTimeoutMs },
+      log,
+    );
   }
   log(describeSummary(summary));
   if (summary.failed.length) {
-    const list = summary.failed.slice(0, 10).map((f) => `  ${f.name}: ${f.reason}`).join('\n');
-    throw new SyncContentError(`${summary.failed.length} media file${summary.failed.length === 1 ? '' : 's'} could not be brought (run again to resume):\n${list}`);
+    const list = summary.failed
+      .slice(0, 10)
+      .map((f) => `  ${f.name}: ${f.reason}`)
+      .join('\n');
+    throw new SyncContentError(
+      `${summary.failed.length} media file${summary.failed.length === 1 ? '' : 's'} could not be brought (run again ` +
+        `to resume):\n${list}`,
+    );
   }
   return summary;
 }
 
 /** Uploads a package to `PUT /import/master` as the multipart part `importfile`. */
-export async function uploadPackage(classroom: string, auth: string, file: string, log: Log, idleTimeoutMs = 60_000): Promise<void> {
+export async function uploadPackage(
+  classroom: string,
+  auth: string,
+  file: string,
+  log: Log,
+  idleTimeoutMs = 60_000,
+): Promise<void> {
   const url = joinUrl(classroom, '/import/master');
   const size = fs.statSync(file).size;
   const boundary = `----lms-sync-content-${Date.now().toString(16)}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="importfile"; filename="importfile.zip"\r\nContent-Type: application/zip\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="importfile"; filename="importfile.zip"\r\nContent-Type: ` +
+      `application/zip\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   log(`Uploading to ${url.origin}`);
   const res = await new Promise<http.IncomingMessage>((resolve, reject) => {
     const req = transportOf(url).request(url, {
       method: 'PUT',
-      headers: { Authorization: auth, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': head.length + size + tail.length },
+      headers: {
+        Authorization: auth,
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Content-Length': head.length + size + tail.length,
+      },
       timeout: idleTimeoutMs,
     });
     req.on('timeout', () => req.destroy(Object.assign(new Error('timeout'), { code: 'ETIMEDOUT' })));
@@ -256,29 +329,46 @@ export async function uploadPackage(classroom: string, auth: string, file: strin
   if (res.statusCode !== 200) {
     const hint =
       res.statusCode === 401 || res.statusCode === 403
-        ? ' (a classroom staff token is accepted only while the classroom runs offline; otherwise use its SERVER_SYNC_KEY)'
+        ? ' (a classroom staff token is accepted only while the classroom runs offline; otherwise use its ' +
+          'SERVER_SYNC_KEY)'
         : '';
-    throw new SyncContentError(`Classroom server refused the package: ${describeFailure(res.statusCode ?? 0, body)}${hint}. Its content is unchanged.`);
+    throw new SyncContentError(
+      `Classroom server refused the package: ${describeFailure(res.statusCode ?? 0, body)}${hint}. ` +
+        `Its content is unchanged.`,
+    );
   }
   log('Classroom server applied the package');
 }
 
 /** Runs the whole client-side sync; throws a SyncContentError with a message for a person. */
 export async function syncContent(o: SyncContentOptions, log: Log = () => undefined): Promise<void> {
-  if (!o.file && !o.central) throw new SyncContentError('Give --central (with --central-token or --central-user) to download, or --file to upload a saved package');
+  if (!o.file && !o.central)
+    throw new SyncContentError(
+      'Give --central (with --central-token or --central-user) to download, or --file to upload a saved package',
+    );
   if (!o.file && !o.centralToken && !(o.centralUser && o.centralPassword)) {
-    throw new SyncContentError('--central-token (or LMS_CENTRAL_TOKEN), or --central-user with LMS_CENTRAL_PASSWORD, is needed to download from the central API');
+    throw new SyncContentError(
+      '--central-token (or LMS_CENTRAL_TOKEN), or --central-user with LMS_CENTRAL_PASSWORD, is needed to download ' +
+        'from the central API',
+    );
   }
-  if (!o.classroom && !o.save && !o.mediaDir) throw new SyncContentError('Give --classroom to upload, --save to keep the download, or --media-dir to bring the media');
+  if (!o.classroom && !o.save && !o.mediaDir)
+    throw new SyncContentError(
+      'Give --classroom to upload, --save to keep the download, or --media-dir to bring the media',
+    );
   if (o.classroom && !o.classroomToken && !o.syncKey && !(o.classroomUser && o.classroomPassword)) {
-    throw new SyncContentError('--classroom-token, --classroom-user with LMS_CLASSROOM_PASSWORD, or --sync-key (or LMS_CLASSROOM_TOKEN / SERVER_SYNC_KEY) is needed to upload');
+    throw new SyncContentError(
+      '--classroom-token, --classroom-user with LMS_CLASSROOM_PASSWORD, or --sync-key (or LMS_CLASSROOM_TOKEN / ' +
+        'SERVER_SYNC_KEY) is needed to upload',
+    );
   }
 
   let file = o.file;
   let temp: string | undefined;
   let token = o.centralToken;
   const mediaDir = mediaDirOf(o);
-  if (!mediaDir && !o.noMedia) log('Media: not brought this time (give --media-dir, the classroom server\'s MEDIA_DIR, to bring the lesson media)');
+  if (!mediaDir && !o.noMedia)
+    log("Media: not brought this time (give --media-dir, the classroom server's MEDIA_DIR, to bring the lesson media)");
   try {
     if (!file) {
       if (o.save) file = o.save;
@@ -340,11 +430,18 @@ Examples:
   LMS_CENTRAL_PASSWORD=… LMS_CLASSROOM_PASSWORD=… npm run sync-content -- --central https://lms.example.org/api \\
     --central-user admin@example.org --classroom http://10.0.0.2:3001 --classroom-user teacher1 --save today.zip
   npm run sync-content -- --file today.zip --classroom http://10.0.0.2:3001
-  npm run sync-content -- --central https://lms.example.org/api --central-user admin@example.org --save usb/today.zip --media-dir usb/media
+  npm run sync-content -- --central https://lms.example.org/api --central-user admin@example.org --save ` +
+    `usb/today.zip --media-dir usb/media
   npm run sync-content -- --file usb/today.zip --classroom http://127.0.0.1:3001 --media-from usb/media
 `;
 
-export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env, err: (text: string) => void = (t) => { process.stderr.write(t); }): Promise<number> {
+export async function main(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  err: (text: string) => void = (t) => {
+    process.stderr.write(t);
+  },
+): Promise<number> {
   let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
@@ -409,7 +506,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env,
     );
     return 0;
   } catch (e) {
-    err(`sync-content: ${e instanceof SyncContentError ? e.message : (e as Error).stack ?? String(e)}\n`);
+    err(`sync-content: ${e instanceof SyncContentError ? e.message : ((e as Error).stack ?? String(e))}\n`);
     return 1;
   }
 }

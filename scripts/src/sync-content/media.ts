@@ -47,7 +47,8 @@ const isMd5 = (etag: string | undefined) => !!etag && /^[0-9a-f]{32}$/i.test(eta
 export async function readManifest(dir: string): Promise<Manifest> {
   try {
     const parsed = JSON.parse(await fsp.readFile(path.join(dir, MANIFEST), 'utf8')) as Partial<Manifest>;
-    if (parsed && parsed.version === 1 && parsed.files && typeof parsed.files === 'object') return { version: 1, files: parsed.files };
+    if (parsed && parsed.version === 1 && parsed.files && typeof parsed.files === 'object')
+      return { version: 1, files: parsed.files };
   } catch {
     // none yet, or unreadable: every file is then checked afresh
   }
@@ -86,7 +87,8 @@ function progressReporter(log: Log, total: { files: number }) {
     const now = Date.now();
     if (!final && now - last < 500) return;
     last = now;
-    log(`Media [${index}/${total.files}] ${name}: ${mb(done)}${size ? ` of ${mb(size)} (${Math.floor((done / size) * 100)}%)` : ''}`);
+    const share = size ? ` of ${mb(size)} (${Math.floor((done / size) * 100)}%)` : '';
+    log(`Media [${index}/${total.files}] ${name}: ${mb(done)}${share}`);
   };
 }
 
@@ -118,7 +120,9 @@ function get(url: URL, headers: Record<string, string>, idleTimeoutMs: number): 
   const transport = url.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
     const req = transport.request(url, { method: 'GET', headers, timeout: idleTimeoutMs });
-    req.on('timeout', () => req.destroy(Object.assign(new Error(`${url.origin} stopped answering`), { code: 'ETIMEDOUT' })));
+    req.on('timeout', () =>
+      req.destroy(Object.assign(new Error(`${url.origin} stopped answering`), { code: 'ETIMEDOUT' })),
+    );
     req.on('error', reject);
     req.on('response', (res) => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: res }));
     req.end();
@@ -143,10 +147,19 @@ async function readJson(url: URL, token: string, idleTimeoutMs: number): Promise
 }
 
 /** The media file names the curricula use (central `GET /export/documents/:curriculumid`, a bare array), unique. */
-export async function curriculumMedia(central: string, token: string, curriculumids: string[], idleTimeoutMs = 60_000): Promise<string[]> {
+export async function curriculumMedia(
+  central: string,
+  token: string,
+  curriculumids: string[],
+  idleTimeoutMs = 60_000,
+): Promise<string[]> {
   const names = new Set<string>();
   for (const id of curriculumids) {
-    const list = await readJson(new URL(`${central.replace(/\/+$/, '')}/export/documents/${encodeURIComponent(id)}`), token, idleTimeoutMs);
+    const list = await readJson(
+      new URL(`${central.replace(/\/+$/, '')}/export/documents/${encodeURIComponent(id)}`),
+      token,
+      idleTimeoutMs,
+    );
     if (!Array.isArray(list)) throw new SyncContentError(`The media list of curriculum ${id} is not a list`);
     for (const n of list) if (typeof n === 'string' && n) names.add(n);
   }
@@ -187,7 +200,9 @@ export async function mediaFromCentral(o: FromCentralOptions, log: Log = () => u
       const partial = partialOf(o.dir, name);
       const partialMeta = `${partial}.json`;
       const resume = await fsp.stat(partial).then((st) => st.size, () => 0);
-      const resumeEtag = resume ? ((JSON.parse(await fsp.readFile(partialMeta, 'utf8').catch(() => '{}')) as { etag?: string }).etag) : undefined;
+      const resumeEtag = resume
+        ? (JSON.parse(await fsp.readFile(partialMeta, 'utf8').catch(() => '{}')) as { etag?: string }).etag
+        : undefined;
       const headers: Record<string, string> = {};
       // A file copied in offline has no ETag of central's; its MD5 is the ETag of a folder store or a plain S3 upload.
       if (had) headers['If-None-Match'] = `"${had.etag ?? had.md5}"`;
@@ -212,7 +227,10 @@ export async function mediaFromCentral(o: FromCentralOptions, log: Log = () => u
       if (appending && (!range || Number(range[1]) !== resume)) {
         res.body.resume();
         await fsp.rm(partial, { force: true });
-        summary.failed.push({ name, reason: 'the media address answered a range that does not continue the saved part; run again' });
+        summary.failed.push({
+          name,
+          reason: 'the media address answered a range that does not continue the saved part; run again',
+        });
         continue;
       }
       const size = appending ? Number(range![3]) : Number(res.headers['content-length'] ?? NaN);
@@ -232,7 +250,11 @@ export async function mediaFromCentral(o: FromCentralOptions, log: Log = () => u
       if ((Number.isFinite(size) && written !== size) || (isMd5(etag) && digest !== etag!.toLowerCase())) {
         await fsp.rm(partial, { force: true });
         await fsp.rm(partialMeta, { force: true });
-        summary.failed.push({ name, reason: `the download does not match what the server announced (${written} bytes, digest ${digest}); run again` });
+        summary.failed.push({
+          name,
+          reason: `the download does not match what the server announced (${written} bytes, digest ${digest}); ` +
+            `run again`,
+        });
         continue;
       }
       await install(partial, path.join(o.dir, name));
@@ -256,7 +278,9 @@ interface SourceFile {
   open(): Promise<Readable>;
 }
 
-/** The media files of a folder and its sub-folders (names relative to it, `/`-separated), never hidden ones or links. */
+/**
+ * The media files of a folder and its sub-folders (names relative to it, `/`-separated), never hidden ones or links.
+ */
 async function folderSource(dir: string): Promise<SourceFile[]> {
   const manifest = await readManifest(dir);
   const out: SourceFile[] = [];
@@ -272,7 +296,12 @@ async function folderSource(dir: string): Promise<SourceFile[]> {
       const file = path.join(dir, ...name.split('/'));
       const size = (await fsp.stat(file)).size;
       const known = manifest.files[name];
-      out.push({ name, size, md5: known && known.size === size ? known.md5 : undefined, open: async () => fs.createReadStream(file) });
+      out.push({
+        name,
+        size,
+        md5: known && known.size === size ? known.md5 : undefined,
+        open: async () => fs.createReadStream(file),
+      });
     }
   };
   await walk('', 0);
@@ -280,7 +309,12 @@ async function folderSource(dir: string): Promise<SourceFile[]> {
 }
 
 /** Copies one source file into place through a partial file, verifying its digest. */
-async function copyIn(file: SourceFile, dir: string, stream: Readable, onBytes: (n: number) => void): Promise<ManifestEntry> {
+async function copyIn(
+  file: SourceFile,
+  dir: string,
+  stream: Readable,
+  onBytes: (n: number) => void,
+): Promise<ManifestEntry> {
   const partial = partialOf(dir, file.name);
   const md5 = crypto.createHash('md5');
   await pipeline(stream, meter(md5, onBytes), fs.createWriteStream(partial));
@@ -299,7 +333,10 @@ async function copyIn(file: SourceFile, dir: string, stream: Readable, onBytes: 
  * of one. A file whose size and digest already match is left alone; where the source carries no manifest
  * its files are read to compare them, and only those that differ are written.
  */
-export async function mediaFromSaved(o: { source: string; dir: string }, log: Log = () => undefined): Promise<MediaSummary> {
+export async function mediaFromSaved(
+  o: { source: string; dir: string },
+  log: Log = () => undefined,
+): Promise<MediaSummary> {
   const st = await fsp.stat(o.source).catch(() => undefined);
   if (!st) throw new SyncContentError(`No such folder or ZIP: ${o.source}`);
   await fsp.mkdir(path.join(o.dir, PARTIAL_DIR), { recursive: true });
@@ -324,7 +361,11 @@ export async function mediaFromSaved(o: { source: string; dir: string }, log: Lo
       }
     }
     let done = 0;
-    manifest.files[file.name] = await copyIn(file, o.dir, await open(), (n) => { done += n; summary.bytes += n; report(index, file.name, done, file.size); });
+    manifest.files[file.name] = await copyIn(file, o.dir, await open(), (n) => {
+      done += n;
+      summary.bytes += n;
+      report(index, file.name, done, file.size);
+    });
     report(index, file.name, done, file.size, true);
     await writeManifest(o.dir, manifest);
     summary.transferred += 1;
@@ -370,7 +411,12 @@ export async function mediaFromSaved(o: { source: string; dir: string }, log: Lo
     log(`Media: ${entries.length} file${entries.length === 1 ? '' : 's'} in ${o.source}`);
     for (const [i, { e, name }] of entries.entries()) {
       const known = zipManifest.files[name];
-      const file: SourceFile = { name, size: e.size, md5: known && known.size === e.size ? known.md5 : undefined, open: () => e.open() };
+      const file: SourceFile = {
+        name,
+        size: e.size,
+        md5: known && known.size === e.size ? known.md5 : undefined,
+        open: () => e.open(),
+      };
       try {
         await handle(file, i + 1, file.open);
       } catch (err) {
@@ -383,5 +429,6 @@ export async function mediaFromSaved(o: { source: string; dir: string }, log: Lo
 
 export function describeSummary(s: MediaSummary): string {
   const failed = s.failed.length ? `, ${s.failed.length} failed` : '';
-  return `Media: ${s.transferred} file${s.transferred === 1 ? '' : 's'} transferred (${mb(s.bytes)}), ${s.unchanged} unchanged${failed}`;
+  return `Media: ${s.transferred} file${s.transferred === 1 ? '' : 's'} transferred (${mb(s.bytes)}), ` +
+    `${s.unchanged} unchanged${failed}`;
 }

@@ -24,7 +24,8 @@ GET /export/log to studentlog.zip, uploads it to PUT /log/import and prints what
 The password is read from SYNC_LOG_PASSWORD, or asked for when run in a terminal.`;
 
 function askPassword(prompt: string): Promise<string> {
-  if (!process.stdin.isTTY) return Promise.reject(new SyncError('no password: set SYNC_LOG_PASSWORD or run in a terminal to be asked for it'));
+  if (!process.stdin.isTTY)
+    return Promise.reject(new SyncError('no password: set SYNC_LOG_PASSWORD or run in a terminal to be asked for it'));
   let muted = false;
   const output = new Writable({
     write(chunk, _enc, cb) {
@@ -69,8 +70,16 @@ async function main(): Promise<number> {
   try {
     ({ values } = parseArgs({
       options: {
-        classroom: { type: 'string' }, central: { type: 'string' }, user: { type: 'string' }, out: { type: 'string', default: 'studentlog.zip' },
-        zip: { type: 'string' }, retries: { type: 'string', default: '5' }, 'max-wait': { type: 'string', default: '300' }, offline: { type: 'boolean', default: false }, keep: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' },
+        classroom: { type: 'string' },
+        central: { type: 'string' },
+        user: { type: 'string' },
+        out: { type: 'string', default: 'studentlog.zip' },
+        zip: { type: 'string' },
+        retries: { type: 'string', default: '5' },
+        'max-wait': { type: 'string', default: '300' },
+        offline: { type: 'boolean', default: false },
+        keep: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h' },
       },
       strict: true,
     }));
@@ -95,12 +104,25 @@ async function main(): Promise<number> {
   try {
     const password = process.env.SYNC_LOG_PASSWORD ?? (await askPassword(`password for ${values.user}: `));
     await syncLog(
-      { classroom: values.classroom, central: values.central, user: values.user, password, out: values.out!, zip: values.zip, offline: !!values.offline, keep: !!values.keep, retries, maxWaitSeconds: maxWait },
+      {
+        classroom: values.classroom,
+        central: values.central,
+        user: values.user,
+        password,
+        out: values.out!,
+        zip: values.zip,
+        offline: !!values.offline,
+        keep: !!values.keep,
+        retries,
+        maxWaitSeconds: maxWait,
+      },
       { log: (line) => process.stdout.write(`${line}\n`), progress: progressPrinter() },
     );
     return 0;
   } catch (err) {
-    process.stderr.write(`\nsync-log failed: ${err instanceof SyncError ? err.message : (err as Error).stack ?? String(err)}\n`);
+    process.stderr.write(
+      `\nsync-log failed: ${err instanceof SyncError ? err.message : ((err as Error).stack ?? String(err))}\n`,
+    );
     return 1;
   }
 }

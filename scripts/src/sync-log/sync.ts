@@ -74,13 +74,21 @@ const trimSlash = (u: string) => u.replace(/\/+$/, '');
 async function signIn(url: string, body: Record<string, string>, where: string): Promise<string> {
   let res: Response;
   try {
-    res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' }, body: JSON.stringify(body) });
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      body: JSON.stringify(body),
+    });
   } catch (err) {
-    throw new SyncError(`cannot reach the ${where} at ${new URL(url).origin} (${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message})`);
+    throw new SyncError(
+      `cannot reach the ${where} at ${new URL(url).origin} ` +
+        `(${(err as Error & { cause?: Error }).cause?.message ?? (err as Error).message})`,
+    );
   }
   const json = (await res.json().catch(() => ({}))) as { data?: { accessToken?: string }; errormessage?: string };
   const token = json.data?.accessToken;
-  if (res.status !== 200 || !token) throw new SyncError(`sign-in on the ${where} failed: ${json.errormessage ?? `HTTP ${res.status}`}`);
+  if (res.status !== 200 || !token)
+    throw new SyncError(`sign-in on the ${where} failed: ${json.errormessage ?? `HTTP ${res.status}`}`);
   return token;
 }
 
@@ -117,15 +125,25 @@ async function download(classroom: string, token: string, file: string, io: Sync
   const part = `${file}.part`;
   try {
     await new Promise<void>((resolve, reject) => {
-      const req = requester(url)(url, { method: 'GET', headers: { Authorization: `Bearer ${token}`, Accept: 'application/zip' } }, (res) => {
-        if (res.statusCode !== 200) {
-          readError(res).then((m) => reject(new SyncError(`the classroom server refused the log export: ${m} (HTTP ${res.statusCode})`)), reject);
-          return;
-        }
-        const total = Number(res.headers['content-length'] ?? 0);
-        pipeline(res, counter('download', total, io), fs.createWriteStream(part)).then(resolve, reject);
-      });
-      req.on('error', (err) => reject(new SyncError(`cannot download the log from the classroom server: ${err.message}`)));
+      const req = requester(url)(
+        url,
+        { method: 'GET', headers: { Authorization: `Bearer ${token}`, Accept: 'application/zip' } },
+        (res) => {
+          if (res.statusCode !== 200) {
+            readError(res).then(
+              (m) =>
+                reject(new SyncError(`the classroom server refused the log export: ${m} (HTTP ${res.statusCode})`)),
+              reject,
+            );
+            return;
+          }
+          const total = Number(res.headers['content-length'] ?? 0);
+          pipeline(res, counter('download', total, io), fs.createWriteStream(part)).then(resolve, reject);
+        },
+      );
+      req.on('error', (err) =>
+        reject(new SyncError(`cannot download the log from the classroom server: ${err.message}`)),
+      );
       req.end();
     });
     await fsp.rename(part, file);
@@ -137,12 +155,19 @@ async function download(classroom: string, token: string, file: string, io: Sync
 }
 
 /** PUT /log/import with the ZIP as multipart field `importfile`, streamed from disk with progress. */
-async function upload(central: string, token: string, file: string, offline: boolean, io: SyncIo): Promise<ImportSummary> {
+async function upload(
+  central: string,
+  token: string,
+  file: string,
+  offline: boolean,
+  io: SyncIo,
+): Promise<ImportSummary> {
   const url = new URL(`${trimSlash(central)}/log/import?offline=${offline ? 'true' : 'false'}`);
   const size = (await fsp.stat(file)).size;
   const boundary = `----lms-sync-log-${crypto.randomBytes(12).toString('hex')}`;
   const head = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="importfile"; filename="studentlog.zip"\r\nContent-Type: application/zip\r\n\r\n`,
+    `--${boundary}\r\nContent-Disposition: form-data; name="importfile"; filename="studentlog.zip"\r\nContent-Type: ` +
+      `application/zip\r\n\r\n`,
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   return new Promise<ImportSummary>((resolve, reject) => {
@@ -164,7 +189,8 @@ async function upload(central: string, token: string, file: string, offline: boo
           const wait = retryAfterSeconds(res.headers['retry-after']);
           const gateway = res.statusCode === 502 || res.statusCode === 503 || res.statusCode === 504;
           readError(res).then((m) => {
-            const text = `the central API ${wait !== undefined || gateway ? 'cannot take the log now' : 'refused the log'}: ${m} (HTTP ${res.statusCode})`;
+            const text = `the central API ${wait !== undefined || gateway ? 'cannot take the log now' : 'refused the ' +
+              'log'}: ${m} (HTTP ${res.statusCode})`;
             reject(wait !== undefined || gateway ? new SyncUnavailable(text, wait ?? 30) : new SyncError(text));
           }, reject);
           return;
@@ -201,10 +227,16 @@ export function formatSummary(s: ImportSummary): string[] {
   if (!s.syncid) return ['central accepted the log'];
   lines.push(`central accepted the log (sync ${s.syncid}, archived as ${s.archive})`);
   if (s.logIniImported === false) lines.push('  log.ini held no complete activity log: no rows were imported');
-  for (const [table, n] of Object.entries(s.imported ?? {})) lines.push(`  ${table.padEnd(28)} ${n.toLocaleString('en-US').padStart(9)} rows`);
-  if (s.changed === 0 && s.logIniImported !== false) lines.push('  nothing changed: central already held every row of this log');
-  if (s.refused) lines.push(`  ${s.refused.toLocaleString('en-US')} rows refused: their learner belongs to another school`);
-  if (s.pending) lines.push(`  ${s.pending.toLocaleString('en-US')} rows wait in logimportpending: their learner is not in central yet`);
+  for (const [table, n] of Object.entries(s.imported ?? {}))
+    lines.push(`  ${table.padEnd(28)} ${n.toLocaleString('en-US').padStart(9)} rows`);
+  if (s.changed === 0 && s.logIniImported !== false)
+    lines.push('  nothing changed: central already held every row of this log');
+  if (s.refused)
+    lines.push(`  ${s.refused.toLocaleString('en-US')} rows refused: their learner belongs to another school`);
+  if (s.pending)
+    lines.push(
+      `  ${s.pending.toLocaleString('en-US')} rows wait in logimportpending: their learner is not in central yet`,
+    );
   lines.push(`  ${s.logfiles ?? 0} server log file(s) recorded`);
   return lines;
 }
@@ -212,8 +244,13 @@ export function formatSummary(s: ImportSummary): string[] {
 export async function syncLog(o: SyncOptions, io: SyncIo): Promise<ImportSummary> {
   let file = o.zip;
   if (!file) {
-    if (!o.classroom) throw new SyncError('--classroom URL is required (or --zip FILE to upload a ZIP already downloaded)');
-    const classroomToken = await signIn(`${trimSlash(o.classroom)}/auth/login`, { studentusername: o.user, studentpassword: o.password }, 'classroom server');
+    if (!o.classroom)
+      throw new SyncError('--classroom URL is required (or --zip FILE to upload a ZIP already downloaded)');
+    const classroomToken = await signIn(
+      `${trimSlash(o.classroom)}/auth/login`,
+      { studentusername: o.user, studentpassword: o.password },
+      'classroom server',
+    );
     io.log(`signed in on the classroom server as ${o.user}`);
     const bytes = await download(o.classroom, classroomToken, o.out, io);
     io.log(`downloaded the classroom log: ${o.out} (${(bytes / 1024).toFixed(1)} KB)`);
@@ -223,7 +260,11 @@ export async function syncLog(o: SyncOptions, io: SyncIo): Promise<ImportSummary
   }
   let summary!: ImportSummary;
   try {
-    const centralToken = await signIn(`${trimSlash(o.central)}/auth/school/login`, { lmsusername: o.user, lmsuserpassword: o.password }, 'central API');
+    const centralToken = await signIn(
+      `${trimSlash(o.central)}/auth/school/login`,
+      { lmsusername: o.user, lmsuserpassword: o.password },
+      'central API',
+    );
     io.log(`signed in on the central API as ${o.user}`);
     const retries = o.retries ?? DEFAULT_RETRIES;
     const maxWait = o.maxWaitSeconds ?? DEFAULT_MAX_WAIT_SECONDS;
