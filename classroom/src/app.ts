@@ -10,7 +10,9 @@ import type { ClassroomTools, Deps } from './http/types';
 export const SIGN_IN_PATHS = ['/auth/login'];
 
 export function createApp(config: Config, deps: Deps): Express {
-  const metrics = config.metricsToken ? new Metrics({ token: config.metricsToken, pool: () => poolStats(deps.db) }) : undefined;
+  const metrics = config.metricsToken
+    ? new Metrics({ token: config.metricsToken, pool: () => poolStats(deps.db) })
+    : undefined;
   const redis = deps.redis;
   const checks: ReadinessCheck[] = [
     { name: 'database', probe: () => probeDatabase(deps.db) },
@@ -20,7 +22,12 @@ export function createApp(config: Config, deps: Deps): Express {
     name: 'classroom',
     title: 'Classroom server API',
     version: VERSION,
-    http: { nodeEnv: config.nodeEnv, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins, countRequest: config.logRequests ? undefined : deps.countRequest },
+    http: {
+      nodeEnv: config.nodeEnv,
+      trustProxy: config.trustProxy,
+      corsOrigins: config.corsOrigins,
+      countRequest: config.logRequests ? undefined : deps.countRequest,
+    },
     bodyLimit: config.maxJsonBytes,
     rateLimit: config.rateLimit,
     signIn: { paths: SIGN_IN_PATHS, methods: ['post'] },

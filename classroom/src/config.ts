@@ -3,8 +3,24 @@ import { z } from 'zod';
 import { repoRoot } from '@lms/db';
 import {
   backupKeyOf,
-  ConfigError, PLACEHOLDER_SECRET, databaseSettings, databaseSettingsSchema, proxyHops, checkOptionalToken, checkSecrets, commaList, deepFreeze, flag, nodeEnvSchema, nonNegativeInt, optionalString, parseEnv, port,
-  positiveInt, readJsonFile, type Env,
+  ConfigError,
+  PLACEHOLDER_SECRET,
+  databaseSettings,
+  databaseSettingsSchema,
+  proxyHops,
+  checkOptionalToken,
+  checkSecrets,
+  commaList,
+  deepFreeze,
+  flag,
+  nodeEnvSchema,
+  nonNegativeInt,
+  optionalString,
+  parseEnv,
+  port,
+  positiveInt,
+  readJsonFile,
+  type Env,
 } from '@lms/shared';
 
 const schema = z.object({
@@ -116,7 +132,15 @@ export type Config = ReturnType<typeof loadConfig>;
 export const loadBackupKey = (env: Env = process.env): string => backupKeyOf(env);
 
 export function loadDatabaseConfig(env: Env = process.env) {
-  const e = parseEnv(z.object({ NODE_ENV: nodeEnvSchema, DATA_DIR: schema.shape.DATA_DIR, DATABASE_URL: optionalString, MEDIA_DIR: optionalString }), env);
+  const e = parseEnv(
+    z.object({
+      NODE_ENV: nodeEnvSchema,
+      DATA_DIR: schema.shape.DATA_DIR,
+      DATABASE_URL: optionalString,
+      MEDIA_DIR: optionalString,
+    }),
+    env,
+  );
   const paths = dataPaths(e);
   return { nodeEnv: e.NODE_ENV, databaseUrl: paths.databaseUrl, mediaDir: paths.mediaDir };
 }

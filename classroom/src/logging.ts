@@ -28,7 +28,14 @@ export interface DailyLogOptions {
   now?: () => Date;
 }
 
-const PINO_LEVELS: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+const PINO_LEVELS: Record<number, string> = {
+  10: 'trace',
+  20: 'debug',
+  30: 'info',
+  40: 'warn',
+  50: 'error',
+  60: 'fatal',
+};
 export const DAILY_NAME = /^RPI-API-(info|error)-(\d{4}-\d{2}-\d{2})\.log$/;
 /** Per-request lines, recognised before parsing (the logger writes `msg` this way). */
 const REQUEST_LINE = /"msg":"request (?:completed|aborted)"/;
@@ -54,7 +61,9 @@ export function formatLine(raw: Record<string, unknown>): string {
 
 /** The oldest day a file may hold to be kept: the export window's start, or `retentionDays` before now. */
 export function oldestKeptDay(now: Date, retentionDays?: number): string {
-  return localDay(retentionDays === undefined ? logWindowStart(now) : new Date(now.getTime() - retentionDays * 86_400_000));
+  return localDay(
+    retentionDays === undefined ? logWindowStart(now) : new Date(now.getTime() - retentionDays * 86_400_000),
+  );
 }
 
 export class DailyLogFiles extends Writable {
@@ -134,10 +143,19 @@ export class DailyLogFiles extends Writable {
     const s = this.summary;
     const now = this.now();
     if (s.count > 0) {
-      this.writeLine('info', formatLine({
-        level: 30, time: now.getTime(), msg: 'requests summary',
-        requests: s.count, status2xx: s.s2xx, status3xx: s.s3xx, status4xx: s.s4xx, from: new Date(s.since).toISOString(),
-      }));
+      this.writeLine(
+        'info',
+        formatLine({
+          level: 30,
+          time: now.getTime(),
+          msg: 'requests summary',
+          requests: s.count,
+          status2xx: s.s2xx,
+          status3xx: s.s3xx,
+          status4xx: s.s4xx,
+          from: new Date(s.since).toISOString(),
+        }),
+      );
     }
     this.summary = { count: 0, s2xx: 0, s3xx: 0, s4xx: 0, since: now.getTime() };
   }
@@ -150,7 +168,11 @@ export class DailyLogFiles extends Writable {
     const bytes = Buffer.byteLength(text);
     if (file.bytes + bytes > this.maxFileBytes) {
       file.full = true;
-      const note = formatLine({ level: 40, time: now.getTime(), msg: `log file size limit reached (${this.maxFileBytes} bytes): further ${kind} lines of this day are dropped` });
+      const note = formatLine({
+        level: 40,
+        time: now.getTime(),
+        msg: `log file size limit reached (${this.maxFileBytes} bytes): further ${kind} lines of this day are dropped`,
+      });
       fs.writeSync(file.fd, note);
       return;
     }
@@ -208,6 +230,9 @@ export class DailyLogFiles extends Writable {
 }
 
 /** The stream entry to hand to createLogger: everything from info up goes to the daily files. */
-export function dailyLogStream(dir: string, options: Omit<DailyLogOptions, 'dir'> = {}): { level: 'info'; stream: DailyLogFiles } {
+export function dailyLogStream(
+  dir: string,
+  options: Omit<DailyLogOptions, 'dir'> = {},
+): { level: 'info'; stream: DailyLogFiles } {
   return { level: 'info', stream: new DailyLogFiles({ dir, ...options }) };
 }

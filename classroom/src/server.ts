@@ -17,7 +17,21 @@ startOrExit('classroom server', async () => {
   const serving = holdServingLock(db, 'classroom');
   warnWeakSecrets(logger, config.weakSecrets);
   await assertMigrated(db);
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger, { startTimeoutMs: config.redisStartTimeoutMs, keyPrefix: config.redisKeyPrefix }) : undefined;
+  const redis = config.redisUrl
+    ? await connectRedis(config.redisUrl, logger, {
+        startTimeoutMs: config.redisStartTimeoutMs,
+        keyPrefix: config.redisKeyPrefix,
+      })
+    : undefined;
   const app = createApp(config, { db, logger, redis, countRequest: (status) => daily.stream.countRequest(status) });
-  serve({ name: 'classroom server', port: config.port, host: config.host, drainMs: config.drainMs, stopDelayMs: config.stopDelayMs, logger, app, close: [() => db.destroy().finally(() => serving.release()), () => redis?.quit()] });
+  serve({
+    name: 'classroom server',
+    port: config.port,
+    host: config.host,
+    drainMs: config.drainMs,
+    stopDelayMs: config.stopDelayMs,
+    logger,
+    app,
+    close: [() => db.destroy().finally(() => serving.release()), () => redis?.quit()],
+  });
 });

@@ -69,7 +69,12 @@ export async function tokenFor(t: TestApp, role: 1 | 2 | 3 | 4, opts: TokenOptio
     });
   }
   const claims = await profileClaims(db, { schooluserid, schoolusername, schooluserrole: role, schoolname });
-  const { token, jti } = await issueAccessToken(db, { secret: t.config.jwtSecret, minutes: t.config.accessTokenMinutes }, schooluserid, claims);
+  const { token, jti } = await issueAccessToken(
+    db,
+    { secret: t.config.jwtSecret, minutes: t.config.accessTokenMinutes },
+    schooluserid,
+    claims,
+  );
   return { token, auth: `Bearer ${token}`, schooluserid, schoolusername, studentid, jti };
 }
 

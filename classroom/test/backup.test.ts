@@ -24,18 +24,30 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...args], { env: { ...process.env, NODE_ENV: 'test', ...env } }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [cli, ...args],
+      { env: { ...process.env, NODE_ENV: 'test', ...env } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
 async function files(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const e of await fsp.readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (e.isFile()) out[path.relative(dir, path.join(e.parentPath, e.name))] = await fsp.readFile(path.join(e.parentPath, e.name), 'utf8');
+    if (e.isFile())
+      out[path.relative(dir, path.join(e.parentPath, e.name))] = await fsp.readFile(
+        path.join(e.parentPath, e.name),
+        'utf8',
+      );
   }
   return out;
 }
@@ -62,7 +74,12 @@ describe('classroom backup and restore (database and media folder)', () => {
     await fsp.writeFile(path.join(media, 'circle.png'), 'circle');
     await fsp.writeFile(path.join(media, '.media.json'), '{"circle.png":{}}');
     await fsp.writeFile(path.join(media, '.partial', 'video.mp4'), 'half a video');
-    const user = (id: string, name: string) => ({ schooluserid: id, schoolusername: name, schooluserpasswordhash: 'x', schooluserrole: 4 });
+    const user = (id: string, name: string) => ({
+      schooluserid: id,
+      schoolusername: name,
+      schooluserpasswordhash: 'x',
+      schooluserrole: 4,
+    });
     await t.db('schoolusers').insert([user('u1', 'amina'), user('u2', 'kofi')]);
 
     const dir = path.join(tmp, 'backup');
@@ -81,7 +98,10 @@ describe('classroom backup and restore (database and media folder)', () => {
     const dry = await runCli(['restore', '--from', dir], env);
     expect(dry.code).toBe(2);
     expect(dry.stdout).toContain('writes the backup\'s 2 (0.0 MB), deletes 1 it does not hold');
-    expect(await schoolusers()).toEqual([{ schooluserid: 'u1', schoolusername: 'amina' }, { schooluserid: 'u3', schoolusername: 'abena' }]);
+    expect(await schoolusers()).toEqual([
+      { schooluserid: 'u1', schoolusername: 'amina' },
+      { schooluserid: 'u3', schoolusername: 'abena' },
+    ]);
 
     const tampered = path.join(dir, 'objects', 'circle.png');
     await fsp.writeFile(tampered, 'CIRCLE');
@@ -95,7 +115,10 @@ describe('classroom backup and restore (database and media folder)', () => {
     const r = await runCli(['restore', '--from', dir, '--yes'], env);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
-    expect(await schoolusers()).toEqual([{ schooluserid: 'u1', schoolusername: 'amina' }, { schooluserid: 'u2', schoolusername: 'kofi' }]);
+    expect(await schoolusers()).toEqual([
+      { schooluserid: 'u1', schoolusername: 'amina' },
+      { schooluserid: 'u2', schoolusername: 'kofi' },
+    ]);
     // The media as backed up; a download cut short is neither kept in a backup nor counted as an extra.
     const { ['.partial/video.mp4']: _partial, ...rest } = await files(media);
     expect(rest).toEqual(Object.fromEntries(Object.entries(mediaBefore).filter(([k]) => !k.startsWith('.partial'))));
@@ -103,11 +126,20 @@ describe('classroom backup and restore (database and media folder)', () => {
 
   it('refuses (exit 3) while the classroom server serves the database, and restores once it stopped', async () => {
     const dir = path.join(tmp, 'backup');
-    await t.db('schoolusers').insert({ schooluserid: 'u9', schoolusername: 'later', schooluserpasswordhash: 'x', schooluserrole: 4 });
+    await t
+      .db('schoolusers')
+      .insert({ schooluserid: 'u9', schoolusername: 'later', schooluserpasswordhash: 'x', schooluserrole: 4 });
     const port = await freePort();
     const child = spawn(process.execPath, [server], {
-      env: { PATH: process.env.PATH, NODE_ENV: 'test', ...env, RPI_PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-        LOG_DIR: path.join(tmp, 'log') },
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: 'test',
+        ...env,
+        RPI_PORT: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        LOG_DIR: path.join(tmp, 'log'),
+      },
       stdio: 'ignore',
     });
     try {

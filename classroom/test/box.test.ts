@@ -34,9 +34,20 @@ describe('where the box keeps its data', () => {
     expect(c.databaseUrl).toBe('sqlite:/var/lib/lms-classroom/classroom.sqlite');
     expect(c.logDir).toBe('/var/lib/lms-classroom/logs');
     expect(c.mediaDir).toBe('/var/lib/lms-classroom/media');
-    expect(loadDatabaseConfig({ NODE_ENV: 'test', DATA_DIR: '/var/lib/lms-classroom' }).databaseUrl).toBe('sqlite:/var/lib/lms-classroom/classroom.sqlite');
-    const own = loadConfig({ NODE_ENV: 'test', DATA_DIR: '/var/lib/lms-classroom', MEDIA_DIR: '/mnt/usb/media', DATABASE_URL: 'sqlite:/srv/db.sqlite' });
-    expect([own.mediaDir, own.databaseUrl, own.logDir]).toEqual(['/mnt/usb/media', 'sqlite:/srv/db.sqlite', '/var/lib/lms-classroom/logs']);
+    expect(loadDatabaseConfig({ NODE_ENV: 'test', DATA_DIR: '/var/lib/lms-classroom' }).databaseUrl).toBe(
+      'sqlite:/var/lib/lms-classroom/classroom.sqlite',
+    );
+    const own = loadConfig({
+      NODE_ENV: 'test',
+      DATA_DIR: '/var/lib/lms-classroom',
+      MEDIA_DIR: '/mnt/usb/media',
+      DATABASE_URL: 'sqlite:/srv/db.sqlite',
+    });
+    expect([own.mediaDir, own.databaseUrl, own.logDir]).toEqual([
+      '/mnt/usb/media',
+      'sqlite:/srv/db.sqlite',
+      '/var/lib/lms-classroom/logs',
+    ]);
   });
 });
 
@@ -49,15 +60,25 @@ describe('the demo media', () => {
     try {
       for (const name of ['demo/counting-to-ten.mp4', 'demo/reading-simple-words.mp4', 'demo/adding-within-ten.mp4']) {
         const size = fs.statSync(path.join(DEMO_MEDIA_DIR, name)).size;
-        const res = await request(t.app).get(`/media/${name}`).set('Range', 'bytes=0-15').buffer(true).parse((r, cb) => {
-          const parts: Buffer[] = [];
-          r.on('data', (c: Buffer) => parts.push(c));
-          r.on('end', () => cb(null, Buffer.concat(parts)));
-        });
-        expect([name, res.status, res.headers['content-type'], res.headers['content-range']]).toEqual([name, 206, 'video/mp4', `bytes 0-15/${size}`]);
+        const res = await request(t.app)
+          .get(`/media/${name}`)
+          .set('Range', 'bytes=0-15')
+          .buffer(true)
+          .parse((r, cb) => {
+            const parts: Buffer[] = [];
+            r.on('data', (c: Buffer) => parts.push(c));
+            r.on('end', () => cb(null, Buffer.concat(parts)));
+          });
+        expect([name, res.status, res.headers['content-type'], res.headers['content-range']]).toEqual([
+          name,
+          206,
+          'video/mp4',
+          `bytes 0-15/${size}`,
+        ]);
         expect((res.body as Buffer).subarray(4, 8).toString()).toBe('ftyp');
       }
-      for (const name of ['triangle.png', 'story-3.png', 'demo/teaching-counting.pdf']) expect((await request(t.app).get(`/media/${name}`)).status).toBe(200);
+      for (const name of ['triangle.png', 'story-3.png', 'demo/teaching-counting.pdf'])
+        expect((await request(t.app).get(`/media/${name}`)).status).toBe(200);
     } finally {
       await t.tdb.dispose();
     }
@@ -66,10 +87,18 @@ describe('the demo media', () => {
 
 describe('the systemd unit of the box', () => {
   const unit = fs.readFileSync(path.join(repoRoot, 'deploy', 'classroom', 'lms-classroom.service'), 'utf8');
-  const directive = (name: string) => unit.split('\n').filter((l) => l.startsWith(`${name}=`)).map((l) => l.slice(name.length + 1));
+  const directive = (name: string) =>
+    unit
+      .split('\n')
+      .filter((l) => l.startsWith(`${name}=`))
+      .map((l) => l.slice(name.length + 1));
 
   it('starts the server as `npm start -w classroom` does: the same allocator setting and node flags', () => {
-    const start = (JSON.parse(fs.readFileSync(path.join(repoRoot, 'classroom', 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/);
+    const start = (
+      JSON.parse(fs.readFileSync(path.join(repoRoot, 'classroom', 'package.json'), 'utf8')) as {
+        scripts: { start: string };
+      }
+    ).scripts.start.split(/\s+/);
     const envs = start.filter((w) => /^[A-Z_]+=/.test(w));
     const flags = start.filter((w) => w.startsWith('--'));
     expect(flags).toContain('--max-old-space-size=160');

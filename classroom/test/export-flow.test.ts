@@ -35,7 +35,12 @@ describe('learner result → teacher export → central reader', () => {
     const body = {
       starttime,
       endtime: Date.now(),
-      result: C.quizquestions.map((lq, i) => ({ iscorrect: i !== 2, lessonquizid: C.quizid, lessonquizquestionid: lq, questionid: C.questions[i] })),
+      result: C.quizquestions.map((lq, i) => ({
+        iscorrect: i !== 2,
+        lessonquizid: C.quizid,
+        lessonquizquestionid: lq,
+        questionid: C.questions[i],
+      })),
     };
     for (let i = 0; i < 2; i += 1) {
       const res = await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', learner).send(body);
@@ -54,12 +59,21 @@ describe('learner result → teacher export → central reader', () => {
     const mine = results.filter((r) => r.studentprogressreferenceid === C.quizid);
     // The replay wrote nothing: one attempt, with the client's start time.
     expect(mine).toHaveLength(1);
-    expect(mine[0]).toMatchObject({ studentid: C.students[0].studentid, progresstype: 2, starttime: new Date(starttime).toISOString() });
-    const answers = batches.filter((b) => b.kind === 'questions').flatMap((b) => b.rows).filter((q) => q.studentprogressid === mine[0].studentprogressid);
+    expect(mine[0]).toMatchObject({
+      studentid: C.students[0].studentid,
+      progresstype: 2,
+      starttime: new Date(starttime).toISOString(),
+    });
+    const answers = batches
+      .filter((b) => b.kind === 'questions')
+      .flatMap((b) => b.rows)
+      .filter((q) => q.studentprogressid === mine[0].studentprogressid);
     expect(answers.map((a) => a.referencequestionid).sort()).toEqual([...C.quizquestions].sort());
     expect(answers.filter((a) => a.iscorrect)).toHaveLength(C.quizquestions.length - 1);
     const access = batches.filter((b) => b.kind === 'access').flatMap((b) => b.rows);
-    expect(access.map((a) => a.userid)).toEqual(expect.arrayContaining([C.students[0].schooluserid, C.teacher.schooluserid]));
+    expect(access.map((a) => a.userid)).toEqual(
+      expect.arrayContaining([C.students[0].schooluserid, C.teacher.schooluserid]),
+    );
 
     expect((await request(t.app).get('/export/log').set('Authorization', learner)).status).toBe(403);
   });

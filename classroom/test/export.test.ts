@@ -40,7 +40,13 @@ let learner: TestUser;
 /** The app as server.ts builds it: the logger writes the daily files of LOG_DIR. */
 async function build(dir: string): Promise<TestApp> {
   const tdb = await testDatabase();
-  const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: tdb.url, LOG_DIR: dir, SERVER_SYNC_KEY: 'sk_export_0123456789', JWT_SECRET: 'jwt_export_0123456789' });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATABASE_URL: tdb.url,
+    LOG_DIR: dir,
+    SERVER_SYNC_KEY: 'sk_export_0123456789',
+    JWT_SECRET: 'jwt_export_0123456789',
+  });
   const devnull = fs.createWriteStream('/dev/null');
   const logger = createLogger({ name: 'classroom', level: 'info', streams: [dailyLogStream(config.logDir)] }, devnull);
   return { app: createApp(config, { db: tdb.db, logger }), config, tdb };
@@ -79,32 +85,115 @@ describe('GET /export/log', () => {
     const outside = new Date(boundary - 2 * DAY).toISOString();
     const sid = learner.studentid!;
     const ids: Record<string, { recent: string; old: string }> = {};
-    const seed = async (table: string, pk: string, windowColumn: string, row: Record<string, unknown>, other: Record<string, unknown> = {}) => {
+    const seed = async (
+      table: string,
+      pk: string,
+      windowColumn: string,
+      row: Record<string, unknown>,
+      other: Record<string, unknown> = {},
+    ) => {
       ids[table] = { recent: uuid(), old: uuid() };
       // The old row is recent on every other timestamp column, so only the collection's own filter can drop it.
       await db(table).insert({ ...row, ...other, [pk]: ids[table].recent, [windowColumn]: inside });
       const oldOther = Object.fromEntries(Object.keys(other).map((k) => [k, new Date(now).toISOString()]));
       await db(table).insert({ ...row, ...oldOther, [pk]: ids[table].old, [windowColumn]: outside });
     };
-    await seed('studentprogress', 'studentprogressid', 'starttime', {
-      studentid: sid, ispass: true, studentprogressreferenceid: uuid(), progresstype: 2, resultpercentage: 90, points: 10, fullpoints: 10, marks: 9, scores: 2,
-    }, { endtime: inside });
+    await seed(
+      'studentprogress',
+      'studentprogressid',
+      'starttime',
+      {
+        studentid: sid,
+        ispass: true,
+        studentprogressreferenceid: uuid(),
+        progresstype: 2,
+        resultpercentage: 90,
+        points: 10,
+        fullpoints: 10,
+        marks: 9,
+        scores: 2,
+      },
+      { endtime: inside },
+    );
     await db('studentprogressquestions').insert([
-      { studentprogressquestionid: uuid(), studentprogressid: ids.studentprogress.recent, tries: 0, iscorrect: true, referencequestionid: uuid() },
-      { studentprogressquestionid: uuid(), studentprogressid: ids.studentprogress.old, tries: 0, iscorrect: false, referencequestionid: uuid() },
+      {
+        studentprogressquestionid: uuid(),
+        studentprogressid: ids.studentprogress.recent,
+        tries: 0,
+        iscorrect: true,
+        referencequestionid: uuid(),
+      },
+      {
+        studentprogressquestionid: uuid(),
+        studentprogressid: ids.studentprogress.old,
+        tries: 0,
+        iscorrect: false,
+        referencequestionid: uuid(),
+      },
     ]);
-    await seed('rpiuseraccess', 'rpiuseraccessid', 'logintime', { userid: learner.schooluserid, ipaddress: '10.0.0.9', timespent: 12.5, status: 2 }, { logouttime: inside });
-    await seed('studentactives', 'studentactiveid', 'created_at', { studentid: sid, referenceid: uuid(), referencetype: 3 });
-    await seed('studentpoints', 'studentpointid', 'created_at', {
-      studentid: sid, levelid: DEMO.levelid, lessonid: DEMO.lessonid, gradepoints: 1, levelpoints: 1, levelquizscores: 0, lessonpoints: 1, learningpoints: 1,
-      practicepoints: 0, quizpoints: 0, scores: 1,
+    await seed(
+      'rpiuseraccess',
+      'rpiuseraccessid',
+      'logintime',
+      { userid: learner.schooluserid, ipaddress: '10.0.0.9', timespent: 12.5, status: 2 },
+      { logouttime: inside },
+    );
+    await seed('studentactives', 'studentactiveid', 'created_at', {
+      studentid: sid,
+      referenceid: uuid(),
+      referencetype: 3,
     });
-    await seed('studentappusages', 'studentappusageid', 'created_at', { schooluserid: learner.schooluserid, time_spent: 60 }, { last_updated: inside });
-    await seed('studentlearningsprogress', 'studentlearningprogressid', 'lastupdated', { studentid: sid, lessonlearningid: uuid(), progress: 10, viewed: 1, points: 1 });
-    await seed('studentgradesprogress', 'studentgradeprogressid', 'lastupdated', { studentid: sid, curriculumid: DEMO.curriculumid, gradeid: DEMO.gradeid, progress: 10, points: 1, completed: false });
-    await seed('studentlevelsprogress', 'studentlevelprogressid', 'lastupdated', { studentid: sid, levelid: DEMO.levelid, gradeid: DEMO.gradeid, curid: DEMO.curriculumid, progress: 10, completed: false });
+    await seed('studentpoints', 'studentpointid', 'created_at', {
+      studentid: sid,
+      levelid: DEMO.levelid,
+      lessonid: DEMO.lessonid,
+      gradepoints: 1,
+      levelpoints: 1,
+      levelquizscores: 0,
+      lessonpoints: 1,
+      learningpoints: 1,
+      practicepoints: 0,
+      quizpoints: 0,
+      scores: 1,
+    });
+    await seed(
+      'studentappusages',
+      'studentappusageid',
+      'created_at',
+      { schooluserid: learner.schooluserid, time_spent: 60 },
+      { last_updated: inside },
+    );
+    await seed('studentlearningsprogress', 'studentlearningprogressid', 'lastupdated', {
+      studentid: sid,
+      lessonlearningid: uuid(),
+      progress: 10,
+      viewed: 1,
+      points: 1,
+    });
+    await seed('studentgradesprogress', 'studentgradeprogressid', 'lastupdated', {
+      studentid: sid,
+      curriculumid: DEMO.curriculumid,
+      gradeid: DEMO.gradeid,
+      progress: 10,
+      points: 1,
+      completed: false,
+    });
+    await seed('studentlevelsprogress', 'studentlevelprogressid', 'lastupdated', {
+      studentid: sid,
+      levelid: DEMO.levelid,
+      gradeid: DEMO.gradeid,
+      curid: DEMO.curriculumid,
+      progress: 10,
+      completed: false,
+    });
     await seed('studentlessonsprogress', 'studentlessonprogressid', 'lastupdated', {
-      studentid: sid, lessonid: DEMO.lessonid, levelid: DEMO.levelid, gradeid: DEMO.gradeid, curid: DEMO.curriculumid, progress: 10, completed: true,
+      studentid: sid,
+      lessonid: DEMO.lessonid,
+      levelid: DEMO.levelid,
+      gradeid: DEMO.gradeid,
+      curid: DEMO.curriculumid,
+      progress: 10,
+      completed: true,
     });
 
     const res = await getLog(teacher.auth);
@@ -129,14 +218,25 @@ describe('GET /export/log', () => {
     expectOnlyRecent(doc.log.progress.studentlevelsprogress, 'studentlevelsprogress', 'studentlevelprogressid');
     expectOnlyRecent(doc.log.progress.studentlessonsprogress, 'studentlessonsprogress', 'studentlessonprogressid');
 
-    const result = doc.log.result.find((r: Record<string, unknown>) => r.studentprogressid === ids.studentprogress.recent);
+    const result = doc.log.result.find(
+      (r: Record<string, unknown>) => r.studentprogressid === ids.studentprogress.recent,
+    );
     expect(result).toMatchObject({ studentid: sid, ispass: true, progresstype: 2, starttime: inside, scores: 2 });
     // Question rows travel with their result and only with it.
     expect(result.studentprogressquestions).toHaveLength(1);
-    expect(result.studentprogressquestions[0]).toMatchObject({ studentprogressid: ids.studentprogress.recent, iscorrect: true });
+    expect(result.studentprogressquestions[0]).toMatchObject({
+      studentprogressid: ids.studentprogress.recent,
+      iscorrect: true,
+    });
     const access = doc.log.access.find((r: Record<string, unknown>) => r.rpiuseraccessid === ids.rpiuseraccess.recent);
     expect(access).toEqual({
-      rpiuseraccessid: ids.rpiuseraccess.recent, userid: learner.schooluserid, logintime: inside, logouttime: inside, timespent: '12.5', status: 2, ipaddress: '10.0.0.9',
+      rpiuseraccessid: ids.rpiuseraccess.recent,
+      userid: learner.schooluserid,
+      logintime: inside,
+      logouttime: inside,
+      timespent: '12.5',
+      status: 2,
+      ipaddress: '10.0.0.9',
     });
   });
 
@@ -166,7 +266,14 @@ describe('GET /export/log', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'classroom-logs-bound-'));
     const small = await (async () => {
       const tdb = t.tdb;
-      const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: tdb.url, LOG_DIR: dir, LOG_EXPORT_MAX_MB: '1', SERVER_SYNC_KEY: 'sk_export_0123456789', JWT_SECRET: 'jwt_export_0123456789' });
+      const config = loadConfig({
+        NODE_ENV: 'test',
+        DATABASE_URL: tdb.url,
+        LOG_DIR: dir,
+        LOG_EXPORT_MAX_MB: '1',
+        SERVER_SYNC_KEY: 'sk_export_0123456789',
+        JWT_SECRET: 'jwt_export_0123456789',
+      });
       return createApp(config, { db: tdb.db, logger: createLogger({ name: 'x', level: 'silent' }) });
     })();
     try {
@@ -175,7 +282,11 @@ describe('GET /export/log', () => {
       const res = await request(small).get('/export/log').set('Authorization', teacher.auth).buffer(true).parse(binary);
       expect(res.status).toBe(200);
       const names = Object.keys(await unzip(res.body as Buffer));
-      expect(names).toEqual(['log.ini', `RPI-API-info-${days[1]}.log`, `RPI-API-info-${days[0]}.log`].sort((a, b) => (a === 'log.ini' ? -1 : b === 'log.ini' ? 1 : a < b ? -1 : 1)));
+      expect(names).toEqual(
+        ['log.ini', `RPI-API-info-${days[1]}.log`, `RPI-API-info-${days[0]}.log`].sort((a, b) =>
+          a === 'log.ini' ? -1 : b === 'log.ini' ? 1 : a < b ? -1 : 1,
+        ),
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -187,7 +298,10 @@ describe('GET /export/log', () => {
     const today = path.join(logDir, dailyLogName('info', new Date()));
     const lines = fs.readFileSync(today, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     const line = lines.find((l) => l.message === `${teacher.schoolusername} export log`);
-    expect(line).toMatchObject({ level: 'info', metadata: { application: 'RPI-API', logaccesstype: 12, userid: teacher.schooluserid } });
+    expect(line).toMatchObject({
+      level: 'info',
+      metadata: { application: 'RPI-API', logaccesstype: 12, userid: teacher.schooluserid },
+    });
     const next = await unzip((await getLog(teacher.auth)).body as Buffer);
     expect(next[path.basename(today)]).toContain(`${teacher.schoolusername} export log`);
   });
@@ -229,9 +343,15 @@ describe('GET /export/log', () => {
 
 describe('GET /export/system-log/files and /export/report-data', () => {
   it('zips the RPI-API files of the log directory for staff', async () => {
-    const res = await request(t.app).get('/export/system-log/files').set('Authorization', teacher.auth).buffer(true).parse(binary);
+    const res = await request(t.app)
+      .get('/export/system-log/files')
+      .set('Authorization', teacher.auth)
+      .buffer(true)
+      .parse(binary);
     expect(res.status).toBe(200);
-    expect(res.headers['content-disposition']).toMatch(/^attachment; filename="logfiles-Demo_Primary_School-\d{4}-\d{2}-\d{2}-\d{6}\.zip"$/);
+    expect(res.headers['content-disposition']).toMatch(
+      /^attachment; filename="logfiles-Demo_Primary_School-\d{4}-\d{2}-\d{2}-\d{6}\.zip"$/,
+    );
     const names = Object.keys(await unzip(res.body as Buffer));
     expect(names).toContain(`RPI-API-debug-${localDay(new Date(Date.now() - 3 * DAY))}.log`);
     expect(names).not.toContain('notes.txt');
@@ -240,7 +360,11 @@ describe('GET /export/system-log/files and /export/report-data', () => {
   });
 
   it('packs learners (without password hashes) and their windowed activity into syncfile.ini', async () => {
-    const res = await request(t.app).get('/export/report-data').set('Authorization', teacher.auth).buffer(true).parse(binary);
+    const res = await request(t.app)
+      .get('/export/report-data')
+      .set('Authorization', teacher.auth)
+      .buffer(true)
+      .parse(binary);
     expect(res.status).toBe(200);
     expect(res.headers['content-disposition']).toBe('attachment; filename="sync-data.zip"');
     const doc = JSON.parse((await unzip(res.body as Buffer))['syncfile.ini']);
@@ -256,14 +380,21 @@ describe('GET /export/system-log/files and /export/report-data', () => {
 describe('daily log files', () => {
   const lines = (file: string) => fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 
-  it('keeps per-request lines out of the info file by default (an hourly summary instead), 5xx in the error file', () => {
+  it('keeps per-request lines out of the info file by default (an hourly summary instead), ' +
+    '5xx in the error file', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'daily-req-'));
     try {
       let now = new Date(2026, 10, 21, 9, 0);
       const files = new DailyLogFiles({ dir, now: () => now });
-      const logger = createLogger({ name: 'x', level: 'info', streams: [{ level: 'info', stream: files }] }, fs.createWriteStream('/dev/null'));
-      const request = (statusCode: number) => logger[statusCode >= 500 ? 'error' : statusCode >= 400 ? 'warn' : 'info'](
-        { req: { method: 'GET', url: '/lesson/x' }, res: { statusCode }, responseTime: 3 }, 'request completed');
+      const logger = createLogger(
+        { name: 'x', level: 'info', streams: [{ level: 'info', stream: files }] },
+        fs.createWriteStream('/dev/null'),
+      );
+      const request = (statusCode: number) =>
+        logger[statusCode >= 500 ? 'error' : statusCode >= 400 ? 'warn' : 'info'](
+          { req: { method: 'GET', url: '/lesson/x' }, res: { statusCode }, responseTime: 3 },
+          'request completed',
+        );
       for (let i = 0; i < 50; i++) request(200);
       request(401);
       request(500);
@@ -273,12 +404,19 @@ describe('daily log files', () => {
       const info = lines(path.join(dir, 'RPI-API-info-2026-11-21.log'));
       expect(info.map((l) => l.message)).toEqual(['demo.sophea signed in', 'requests summary']);
       expect(info[1].metadata).toMatchObject({ requests: 52, status2xx: 51, status4xx: 1 });
-      expect(lines(path.join(dir, 'RPI-API-error-2026-11-21.log')).map((l) => l.message)).toEqual(['request completed']);
+      expect(lines(path.join(dir, 'RPI-API-error-2026-11-21.log')).map((l) => l.message)).toEqual([
+        'request completed',
+      ]);
 
       const all = new DailyLogFiles({ dir: path.join(dir, 'all'), now: () => now, requests: true });
-      const verbose = createLogger({ name: 'x', level: 'info', streams: [{ level: 'info', stream: all }] }, fs.createWriteStream('/dev/null'));
+      const verbose = createLogger(
+        { name: 'x', level: 'info', streams: [{ level: 'info', stream: all }] },
+        fs.createWriteStream('/dev/null'),
+      );
       verbose.info({ req: { method: 'GET', url: '/' }, res: { statusCode: 200 } }, 'request completed');
-      expect(lines(path.join(dir, 'all', 'RPI-API-info-2026-11-21.log')).map((l) => l.message)).toEqual(['request completed']);
+      expect(lines(path.join(dir, 'all', 'RPI-API-info-2026-11-21.log')).map((l) => l.message)).toEqual([
+        'request completed',
+      ]);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -288,8 +426,15 @@ describe('daily log files', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'daily-app-'));
     try {
       const daily = dailyLogStream(dir);
-      const logger = createLogger({ name: 'classroom', level: 'info', streams: [daily] }, fs.createWriteStream('/dev/null'));
-      const app = createApp(t.config, { db: t.tdb.db, logger, countRequest: (status) => daily.stream.countRequest(status) });
+      const logger = createLogger(
+        { name: 'classroom', level: 'info', streams: [daily] },
+        fs.createWriteStream('/dev/null'),
+      );
+      const app = createApp(t.config, {
+        db: t.tdb.db,
+        logger,
+        countRequest: (status) => daily.stream.countRequest(status),
+      });
       for (let i = 0; i < 5; i++) expect((await request(app).get('/')).status).toBe(200);
       expect((await request(app).get('/lesson/all')).status).toBe(401);
       daily.stream.flushSummary();
@@ -310,7 +455,10 @@ describe('daily log files', () => {
       const files = new DailyLogFiles({ dir, now: () => now, maxFileBytes: 4096 });
       expect(fs.existsSync(path.join(dir, 'RPI-API-info-2026-06-01.log'))).toBe(true);
       expect(fs.existsSync(path.join(dir, 'RPI-API-info-2026-05-01.log'))).toBe(false);
-      const logger = createLogger({ name: 'x', level: 'info', streams: [{ level: 'info', stream: files }] }, fs.createWriteStream('/dev/null'));
+      const logger = createLogger(
+        { name: 'x', level: 'info', streams: [{ level: 'info', stream: files }] },
+        fs.createWriteStream('/dev/null'),
+      );
       for (let i = 0; i < 200; i++) logger.info({ i }, `line ${i} ${'y'.repeat(50)}`);
       const file = path.join(dir, 'RPI-API-info-2026-11-21.log');
       expect(fs.statSync(file).size).toBeLessThan(4096 + 400);
@@ -329,16 +477,27 @@ describe('daily log files', () => {
       fs.writeFileSync(path.join(dir, 'keep.txt'), 'x');
       let now = new Date(2026, 10, 21, 9, 30);
       const files = new DailyLogFiles({ dir, now: () => now, retentionDays: 7 });
-      const logger = createLogger({ name: 'x', level: 'debug', streams: [{ level: 'info', stream: files }] }, fs.createWriteStream('/dev/null'));
+      const logger = createLogger(
+        { name: 'x', level: 'debug', streams: [{ level: 'info', stream: files }] },
+        fs.createWriteStream('/dev/null'),
+      );
       logger.debug('not kept');
       logger.info({ schooluserid: 'u1', logaccesstype: 1 }, 'sign-in');
       logger.warn('careful');
       logger.error('broken');
-      const info = fs.readFileSync(path.join(dir, 'RPI-API-info-2026-11-21.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const info = fs
+        .readFileSync(path.join(dir, 'RPI-API-info-2026-11-21.log'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(info.map((l) => [l.level, l.message])).toEqual([['info', 'sign-in'], ['warn', 'careful']]);
       expect(info[0].metadata).toMatchObject({ application: 'RPI-API', userid: 'u1', logaccesstype: 1 });
       expect(info[0].metadata.timestamp).toMatch(/Z$/);
-      const errors = fs.readFileSync(path.join(dir, 'RPI-API-error-2026-11-21.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      const errors = fs
+        .readFileSync(path.join(dir, 'RPI-API-error-2026-11-21.log'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(errors.map((l) => l.message)).toEqual(['broken']);
       expect(fs.existsSync(path.join(dir, 'RPI-API-info-2020-01-01.log'))).toBe(false);
       expect(fs.existsSync(path.join(dir, 'keep.txt'))).toBe(true);
@@ -364,32 +523,86 @@ describe('GET /export/log/summary', () => {
       const at = (ms: number) => new Date(ms).toISOString();
       const outside = logWindowStart(new Date(now)).getTime() - 2 * DAY;
       const result = (studentid: string, starttime: string) => ({
-        studentprogressid: uuid(), studentid, ispass: true, studentprogressreferenceid: uuid(), progresstype: 2, resultpercentage: 90, points: 10,
-        fullpoints: 10, marks: 9, scores: 2, starttime, endtime: starttime,
+        studentprogressid: uuid(),
+        studentid,
+        ispass: true,
+        studentprogressreferenceid: uuid(),
+        progresstype: 2,
+        resultpercentage: 90,
+        points: 10,
+        fullpoints: 10,
+        marks: 9,
+        scores: 2,
+        starttime,
+        endtime: starttime,
       });
-      const results = [result(one.studentid!, at(now - 3 * DAY)), result(one.studentid!, at(now - DAY)), result(two.studentid!, at(outside))];
+      const results = [
+        result(one.studentid!, at(now - 3 * DAY)),
+        result(one.studentid!, at(now - DAY)),
+        result(two.studentid!, at(outside)),
+      ];
       await db('studentprogress').insert(results);
-      await db('studentprogressquestions').insert([results[0], results[0], results[2]].map((r) => ({
-        studentprogressquestionid: uuid(), studentprogressid: r.studentprogressid, tries: 0, iscorrect: true, referencequestionid: uuid(),
-      })));
+      await db('studentprogressquestions').insert(
+        [results[0], results[0], results[2]].map((r) => ({
+          studentprogressquestionid: uuid(),
+          studentprogressid: r.studentprogressid,
+          tries: 0,
+          iscorrect: true,
+          referencequestionid: uuid(),
+        })),
+      );
       await db('studentpoints').insert({
-        studentpointid: uuid(), studentid: two.studentid, levelid: DEMO.levelid, lessonid: DEMO.lessonid, gradepoints: 1, levelpoints: 1, levelquizscores: 0,
-        lessonpoints: 1, learningpoints: 1, practicepoints: 0, quizpoints: 0, scores: 1, created_at: at(now - 2 * DAY),
+        studentpointid: uuid(),
+        studentid: two.studentid,
+        levelid: DEMO.levelid,
+        lessonid: DEMO.lessonid,
+        gradepoints: 1,
+        levelpoints: 1,
+        levelquizscores: 0,
+        lessonpoints: 1,
+        learningpoints: 1,
+        practicepoints: 0,
+        quizpoints: 0,
+        scores: 1,
+        created_at: at(now - 2 * DAY),
       });
-      await db('rpiuseraccess').insert({ rpiuseraccessid: uuid(), userid: one.schooluserid, ipaddress: '10.0.0.9', timespent: 1, status: 2, logintime: at(now - 5 * DAY) });
+      await db('rpiuseraccess').insert({
+        rpiuseraccessid: uuid(),
+        userid: one.schooluserid,
+        ipaddress: '10.0.0.9',
+        timespent: 1,
+        status: 2,
+        logintime: at(now - 5 * DAY),
+      });
 
       const summary = async () => request(s.app).get('/export/log/summary').set('Authorization', staffUser.auth);
       const before = await summary();
       expect(before.status).toBe(200);
       expect(before.body.data).toMatchObject({
-        learners: 2, results: 2, answers: 2, progress: 1, access: 1, first: at(now - 5 * DAY), last: at(now - DAY), logfiles: 0, lastexport: null,
+        learners: 2,
+        results: 2,
+        answers: 2,
+        progress: 1,
+        access: 1,
+        first: at(now - 5 * DAY),
+        last: at(now - DAY),
+        logfiles: 0,
+        lastexport: null,
       });
 
-      const exported = await request(s.app).get('/export/log').set('Authorization', staffUser.auth).buffer(true).parse(binary);
+      const exported = await request(s.app)
+        .get('/export/log')
+        .set('Authorization', staffUser.auth)
+        .buffer(true)
+        .parse(binary);
       expect(exported.status).toBe(200);
       expect((exported.body as Buffer).length).toBe(before.body.data.bytes);
       const after = await summary();
-      expect(after.body.data.lastexport).toEqual({ at: expect.any(String), bytes: before.body.data.bytes, by: staffUser.schoolusername });
+      expect(after.body.data.lastexport).toEqual({
+        at: expect.any(String),
+        bytes: before.body.data.bytes,
+        by: staffUser.schoolusername,
+      });
       expect(Date.now() - Date.parse(after.body.data.lastexport.at)).toBeLessThan(60_000);
       expect(Number((await db('logexports').count({ n: '*' }))[0].n)).toBe(1);
     } finally {

@@ -15,8 +15,14 @@ const SECRETS = { SERVER_SYNC_KEY: 'sk_faults_0123456789', JWT_SECRET: 'jwt_faul
 
 /** A package of subjects and countries only (every other key empty). */
 function pkg(n: number): Record<ContentKey, unknown[]> {
-  const p = Object.fromEntries(Object.keys(CONTENT_KEYS).map((k) => [k, []])) as unknown as Record<ContentKey, unknown[]>;
-  p.subjects = Array.from({ length: n }, (_, i) => ({ subjectid: crypto.randomUUID(), subjectname: `Subject ${i}`, subjectstatus: true, isdeleted: false }));
+  const p = Object.fromEntries(Object.keys(CONTENT_KEYS).map((k) => [k, []])) as
+    unknown as Record<ContentKey, unknown[]>;
+  p.subjects = Array.from({ length: n }, (_, i) => ({
+    subjectid: crypto.randomUUID(),
+    subjectname: `Subject ${i}`,
+    subjectstatus: true,
+    isdeleted: false,
+  }));
   p.countries = [{ countryid: crypto.randomUUID(), countryname: 'Faultland', expectedusage: 1, isdeleted: false }];
   return p;
 }
@@ -37,7 +43,11 @@ describe('PUT /import/master under faults: a clear error, the previous content k
     await t.tdb.dispose();
   });
 
-  const put = (app: TestApp['app'], zip: Buffer) => request(app).put('/import/master').set('Authorization', t.config.serverSyncKey).attach('importfile', zip, 'content.zip');
+  const put = (app: TestApp['app'], zip: Buffer) =>
+    request(app)
+      .put('/import/master')
+      .set('Authorization', t.config.serverSyncKey)
+      .attach('importfile', zip, 'content.zip');
   const subjects = async () => (await t.tdb.db('subjects').orderBy('subjectname').pluck('subjectname')) as string[];
 
   it('the temporary disk fills up while the package is received: 507', async () => {
@@ -46,7 +56,11 @@ describe('PUT /import/master under faults: a clear error, the previous content k
     const real = fs.createWriteStream.bind(fs);
     vi.spyOn(fs, 'createWriteStream').mockImplementation(((file: fs.PathLike, options?: unknown) => {
       if (!String(file).includes('lms-upload-')) return real(file, options as never);
-      return new Writable({ write(_c, _e, cb) { cb(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' })); } });
+      return new Writable({
+        write(_c, _e, cb) {
+          cb(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+        },
+      });
     }) as typeof fs.createWriteStream);
     const res = await put(t.app, second);
     expect(res.status).toBe(507);
@@ -64,8 +78,15 @@ describe('PUT /import/master under faults: a clear error, the previous content k
     const url = new URL(t.tdb.url);
     url.searchParams.set('application_name', name);
     const appDb = openDatabase(url.toString());
-    const admin = knexFactory({ client: 'pg', connection: url.toString().replace(name, `${name}_admin`), pool: { min: 1, max: 2 } });
-    const app = createApp(loadConfig({ NODE_ENV: 'test', DATABASE_URL: t.tdb.url, ...SECRETS }), { db: appDb, logger: silentLogger });
+    const admin = knexFactory({
+      client: 'pg',
+      connection: url.toString().replace(name, `${name}_admin`),
+      pool: { min: 1, max: 2 },
+    });
+    const app = createApp(loadConfig({ NODE_ENV: 'test', DATABASE_URL: t.tdb.url, ...SECRETS }), {
+      db: appDb,
+      logger: silentLogger,
+    });
     try {
       // The import blocks on a lock the test holds, after it has already emptied and refilled earlier tables;
       // its connection is killed while it waits, then the lock is let go.
@@ -74,12 +95,18 @@ describe('PUT /import/master under faults: a clear error, the previous content k
       const answer = put(app, second).then((r) => r);
       let waiting = false;
       for (let i = 0; i < 200 && !waiting; i += 1) {
-        const r = await admin.raw("select 1 from pg_stat_activity where application_name = ? and wait_event_type = 'Lock'", [name]);
+        const r = await admin.raw(
+          "select 1 from pg_stat_activity where application_name = ? and wait_event_type = 'Lock'",
+          [name],
+        );
         waiting = r.rows.length > 0;
         if (!waiting) await new Promise((res) => setTimeout(res, 25));
       }
       expect(waiting).toBe(true);
-      const killed = await admin.raw('select pg_terminate_backend(pid) as done from pg_stat_activity where application_name = ?', [name]);
+      const killed = await admin.raw(
+        'select pg_terminate_backend(pid) as done from pg_stat_activity where application_name = ?',
+        [name],
+      );
       expect(killed.rows.some((r: { done: boolean }) => r.done)).toBe(true);
       await holding.rollback();
       const res = await answer;

@@ -9,13 +9,19 @@ import { DEMO, repoRoot, seedDemoContent } from '@lms/db';
 import { loadConfig } from '../src/config';
 import { makeApp, type TestApp } from './helpers';
 
-const realSecrets = { JWT_SECRET: crypto.randomBytes(32).toString('base64'), SERVER_SYNC_KEY: crypto.randomBytes(32).toString('hex') };
+const realSecrets = {
+  JWT_SECRET: crypto.randomBytes(32).toString('base64'),
+  SERVER_SYNC_KEY: crypto.randomBytes(32).toString('hex'),
+};
 
 let t: TestApp;
 beforeAll(async () => {
   t = await makeApp();
   await seedDemoContent(t.tdb.db);
-  await t.tdb.db('schools').where('schoolid', DEMO.schoolid).update({ uitheme: 'corporate', brandingconfig: JSON.stringify({ displayname: 'Demo', logourl: '/logo.png' }) });
+  await t.tdb
+    .db('schools')
+    .where('schoolid', DEMO.schoolid)
+    .update({ uitheme: 'corporate', brandingconfig: JSON.stringify({ displayname: 'Demo', logourl: '/logo.png' }) });
 });
 afterAll(async () => { await t.tdb.dispose(); });
 
@@ -30,7 +36,10 @@ describe('classroom public routes', () => {
   it("GET /school/branding answers a school's theme, matching the name case-insensitively", async () => {
     const res = await request(t.app).get('/school/branding').query({ schoolname: 'demo primary school' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ error: false, data: { uitheme: 'corporate', brandingconfig: { displayname: 'Demo', logourl: '/logo.png' } } });
+    expect(res.body).toEqual({
+      error: false,
+      data: { uitheme: 'corporate', brandingconfig: { displayname: 'Demo', logourl: '/logo.png' } },
+    });
   });
 
   it('GET /school/branding answers the default theme for an unknown or missing school', async () => {
@@ -42,7 +51,11 @@ describe('classroom public routes', () => {
   });
 
   it('answers unknown routes with the 404 envelope and serves docs in test', async () => {
-    expect((await request(t.app).get('/nope')).body).toEqual({ error: true, errormessage: 'Cannot GET /nope', data: false });
+    expect((await request(t.app).get('/nope')).body).toEqual({
+      error: true,
+      errormessage: 'Cannot GET /nope',
+      data: false,
+    });
     const doc = await request(t.app).get('/docs/openapi.json');
     expect(doc.status).toBe(200);
     expect(doc.body.paths['/school/branding']).toBeDefined();
@@ -76,20 +89,33 @@ describe('classroom configuration', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', ...realSecrets })).not.toThrow();
   });
 
-  it.each(Object.keys(realSecrets))('refuses a production start while %s holds fewer than 32 random bytes, unless kept on purpose', (name) => {
-    const start = (value: string, extra: Record<string, string> = {}) => () => loadConfig({ NODE_ENV: 'production', ...realSecrets, [name]: value, ...extra });
-    expect(start('short')).toThrow(new RegExp(`${name} is too weak for NODE_ENV=production: 5 characters, fewer than 43.*ALLOW_WEAK_${name}=1`));
-    expect(start(crypto.randomBytes(32).toString('hex').slice(0, 63))).toThrow(/63 hex digits/);
-    expect(start(crypto.randomBytes(32).toString('base64url'))().weakSecrets).toEqual([]);
-    // The classroom box may share a key with a central that still runs the existing system.
-    expect(start('sk_7b1e5d9c0a2f4c38', { [`ALLOW_WEAK_${name}`]: 'true' })().weakSecrets).toEqual([name]);
-    expect(start('changeme', { [`ALLOW_WEAK_${name}`]: '1' })).toThrow(/placeholder/);
-  });
+  it.each(Object.keys(realSecrets))(
+    'refuses a production start while %s holds fewer than 32 random bytes, unless kept on purpose',
+    (name) => {
+      const start =
+        (value: string, extra: Record<string, string> = {}) =>
+        () =>
+          loadConfig({ NODE_ENV: 'production', ...realSecrets, [name]: value, ...extra });
+      expect(start('short')).toThrow(
+        new RegExp(`${name} is too weak for NODE_ENV=production: 5 characters, fewer than 43.*ALLOW_WEAK_${name}=1`),
+      );
+      expect(start(crypto.randomBytes(32).toString('hex').slice(0, 63))).toThrow(/63 hex digits/);
+      expect(start(crypto.randomBytes(32).toString('base64url'))().weakSecrets).toEqual([]);
+      // The classroom box may share a key with a central that still runs the existing system.
+      expect(start('sk_7b1e5d9c0a2f4c38', { [`ALLOW_WEAK_${name}`]: 'true' })().weakSecrets).toEqual([name]);
+      expect(start('changeme', { [`ALLOW_WEAK_${name}`]: '1' })).toThrow(/placeholder/);
+    },
+  );
 
-  it('refuses a repeated pattern, a sequence, and JWT_SECRET equal to SERVER_SYNC_KEY (naming both, not the value)', () => {
+  it('refuses a repeated pattern, a sequence, and JWT_SECRET equal to SERVER_SYNC_KEY (naming both, ' +
+    'not the value)', () => {
     const start = (env: Record<string, string>) => () => loadConfig({ NODE_ENV: 'production', ...realSecrets, ...env });
-    expect(start({ JWT_SECRET: 'abcdefghijklmnop'.repeat(3) })).toThrow(/JWT_SECRET is too weak .*a pattern of 16 characters repeated/);
-    expect(start({ SERVER_SYNC_KEY: '0123456789'.repeat(7) })).toThrow(/SERVER_SYNC_KEY is too weak .*a pattern of 10 characters/);
+    expect(start({ JWT_SECRET: 'abcdefghijklmnop'.repeat(3) })).toThrow(
+      /JWT_SECRET is too weak .*a pattern of 16 characters repeated/,
+    );
+    expect(start({ SERVER_SYNC_KEY: '0123456789'.repeat(7) })).toThrow(
+      /SERVER_SYNC_KEY is too weak .*a pattern of 10 characters/,
+    );
     expect(start({ JWT_SECRET: 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ' })).toThrow(/a sequence/);
     const value = crypto.randomBytes(32).toString('base64url');
     expect(start({ JWT_SECRET: value, SERVER_SYNC_KEY: value })).toThrow(

@@ -18,8 +18,17 @@ function probe(t: TestApp) {
     ['synckeyOrOfflineStaff', syncKeyOrOfflineStaff()], ['anyOrSynckey', anyOrSyncKey()],
   ];
   const router = express.Router();
-  mount<Caller>(router, gates.map(([name, gate]) => route<Caller>('GET', `/p/${name}`, gate, {}, ({ caller }) => caller.kind)), classroomGates);
-  const app = createBaseApp({ config: { nodeEnv: 'test', trustProxy: 0, corsOrigins: [] }, logger: silentLogger, preRoutes: [identify()], router });
+  mount<Caller>(
+    router,
+    gates.map(([name, gate]) => route<Caller>('GET', `/p/${name}`, gate, {}, ({ caller }) => caller.kind)),
+    classroomGates,
+  );
+  const app = createBaseApp({
+    config: { nodeEnv: 'test', trustProxy: 0, corsOrigins: [] },
+    logger: silentLogger,
+    preRoutes: [identify()],
+    router,
+  });
   app.locals.config = t.config;
   app.locals.deps = { db: t.tdb.db, logger: silentLogger };
   return app;
@@ -31,7 +40,10 @@ const users: Record<string, TestUser> = {};
 
 beforeAll(async () => {
   online = await makeApp({ SERVER_SYNC_KEY: 'sk_test_0123456789', JWT_SECRET: 'jwt_test_0123456789' });
-  offline = await makeApp({ SERVER_SYNC_KEY: 'sk_test_0123456789', JWT_SECRET: 'jwt_test_0123456789', RPI_OFFLINE: 'true' }, online.tdb);
+  offline = await makeApp(
+    { SERVER_SYNC_KEY: 'sk_test_0123456789', JWT_SECRET: 'jwt_test_0123456789', RPI_OFFLINE: 'true' },
+    online.tdb,
+  );
   users.superadmin = await tokenFor(online, 1);
   users.admin = await tokenFor(online, 2);
   users.teacher = await tokenFor(online, 3);
@@ -52,12 +64,66 @@ const headerFor = (t: TestApp, who: Who): string | undefined => {
 
 // Expected status per gate and caller: 401 without a valid caller, 403 for a valid one the gate does not admit.
 const matrix: Record<string, Record<Who, number>> = {
-  any: { anonymous: 401, garbage: 401, synckey: 403, bearerSynckey: 401, superadmin: 200, admin: 200, teacher: 200, learner: 200 },
-  staff: { anonymous: 401, garbage: 401, synckey: 403, bearerSynckey: 401, superadmin: 200, admin: 200, teacher: 200, learner: 403 },
-  synckey: { anonymous: 401, garbage: 401, synckey: 200, bearerSynckey: 401, superadmin: 403, admin: 403, teacher: 403, learner: 403 },
-  synckeyOrStaff: { anonymous: 401, garbage: 401, synckey: 200, bearerSynckey: 401, superadmin: 200, admin: 200, teacher: 200, learner: 403 },
-  synckeyOrOfflineStaff: { anonymous: 401, garbage: 401, synckey: 200, bearerSynckey: 401, superadmin: 403, admin: 403, teacher: 403, learner: 403 },
-  anyOrSynckey: { anonymous: 401, garbage: 401, synckey: 200, bearerSynckey: 401, superadmin: 200, admin: 200, teacher: 200, learner: 200 },
+  any: {
+    anonymous: 401,
+    garbage: 401,
+    synckey: 403,
+    bearerSynckey: 401,
+    superadmin: 200,
+    admin: 200,
+    teacher: 200,
+    learner: 200,
+  },
+  staff: {
+    anonymous: 401,
+    garbage: 401,
+    synckey: 403,
+    bearerSynckey: 401,
+    superadmin: 200,
+    admin: 200,
+    teacher: 200,
+    learner: 403,
+  },
+  synckey: {
+    anonymous: 401,
+    garbage: 401,
+    synckey: 200,
+    bearerSynckey: 401,
+    superadmin: 403,
+    admin: 403,
+    teacher: 403,
+    learner: 403,
+  },
+  synckeyOrStaff: {
+    anonymous: 401,
+    garbage: 401,
+    synckey: 200,
+    bearerSynckey: 401,
+    superadmin: 200,
+    admin: 200,
+    teacher: 200,
+    learner: 403,
+  },
+  synckeyOrOfflineStaff: {
+    anonymous: 401,
+    garbage: 401,
+    synckey: 200,
+    bearerSynckey: 401,
+    superadmin: 403,
+    admin: 403,
+    teacher: 403,
+    learner: 403,
+  },
+  anyOrSynckey: {
+    anonymous: 401,
+    garbage: 401,
+    synckey: 200,
+    bearerSynckey: 401,
+    superadmin: 200,
+    admin: 200,
+    teacher: 200,
+    learner: 200,
+  },
 };
 
 describe('classroom gates (online)', () => {
@@ -68,7 +134,12 @@ describe('classroom gates (online)', () => {
         const h = headerFor(online, who);
         const res = await (h ? request(app).get(`/p/${gate}`).set('Authorization', h) : request(app).get(`/p/${gate}`));
         expect({ who, status: res.status }).toEqual({ who, status });
-        if (status !== 200) expect(res.body).toEqual({ error: true, errormessage: status === 401 ? 'Unauthorized' : 'Forbidden', data: false });
+        if (status !== 200)
+          expect(res.body).toEqual({
+            error: true,
+            errormessage: status === 401 ? 'Unauthorized' : 'Forbidden',
+            data: false,
+          });
       }
     });
   }
@@ -77,10 +148,19 @@ describe('classroom gates (online)', () => {
 describe('classroom gates (offline)', () => {
   it('synckeyOrOfflineStaff admits staff tokens and the key, not learners', async () => {
     const app = probe(offline);
-    const expected: Record<string, number> = { synckey: 200, superadmin: 200, admin: 200, teacher: 200, learner: 403, anonymous: 401 };
+    const expected: Record<string, number> = {
+      synckey: 200,
+      superadmin: 200,
+      admin: 200,
+      teacher: 200,
+      learner: 403,
+      anonymous: 401,
+    };
     for (const [who, status] of Object.entries(expected)) {
       const h = headerFor(offline, who as Who);
-      const res = await (h ? request(app).get('/p/synckeyOrOfflineStaff').set('Authorization', h) : request(app).get('/p/synckeyOrOfflineStaff'));
+      const res = await (h
+        ? request(app).get('/p/synckeyOrOfflineStaff').set('Authorization', h)
+        : request(app).get('/p/synckeyOrOfflineStaff'));
       expect({ who, status: res.status }).toEqual({ who, status });
     }
   });
@@ -88,15 +168,22 @@ describe('classroom gates (offline)', () => {
 
 describe('gate vocabulary', () => {
   it('has no guard for central-only gates, so mounting such a route fails', () => {
-    for (const gate of [{ kind: 'roles', roles: ['admin'] }, { kind: 'perms', perms: ['view_grade'] }, { kind: 'token', token: 'refresh' }] as Gate[]) {
+    for (const gate of [
+      { kind: 'roles', roles: ['admin'] },
+      { kind: 'perms', perms: ['view_grade'] },
+      { kind: 'token', token: 'refresh' },
+    ] as Gate[]) {
       expect(classroomGates(gate)).toBeUndefined();
-      expect(() => mount(express.Router(), [route('GET', '/x', gate, {}, () => 1)], classroomGates)).toThrow(/no guard/);
+      expect(() => mount(express.Router(), [route('GET', '/x', gate, {}, () => 1)], classroomGates)).toThrow(
+        /no guard/,
+      );
     }
   });
 });
 
 describe('token validity', () => {
-  it('refuses a revoked jti, a disabled or deleted user, a wrong secret, a wrong type and a non-HS256 algorithm', async () => {
+  it('refuses a revoked jti, a disabled or deleted user, a wrong secret, ' +
+    'a wrong type and a non-HS256 algorithm', async () => {
     const app = probe(online);
     const get = (auth: string) => request(app).get('/p/any').set('Authorization', auth);
 
@@ -117,9 +204,11 @@ describe('token validity', () => {
     const claims = jwt.decode(u.token) as Record<string, unknown>;
     const { iat: _iat, exp: _exp, ...rest } = claims;
     expect((await get(`Bearer ${jwt.sign(rest, 'another-secret', { algorithm: 'HS256' })}`)).status).toBe(401);
-    expect((await get(`Bearer ${jwt.sign({ ...rest, claims: 'other' }, online.config.jwtSecret, { algorithm: 'HS256' })}`)).status).toBe(401);
-    expect((await get(`Bearer ${jwt.sign(rest, online.config.jwtSecret, { algorithm: 'HS384' })}`)).status).toBe(401);
-    expect((await get(`Bearer ${jwt.sign({ ...rest, exp: Math.floor(Date.now() / 1000) - 10 }, online.config.jwtSecret, { algorithm: 'HS256' })}`)).status).toBe(401);
+    const signed = (payload: object, algorithm: jwt.Algorithm = 'HS256') =>
+      `Bearer ${jwt.sign(payload, online.config.jwtSecret, { algorithm })}`;
+    expect((await get(signed({ ...rest, claims: 'other' }))).status).toBe(401);
+    expect((await get(signed(rest, 'HS384'))).status).toBe(401);
+    expect((await get(signed({ ...rest, exp: Math.floor(Date.now() / 1000) - 10 }))).status).toBe(401);
     expect(claims.claims).toBe(ACCESS_TYPE);
     expect((await get(u.auth)).status).toBe(200);
   });
@@ -129,8 +218,18 @@ describe('token validity', () => {
     const u = await tokenFor(online, 4);
     const hour = 60 * 60_000;
     await db('tokens').insert([
-      { token: 'expired-jti', lmsuserid: u.schooluserid, tokentype: ACCESS_TYPE, expires_at: new Date(Date.now() - hour).toISOString() },
-      { token: 'live-jti', lmsuserid: u.schooluserid, tokentype: ACCESS_TYPE, expires_at: new Date(Date.now() + hour).toISOString() },
+      {
+        token: 'expired-jti',
+        lmsuserid: u.schooluserid,
+        tokentype: ACCESS_TYPE,
+        expires_at: new Date(Date.now() - hour).toISOString(),
+      },
+      {
+        token: 'live-jti',
+        lmsuserid: u.schooluserid,
+        tokentype: ACCESS_TYPE,
+        expires_at: new Date(Date.now() + hour).toISOString(),
+      },
       // Recorded before tokens carried an expiry: kept until logout or disabling revokes it.
       { token: 'undated-jti', lmsuserid: u.schooluserid, tokentype: ACCESS_TYPE, expires_at: null },
     ]);

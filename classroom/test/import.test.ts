@@ -14,41 +14,243 @@ const id = (n: number) => `c0000000-0000-4000-8000-${String(n).padStart(12, '0')
 
 /** A curriculum package as central's GET /sync/content builds it (full rows, audit columns, JSON columns as text). */
 function content(): Record<ContentKey, Array<Record<string, unknown>>> {
-  const audit = { created_at: '2026-01-01T00:00:00.000Z', created_by: null, updated_at: null, updated_by: null, deleted_at: null, deleted_by: null };
+  const audit = {
+    created_at: '2026-01-01T00:00:00.000Z',
+    created_by: null,
+    updated_at: null,
+    updated_by: null,
+    deleted_at: null,
+    deleted_by: null,
+  };
   return {
-    curriculums: [{ curriculumid: DEMO.curriculumid, curriculumname: 'Mathematics (central)', curriculumstatus: 1, curriculumdescription: null, isdeleted: 0, subjectid: DEMO.subjectid, ...audit }],
-    curriculumbaselines: [{ curriculumbaselineid: id(20), curriculumid: DEMO.curriculumid, baselineid: id(21), baselinename: 'Start', baselinetype: 1, baselinestatus: true, schoolid: `["${DEMO.schoolid}"]`, isdeleted: false }],
-    baselinequestion: [{ baselinequestionid: id(22), curriculumbaselineid: id(20), questionid: id(10), baselinequestionstatus: true, isdeleted: false }],
-    grades: [{ gradeid: DEMO.gradeid, curriculumid: DEMO.curriculumid, gradestatus: true, gradename: 'Grade 1', gradeorder: 1, isdeleted: false, points: 100, ...audit }],
-    levels: [{ levelid: DEMO.levelid, gradeid: DEMO.gradeid, levelname: 'Level 1', levelorder: 1, levelstatus: true, isdeleted: false, quiz_points: 10, points: 50 }],
-    lessons: [
-      { lessonid: DEMO.lessonid, levelid: DEMO.levelid, lessonname: '1 Counting', lessonorder: 1, lessonstatus: true, isdeleted: false, practicecount: 1, quizcount: 1 },
-      { lessonid: id(1), levelid: DEMO.levelid, lessonname: '2 Adding', lessonorder: 2, lessonstatus: true, isdeleted: false },
+    curriculums: [
+      {
+        curriculumid: DEMO.curriculumid,
+        curriculumname: 'Mathematics (central)',
+        curriculumstatus: 1,
+        curriculumdescription: null,
+        isdeleted: 0,
+        subjectid: DEMO.subjectid,
+        ...audit,
+      },
     ],
-    lessonlearnings: [{ lessonlearningid: id(2), lessonlearningname: 'Video', lessonlearningdescription: 'Watch', lessonlearningstatus: true, lessonid: DEMO.lessonid, documentid: id(30), lessonlearningorder: 1, points: 5 }],
-    lessonpractices: [{ lessonpracticeid: id(3), lessonid: DEMO.lessonid, lessonpracticeorder: 1, lessonpracticestatus: true, lessonpracticename: 'Practice', lessonpracticedescription: '', points: 5 }],
-    lessonpracticequestions: [{ lessonpracticequestionid: id(4), lessonpracticeid: id(3), lessonpracticequestionstatus: true, questionid: id(10), lessonpracticequestionorder: 1 }],
-    lessonquizzes: [{ lessonquizid: id(5), lessonid: DEMO.lessonid, lessonquizorder: 1, lessonquizname: 'Quiz', lessonquizstatus: true, lessonquizdescription: '', points: 10 }],
-    lessonquizquestions: [{ lessonquizquestionid: id(6), lessonquizid: id(5), questionid: id(10), lessonquizquestionstatus: true, lessonquizquestionorder: 1 }],
-    levelquizquestions: [{ levelquizquestionid: id(7), levelid: DEMO.levelid, questionid: id(10), levelquizquestionstatus: true, levelquizquestionorder: 1, lessonid: DEMO.lessonid }],
-    questions: [{
-      questionid: id(10), questionheading: '{"text":"How many?"}', questionoptions: [{ value: 3 }], questiontext: 'Count', questiondistractors: null, questionfile: null,
-      templatetypeid: 1, isdeleted: 0, questionstatus: 1, questionidentifier: 'Q-1', questiontags: [], lastupdated: '2026-01-02T00:00:00.000Z', questioncorrectvalue: 3, questionobject: { ignored: true },
-    }],
-    documents: [{ documentid: id(30), documenttypeid: 2, documentname: 'counting.mp4', documents3meta: '{"Key":"counting.mp4"}', isdeleted: false, documenttags: null, lastupdated: '2026-01-02T00:00:00.000Z' }],
-    standards: [{ standardid: DEMO.standardid, standardname: DEMO.standardname, schoolname: DEMO.schoolname, schoolid: DEMO.schoolid, isdeleted: false, ...audit }],
-    schools: [{ schoolid: DEMO.schoolid, schoolname: DEMO.schoolname, countryid: DEMO.countryid, curriculums: `["${DEMO.curriculumid}"]`, isdeleted: false, uitheme: 'corporate', brandingconfig: null }],
+    curriculumbaselines: [
+      {
+        curriculumbaselineid: id(20),
+        curriculumid: DEMO.curriculumid,
+        baselineid: id(21),
+        baselinename: 'Start',
+        baselinetype: 1,
+        baselinestatus: true,
+        schoolid: `["${DEMO.schoolid}"]`,
+        isdeleted: false,
+      },
+    ],
+    baselinequestion: [
+      {
+        baselinequestionid: id(22),
+        curriculumbaselineid: id(20),
+        questionid: id(10),
+        baselinequestionstatus: true,
+        isdeleted: false,
+      },
+    ],
+    grades: [
+      {
+        gradeid: DEMO.gradeid,
+        curriculumid: DEMO.curriculumid,
+        gradestatus: true,
+        gradename: 'Grade 1',
+        gradeorder: 1,
+        isdeleted: false,
+        points: 100,
+        ...audit,
+      },
+    ],
+    levels: [
+      {
+        levelid: DEMO.levelid,
+        gradeid: DEMO.gradeid,
+        levelname: 'Level 1',
+        levelorder: 1,
+        levelstatus: true,
+        isdeleted: false,
+        quiz_points: 10,
+        points: 50,
+      },
+    ],
+    lessons: [
+      {
+        lessonid: DEMO.lessonid,
+        levelid: DEMO.levelid,
+        lessonname: '1 Counting',
+        lessonorder: 1,
+        lessonstatus: true,
+        isdeleted: false,
+        practicecount: 1,
+        quizcount: 1,
+      },
+      {
+        lessonid: id(1),
+        levelid: DEMO.levelid,
+        lessonname: '2 Adding',
+        lessonorder: 2,
+        lessonstatus: true,
+        isdeleted: false,
+      },
+    ],
+    lessonlearnings: [
+      {
+        lessonlearningid: id(2),
+        lessonlearningname: 'Video',
+        lessonlearningdescription: 'Watch',
+        lessonlearningstatus: true,
+        lessonid: DEMO.lessonid,
+        documentid: id(30),
+        lessonlearningorder: 1,
+        points: 5,
+      },
+    ],
+    lessonpractices: [
+      {
+        lessonpracticeid: id(3),
+        lessonid: DEMO.lessonid,
+        lessonpracticeorder: 1,
+        lessonpracticestatus: true,
+        lessonpracticename: 'Practice',
+        lessonpracticedescription: '',
+        points: 5,
+      },
+    ],
+    lessonpracticequestions: [
+      {
+        lessonpracticequestionid: id(4),
+        lessonpracticeid: id(3),
+        lessonpracticequestionstatus: true,
+        questionid: id(10),
+        lessonpracticequestionorder: 1,
+      },
+    ],
+    lessonquizzes: [
+      {
+        lessonquizid: id(5),
+        lessonid: DEMO.lessonid,
+        lessonquizorder: 1,
+        lessonquizname: 'Quiz',
+        lessonquizstatus: true,
+        lessonquizdescription: '',
+        points: 10,
+      },
+    ],
+    lessonquizquestions: [
+      {
+        lessonquizquestionid: id(6),
+        lessonquizid: id(5),
+        questionid: id(10),
+        lessonquizquestionstatus: true,
+        lessonquizquestionorder: 1,
+      },
+    ],
+    levelquizquestions: [
+      {
+        levelquizquestionid: id(7),
+        levelid: DEMO.levelid,
+        questionid: id(10),
+        levelquizquestionstatus: true,
+        levelquizquestionorder: 1,
+        lessonid: DEMO.lessonid,
+      },
+    ],
+    questions: [
+      {
+        questionid: id(10),
+        questionheading: '{"text":"How many?"}',
+        questionoptions: [{ value: 3 }],
+        questiontext: 'Count',
+        questiondistractors: null,
+        questionfile: null,
+        templatetypeid: 1,
+        isdeleted: 0,
+        questionstatus: 1,
+        questionidentifier: 'Q-1',
+        questiontags: [],
+        lastupdated: '2026-01-02T00:00:00.000Z',
+        questioncorrectvalue: 3,
+        questionobject: { ignored: true },
+      },
+    ],
+    documents: [
+      {
+        documentid: id(30),
+        documenttypeid: 2,
+        documentname: 'counting.mp4',
+        documents3meta: '{"Key":"counting.mp4"}',
+        isdeleted: false,
+        documenttags: null,
+        lastupdated: '2026-01-02T00:00:00.000Z',
+      },
+    ],
+    standards: [
+      {
+        standardid: DEMO.standardid,
+        standardname: DEMO.standardname,
+        schoolname: DEMO.schoolname,
+        schoolid: DEMO.schoolid,
+        isdeleted: false,
+        ...audit,
+      },
+    ],
+    schools: [
+      {
+        schoolid: DEMO.schoolid,
+        schoolname: DEMO.schoolname,
+        countryid: DEMO.countryid,
+        curriculums: `["${DEMO.curriculumid}"]`,
+        isdeleted: false,
+        uitheme: 'corporate',
+        brandingconfig: null,
+      },
+    ],
     countries: [{ countryid: DEMO.countryid, countryname: DEMO.countryname, expectedusage: '12.5', isdeleted: false }],
-    lessonplans: [{ lessonplanid: id(40), lessonplanname: 'Plan', lessonplandescription: '', lessonplanstatus: true, lessonid: DEMO.lessonid, documentid: id(30), lessonplanorder: 1 }],
-    subjects: [{ subjectid: DEMO.subjectid, subjectname: 'Mathematics', subjectstatus: true, isdeleted: false, ...audit }],
+    lessonplans: [
+      {
+        lessonplanid: id(40),
+        lessonplanname: 'Plan',
+        lessonplandescription: '',
+        lessonplanstatus: true,
+        lessonid: DEMO.lessonid,
+        documentid: id(30),
+        lessonplanorder: 1,
+      },
+    ],
+    subjects: [
+      { subjectid: DEMO.subjectid, subjectname: 'Mathematics', subjectstatus: true, isdeleted: false, ...audit },
+    ],
   };
 }
 
 const zipOf = async (c: Record<ContentKey, unknown[]>) => streamToBuffer(writeContentZip(c));
 
 const CONTENT_TABLES = [
-  'curriculums', 'curriculumbaseline', 'baselinequestion', 'grades', 'levels', 'lessons', 'lessonlearnings', 'lessonpractices', 'lessonpracticequestions',
-  'lessonquizzes', 'lessonquizquestions', 'levelquizquestions', 'questions', 'documents', 'standards', 'schools', 'countries', 'lessonplans', 'subjects',
+  'curriculums',
+  'curriculumbaseline',
+  'baselinequestion',
+  'grades',
+  'levels',
+  'lessons',
+  'lessonlearnings',
+  'lessonpractices',
+  'lessonpracticequestions',
+  'lessonquizzes',
+  'lessonquizquestions',
+  'levelquizquestions',
+  'questions',
+  'documents',
+  'standards',
+  'schools',
+  'countries',
+  'lessonplans',
+  'subjects',
 ];
 const LEARNER_TABLES = ['schoolusers', 'students', 'tokens', 'studentprogress'];
 
@@ -76,7 +278,9 @@ beforeAll(async () => {
   t = await makeApp(SECRETS);
   key = syncKeyOf(t);
   teacher = await tokenFor(t, 3);
-  learner = await tokenFor(t, 4, { studentFields: { studentcurrentlessonid: DEMO.lessonid, startinglevelid: DEMO.levelid } });
+  learner = await tokenFor(t, 4, {
+    studentFields: { studentcurrentlessonid: DEMO.lessonid, startinglevelid: DEMO.levelid },
+  });
 });
 afterAll(async () => {
   await t.tdb.dispose();
@@ -90,9 +294,17 @@ describe('PUT /import/master', () => {
     expect(res.body).toEqual({ error: false, data: true });
     const db = t.tdb.db;
     expect(await db('lessons').orderBy('lessonorder').pluck('lessonid')).toEqual([DEMO.lessonid, id(1)]);
-    expect(await db('curriculums').where('curriculumid', DEMO.curriculumid).first()).toMatchObject({ curriculumname: 'Mathematics (central)', curriculumstatus: true });
+    expect(await db('curriculums').where('curriculumid', DEMO.curriculumid).first()).toMatchObject({
+      curriculumname: 'Mathematics (central)',
+      curriculumstatus: true,
+    });
     const q = await db('questions').where('questionid', id(10)).first();
-    expect(q).toMatchObject({ questionheading: { text: 'How many?' }, questionoptions: [{ value: 3 }], questioncorrectvalue: 3, isdeleted: false });
+    expect(q).toMatchObject({
+      questionheading: { text: 'How many?' },
+      questionoptions: [{ value: 3 }],
+      questioncorrectvalue: 3,
+      isdeleted: false,
+    });
     expect(q).not.toHaveProperty('questionobject');
     expect((await db('schools').where('schoolid', DEMO.schoolid).first()).curriculums).toEqual([DEMO.curriculumid]);
     expect((await db('countries').first()).expectedusage).toBe(12.5);
@@ -139,15 +351,29 @@ describe('PUT /import/master', () => {
     const before = await snapshot(t, [...CONTENT_TABLES, ...LEARNER_TABLES]);
     const c = content();
     c.lessons = c.lessons.filter((l) => l.lessonid !== DEMO.lessonid);
-    for (const k of ['lessonlearnings', 'lessonpractices', 'lessonpracticequestions', 'lessonquizzes', 'lessonquizquestions', 'lessonplans'] as ContentKey[]) c[k] = [];
+    for (const k of [
+      'lessonlearnings',
+      'lessonpractices',
+      'lessonpracticequestions',
+      'lessonquizzes',
+      'lessonquizquestions',
+      'lessonplans',
+    ] as ContentKey[])
+      c[k] = [];
     c.levelquizquestions = [];
     const res = await put(t, '/import/master', key, await zipOf(c));
     // 409 naming the lesson and who is on it, so that the sender knows what stands in the way.
-    const username = (await t.tdb.db('schoolusers').where({ schooluserid: learner.schooluserid }).first()).schoolusername;
-    expect([res.status, res.body]).toEqual([409, {
-      error: true, data: false,
-      errormessage: `Invalid file: the package removes content that learners are on; move them first: lesson ${DEMO.lessonid} (${username})`,
-    }]);
+    const username = (await t.tdb.db('schoolusers').where({ schooluserid: learner.schooluserid }).first())
+      .schoolusername;
+    expect([res.status, res.body]).toEqual([
+      409,
+      {
+        error: true,
+        data: false,
+        errormessage: `Invalid file: the package removes content that learners are on; move them first: ` +
+          `lesson ${DEMO.lessonid} (${username})`,
+      },
+    ]);
     expect(await snapshot(t, [...CONTENT_TABLES, ...LEARNER_TABLES])).toEqual(before);
   });
 
@@ -191,7 +417,10 @@ describe('PUT /import/master', () => {
   });
 
   it('answers 400 when the request carries no importfile part', async () => {
-    const res = await request(t.app).put('/import/master').set('Authorization', key).attach('other', Buffer.from('x'), 'x.zip');
+    const res = await request(t.app)
+      .put('/import/master')
+      .set('Authorization', key)
+      .attach('other', Buffer.from('x'), 'x.zip');
     expect(res.status).toBe(400);
     expect(res.body.errormessage).toMatch(/importfile/);
     const json = await request(t.app).put('/import/master').set('Authorization', key).send({ a: 1 });
@@ -227,18 +456,46 @@ describe('PUT /import/master', () => {
 });
 
 const rosterUser = (n: number, extra: Record<string, unknown> = {}) => ({
-  schooluserid: id(500 + n), schoolusername: `Roster.User${n}`, schooluserpasswordhash: '$2b$10$abcdefghijklmnopqrstuu', schooluserrole: 4, schooluserstatus: 1,
-  schoolname: DEMO.schoolname, isdisabled: 0, isdeleted: 0, created_at: '2026-01-01T00:00:00.000Z', ...extra,
+  schooluserid: id(500 + n),
+  schoolusername: `Roster.User${n}`,
+  schooluserpasswordhash: '$2b$10$abcdefghijklmnopqrstuu',
+  schooluserrole: 4,
+  schooluserstatus: 1,
+  schoolname: DEMO.schoolname,
+  isdisabled: 0,
+  isdeleted: 0,
+  created_at: '2026-01-01T00:00:00.000Z',
+  ...extra,
 });
 const rosterStudent = (n: number, extra: Record<string, unknown> = {}) => ({
-  studentid: id(600 + n), studentfirstname: `Learner${n}`, studentlastname: 'Roster', genderid: 2, standard: DEMO.standardname, schoolname: DEMO.schoolname,
-  city: 'Town', country: DEMO.countryname, state: null, curriculumid: DEMO.curriculumid, curriculumids: [DEMO.curriculumid], gradeid: DEMO.gradeid,
-  isactive: 1, type: 'offline', is_teacher_acc: 0, dateofbirth: '2018-03-04T00:00:00.000Z', schooluserid: 'ignored', ...extra,
+  studentid: id(600 + n),
+  studentfirstname: `Learner${n}`,
+  studentlastname: 'Roster',
+  genderid: 2,
+  standard: DEMO.standardname,
+  schoolname: DEMO.schoolname,
+  city: 'Town',
+  country: DEMO.countryname,
+  state: null,
+  curriculumid: DEMO.curriculumid,
+  curriculumids: [DEMO.curriculumid],
+  gradeid: DEMO.gradeid,
+  isactive: 1,
+  type: 'offline',
+  is_teacher_acc: 0,
+  dateofbirth: '2018-03-04T00:00:00.000Z',
+  schooluserid: 'ignored',
+  ...extra,
 });
 
 describe('PUT /import/students and /import/teachers', () => {
   it('imports learners with the sync key, and a second import changes nothing', async () => {
-    const doc = { studentusers: [{ ...rosterUser(1), student: rosterStudent(1) }, { ...rosterUser(2, { schooluserrole: undefined }), student: rosterStudent(2) }] };
+    const doc = {
+      studentusers: [
+        { ...rosterUser(1), student: rosterStudent(1) },
+        { ...rosterUser(2, { schooluserrole: undefined }), student: rosterStudent(2) },
+      ],
+    };
     const zip = await streamToBuffer(writeStudentsZip(doc as never));
     const res = await put(t, '/import/students', key, zip);
     expect(res.status).toBe(200);
@@ -250,7 +507,13 @@ describe('PUT /import/students and /import/teachers', () => {
       ['Roster.User2', 4, '$2b$10$abcdefghijklmnopqrstuu'],
     ]);
     const student = await db('students').where('studentid', id(601)).first();
-    expect(student).toMatchObject({ schooluserid: id(501), curriculumids: [DEMO.curriculumid], isactive: true, state: '', dateofbirth: '2018-03-04T00:00:00.000Z' });
+    expect(student).toMatchObject({
+      schooluserid: id(501),
+      curriculumids: [DEMO.curriculumid],
+      isactive: true,
+      state: '',
+      dateofbirth: '2018-03-04T00:00:00.000Z',
+    });
     const before = await snapshot(t, ['schoolusers', 'students']);
     expect((await put(t, '/import/students', key, zip)).status).toBe(200);
     expect(await snapshot(t, ['schoolusers', 'students'])).toEqual(before);
@@ -258,19 +521,39 @@ describe('PUT /import/students and /import/teachers', () => {
 
   it('updates an existing learner (soft delete travels) and imports optional progress', async () => {
     const doc = {
-      studentusers: [{ ...rosterUser(1, { isdeleted: 1 }), student: rosterStudent(1, { studentfirstname: 'Renamed' }) }],
+      studentusers: [
+        { ...rosterUser(1, { isdeleted: 1 }), student: rosterStudent(1, { studentfirstname: 'Renamed' }) },
+      ],
       studentprogresses: {
-        studentgradesprogress: [{ studentgradeprogressid: id(700), studentid: id(601), curriculumid: DEMO.curriculumid, gradeid: DEMO.gradeid, progress: '25.5', points: 3, completed: 0, lastupdated: 1767225600000 }],
+        studentgradesprogress: [
+          {
+            studentgradeprogressid: id(700),
+            studentid: id(601),
+            curriculumid: DEMO.curriculumid,
+            gradeid: DEMO.gradeid,
+            progress: '25.5',
+            points: 3,
+            completed: 0,
+            lastupdated: 1767225600000,
+          },
+        ],
       },
     };
-    expect((await put(t, '/import/students', key, await streamToBuffer(writeStudentsZip(doc as never)))).status).toBe(200);
+    expect((await put(t, '/import/students', key, await streamToBuffer(writeStudentsZip(doc as never)))).status).toBe(
+      200,
+    );
     const db = t.tdb.db;
     expect(await db('schoolusers').where('schooluserid', id(501)).first()).toMatchObject({ isdeleted: true });
     expect(await db('students').where('studentid', id(601)).first()).toMatchObject({ studentfirstname: 'Renamed' });
-    expect(await db('studentgradesprogress').where('studentgradeprogressid', id(700)).first()).toMatchObject({ progress: 25.5, completed: false, lastupdated: '2026-01-01T00:00:00.000Z' });
+    expect(await db('studentgradesprogress').where('studentgradeprogressid', id(700)).first()).toMatchObject({
+      progress: 25.5,
+      completed: false,
+      lastupdated: '2026-01-01T00:00:00.000Z',
+    });
   });
 
-  it('keeps an existing password when a roster row carries none, and creates a new account that cannot sign in yet', async () => {
+  it('keeps an existing password when a roster row carries none, ' +
+    'and creates a new account that cannot sign in yet', async () => {
     const db = t.tdb.db;
     const before = (await db('schoolusers').where('schooluserid', id(501)).first()).schooluserpasswordhash;
     expect(before).toBe('$2b$10$abcdefghijklmnopqrstuu');
@@ -280,10 +563,14 @@ describe('PUT /import/students and /import/teachers', () => {
         { ...rosterUser(7, { schooluserpasswordhash: '' }), student: rosterStudent(7) },
       ],
     };
-    expect((await put(t, '/import/students', key, await streamToBuffer(writeStudentsZip(doc as never)))).status).toBe(200);
+    expect((await put(t, '/import/students', key, await streamToBuffer(writeStudentsZip(doc as never)))).status).toBe(
+      200,
+    );
     expect((await db('schoolusers').where('schooluserid', id(501)).first()).schooluserpasswordhash).toBe(before);
     expect((await db('schoolusers').where('schooluserid', id(507)).first()).schooluserpasswordhash).toBe('');
-    const login = await request(t.app).post('/auth/login').send({ studentusername: 'Roster.User7', studentpassword: '', logintime: Date.now() });
+    const login = await request(t.app)
+      .post('/auth/login')
+      .send({ studentusername: 'Roster.User7', studentpassword: '', logintime: Date.now() });
     expect([400, 401]).toContain(login.status);
   });
 
@@ -298,32 +585,62 @@ describe('PUT /import/students and /import/teachers', () => {
 
   it('rolls back the whole roster when one learner cannot be written', async () => {
     const before = await snapshot(t, ['schoolusers', 'students']);
-    const doc = { studentusers: [{ ...rosterUser(5), student: rosterStudent(5) }, { ...rosterUser(6), student: rosterStudent(6, { curriculumid: id(999) }) }] };
+    const doc = {
+      studentusers: [
+        { ...rosterUser(5), student: rosterStudent(5) },
+        { ...rosterUser(6), student: rosterStudent(6, { curriculumid: id(999) }) },
+      ],
+    };
     const res = await put(t, '/import/students', key, await streamToBuffer(writeStudentsZip(doc as never)));
     expect(res.status).toBe(409);
-    expect(res.body).toEqual({ error: true, errormessage: `This classroom server does not have curriculum ${id(999)}: push the content first`, data: false });
+    expect(res.body).toEqual({
+      error: true,
+      errormessage: `This classroom server does not have curriculum ${id(999)}: push the content first`,
+      data: false,
+    });
     expect(await snapshot(t, ['schoolusers', 'students'])).toEqual(before);
   });
 
   it('refuses a roster of a school whose content was never pushed here, saying so, and writes nothing', async () => {
     const before = await snapshot(t, ['schoolusers', 'students']);
-    const doc = { studentusers: [{ ...rosterUser(8, { schoolname: 'Nowhere Primary' }), student: rosterStudent(8, { schoolname: 'Nowhere Primary' }) }] };
+    const doc = {
+      studentusers: [
+        {
+          ...rosterUser(8, { schoolname: 'Nowhere Primary' }),
+          student: rosterStudent(8, { schoolname: 'Nowhere Primary' }),
+        },
+      ],
+    };
     const res = await put(t, '/import/students', key, await streamToBuffer(writeStudentsZip(doc as never)));
-    expect([res.status, res.body]).toEqual([409, {
-      error: true, errormessage: 'This classroom server does not have school Nowhere Primary: push the content first', data: false,
-    }]);
+    expect([res.status, res.body]).toEqual([
+      409,
+      {
+        error: true,
+        errormessage: 'This classroom server does not have school Nowhere Primary: push the content first',
+        data: false,
+      },
+    ]);
     expect(await snapshot(t, ['schoolusers', 'students'])).toEqual(before);
   });
 
   it('imports teachers with role 3 whatever the row says', async () => {
-    const zip = await streamToBuffer(writeTeachersZip([rosterUser(10, { schooluserrole: 1, schoolusername: 'teacher.ten' })]));
+    const zip = await streamToBuffer(
+      writeTeachersZip([rosterUser(10, { schooluserrole: 1, schoolusername: 'teacher.ten' })]),
+    );
     expect((await put(t, '/import/teachers', key, zip)).status).toBe(200);
-    expect(await t.tdb.db('schoolusers').where('schooluserid', id(510)).first()).toMatchObject({ schoolusername: 'teacher.ten', schooluserrole: 3 });
-    expect((await put(t, '/import/teachers', key, await streamToBuffer(writeTeachersZip({} as never)))).status).toBe(400);
+    expect(await t.tdb.db('schoolusers').where('schooluserid', id(510)).first()).toMatchObject({
+      schoolusername: 'teacher.ten',
+      schooluserrole: 3,
+    });
+    expect((await put(t, '/import/teachers', key, await streamToBuffer(writeTeachersZip({} as never)))).status).toBe(
+      400,
+    );
   });
 
   it('accepts only the sync key, even offline', async () => {
-    const students = await streamToBuffer(writeStudentsZip({ studentusers: [{ ...rosterUser(20), student: rosterStudent(20) }] } as never));
+    const students = await streamToBuffer(
+      writeStudentsZip({ studentusers: [{ ...rosterUser(20), student: rosterStudent(20) }] } as never),
+    );
     const teachers = await streamToBuffer(writeTeachersZip([rosterUser(21)]));
     const off = await makeApp({ ...SECRETS, RPI_OFFLINE: 'true' }, t.tdb);
     const admin = await tokenFor(off, 2);

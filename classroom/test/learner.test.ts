@@ -19,7 +19,8 @@ async function signIn(username: string = learner.schoolusername): Promise<string
   expect(res.status).toBe(200);
   return `Bearer ${res.body.data.accessToken}`;
 }
-const count = async (table: string, where: Record<string, unknown> = {}) => Number((await db()(table).where(where).count({ n: '*' }).first())?.n);
+const count = async (table: string, where: Record<string, unknown> = {}) =>
+  Number((await db()(table).where(where).count({ n: '*' }).first())?.n);
 
 beforeAll(async () => {
   t = await makeApp({ LOGIN_RATE_LIMIT_MAX: '1000' });
@@ -31,11 +32,25 @@ describe('POST /auth/login', () => {
   it('signs a learner in with the profile claims, stores the jti and opens an access row', async () => {
     const res = await login('Demo.Student', 'demo', { logintime: Date.parse('2026-11-20T08:00:00Z') });
     expect(res.status).toBe(200);
-    const claims = jwt.verify(res.body.data.accessToken, t.config.jwtSecret, { algorithms: ['HS256'] }) as Record<string, unknown>;
+    const claims = jwt.verify(res.body.data.accessToken, t.config.jwtSecret, { algorithms: ['HS256'] }) as
+      Record<string, unknown>;
     expect(claims).toMatchObject({
-      sub: learner.schooluserid, schooluserid: learner.schooluserid, schoolusername: 'demo.student', schooluserrole: 4, claims: 'wUKhn97t',
-      studentid: learner.studentid, curriculumids: [C.curriculumid], schoolname: C.schoolname, schoolid: C.schoolid, uitheme: 'kids', standard: C.standardid,
-      baselineid: null, baselinepassed: false, is_teacher_acc: false, dateofjoin: '2026/01/05', genderid: 2,
+      sub: learner.schooluserid,
+      schooluserid: learner.schooluserid,
+      schoolusername: 'demo.student',
+      schooluserrole: 4,
+      claims: 'wUKhn97t',
+      studentid: learner.studentid,
+      curriculumids: [C.curriculumid],
+      schoolname: C.schoolname,
+      schoolid: C.schoolid,
+      uitheme: 'kids',
+      standard: C.standardid,
+      baselineid: null,
+      baselinepassed: false,
+      is_teacher_acc: false,
+      dateofjoin: '2026/01/05',
+      genderid: 2,
     });
     expect(await count('tokens', { token: claims.jti as string, lmsuserid: learner.schooluserid })).toBe(1);
     const access = await db()('rpiuseraccess').where({ userid: learner.schooluserid, status: 1 });
@@ -58,10 +73,15 @@ describe('POST /auth/login', () => {
     expect(claims.is_teacher_acc).toBe(false);
   });
 
-  it('refuses a wrong password, an unknown user, a disabled, deleted or inactive account, and writes nothing', async () => {
+  it('refuses a wrong password, an unknown user, a disabled, deleted or inactive account, ' +
+    'and writes nothing', async () => {
     const tokensBefore = await count('tokens');
     const accessBefore = await count('rpiuseraccess');
-    expect((await login('demo.student', 'wrong')).body).toEqual({ error: true, errormessage: 'User/Password not matching', data: false });
+    expect((await login('demo.student', 'wrong')).body).toEqual({
+      error: true,
+      errormessage: 'User/Password not matching',
+      data: false,
+    });
     expect((await login('nobody')).status).toBe(400);
     const u = C.students[1];
     await db()('schoolusers').where('schooluserid', u.schooluserid).update({ isdisabled: true });
@@ -85,13 +105,17 @@ describe('POST /auth/login', () => {
     const md5 = crypto.createHash('md5').update('legacy1').digest('hex');
     const a = await tokenFor(t, 4, { passwordhash: await bcrypt.hash(md5, 4) });
     expect((await login(a.schoolusername, 'legacy1')).status).toBe(200);
-    expect((await db()('schoolusers').where('schooluserid', a.schooluserid).first()).schooluserpasswordhash).toMatch(/^\$argon2id\$/);
+    expect((await db()('schoolusers').where('schooluserid', a.schooluserid).first()).schooluserpasswordhash).toMatch(
+      /^\$argon2id\$/,
+    );
     expect((await login(a.schoolusername, 'legacy1')).status).toBe(200);
     const b = await tokenFor(t, 3, { passwordhash: md5 });
     expect((await login(b.schoolusername, 'nope')).status).toBe(400);
     expect((await db()('schoolusers').where('schooluserid', b.schooluserid).first()).schooluserpasswordhash).toBe(md5);
     expect((await login(b.schoolusername, 'legacy1')).status).toBe(200);
-    expect((await db()('schoolusers').where('schooluserid', b.schooluserid).first()).schooluserpasswordhash).toMatch(/^\$argon2id\$/);
+    expect((await db()('schoolusers').where('schooluserid', b.schooluserid).first()).schooluserpasswordhash).toMatch(
+      /^\$argon2id\$/,
+    );
   });
 });
 
@@ -115,7 +139,9 @@ describe('learner content', () => {
     const subjects = await request(t.app).get('/curriculum/subjects').set('Authorization', auth);
     expect(subjects.body.data).toEqual([expect.objectContaining({ curriculumid: C.curriculumid, progress: 0 })]);
     const grades = await request(t.app).get(`/grade/curriculum/${C.curriculumid}`).set('Authorization', auth);
-    expect(grades.body.data).toEqual([expect.objectContaining({ gradeid: C.gradeid, number_levels: 2, progress: 0, studentgradesprogresses: [] })]);
+    expect(grades.body.data).toEqual([
+      expect.objectContaining({ gradeid: C.gradeid, number_levels: 2, progress: 0, studentgradesprogresses: [] }),
+    ]);
     const levels = await request(t.app).get(`/level/grade/${C.gradeid}`).set('Authorization', auth);
     expect(levels.body.data.map((l: { levelid: string }) => l.levelid)).toEqual([C.levelid, C.level2id]);
     expect(levels.body.data[0]).toMatchObject({ levelid: C.levelid, progress: 0 });
@@ -124,57 +150,138 @@ describe('learner content', () => {
     expect(lessons.body.data.lesson.map((l: { lessonid: string }) => l.lessonid)).toEqual([C.lessonid, C.lesson2id]);
     const lesson = await request(t.app).get(`/lesson/${C.lessonid}/learning`).set('Authorization', auth);
     expect(lesson.status).toBe(200);
-    expect(lesson.body.data.lessonlearnings).toEqual([{ lessonlearningid: C.learningid, lessonlearningname: 'Counting to ten video', lessonlearningorder: 1 }]);
+    expect(lesson.body.data.lessonlearnings).toEqual([
+      { lessonlearningid: C.learningid, lessonlearningname: 'Counting to ten video', lessonlearningorder: 1 },
+    ]);
     expect(lesson.body.data.lessonquizzes[0].lessonquizid).toBe(C.quizid);
     expect(lesson.body.data).not.toHaveProperty('lessonplans');
     const learning = await request(t.app).get(`/lesson/learning/${C.learningid}`).set('Authorization', auth);
-    expect(learning.body.data).toMatchObject({ studentlearningprogress: null, lessonlearningfileobject: { filename: 'demo/counting-to-ten.mp4', filetype: 2, fileext: 'mp4' } });
+    expect(learning.body.data).toMatchObject({
+      studentlearningprogress: null,
+      lessonlearningfileobject: { filename: 'demo/counting-to-ten.mp4', filetype: 2, fileext: 'mp4' },
+    });
     const quiz = await request(t.app).get(`/question/quiz/${C.quizid}`).set('Authorization', auth);
     expect(quiz.body.data).toHaveLength(4);
     expect(quiz.body.data[0].question.questionobject).toMatchObject({
       questiontext: 'Which number is larger?',
       questionheading: { headingtext: 'Which number is larger?' },
-      questionoptions: [expect.objectContaining({ questionoptiontext: '7', questionoptioniscorrect: false }), expect.objectContaining({ questionoptiontext: '12', questionoptioniscorrect: true }), expect.objectContaining({ questionoptiontext: '3' })],
+      questionoptions: [
+        expect.objectContaining({ questionoptiontext: '7', questionoptioniscorrect: false }),
+        expect.objectContaining({ questionoptiontext: '12', questionoptioniscorrect: true }),
+        expect.objectContaining({ questionoptiontext: '3' }),
+      ],
     });
     const map = await request(t.app).get(`/curriculum/${C.curriculumid}/map`).set('Authorization', auth);
     expect(map.body.data.grades[0].levels[0]).toMatchObject({ hasquiz: true, levelpoints: 0 });
-    expect(map.body.data.grades[0].levels[0].lessons.map((l: { lessonid: string }) => l.lessonid)).toEqual([C.lessonid, C.lesson2id]);
+    expect(map.body.data.grades[0].levels[0].lessons.map((l: { lessonid: string }) => l.lessonid)).toEqual([
+      C.lessonid,
+      C.lesson2id,
+    ]);
   });
 
   it('shows lesson plans to teacher accounts only', async () => {
     const teacher = await signIn('demo.teacher');
     const lesson = await request(t.app).get(`/lesson/${C.lessonid}/learning`).set('Authorization', teacher);
-    expect(lesson.body.data.lessonplans).toEqual([{ lessonplanid: C.planid, lessonplanname: 'Teaching counting', lessonplanorder: 1 }]);
-    expect((await request(t.app).get(`/lesson/plan/${C.planid}`).set('Authorization', teacher)).body.data.lessonplanfileobject.fileext).toBe('pdf');
-    expect((await request(t.app).get(`/lesson/plan/${C.planid}`).set('Authorization', await signIn())).status).toBe(403);
+    expect(lesson.body.data.lessonplans).toEqual([
+      { lessonplanid: C.planid, lessonplanname: 'Teaching counting', lessonplanorder: 1 },
+    ]);
+    expect(
+      (await request(t.app).get(`/lesson/plan/${C.planid}`).set('Authorization', teacher)).body.data
+        .lessonplanfileobject.fileext,
+    ).toBe('pdf');
+    expect(
+      (
+        await request(t.app)
+          .get(`/lesson/plan/${C.planid}`)
+          .set('Authorization', await signIn())
+      ).status,
+    ).toBe(403);
   });
 
-  it("leaves a practice or quiz without an active question out of a learner's lesson, and shows staff every one", async () => {
+  it("leaves a practice or quiz without an active question out of a learner's lesson, " +
+    "and shows staff every one", async () => {
     const extra = {
-      practice: crypto.randomUUID(), quiz: crypto.randomUUID(), inactiveQuiz: crypto.randomUUID(), question: crypto.randomUUID(),
-      link: crypto.randomUUID(), inactiveLink: crypto.randomUUID(),
+      practice: crypto.randomUUID(),
+      quiz: crypto.randomUUID(),
+      inactiveQuiz: crypto.randomUUID(),
+      question: crypto.randomUUID(),
+      link: crypto.randomUUID(),
+      inactiveLink: crypto.randomUUID(),
     };
     const lessonid = C.lesson2id;
-    await db()('lessonpractices').insert({ lessonpracticeid: extra.practice, lessonid, lessonpracticeorder: 2, lessonpracticename: 'Empty practice', lessonpracticedescription: '', points: 10 });
+    await db()('lessonpractices').insert({
+      lessonpracticeid: extra.practice,
+      lessonid,
+      lessonpracticeorder: 2,
+      lessonpracticename: 'Empty practice',
+      lessonpracticedescription: '',
+      points: 10,
+    });
     await db()('lessonquizzes').insert([
-      { lessonquizid: extra.quiz, lessonid, lessonquizorder: 2, lessonquizname: 'Quiz of a deleted question', lessonquizdescription: '', points: 10 },
-      { lessonquizid: extra.inactiveQuiz, lessonid, lessonquizorder: 3, lessonquizname: 'Quiz of an inactive link', lessonquizdescription: '', points: 10 },
+      {
+        lessonquizid: extra.quiz,
+        lessonid,
+        lessonquizorder: 2,
+        lessonquizname: 'Quiz of a deleted question',
+        lessonquizdescription: '',
+        points: 10,
+      },
+      {
+        lessonquizid: extra.inactiveQuiz,
+        lessonid,
+        lessonquizorder: 3,
+        lessonquizname: 'Quiz of an inactive link',
+        lessonquizdescription: '',
+        points: 10,
+      },
     ]);
-    await db()('questions').insert({ questionid: extra.question, templatetypeid: 1, questionidentifier: 'DELETED-1', isdeleted: true });
+    await db()('questions').insert({
+      questionid: extra.question,
+      templatetypeid: 1,
+      questionidentifier: 'DELETED-1',
+      isdeleted: true,
+    });
     await db()('lessonquizquestions').insert([
-      { lessonquizquestionid: extra.link, lessonquizid: extra.quiz, questionid: extra.question, lessonquizquestionorder: 1, lessonquizquestionstatus: true },
-      { lessonquizquestionid: extra.inactiveLink, lessonquizid: extra.inactiveQuiz, questionid: C.questions[4], lessonquizquestionorder: 1, lessonquizquestionstatus: false },
+      {
+        lessonquizquestionid: extra.link,
+        lessonquizid: extra.quiz,
+        questionid: extra.question,
+        lessonquizquestionorder: 1,
+        lessonquizquestionstatus: true,
+      },
+      {
+        lessonquizquestionid: extra.inactiveLink,
+        lessonquizid: extra.inactiveQuiz,
+        questionid: C.questions[4],
+        lessonquizquestionorder: 1,
+        lessonquizquestionstatus: false,
+      },
     ]);
     try {
-      const ids = (body: { lessonpractices: Array<{ lessonpracticeid: string }>; lessonquizzes: Array<{ lessonquizid: string }> }) =>
-        [body.lessonpractices.map((p) => p.lessonpracticeid), body.lessonquizzes.map((q) => q.lessonquizid)];
-      const asLearner = await request(t.app).get(`/lesson/${lessonid}/learning`).set('Authorization', await signIn());
+      const ids = (body: {
+        lessonpractices: Array<{ lessonpracticeid: string }>;
+        lessonquizzes: Array<{ lessonquizid: string }>;
+      }) => [body.lessonpractices.map((p) => p.lessonpracticeid), body.lessonquizzes.map((q) => q.lessonquizid)];
+      const asLearner = await request(t.app)
+        .get(`/lesson/${lessonid}/learning`)
+        .set('Authorization', await signIn());
       expect(ids(asLearner.body.data)).toEqual([[C.practice2id], [C.quiz2id]]);
-      const asTeacher = await request(t.app).get(`/lesson/${lessonid}/learning`).set('Authorization', await signIn('demo.teacher'));
-      expect(ids(asTeacher.body.data)).toEqual([[C.practice2id, extra.practice], [C.quiz2id, extra.quiz, extra.inactiveQuiz]]);
+      const asTeacher = await request(t.app)
+        .get(`/lesson/${lessonid}/learning`)
+        .set('Authorization', await signIn('demo.teacher'));
+      expect(ids(asTeacher.body.data)).toEqual([
+        [C.practice2id, extra.practice],
+        [C.quiz2id, extra.quiz, extra.inactiveQuiz],
+      ]);
       // What the learner is no longer offered is exactly what has no question to serve.
       for (const id of [extra.quiz, extra.inactiveQuiz]) {
-        expect((await request(t.app).get(`/question/quiz/${id}`).set('Authorization', await signIn())).body.data).toEqual([]);
+        expect(
+          (
+            await request(t.app)
+              .get(`/question/quiz/${id}`)
+              .set('Authorization', await signIn())
+          ).body.data,
+        ).toEqual([]);
       }
     } finally {
       await db()('lessonquizquestions').whereIn('lessonquizquestionid', [extra.link, extra.inactiveLink]).del();
@@ -186,15 +293,27 @@ describe('learner content', () => {
 
   it('answers 400 for a malformed id and 404 for an unknown lesson', async () => {
     const auth = await signIn();
-    expect((await request(t.app).get('/curriculum/not-a-uuid').set('Authorization', auth)).body).toEqual({ error: true, errormessage: '"curriculumid" Invalid Curriculum id', data: false });
-    expect((await request(t.app).get(`/lesson/${crypto.randomUUID()}/learning`).set('Authorization', auth)).status).toBe(404);
+    expect((await request(t.app).get('/curriculum/not-a-uuid').set('Authorization', auth)).body).toEqual({
+      error: true,
+      errormessage: '"curriculumid" Invalid Curriculum id',
+      data: false,
+    });
+    expect(
+      (await request(t.app).get(`/lesson/${crypto.randomUUID()}/learning`).set('Authorization', auth)).status,
+    ).toBe(404);
   });
 });
 
 describe('result submission', () => {
   const quizBody = (starttime: number, correct: boolean[]) => ({
-    starttime, endtime: starttime + 60_000,
-    result: C.quizquestions.map((q, i) => ({ iscorrect: correct[i], lessonquizid: C.quizid, lessonquizquestionid: q, questionid: C.questions[i] })),
+    starttime,
+    endtime: starttime + 60_000,
+    result: C.quizquestions.map((q, i) => ({
+      iscorrect: correct[i],
+      lessonquizid: C.quizid,
+      lessonquizquestionid: q,
+      questionid: C.questions[i],
+    })),
   });
 
   it('saves a passing quiz with its answers and aggregates, and a replay writes nothing', async () => {
@@ -202,14 +321,37 @@ describe('result submission', () => {
     const body = quizBody(Date.parse('2026-11-20T09:00:00Z'), [true, true, true, true]);
     const first = await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth).send(body);
     expect(first.body).toEqual({ error: false, data: true });
-    const rows = await db()('studentprogress').where({ studentid: learner.studentid, studentprogressreferenceid: C.quizid });
+    const rows = await db()('studentprogress').where({
+      studentid: learner.studentid,
+      studentprogressreferenceid: C.quizid,
+    });
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ ispass: true, progresstype: 2, resultpercentage: 100, points: 40, fullpoints: 40, marks: 4, scores: 3, starttime: '2026-11-20T09:00:00.000Z' });
+    expect(rows[0]).toMatchObject({
+      ispass: true,
+      progresstype: 2,
+      resultpercentage: 100,
+      points: 40,
+      fullpoints: 40,
+      marks: 4,
+      scores: 3,
+      starttime: '2026-11-20T09:00:00.000Z',
+    });
     expect(await count('studentprogressquestions', { studentprogressid: rows[0].studentprogressid })).toBe(4);
-    const lessonRow = await db()('studentlessonsprogress').where({ studentid: learner.studentid, lessonid: C.lessonid }).first();
+    const lessonRow = await db()('studentlessonsprogress')
+      .where({ studentid: learner.studentid, lessonid: C.lessonid })
+      .first();
     expect(lessonRow).toMatchObject({ points: 40, completed: true, scores: 3 });
 
-    const snapshot = async () => Promise.all(['studentprogress', 'studentprogressquestions', 'studentactives', 'studentpoints', 'studentlessonsprogress'].map((x) => count(x)));
+    const snapshot = async () =>
+      Promise.all(
+        [
+          'studentprogress',
+          'studentprogressquestions',
+          'studentactives',
+          'studentpoints',
+          'studentlessonsprogress',
+        ].map((x) => count(x)),
+      );
     const before = await snapshot();
     const replay = await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth).send(body);
     expect(replay.body).toEqual({ error: false, data: true });
@@ -220,28 +362,67 @@ describe('result submission', () => {
     const bopha = C.students[4];
     const auth = await signIn(bopha.schoolusername);
     const body = quizBody(Date.parse('2026-11-20T09:30:00Z'), [true, false, true, true]);
-    const results = await Promise.all(Array.from({ length: 4 }, () => request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth).send(body)));
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth).send(body),
+      ),
+    );
     expect(results.map((r) => r.status)).toEqual([200, 200, 200, 200]);
-    const rows = await db()('studentprogress').where({ studentid: bopha.studentid, studentprogressreferenceid: C.quizid, starttime: '2026-11-20T09:30:00.000Z' });
+    const rows = await db()('studentprogress').where({
+      studentid: bopha.studentid,
+      studentprogressreferenceid: C.quizid,
+      starttime: '2026-11-20T09:30:00.000Z',
+    });
     expect(rows).toHaveLength(1);
     expect(await count('studentprogressquestions', { studentprogressid: rows[0].studentprogressid })).toBe(4);
   });
 
-  it('scores a practice against its active questions: a failing one is not passed but earns the practice\'s points', async () => {
+  it("scores a practice against its active questions: a failing one is not passed but earns " +
+    "the practice's points", async () => {
     const auth = await signIn('demo.student2');
-    const res = await request(t.app).post(`/result/lesson/practice/${C.practiceid}`).set('Authorization', auth).send({
-      starttime: Date.parse('2026-11-20T10:00:00Z'),
-      result: [
-        { iscorrect: true, lessonpracticeid: C.practiceid, lessonpracticequestionid: C.practicequestions[0], questionid: C.questions[0], tries: 1 },
-        { iscorrect: false, lessonpracticeid: C.practiceid, lessonpracticequestionid: C.practicequestions[1], questionid: C.questions[1], tries: 3 },
-      ],
-    });
+    const res = await request(t.app)
+      .post(`/result/lesson/practice/${C.practiceid}`)
+      .set('Authorization', auth)
+      .send({
+        starttime: Date.parse('2026-11-20T10:00:00Z'),
+        result: [
+          {
+            iscorrect: true,
+            lessonpracticeid: C.practiceid,
+            lessonpracticequestionid: C.practicequestions[0],
+            questionid: C.questions[0],
+            tries: 1,
+          },
+          {
+            iscorrect: false,
+            lessonpracticeid: C.practiceid,
+            lessonpracticequestionid: C.practicequestions[1],
+            questionid: C.questions[1],
+            tries: 3,
+          },
+        ],
+      });
     expect(res.status).toBe(200);
-    const row = await db()('studentprogress').where({ studentid: C.students[1].studentid, studentprogressreferenceid: C.practiceid }).first();
+    const row = await db()('studentprogress')
+      .where({ studentid: C.students[1].studentid, studentprogressreferenceid: C.practiceid })
+      .first();
     // One right answer of the practice's four questions: 25 %, not passed; the practice's 40 points for doing it.
-    expect(row).toMatchObject({ ispass: false, resultpercentage: 25, marks: 1, points: 40, fullpoints: 40, scores: 0, progresstype: 1 });
-    const answers = await db()('studentprogressquestions').where('studentprogressid', row.studentprogressid).orderBy('tries');
-    expect(answers.map((a) => [a.referencequestionid, a.tries])).toEqual([[C.practicequestions[0], 1], [C.practicequestions[1], 3]]);
+    expect(row).toMatchObject({
+      ispass: false,
+      resultpercentage: 25,
+      marks: 1,
+      points: 40,
+      fullpoints: 40,
+      scores: 0,
+      progresstype: 1,
+    });
+    const answers = await db()('studentprogressquestions')
+      .where('studentprogressid', row.studentprogressid)
+      .orderBy('tries');
+    expect(answers.map((a) => [a.referencequestionid, a.tries])).toEqual([
+      [C.practicequestions[0], 1],
+      [C.practicequestions[1], 3],
+    ]);
   });
 
   it('refuses a missing field, an unknown key or a question of another quiz, and writes nothing', async () => {
@@ -252,14 +433,39 @@ describe('result submission', () => {
       .send({ ...base, result: [{ iscorrect: true, lessonquizid: C.quizid, questionid: C.questions[0] }] });
     expect(missing.status).toBe(400);
     expect(missing.body.errormessage).toContain('lessonquizquestionid');
-    expect((await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth).send({ ...base, extra: 1 })).status).toBe(400);
-    const foreign = { ...base, result: [{ iscorrect: true, lessonquizid: C.quizid, lessonquizquestionid: C.practicequestions[0], questionid: C.questions[0] }] };
-    expect((await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth).send(foreign)).status).toBe(400);
-    expect((await request(t.app).post(`/result/lesson/quiz/${crypto.randomUUID()}`).set('Authorization', auth).send(base)).status).toBe(400);
+    expect(
+      (
+        await request(t.app)
+          .post(`/result/lesson/quiz/${C.quizid}`)
+          .set('Authorization', auth)
+          .send({ ...base, extra: 1 })
+      ).status,
+    ).toBe(400);
+    const foreign = {
+      ...base,
+      result: [
+        {
+          iscorrect: true,
+          lessonquizid: C.quizid,
+          lessonquizquestionid: C.practicequestions[0],
+          questionid: C.questions[0],
+        },
+      ],
+    };
+    expect(
+      (await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth).send(foreign)).status,
+    ).toBe(400);
+    expect(
+      (await request(t.app).post(`/result/lesson/quiz/${crypto.randomUUID()}`).set('Authorization', auth).send(base))
+        .status,
+    ).toBe(400);
     expect(await count('studentprogress')).toBe(before);
     // Newer app builds add the chosen answer to each item: kept out of the row, never a reason to refuse.
     const withAnswer = { ...base, result: base.result.map((r: Record<string, unknown>) => ({ ...r, answer: '4' })) };
-    const accepted = await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth).send(withAnswer);
+    const accepted = await request(t.app)
+      .post(`/result/lesson/quiz/${C.quizid}`)
+      .set('Authorization', auth)
+      .send(withAnswer);
     expect(accepted.status).toBe(200);
     expect(await count('studentprogress')).toBe(before + 1);
   });
@@ -268,85 +474,187 @@ describe('result submission', () => {
     const auth = await signIn();
     const level = {
       starttime: Date.parse('2026-11-20T12:00:00Z'),
-      result: C.levelquizquestions.map((q, i) => ({ iscorrect: true, levelid: C.levelid, levelquizquestionid: q, questionid: C.questions[2 + i] })),
+      result: C.levelquizquestions.map((q, i) => ({
+        iscorrect: true,
+        levelid: C.levelid,
+        levelquizquestionid: q,
+        questionid: C.questions[2 + i],
+      })),
     };
-    for (let i = 0; i < 2; i++) expect((await request(t.app).post(`/result/level/quiz/${C.levelid}`).set('Authorization', auth).send(level)).body).toEqual({ error: false, data: true });
-    expect(await count('studentprogress', { studentid: learner.studentid, studentprogressreferenceid: C.levelid })).toBe(1);
+    for (let i = 0; i < 2; i++)
+      expect(
+        (await request(t.app).post(`/result/level/quiz/${C.levelid}`).set('Authorization', auth).send(level)).body,
+      ).toEqual({ error: false, data: true });
+    expect(
+      await count('studentprogress', { studentid: learner.studentid, studentprogressreferenceid: C.levelid }),
+    ).toBe(1);
     const baseline = {
       starttime: Date.parse('2026-11-20T12:30:00Z'),
-      result: C.baselinequestions.map((q, i) => ({ iscorrect: i === 0, curriculumbaselineid: C.baselineid, baselinequestionid: q, questionid: C.questions[i * 3] })),
+      result: C.baselinequestions.map((q, i) => ({
+        iscorrect: i === 0,
+        curriculumbaselineid: C.baselineid,
+        baselinequestionid: q,
+        questionid: C.questions[i * 3],
+      })),
     };
-    for (let i = 0; i < 2; i++) expect((await request(t.app).post(`/result/baseline/question/${C.baselineid}`).set('Authorization', auth).send(baseline)).status).toBe(200);
-    expect(await count('studentprogress', { studentid: learner.studentid, studentprogressreferenceid: C.baselineid })).toBe(1);
-    const check = await request(t.app).post(`/curriculum/baseline/${C.curriculumid}/${encodeURIComponent(C.schoolname)}/${learner.schooluserid}`).set('Authorization', auth).send({});
-    expect(check.body.data).toEqual({ baselinename: 'Start of year check', curriculumbaselineid: C.baselineid, baselinepass: true });
+    for (let i = 0; i < 2; i++)
+      expect(
+        (
+          await request(t.app)
+            .post(`/result/baseline/question/${C.baselineid}`)
+            .set('Authorization', auth)
+            .send(baseline)
+        ).status,
+      ).toBe(200);
+    expect(
+      await count('studentprogress', { studentid: learner.studentid, studentprogressreferenceid: C.baselineid }),
+    ).toBe(1);
+    const check = await request(t.app)
+      .post(`/curriculum/baseline/${C.curriculumid}/${encodeURIComponent(C.schoolname)}/${learner.schooluserid}`)
+      .set('Authorization', auth)
+      .send({});
+    expect(check.body.data).toEqual({
+      baselinename: 'Start of year check',
+      curriculumbaselineid: C.baselineid,
+      baselinepass: true,
+    });
     const answers = await request(t.app).get(`/question/level/${C.levelid}/answers`).set('Authorization', auth);
-    expect(answers.body.data.levelquizquestions.map((q: { answer: { iscorrect: boolean } }) => q.answer.iscorrect)).toEqual([true, true]);
+    expect(
+      answers.body.data.levelquizquestions.map((q: { answer: { iscorrect: boolean } }) => q.answer.iscorrect),
+    ).toEqual([true, true]);
   });
 
-  it('records a practice or quiz handed in with no right answer (result: []) as one failed attempt; the practice earns its points', async () => {
+  it('records a practice or quiz handed in with no right answer (result: []) as one failed attempt; the practice ' +
+    'earns its points', async () => {
     const dara = C.students[3];
     const auth = await signIn(dara.schoolusername);
     const starttime = Date.parse('2026-11-21T09:00:00Z');
-    for (const [url, referenceid, points] of [[`/result/lesson/practice/${C.practiceid}`, C.practiceid, 40], [`/result/lesson/quiz/${C.quizid}`, C.quizid, 0]] as const) {
+    for (const [url, referenceid, points] of [
+      [`/result/lesson/practice/${C.practiceid}`, C.practiceid, 40],
+      [`/result/lesson/quiz/${C.quizid}`, C.quizid, 0],
+    ] as const) {
       for (let i = 0; i < 2; i++) {
-        const res = await request(t.app).post(url).set('Authorization', auth).send({ starttime, endtime: starttime + 30_000, result: [] });
+        const res = await request(t.app)
+          .post(url)
+          .set('Authorization', auth)
+          .send({ starttime, endtime: starttime + 30_000, result: [] });
         expect(res.status).toBe(200);
         expect(res.body).toEqual({ error: false, data: true });
       }
-      const rows = await db()('studentprogress').where({ studentid: dara.studentid, studentprogressreferenceid: referenceid });
+      const rows = await db()('studentprogress').where({
+        studentid: dara.studentid,
+        studentprogressreferenceid: referenceid,
+      });
       expect(rows).toHaveLength(1);
-      expect(rows[0]).toMatchObject({ ispass: false, resultpercentage: 0, marks: 0, points, scores: 0, starttime: '2026-11-21T09:00:00.000Z' });
+      expect(rows[0]).toMatchObject({
+        ispass: false,
+        resultpercentage: 0,
+        marks: 0,
+        points,
+        scores: 0,
+        starttime: '2026-11-21T09:00:00.000Z',
+      });
       expect(await count('studentprogressquestions', { studentprogressid: rows[0].studentprogressid })).toBe(0);
     }
-    const lessonRow = await db()('studentlessonsprogress').where({ studentid: dara.studentid, lessonid: C.lessonid }).first();
+    const lessonRow = await db()('studentlessonsprogress')
+      .where({ studentid: dara.studentid, lessonid: C.lessonid })
+      .first();
     // The practice's 40 of the lesson's 100 points (video 20, practice 40, quiz 40); not completed without the quiz.
     expect(lessonRow).toMatchObject({ points: 40, progress: 40, completed: false });
     // A second failed practice (a retake) is a new attempt, and the points stay earned once.
     const retake = Date.parse('2026-11-21T10:00:00Z');
-    expect((await request(t.app).post(`/result/lesson/practice/${C.practiceid}`).set('Authorization', auth).send({ starttime: retake, result: [] })).status).toBe(200);
-    expect(await count('studentprogress', { studentid: dara.studentid, studentprogressreferenceid: C.practiceid })).toBe(2);
-    expect(await db()('studentlessonsprogress').where({ studentid: dara.studentid, lessonid: C.lessonid }).first()).toMatchObject({ points: 40 });
+    expect(
+      (
+        await request(t.app)
+          .post(`/result/lesson/practice/${C.practiceid}`)
+          .set('Authorization', auth)
+          .send({ starttime: retake, result: [] })
+      ).status,
+    ).toBe(200);
+    expect(
+      await count('studentprogress', { studentid: dara.studentid, studentprogressreferenceid: C.practiceid }),
+    ).toBe(2);
+    expect(
+      await db()('studentlessonsprogress').where({ studentid: dara.studentid, lessonid: C.lessonid }).first(),
+    ).toMatchObject({ points: 40 });
     // A level quiz or baseline check without a single answer is still refused, and writes nothing.
     const before = await count('studentprogress');
-    const level = await request(t.app).post(`/result/level/quiz/${C.levelid}`).set('Authorization', auth).send({ starttime, result: [] });
+    const level = await request(t.app)
+      .post(`/result/level/quiz/${C.levelid}`)
+      .set('Authorization', auth)
+      .send({ starttime, result: [] });
     expect(level.status).toBe(400);
     expect(await count('studentprogress')).toBe(before);
   });
 
-  it('takes no attempt after a pass: the app\'s practice, quiz and level quiz bodies write no row once passed', async () => {
+  it("takes no attempt after a pass: the app's practice, " +
+    "quiz and level quiz bodies write no row once passed", async () => {
     const dara = C.students[3];
     const auth = await signIn(dara.schoolusername);
     const practice = (starttime: number, right: number) => ({
-      starttime, endtime: starttime + 40_000,
+      starttime,
+      endtime: starttime + 40_000,
       // The practice screen's body: only the questions answered right, each with its tries.
-      result: C.practicequestions.slice(0, right).map((q, i) => ({ iscorrect: true, lessonpracticeid: C.practiceid, lessonpracticequestionid: q, questionid: C.questions[i], tries: 1 })),
+      result: C.practicequestions.slice(0, right).map((q, i) => ({
+        iscorrect: true,
+        lessonpracticeid: C.practiceid,
+        lessonpracticequestionid: q,
+        questionid: C.questions[i],
+        tries: 1,
+      })),
     });
     const url = `/result/lesson/practice/${C.practiceid}`;
-    expect((await request(t.app).post(url).set('Authorization', auth).send(practice(Date.parse('2026-11-22T09:00:00Z'), 4))).status).toBe(200);
-    const passed = await db()('studentprogress').where({ studentid: dara.studentid, studentprogressreferenceid: C.practiceid, ispass: true });
+    expect(
+      (
+        await request(t.app)
+          .post(url)
+          .set('Authorization', auth)
+          .send(practice(Date.parse('2026-11-22T09:00:00Z'), 4))
+      ).status,
+    ).toBe(200);
+    const passed = await db()('studentprogress').where({
+      studentid: dara.studentid,
+      studentprogressreferenceid: C.practiceid,
+      ispass: true,
+    });
     expect(passed).toHaveLength(1);
     expect(passed[0]).toMatchObject({ resultpercentage: 100, marks: 4, points: 40 });
     const rows = await count('studentprogress', { studentid: dara.studentid });
     const questions = await count('studentprogressquestions');
-    for (const [n, right] of [[1, 0], [2, 1], [3, 4]]) {
-      const res = await request(t.app).post(url).set('Authorization', auth).send(practice(Date.parse(`2026-11-22T1${n}:00:00Z`), right));
+    for (const [n, right] of [
+      [1, 0],
+      [2, 1],
+      [3, 4],
+    ]) {
+      const res = await request(t.app)
+        .post(url)
+        .set('Authorization', auth)
+        .send(practice(Date.parse(`2026-11-22T1${n}:00:00Z`), right));
       expect(res.body).toEqual({ error: false, data: true });
     }
     const quiz = quizBody(Date.parse('2026-11-22T12:00:00Z'), [true, true, true, true]);
-    expect((await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth).send(quiz)).status).toBe(200);
+    expect(
+      (await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth).send(quiz)).status,
+    ).toBe(200);
     const quizRows = await count('studentprogress', { studentid: dara.studentid });
     expect(quizRows).toBe(rows + 1);
     const again = quizBody(Date.parse('2026-11-22T13:00:00Z'), [false, false, false, false]);
-    expect((await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth).send(again)).body).toEqual({ error: false, data: true });
+    expect(
+      (await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', auth).send(again)).body,
+    ).toEqual({ error: false, data: true });
     expect(await count('studentprogress', { studentid: dara.studentid })).toBe(quizRows);
     expect(await count('studentprogressquestions')).toBe(questions + 4);
-    expect(await db()('studentlessonsprogress').where({ studentid: dara.studentid, lessonid: C.lessonid }).first()).toMatchObject({ points: 80, completed: true });
+    expect(
+      await db()('studentlessonsprogress').where({ studentid: dara.studentid, lessonid: C.lessonid }).first(),
+    ).toMatchObject({ points: 80, completed: true });
   });
 
   it('a user without a students row cannot submit', async () => {
     const teacher = await signIn('demo.teacher');
-    const res = await request(t.app).post(`/result/lesson/quiz/${C.quizid}`).set('Authorization', teacher).send(quizBody(Date.now(), [true, true, true, true]));
+    const res = await request(t.app)
+      .post(`/result/lesson/quiz/${C.quizid}`)
+      .set('Authorization', teacher)
+      .send(quizBody(Date.now(), [true, true, true, true]));
     expect(res.body).toEqual({ error: true, errormessage: 'Invalid student id', data: false });
   });
 });
@@ -354,14 +662,19 @@ describe('result submission', () => {
 describe('learning progress, usage, profile', () => {
   it('keeps the furthest position of a learning and earns its points at the end', async () => {
     const auth = await signIn('demo.student2');
-    const post = (body: Record<string, unknown>) => request(t.app).post(`/lesson/learning/${C.learningid}/progress`).set('Authorization', auth).send(body);
+    const post = (body: Record<string, unknown>) =>
+      request(t.app).post(`/lesson/learning/${C.learningid}/progress`).set('Authorization', auth).send(body);
     expect((await post({ ended: false, time: 30, content_length: 0 })).status).toBe(400);
     expect((await post({ ended: false, time: 30, content_length: 60 })).body).toEqual({ error: false, data: true });
     expect((await post({ ended: false, time: 10, content_length: 60 })).status).toBe(200);
-    let row = await db()('studentlearningsprogress').where({ studentid: C.students[1].studentid, lessonlearningid: C.learningid }).first();
+    let row = await db()('studentlearningsprogress')
+      .where({ studentid: C.students[1].studentid, lessonlearningid: C.learningid })
+      .first();
     expect(row).toMatchObject({ progress: 30, progress_percentage: 50, points: 0 });
     await post({ ended: true, time: 60, content_length: 60 });
-    row = await db()('studentlearningsprogress').where({ studentid: C.students[1].studentid, lessonlearningid: C.learningid }).first();
+    row = await db()('studentlearningsprogress')
+      .where({ studentid: C.students[1].studentid, lessonlearningid: C.learningid })
+      .first();
     expect(row).toMatchObject({ progress_percentage: 100, points: 20, viewed: 1 });
     const mine = await request(t.app).get(`/lesson/learning/${C.learningid}/progress`).set('Authorization', auth);
     expect(mine.body.data.studentlearningprogressid).toBe(row.studentlearningprogressid);
@@ -370,9 +683,26 @@ describe('learning progress, usage, profile', () => {
   it('adds app usage to the day and shows a learner only their own rows', async () => {
     const auth = await signIn();
     const start = Date.parse('2026-11-20T13:00:00Z');
-    expect((await request(t.app).post('/access').set('Authorization', auth).send({ starttime: start, endtime: start + 90_000 })).body.data).toBe('Update Access successfully');
-    await request(t.app).post('/access').set('Authorization', auth).send({ starttime: start + 100_000, endtime: start + 130_000 });
-    expect((await request(t.app).post('/access').set('Authorization', auth).send({ starttime: start, endtime: start - 1 })).status).toBe(400);
+    expect(
+      (
+        await request(t.app)
+          .post('/access')
+          .set('Authorization', auth)
+          .send({ starttime: start, endtime: start + 90_000 })
+      ).body.data,
+    ).toBe('Update Access successfully');
+    await request(t.app)
+      .post('/access')
+      .set('Authorization', auth)
+      .send({ starttime: start + 100_000, endtime: start + 130_000 });
+    expect(
+      (
+        await request(t.app)
+          .post('/access')
+          .set('Authorization', auth)
+          .send({ starttime: start, endtime: start - 1 })
+      ).status,
+    ).toBe(400);
     const rows = await db()('studentappusages').where('schooluserid', learner.schooluserid);
     expect(rows).toHaveLength(1);
     expect(rows[0].time_spent).toBe(120);
@@ -386,7 +716,9 @@ describe('learning progress, usage, profile', () => {
 
   it('sets the profile image and reports progress', async () => {
     const auth = await signIn();
-    expect((await request(t.app).post('/student/profile').set('Authorization', auth).send({ filename: 'me.png' })).body.data).toBe('me.png');
+    expect(
+      (await request(t.app).post('/student/profile').set('Authorization', auth).send({ filename: 'me.png' })).body.data,
+    ).toBe('me.png');
     expect((await db()('students').where('studentid', learner.studentid).first()).profileimage).toBe('me.png');
     const progress = await request(t.app).get('/student/progress').set('Authorization', auth);
     expect(typeof progress.body.data).toBe('number');
@@ -394,8 +726,13 @@ describe('learning progress, usage, profile', () => {
   });
 
   it('answers the latest sign-in per user to the sync key', async () => {
-    const res = await request(t.app).post('/student/logintime').set('Authorization', t.config.serverSyncKey).send([learner.schooluserid, C.teacher.schooluserid, 'unknown']);
+    const res = await request(t.app)
+      .post('/student/logintime')
+      .set('Authorization', t.config.serverSyncKey)
+      .send([learner.schooluserid, C.teacher.schooluserid, 'unknown']);
     expect(res.status).toBe(200);
-    expect(res.body.data.map((r: { userid: string }) => r.userid).sort()).toEqual([learner.schooluserid, C.teacher.schooluserid].sort());
+    expect(res.body.data.map((r: { userid: string }) => r.userid).sort()).toEqual(
+      [learner.schooluserid, C.teacher.schooluserid].sort(),
+    );
   });
 });

@@ -11,7 +11,10 @@ import { makeApp, type TestApp } from './helpers';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-classroom-media-'));
 const mediaDir = path.join(dir, 'media');
 const video = Buffer.concat([Buffer.from([0, 0, 0, 0x20]), Buffer.from('ftypisom'), crypto.randomBytes(200_000)]);
-const picture = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), crypto.randomBytes(3000)]);
+const picture = Buffer.concat([
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  crypto.randomBytes(3000),
+]);
 
 let t: TestApp;
 beforeAll(async () => {
@@ -47,7 +50,8 @@ const get = (p: string) =>
   });
 
 describe('classroom media', () => {
-  it('serves names with folders, as the curriculum names its documents, with ranges (a video plays and resumes)', async () => {
+  it('serves names with folders, as the curriculum names its documents, ' +
+    'with ranges (a video plays and resumes)', async () => {
     const whole = await get('/media/demo/counting-to-ten.mp4');
     expect(whole.status).toBe(200);
     expect(whole.headers['content-type']).toBe('video/mp4');
@@ -68,7 +72,11 @@ describe('classroom media', () => {
     expect(res.status).toBe(200);
     expect((res.body as Buffer).equals(picture)).toBe(true);
     expect(res.headers).toMatchObject({
-      'content-type': 'image/png', 'content-length': String(picture.length), 'accept-ranges': 'bytes', 'x-content-type-options': 'nosniff', etag: expect.any(String),
+      'content-type': 'image/png',
+      'content-length': String(picture.length),
+      'accept-ranges': 'bytes',
+      'x-content-type-options': 'nosniff',
+      etag: expect.any(String),
     });
     expect((await get('/media/a1a-2.png')).status).toBe(200);
   });
@@ -96,10 +104,30 @@ describe('classroom media', () => {
 
   it('never lists the folder, follows a link out of it, or serves hidden, partial or non-media files', async () => {
     for (const p of [
-      '/media/', '/media', '/media/.media.json', '/media/.partial', '/media/.partial%2FHalf.mp4', '/media/notes.txt', '/media/missing.png',
-      '/media/Link_1.png', '/media/Folder.png', '/media/..%2Foutside.png', '/media/%2e%2e%2Foutside.png', '/media/..', '/media/a/b.png',
-      '/media/demo', '/media/demo/', '/media/demo/../Pic_1.png', '/media/demo/%2e%2e/Pic_1.png', '/media/demo/..%2F..%2Foutside.png', '/media/demo//Pic_1.png',
-      '/media/linked/secret.png', '/media/.partial/Half.mp4', '/media/demo/.hidden.png', '/media/%2Fetc%2Fpasswd.png', '/media/demo%2F..%2F..%2Foutside.png',
+      '/media/',
+      '/media',
+      '/media/.media.json',
+      '/media/.partial',
+      '/media/.partial%2FHalf.mp4',
+      '/media/notes.txt',
+      '/media/missing.png',
+      '/media/Link_1.png',
+      '/media/Folder.png',
+      '/media/..%2Foutside.png',
+      '/media/%2e%2e%2Foutside.png',
+      '/media/..',
+      '/media/a/b.png',
+      '/media/demo',
+      '/media/demo/',
+      '/media/demo/../Pic_1.png',
+      '/media/demo/%2e%2e/Pic_1.png',
+      '/media/demo/..%2F..%2Foutside.png',
+      '/media/demo//Pic_1.png',
+      '/media/linked/secret.png',
+      '/media/.partial/Half.mp4',
+      '/media/demo/.hidden.png',
+      '/media/%2Fetc%2Fpasswd.png',
+      '/media/demo%2F..%2F..%2Foutside.png',
       `/media/${'a/'.repeat(9)}x.png`,
     ]) {
       const res = await request(t.app).get(p);

@@ -26,24 +26,46 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-power-cut-'));
 const dbFile = path.join(tmp, 'classroom.sqlite');
 let port = 0;
 const env = () => ({
-  ...process.env, NODE_ENV: 'test', DATA_DIR: tmp, HOST: '127.0.0.1', RPI_PORT: String(port), LOG_LEVEL: 'warn',
-  JWT_SECRET: 'jwt_power_cut_0123456789', SERVER_SYNC_KEY: 'sk_power_cut_0123456789', LOGIN_RATE_LIMIT_MAX: '100000', RATE_LIMIT_MAX: '1000000',
+  ...process.env,
+  NODE_ENV: 'test',
+  DATA_DIR: tmp,
+  HOST: '127.0.0.1',
+  RPI_PORT: String(port),
+  LOG_LEVEL: 'warn',
+  JWT_SECRET: 'jwt_power_cut_0123456789',
+  SERVER_SYNC_KEY: 'sk_power_cut_0123456789',
+  LOGIN_RATE_LIMIT_MAX: '100000',
+  RATE_LIMIT_MAX: '1000000',
 });
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-function call(method: string, p: string, o: { token?: string; body?: unknown; raw?: Buffer; type?: string; onSent?: () => void } = {}): Promise<{ status: number; body: string }> {
+function call(
+  method: string,
+  p: string,
+  o: { token?: string; body?: unknown; raw?: Buffer; type?: string; onSent?: () => void } = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const payload = o.raw ?? (o.body === undefined ? undefined : Buffer.from(JSON.stringify(o.body)));
-    const req = http.request({ host: '127.0.0.1', port, path: p, method, agent, headers: {
-      ...(o.token ? { Authorization: o.token } : {}),
-      ...(payload ? { 'Content-Type': o.type ?? 'application/json', 'Content-Length': payload.length } : {}),
-    } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (c: Buffer) => parts.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString() }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: p,
+        method,
+        agent,
+        headers: {
+          ...(o.token ? { Authorization: o.token } : {}),
+          ...(payload ? { 'Content-Type': o.type ?? 'application/json', 'Content-Length': payload.length } : {}),
+        },
+      },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString() }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.on('finish', () => o.onSent?.());
     req.end(payload);
@@ -154,12 +176,19 @@ afterAll(async () => {
 });
 
 describe.skipIf(isPg)('power cuts on the box (SIGKILL of the real server)', () => {
-  it(`keeps every acknowledged result and never half an attempt, over ${RESULT_ROUNDS} kills during submissions`, async () => {
+  it(`keeps every acknowledged result and never half an attempt, ` +
+    `over ${RESULT_ROUNDS} kills during submissions`, async () => {
     const L = DEMO_IDS.lessons[0];
     // A quiz answered wrong throughout never passes, so that every submission is a new attempt (a row).
     const body = (starttime: number) => ({
-      starttime, endtime: starttime + 30_000,
-      result: L.lessonquizquestionids.map((q, i) => ({ iscorrect: false, lessonquizid: L.lessonquizid, lessonquizquestionid: q, questionid: L.questionids[i] })),
+      starttime,
+      endtime: starttime + 30_000,
+      result: L.lessonquizquestionids.map((q, i) => ({
+        iscorrect: false,
+        lessonquizid: L.lessonquizid,
+        lessonquizquestionid: q,
+        questionid: L.questionids[i],
+      })),
     });
     let stamp = Date.parse('2026-03-02T08:00:00Z');
     const acknowledged: Array<{ studentid: string; starttime: string }> = [];
@@ -169,7 +198,9 @@ describe.skipIf(isPg)('power cuts on the box (SIGKILL of the real server)', () =
       await start();
       const learners = [];
       for (const l of DEMO_IDS.learners) {
-        const res = await call('POST', '/auth/login', { body: { studentusername: l.schoolusername, studentpassword: DEMO_IDS.password, logintime: Date.now() } });
+        const res = await call('POST', '/auth/login', {
+          body: { studentusername: l.schoolusername, studentpassword: DEMO_IDS.password, logintime: Date.now() },
+        });
         expect(res.status).toBe(200);
         learners.push({ studentid: l.studentid, token: `Bearer ${JSON.parse(res.body).data.accessToken}` });
       }
@@ -185,7 +216,10 @@ describe.skipIf(isPg)('power cuts on the box (SIGKILL of the real server)', () =
           const item = { studentid: l.studentid, starttime: new Date(stamp).toISOString() };
           pending.add(item);
           try {
-            const res = await call('POST', `/result/lesson/quiz/${L.lessonquizid}`, { token: l.token, body: body(stamp) });
+            const res = await call('POST', `/result/lesson/quiz/${L.lessonquizid}`, {
+              token: l.token,
+              body: body(stamp),
+            });
             pending.delete(item);
             if (res.status === 200) {
               acknowledged.push(item);
@@ -222,20 +256,30 @@ describe.skipIf(isPg)('power cuts on the box (SIGKILL of the real server)', () =
     await killHard();
 
     await withDb(async (db) => {
-      const rows: Array<{ studentid: string; starttime: string; studentprogressid: string }> = await db('studentprogress')
-        .where('studentprogressreferenceid', DEMO_IDS.lessons[0].lessonquizid).select('studentid', 'starttime', 'studentprogressid');
+      const rows: Array<{ studentid: string; starttime: string; studentprogressid: string }> = await db(
+        'studentprogress',
+      )
+        .where('studentprogressreferenceid', DEMO_IDS.lessons[0].lessonquizid)
+        .select('studentid', 'starttime', 'studentprogressid');
       const stored = new Set(rows.map((r) => `${r.studentid}|${r.starttime}`));
       const lost = acknowledged.filter((a) => !stored.has(`${a.studentid}|${a.starttime}`));
       expect(lost).toEqual([]);
       // Never half an attempt: every stored attempt has its four answers.
-      const answers: Array<{ studentprogressid: string; n: number }> = await db('studentprogressquestions').groupBy('studentprogressid').select('studentprogressid').count({ n: '*' });
+      const answers: Array<{ studentprogressid: string; n: number }> = await db('studentprogressquestions')
+        .groupBy('studentprogressid')
+        .select('studentprogressid')
+        .count({ n: '*' });
       const counts = new Map(answers.map((a) => [a.studentprogressid, Number(a.n)]));
       expect(rows.filter((r) => counts.get(r.studentprogressid) !== 4)).toEqual([]);
       // The kill hit the write path mid-way: requests were in flight at every kill; some of them had committed
       // (stored though never acknowledged), some had not.
       const landed = inFlightAtKill.filter((a) => stored.has(`${a.studentid}|${a.starttime}`)).length;
-      console.info(`power cut, results: ${RESULT_ROUNDS} kills; acknowledged ${acknowledged.length}, all stored; in flight at the kills ${inFlightAtKill.length} ` +
-        `(${landed} committed before the kill, ${inFlightAtKill.length - landed} not); per round ${JSON.stringify(perRound)}`);
+      console.info(
+        `power cut, results: ${RESULT_ROUNDS} kills; acknowledged ${acknowledged.length}, all stored; ` +
+          `in flight at the kills ${inFlightAtKill.length} ` +
+          `(${landed} committed before the kill, ${inFlightAtKill.length - landed} not); ` +
+          `per round ${JSON.stringify(perRound)}`,
+      );
       expect(perRound.every((r) => r.inFlight > 0)).toBe(true);
       // Each kill that waited for one landed inside a write transaction (the server held the WAL write lock).
       expect(perRound.filter((r) => r.insideWrite === true)).toHaveLength(RESULT_ROUNDS / 2);
@@ -251,8 +295,17 @@ describe.skipIf(isPg)('power cuts on the box (SIGKILL of the real server)', () =
       const p = demoContentPackage();
       const extra = Array.from({ length: EXTRA_QUESTIONS }, (_, n) => ({
         // A long heading: the transaction's pages outgrow SQLite's cache and reach the WAL before the commit.
-        questionid: `e${String(n).padStart(7, '0')}-0000-4000-8000-000000000000`, questionheading: { headingtext: `${v} ${n} ${'words '.repeat(150)}` }, questionoptions: [], questiontext: v,
-        templatetypeid: 1, isdeleted: false, questionstatus: true, questionidentifier: `X-${n}`, questiontags: [], questioncorrectvalue: 1, lastupdated: '2026-01-05T00:00:00.000Z',
+        questionid: `e${String(n).padStart(7, '0')}-0000-4000-8000-000000000000`,
+        questionheading: { headingtext: `${v} ${n} ${'words '.repeat(150)}` },
+        questionoptions: [],
+        questiontext: v,
+        templatetypeid: 1,
+        isdeleted: false,
+        questionstatus: true,
+        questionidentifier: `X-${n}`,
+        questiontags: [],
+        questioncorrectvalue: 1,
+        lastupdated: '2026-01-05T00:00:00.000Z',
       }));
       p.questions = [...p.questions.map((q) => ({ ...q, questiontext: v })), ...extra];
       return streamToBuffer(writeContentZip(p as Record<ContentKey, unknown[]>));
@@ -263,8 +316,12 @@ describe.skipIf(isPg)('power cuts on the box (SIGKILL of the real server)', () =
       return {
         type: `multipart/form-data; boundary=${boundary}`,
         raw: Buffer.concat([
-          Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="importfile"; filename="content.zip"\r\nContent-Type: application/zip\r\n\r\n`),
-          zip, Buffer.from(`\r\n--${boundary}--\r\n`),
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="importfile"; ` +
+              `filename="content.zip"\r\nContent-Type: application/zip\r\n\r\n`,
+          ),
+          zip,
+          Buffer.from(`\r\n--${boundary}--\r\n`),
         ]),
       };
     };
@@ -281,26 +338,44 @@ describe.skipIf(isPg)('power cuts on the box (SIGKILL of the real server)', () =
     const fullImportMs = Date.now() - t0;
     await killHard();
     let current = 'version A';
-    const rounds: Array<{ target: string; killedAfterMs: number; walWritten: boolean; acknowledged: boolean; found: string }> = [];
+    const rounds: Array<{
+      target: string;
+      killedAfterMs: number;
+      walWritten: boolean;
+      acknowledged: boolean;
+      found: string;
+    }> = [];
     // A kill inside the import's write: the WAL had changed and no answer had come (the transaction was
     // writing, or had committed and not yet answered). At least IMPORT_ROUNDS rounds, more (up to
     // MAX_IMPORT_ROUNDS) until two such kills happened.
     const inWrite = () => rounds.filter((r) => r.walWritten && !r.acknowledged).length;
-    const rolledBack = () => rounds.filter((r) => r.walWritten && !r.acknowledged && r.found !== `version ${r.target}`).length;
+    const rolledBack = () =>
+      rounds.filter((r) => r.walWritten && !r.acknowledged && r.found !== `version ${r.target}`).length;
     for (let round = 0; round < MAX_IMPORT_ROUNDS && (round < IMPORT_ROUNDS || inWrite() < 2); round++) {
       const target = current === 'version A' ? 'B' : 'A';
       await start();
       const walBefore = fs.statSync(wal).mtimeMs;
       let sentAt = 0;
       let acknowledged = false;
-      const put = call('PUT', '/import/master', { token: key, ...multipart(zips[target]), onSent: () => { sentAt = Date.now(); } })
-        .then((r) => { acknowledged = r.status === 200; }, () => undefined);
+      const put = call('PUT', '/import/master', {
+        token: key,
+        ...multipart(zips[target]),
+        onSent: () => {
+          sentAt = Date.now();
+        },
+      }).then(
+        (r) => {
+          acknowledged = r.status === 200;
+        },
+        () => undefined,
+      );
       // Every other round: kill the moment the WAL file changes (the import's transaction is writing its pages or
       // its commit). The others: at a random moment of a whole import's time after the upload is in.
       while (!sentAt && !acknowledged) await new Promise((r) => setImmediate(r));
       if (round % 2 === 0) {
         const deadline = Date.now() + 30_000;
-        while (!acknowledged && Date.now() < deadline && fs.statSync(wal).mtimeMs <= walBefore) await new Promise((r) => setImmediate(r));
+        while (!acknowledged && Date.now() < deadline && fs.statSync(wal).mtimeMs <= walBefore)
+          await new Promise((r) => setImmediate(r));
       } else {
         await new Promise((r) => setTimeout(r, Math.floor(fullImportMs * (0.2 + Math.random()))));
       }
@@ -318,8 +393,11 @@ describe.skipIf(isPg)('power cuts on the box (SIGKILL of the real server)', () =
     }
     await start();
     await killHard();
-    console.info(`power cut, imports: a whole import took ${fullImportMs} ms; ${rounds.length} kills, ${inWrite()} inside the import's write ` +
-      `(${rolledBack()} of them rolled back to the previous version); rounds ${JSON.stringify(rounds)}`);
+    console.info(
+      `power cut, imports: a whole import took ${fullImportMs} ms; ${rounds.length} kills, ${inWrite()} inside the ` +
+        `import's write ` +
+        `(${rolledBack()} of them rolled back to the previous version); rounds ${JSON.stringify(rounds)}`,
+    );
     expect(inWrite()).toBeGreaterThanOrEqual(1);
   }, 600_000);
 });

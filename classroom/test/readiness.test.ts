@@ -23,11 +23,19 @@ describe('classroom /healthz and /readyz', () => {
     await tdb.dispose();
   });
 
-  const appOn = (deps: { db?: ReturnType<typeof openDatabase>; redis?: RedisClient } = {}, env: Record<string, string> = {}) =>
-    createApp(loadConfig({ NODE_ENV: 'test', DATABASE_URL: tdb.url, READY_TIMEOUT_MS: '500', ...env }), { db: deps.db ?? tdb.db, logger: silentLogger, redis: deps.redis });
+  const appOn = (
+    deps: { db?: ReturnType<typeof openDatabase>; redis?: RedisClient } = {},
+    env: Record<string, string> = {},
+  ) =>
+    createApp(loadConfig({ NODE_ENV: 'test', DATABASE_URL: tdb.url, READY_TIMEOUT_MS: '500', ...env }), {
+      db: deps.db ?? tdb.db,
+      logger: silentLogger,
+      redis: deps.redis,
+    });
   const ready = async (app: ReturnType<typeof appOn>) => (await request(app).get('/readyz')).status === 200;
   /** Ready with nothing degraded: every dependency answers again. */
-  const plainReady = async (app: ReturnType<typeof appOn>) => (await request(app).get('/readyz')).body.degraded === undefined;
+  const plainReady = async (app: ReturnType<typeof appOn>) =>
+    (await request(app).get('/readyz')).body.degraded === undefined;
 
   it('answer without a token and outside the rate limit', async () => {
     const app = appOn({}, { RATE_LIMIT_MAX: '1' });
@@ -75,24 +83,27 @@ describe('classroom /healthz and /readyz', () => {
     }
   });
 
-  it.runIf(!!redisUrl)('Redis down: /readyz 200 naming "redis" as degraded while requests are still served', async () => {
-    const target = new URL(redisUrl!);
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
-    proxies.push(proxy);
-    const redis = await connectRedis(throughProxy(redisUrl!, proxy), silentLogger);
-    try {
-      const app = appOn({ redis });
-      expect(await ready(app)).toBe(true);
-      await proxy.down();
-      const down = await request(app).get('/readyz');
-      // Redis is every instance's: its outage must not take them all out of rotation.
-      expect(down.status).toBe(200);
-      expect(down.body).toEqual({ status: 'ready', degraded: ['redis'] });
-      expect((await request(app).get('/')).status).toBe(200);
-      await proxy.up();
-      expect(await eventually(() => plainReady(app))).toBe(true);
-    } finally {
-      await redis.quit().catch(() => redis.destroy());
-    }
-  });
+  it.runIf(!!redisUrl)(
+    'Redis down: /readyz 200 naming "redis" as degraded while requests are still served',
+    async () => {
+      const target = new URL(redisUrl!);
+      const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
+      proxies.push(proxy);
+      const redis = await connectRedis(throughProxy(redisUrl!, proxy), silentLogger);
+      try {
+        const app = appOn({ redis });
+        expect(await ready(app)).toBe(true);
+        await proxy.down();
+        const down = await request(app).get('/readyz');
+        // Redis is every instance's: its outage must not take them all out of rotation.
+        expect(down.status).toBe(200);
+        expect(down.body).toEqual({ status: 'ready', degraded: ['redis'] });
+        expect((await request(app).get('/')).status).toBe(200);
+        await proxy.up();
+        expect(await eventually(() => plainReady(app))).toBe(true);
+      } finally {
+        await redis.quit().catch(() => redis.destroy());
+      }
+    },
+  );
 });

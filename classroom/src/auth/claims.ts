@@ -25,7 +25,10 @@ export async function profileClaims(db: Knex, user: SchoolUserRow): Promise<Reco
   const student = await db('students').where('schooluserid', user.schooluserid).first();
   const schoolname: string = (student?.schoolname || user.schoolname || '') as string;
   const school = schoolname
-    ? await db('schools').whereRaw('lower(schoolname) = ?', [schoolname.toLowerCase()]).andWhere('isdeleted', false).first('schoolid', 'uitheme')
+    ? await db('schools')
+        .whereRaw('lower(schoolname) = ?', [schoolname.toLowerCase()])
+        .andWhere('isdeleted', false)
+        .first('schoolid', 'uitheme')
     : undefined;
   const base: Record<string, unknown> = {
     schooluserid: user.schooluserid,
@@ -61,7 +64,11 @@ export async function profileClaims(db: Knex, user: SchoolUserRow): Promise<Reco
     dateofjoin: zaDate(student.dateofjoin),
     curriculumid: student.curriculumid,
     // A real array: the app and GET /curriculum/subjects treat it as a list.
-    curriculumids: Array.isArray(student.curriculumids) ? student.curriculumids : student.curriculumid ? [student.curriculumid] : [],
+    curriculumids: Array.isArray(student.curriculumids)
+      ? student.curriculumids
+      : student.curriculumid
+        ? [student.curriculumid]
+        : [],
     startinglevelid: student.startinglevelid ?? null,
     studentcurrentlevelid: student.studentcurrentlevelid ?? null,
     studentcurrentlessonid: student.studentcurrentlessonid ?? null,

@@ -56,6 +56,7 @@ export async function verifyPassword(stored: string | null | undefined, plain: s
       return { ok: false, legacy: false };
     }
   }
-  if (/^[0-9a-f]{32}$/i.test(stored)) return { ok: equalConstantTime(md5hex(plain), stored.toLowerCase()), legacy: true };
+  if (/^[0-9a-f]{32}$/i.test(stored))
+    return { ok: equalConstantTime(md5hex(plain), stored.toLowerCase()), legacy: true };
   return { ok: false, legacy: false };
 }

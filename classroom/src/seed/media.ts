@@ -31,5 +31,6 @@ export function copyDemoMedia(mediaDir: string, from = DEMO_MEDIA_DIR): string {
     }
   };
   walk('');
-  return `classroom: demo media in ${mediaDir}: ${copied} copied, ${kept} already there (served at /media/<name>, e.g. /media/demo/counting-to-ten.mp4)`;
+  return `classroom: demo media in ${mediaDir}: ${copied} copied, ${kept} already there (served at /media/<name>, ` +
+    `e.g. /media/demo/counting-to-ten.mp4)`;
 }

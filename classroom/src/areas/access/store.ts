@@ -8,10 +8,24 @@ export async function addUsage(db: Knex, schooluserid: string, start: Date, end:
   const from = dayStart.toISOString();
   const to = new Date(dayStart.getTime() + 86_400_000).toISOString();
   await db.transaction(async (trx) => {
-    const row = await trx('studentappusages').where({ schooluserid }).andWhere('created_at', '>=', from).andWhere('created_at', '<', to).first();
+    const row = await trx('studentappusages')
+      .where({ schooluserid })
+      .andWhere('created_at', '>=', from)
+      .andWhere('created_at', '<', to)
+      .first();
     const now = new Date().toISOString();
-    if (row) await trx('studentappusages').where('studentappusageid', row.studentappusageid).update({ time_spent: Number(row.time_spent ?? 0) + seconds, last_updated: now });
-    else await trx('studentappusages').insert({ studentappusageid: crypto.randomUUID(), schooluserid, time_spent: seconds, created_at: start.toISOString(), last_updated: now });
+    if (row)
+      await trx('studentappusages')
+        .where('studentappusageid', row.studentappusageid)
+        .update({ time_spent: Number(row.time_spent ?? 0) + seconds, last_updated: now });
+    else
+      await trx('studentappusages').insert({
+        studentappusageid: crypto.randomUUID(),
+        schooluserid,
+        time_spent: seconds,
+        created_at: start.toISOString(),
+        last_updated: now,
+      });
   });
 }
 

@@ -28,15 +28,26 @@ export const authRoutes: ClassroomRoute[] = [
     async ({ logger, config, db, req, body }) => {
     const user = await findSchoolUser(db, body.studentusername);
     const check = await verifyPassword(user?.schooluserpasswordhash, body.studentpassword);
-    if (!user || !check.ok || user.isdisabled || user.isdeleted || user.schooluserstatus === false) throw httpError(400, NOT_MATCHING);
+    if (!user || !check.ok || user.isdisabled || user.isdeleted || user.schooluserstatus === false)
+      throw httpError(400, NOT_MATCHING);
     const student = await db('students').where('schooluserid', user.schooluserid).first('isactive');
     if (student && student.isactive === false) throw httpError(400, 'Student is removed!');
     if (check.legacy) await replaceHash(db, user.schooluserid, await hashPassword(body.studentpassword));
     // The access row and the token in one transaction: one sync to the card per sign-in instead of two.
     const { token } = await db.transaction(async (trx) => {
-      await openAccess(trx, user.schooluserid, body.logintime !== undefined ? new Date(body.logintime) : new Date(), req.ip ?? '');
+      await openAccess(
+        trx,
+        user.schooluserid,
+        body.logintime !== undefined ? new Date(body.logintime) : new Date(),
+        req.ip ?? '',
+      );
       const claims = await profileClaims(trx, user);
-      return issueAccessToken(trx, { secret: config.jwtSecret, minutes: config.accessTokenMinutes }, user.schooluserid, claims);
+      return issueAccessToken(
+        trx,
+        { secret: config.jwtSecret, minutes: config.accessTokenMinutes },
+        user.schooluserid,
+        claims,
+      );
     });
     logger.info({ schooluserid: user.schooluserid, logaccesstype: 1 }, 'classroom sign-in');
     return { accessToken: token };
@@ -53,7 +64,12 @@ export const authRoutes: ClassroomRoute[] = [
       res.status(200).json({ error: true, errormessage: 'Unauthorized', data: false });
       return;
     }
-    await closeAccess(db, verified.schooluserid, body.logouttime !== undefined ? new Date(body.logouttime) : new Date(), body.timespent ?? 0);
+    await closeAccess(
+      db,
+      verified.schooluserid,
+      body.logouttime !== undefined ? new Date(body.logouttime) : new Date(),
+      body.timespent ?? 0,
+    );
     return true;
   },
     { summary: 'Ends the session of the bearer token (no guard; answers data:false when the token is not live)' }),

@@ -18,12 +18,23 @@ export async function replaceHash(db: Knex, schooluserid: string, hash: string):
 export async function openAccess(db: Knex, userid: string, logintime: Date, ipaddress: string): Promise<string> {
   const id = crypto.randomUUID();
   await db.transaction(async (trx) => {
-    await trx('rpiuseraccess').where({ userid, status: ACCESS_OPEN }).update({ logouttime: new Date().toISOString(), status: ACCESS_SUPERSEDED, timespent: 0 });
-    await trx('rpiuseraccess').insert({ rpiuseraccessid: id, userid, logintime: logintime.toISOString(), ipaddress: ipaddress.slice(0, 45), status: ACCESS_OPEN, timespent: 0 });
+    await trx('rpiuseraccess')
+      .where({ userid, status: ACCESS_OPEN })
+      .update({ logouttime: new Date().toISOString(), status: ACCESS_SUPERSEDED, timespent: 0 });
+    await trx('rpiuseraccess').insert({
+      rpiuseraccessid: id,
+      userid,
+      logintime: logintime.toISOString(),
+      ipaddress: ipaddress.slice(0, 45),
+      status: ACCESS_OPEN,
+      timespent: 0,
+    });
   });
   return id;
 }
 
 export async function closeAccess(db: Knex, userid: string, logouttime: Date, timespent: number): Promise<void> {
-  await db('rpiuseraccess').where({ userid, status: ACCESS_OPEN }).update({ logouttime: logouttime.toISOString(), status: ACCESS_LOGGED_OUT, timespent });
+  await db('rpiuseraccess')
+    .where({ userid, status: ACCESS_OPEN })
+    .update({ logouttime: logouttime.toISOString(), status: ACCESS_LOGGED_OUT, timespent });
 }

@@ -32,7 +32,10 @@ export interface Learner {
   standard: string | null;
 }
 
-/** The caller's students row (learners, and teacher accounts that have one), looked up fresh rather than trusted from claims. */
+/**
+ * The caller's students row (learners, and teacher accounts that have one), looked up fresh rather than trusted from
+ * claims.
+ */
 export async function learnerOf(db: Knex, caller: Caller): Promise<Learner | undefined> {
   const user = userOf(caller);
   const row = await db('students').where('schooluserid', user.schooluserid).first();

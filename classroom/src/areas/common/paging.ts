@@ -1,13 +1,26 @@
 import { z } from 'zod';
 
-const filterValue = z.union([z.string().max(500), z.number(), z.boolean(), z.null(), z.array(z.union([z.string().max(500), z.number()])).max(1000)]);
+const filterValue = z.union([
+  z.string().max(500),
+  z.number(),
+  z.boolean(),
+  z.null(),
+  z.array(z.union([z.string().max(500), z.number()])).max(1000),
+]);
 
-/** IMultiPaging: {pageindex?, pagesize?, filter?: [{key, value}]}; pageindex counts from 1 (0 is the first page too). */
-export const pagingBody = z.object({
-  pageindex: z.coerce.number().int().min(0).max(1_000_000).optional(),
-  pagesize: z.coerce.number().int().min(1).max(1000).optional(),
-  filter: z.array(z.object({ key: z.string().max(100), value: filterValue.optional() }).passthrough()).max(50).optional(),
-}).passthrough();
+/**
+ * IMultiPaging: {pageindex?, pagesize?, filter?: [{key, value}]}; pageindex counts from 1 (0 is the first page too).
+ */
+export const pagingBody = z
+  .object({
+    pageindex: z.coerce.number().int().min(0).max(1_000_000).optional(),
+    pagesize: z.coerce.number().int().min(1).max(1000).optional(),
+    filter: z
+      .array(z.object({ key: z.string().max(100), value: filterValue.optional() }).passthrough())
+      .max(50)
+      .optional(),
+  })
+  .passthrough();
 
 export type PagingBody = z.infer<typeof pagingBody>;
 
@@ -16,7 +29,9 @@ export function filtersOf(body: PagingBody): Map<string, string[]> {
   const out = new Map<string, string[]>();
   for (const f of body.filter ?? []) {
     const v = f.value;
-    const list = (Array.isArray(v) ? v : v === null || v === undefined ? [] : [v]).map(String).filter((s) => s !== '' && s !== 'all');
+    const list = (Array.isArray(v) ? v : v === null || v === undefined ? [] : [v])
+      .map(String)
+      .filter((s) => s !== '' && s !== 'all');
     if (list.length) out.set(f.key, list);
   }
   return out;

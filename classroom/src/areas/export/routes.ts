@@ -10,7 +10,16 @@ import type { Config } from '../../config';
 import { schoolScopeOf, serverLogsInScope } from '../common';
 import { userOf } from '../../auth/guards';
 import { oldestKeptDay } from '../../logging';
-import { countBytes, exportFileName, lastExport, logCounts, logSource, openLogFiles, recordExport, reportStudents } from './store';
+import {
+  countBytes,
+  exportFileName,
+  lastExport,
+  logCounts,
+  logSource,
+  openLogFiles,
+  recordExport,
+  reportStudents,
+} from './store';
 
 /** Access-log kinds of the original (contract A.1). */
 const LOG_ACCESS = { exportLog: 12, exportLogFiles: 19 } as const;
@@ -44,7 +53,11 @@ function sendZip(res: Response, filename: string, zip: Readable, done: (bytes: n
 }
 
 /** A school name as a piece of a file name: letters, digits, dot, dash and underscore only. */
-const safePart = (s: unknown): string => (typeof s === 'string' ? s : '').replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^_+|_+$/g, '').slice(0, 60) || 'school';
+const safePart = (s: unknown): string =>
+  (typeof s === 'string' ? s : '')
+    .replace(/[^A-Za-z0-9._-]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 60) || 'school';
 
 /**
  * The school whose activity the caller exports, and the server's log files of the export window when the
@@ -70,7 +83,10 @@ export const exportRoutes: ClassroomRoute[] = [
     // Written after the ZIP is assembled, as the original did: this line travels in the next export.
     await sendZip(res, exportFileName('log', now), zip, (bytes) => {
       sent = bytes;
-      logger.info({ logaccesstype: LOG_ACCESS.exportLog, userid: user.schooluserid }, `${user.schoolusername} export log`);
+      logger.info(
+        { logaccesstype: LOG_ACCESS.exportLog, userid: user.schooluserid },
+        `${user.schoolusername} export log`,
+      );
     });
     // Only an export that reached its last byte counts as saved; the response is already complete, so a
     // failure to record it is logged rather than turned into an error the client can no longer receive.
@@ -108,10 +124,17 @@ export const exportRoutes: ClassroomRoute[] = [
       throw httpError(403, "This server holds other schools' people: its log files are not given to one school's "
         + 'staff');
     }
-    const files = await openLogFiles(config.logDir, (name) => name.includes('RPI-API'), { oldestDay: oldestKeptDay(now), maxBytes: config.logExportMaxBytes });
+    const files = await openLogFiles(config.logDir, (name) => name.includes('RPI-API'), {
+      oldestDay: oldestKeptDay(now),
+      maxBytes: config.logExportMaxBytes,
+    });
     const zip = writeLogFilesZip(files);
     await sendZip(res, exportFileName(`logfiles-${safePart(user.claims.schoolname)}`, now), zip, () =>
-      logger.info({ logaccesstype: LOG_ACCESS.exportLogFiles, userid: user.schooluserid }, `${user.schoolusername} export log files`));
+      logger.info(
+        { logaccesstype: LOG_ACCESS.exportLogFiles, userid: user.schooluserid },
+        `${user.schoolusername} export log files`,
+      ),
+    );
   },
     { summary: "ZIP of the server's RPI-API log files" }),
 

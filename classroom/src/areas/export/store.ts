@@ -4,7 +4,15 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { Knex } from '@lms/db';
 import {
-  LOG_PRIMARY_KEYS, LOG_WINDOW_COLUMNS, PROGRESS_COLLECTIONS, PROGRESS_KEYS, httpError, type LogSource, type LogTable, type LogZipFile, type ProgressKey,
+  LOG_PRIMARY_KEYS,
+  LOG_WINDOW_COLUMNS,
+  PROGRESS_COLLECTIONS,
+  PROGRESS_KEYS,
+  httpError,
+  type LogSource,
+  type LogTable,
+  type LogZipFile,
+  type ProgressKey,
 } from '@lms/shared';
 import { DAILY_NAME } from '../../logging';
 import { studentsInScope, usersInScope } from '../common';
@@ -27,7 +35,10 @@ function inScope(db: Knex, table: LogTable, q: Knex.QueryBuilder, school: string
   return q.whereIn(owner.column, owner.of === 'users' ? usersInScope(db, school) : studentsInScope(db, school));
 }
 
-/** The rows of one table newer than `since` on its window column, in primary-key pages (stable under concurrent inserts of older keys). */
+/**
+ * The rows of one table newer than `since` on its window column, in primary-key pages (stable under concurrent inserts
+ * of older keys).
+ */
 async function* windowed(
   db: Knex, table: LogTable, windowColumn: string, since: Date, school: string | undefined,
 ): AsyncGenerator<Row> {
@@ -49,7 +60,9 @@ async function* resultsWithQuestions(db: Knex, since: Date, school: string | und
   let page: Row[] = [];
   const flush = async function* (): AsyncGenerator<Row> {
     const ids = page.map((r) => r.studentprogressid as string);
-    const questions: Row[] = ids.length ? await db('studentprogressquestions').whereIn('studentprogressid', ids).orderBy('studentprogressquestionid') : [];
+    const questions: Row[] = ids.length
+      ? await db('studentprogressquestions').whereIn('studentprogressid', ids).orderBy('studentprogressquestionid')
+      : [];
     const byResult = new Map<string, Row[]>();
     for (const q of questions) {
       const list = byResult.get(q.studentprogressid as string) ?? [];
@@ -100,7 +113,9 @@ async function withinBound(dir: string, names: string[], bound: LogFileBound): P
   const dayOf = (name: string) => DAILY_NAME.exec(name)?.[2];
   const kept = names.filter((n) => (dayOf(n) ?? bound.oldestDay) >= bound.oldestDay);
   // Newest first; a name without a day counts as today's.
-  kept.sort((a, b) => ((dayOf(b) ?? '9999') < (dayOf(a) ?? '9999') ? -1 : (dayOf(b) ?? '9999') > (dayOf(a) ?? '9999') ? 1 : a < b ? -1 : 1));
+  kept.sort((a, b) =>
+    (dayOf(b) ?? '9999') < (dayOf(a) ?? '9999') ? -1 : (dayOf(b) ?? '9999') > (dayOf(a) ?? '9999') ? 1 : a < b ? -1 : 1,
+  );
   const out: string[] = [];
   let total = 0;
   for (const name of kept) {
@@ -112,7 +127,11 @@ async function withinBound(dir: string, names: string[], bound: LogFileBound): P
   return out.sort();
 }
 
-export async function openLogFiles(dir: string, include: (name: string) => boolean, bound?: LogFileBound): Promise<LogZipFile[]> {
+export async function openLogFiles(
+  dir: string,
+  include: (name: string) => boolean,
+  bound?: LogFileBound,
+): Promise<LogZipFile[]> {
   let names: string[];
   try {
     names = (await fs.promises.readdir(dir)).filter(include).sort();
@@ -141,14 +160,24 @@ export function exportFileName(prefix: string, now: Date): string {
   return `${prefix}-${iso.slice(0, 10)}-${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}.zip`;
 }
 
-/** Learners of the classroom as school user rows carrying their `student` row; password hashes never leave the server. */
+/**
+ * Learners of the classroom as school user rows carrying their `student` row; password hashes never leave the server.
+ */
 export async function* reportStudents(db: Knex, school?: string): AsyncGenerator<Row> {
   let after: string | null = null;
   for (;;) {
     const q = db('schoolusers')
       .join('students', 'students.schooluserid', 'schoolusers.schooluserid')
-      .select('schoolusers.schooluserid', 'schoolusers.schoolusername', 'schoolusers.schooluserrole', 'schoolusers.schooluserstatus',
-        'schoolusers.schoolname', 'schoolusers.isdisabled', 'schoolusers.isdeleted', 'students.studentid')
+      .select(
+        'schoolusers.schooluserid',
+        'schoolusers.schoolusername',
+        'schoolusers.schooluserrole',
+        'schoolusers.schooluserstatus',
+        'schoolusers.schoolname',
+        'schoolusers.isdisabled',
+        'schoolusers.isdeleted',
+        'students.studentid',
+      )
       .orderBy('students.studentid')
       .limit(PAGE);
     if (after !== null) q.andWhere('students.studentid', '>', after);
@@ -188,10 +217,12 @@ export interface LogCounts {
 /** What the export's log.ini would hold now, counted in the database (one query per table). */
 export async function logCounts(db: Knex, since: Date, school?: string): Promise<LogCounts> {
   const after = since.toISOString();
-  const learnerTables = (['studentprogress', ...PROGRESS_KEYS.filter((k) => k !== 'studentappusages')] as const).map((k) => ({
-    table: k === 'studentprogress' ? 'studentprogress' : PROGRESS_COLLECTIONS[k as ProgressKey],
-    column: LOG_WINDOW_COLUMNS[k],
-  }));
+  const learnerTables = (['studentprogress', ...PROGRESS_KEYS.filter((k) => k !== 'studentappusages')] as const).map(
+    (k) => ({
+      table: k === 'studentprogress' ? 'studentprogress' : PROGRESS_COLLECTIONS[k as ProgressKey],
+      column: LOG_WINDOW_COLUMNS[k],
+    }),
+  );
   const [first, ...rest] = learnerTables.map(({ table, column }) =>
     inScope(db, table as LogTable, db(table).distinct('studentid').where(column, '>', after), school));
   const learners = countOf(await db.from(first.union(rest).as('l')).count({ n: '*' }).first());
@@ -230,7 +261,12 @@ export async function countBytes(stream: Readable): Promise<number> {
 }
 
 export async function recordExport(db: Knex, o: { schooluserid: string; at: Date; bytes: number }): Promise<void> {
-  await db('logexports').insert({ logexportid: crypto.randomUUID(), schooluserid: o.schooluserid, exported_at: o.at.toISOString(), bytes: o.bytes });
+  await db('logexports').insert({
+    logexportid: crypto.randomUUID(),
+    schooluserid: o.schooluserid,
+    exported_at: o.at.toISOString(),
+    bytes: o.bytes,
+  });
 }
 
 /** The latest completed export, with the name of the account that made it. */

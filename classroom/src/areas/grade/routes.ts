@@ -23,7 +23,9 @@ export const gradeRoutes: ClassroomRoute[] = [
     { summary: "The caller's progress per grade of a curriculum" }),
   route('GET', '/grade/totalgradeprogress/:gradeid', anyUser(), { params: idParams('gradeid', 'Invalid grade id') },
     async ({ db, caller, params }) => {
-    const grade = await db('grades').where({ gradeid: params.gradeid, isdeleted: false }).first('gradeid', 'curriculumid');
+    const grade = await db('grades')
+      .where({ gradeid: params.gradeid, isdeleted: false })
+      .first('gradeid', 'curriculumid');
     if (!grade) throw httpError(400, 'Invalid grade id');
     return totalGradeProgress(db, grade, (await learnerOf(db, caller))?.studentid);
   },

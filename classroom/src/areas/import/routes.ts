@@ -1,4 +1,17 @@
-import { HttpError, ZipError, httpError, metricsOf, noInput, parseContentPackage, parseStudentsPackage, parseTeachersPackage, readPackageJson, syncKey, syncKeyOrOfflineStaff, type ZipLimits } from '@lms/shared';
+import {
+  HttpError,
+  ZipError,
+  httpError,
+  metricsOf,
+  noInput,
+  parseContentPackage,
+  parseStudentsPackage,
+  parseTeachersPackage,
+  readPackageJson,
+  syncKey,
+  syncKeyOrOfflineStaff,
+  type ZipLimits,
+} from '@lms/shared';
 import { route } from '../../http/route';
 import { BatchWriteError, databaseWords } from '@lms/db';
 import type { ClassroomCtx, ClassroomRoute } from '../../http/types';
@@ -12,20 +25,30 @@ const INVALID = 'Invalid file';
 
 /** What the log keeps of a refused write: the table and batch size when known, and the database's words. */
 function failureOf(err: unknown): Record<string, unknown> {
-  if (err instanceof BatchWriteError) return { table: err.table, rows: err.rows, columns: err.columns, code: err.code, message: err.message };
+  if (err instanceof BatchWriteError)
+    return { table: err.table, rows: err.rows, columns: err.columns, code: err.code, message: err.message };
   const code = (err as { code?: unknown } | undefined)?.code;
   return { code: typeof code === 'string' ? code : undefined, message: databaseWords(err) };
 }
 
 /** A package is one JSON entry parsed in memory, so its size is capped well below a classroom box's RAM. */
-const PACKAGE_LIMITS: Partial<ZipLimits> = { maxEntries: 50, maxEntryBytes: 256 * 1024 * 1024, maxTotalBytes: 256 * 1024 * 1024 };
+const PACKAGE_LIMITS: Partial<ZipLimits> = {
+  maxEntries: 50,
+  maxEntryBytes: 256 * 1024 * 1024,
+  maxTotalBytes: 256 * 1024 * 1024,
+};
 
 /**
  * Receives the upload, reads the package's first entry and applies it. A bad ZIP or document is the
  * uploader's fault (400, or 413 past a size limit) and a failed write rolls back and answers 400
  * "Invalid file", as the original did; the temporary file is always removed.
  */
-async function importPackage<T>(ctx: ClassroomCtx, kind: keyof typeof LOG_ACCESS, parse: (json: unknown) => T, apply: (pkg: T) => Promise<unknown>): Promise<true> {
+async function importPackage<T>(
+  ctx: ClassroomCtx,
+  kind: keyof typeof LOG_ACCESS,
+  parse: (json: unknown) => T,
+  apply: (pkg: T) => Promise<unknown>,
+): Promise<true> {
   const { req, caller, config, logger } = ctx;
   const counted = metricsOf(req)?.startImport(kind);
   let upload: Awaited<ReturnType<typeof receiveUpload>> | undefined;
@@ -51,7 +74,10 @@ async function importPackage<T>(ctx: ClassroomCtx, kind: keyof typeof LOG_ACCESS
       throw httpError(400, INVALID);
     }
     const who = caller.kind === 'user' ? caller.schoolusername : 'server';
-    logger.info({ logaccesstype: LOG_ACCESS[kind], userid: caller.kind === 'user' ? caller.schooluserid : 'server' }, `${who} import ${kind}`);
+    logger.info(
+      { logaccesstype: LOG_ACCESS[kind], userid: caller.kind === 'user' ? caller.schooluserid : 'server' },
+      `${who} import ${kind}`,
+    );
     counted?.finished(rowsIn(written));
     return true;
   } finally {
@@ -64,7 +90,8 @@ async function importPackage<T>(ctx: ClassroomCtx, kind: keyof typeof LOG_ACCESS
 /** Rows an apply function reports: a count, or counts per table. */
 function rowsIn(written: unknown): number {
   if (typeof written === 'number') return written;
-  if (written && typeof written === 'object') return Object.values(written).reduce<number>((n, v) => n + (typeof v === 'number' ? v : 0), 0);
+  if (written && typeof written === 'object')
+    return Object.values(written).reduce<number>((n, v) => n + (typeof v === 'number' ? v : 0), 0);
   return 0;
 }
 

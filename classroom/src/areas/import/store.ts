@@ -1,8 +1,20 @@
 import { BatchWriteError, rowsPerStatement, type Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import {
-  CONTENT_COLUMNS, CONTENT_KEYS, LOG_COLUMNS, ROSTER_COLUMNS, ROSTER_MERGE_COLUMNS, ROSTER_PROGRESS_KEYS, normaliseRow,
-  type ColumnSpec, type ContentKey, type ContentPackage, type ContentTable, type RosterProgressKey, type SchoolUserRow, type StudentsPackage,
+  CONTENT_COLUMNS,
+  CONTENT_KEYS,
+  LOG_COLUMNS,
+  ROSTER_COLUMNS,
+  ROSTER_MERGE_COLUMNS,
+  ROSTER_PROGRESS_KEYS,
+  normaliseRow,
+  type ColumnSpec,
+  type ContentKey,
+  type ContentPackage,
+  type ContentTable,
+  type RosterProgressKey,
+  type SchoolUserRow,
+  type StudentsPackage,
 } from '@lms/shared';
 
 type Row = Record<string, unknown>;
@@ -24,7 +36,14 @@ function forWrite(spec: ColumnSpec, row: Row): Row {
  * many rows as the database takes in one (rowsPerStatement); a failure names the table and the batch's
  * size, never the statement.
  */
-export async function upsertRows(trx: Knex, table: string, pk: string, spec: ColumnSpec, rows: Row[], merge?: readonly string[]): Promise<void> {
+export async function upsertRows(
+  trx: Knex,
+  table: string,
+  pk: string,
+  spec: ColumnSpec,
+  rows: Row[],
+  merge?: readonly string[],
+): Promise<void> {
   if (rows.length === 0) return;
   const byKey = new Map<unknown, Row>();
   for (const r of rows) byKey.set(r[pk], forWrite(spec, r));
@@ -55,18 +74,50 @@ const pkOf = (table: ContentTable): string => Object.keys(CONTENT_COLUMNS[table]
 
 /** Content tables that no learner row points at: emptied and refilled, children first. */
 const REFILLED: ContentTable[] = [
-  'lessonquizquestions', 'lessonpracticequestions', 'levelquizquestions', 'baselinequestion', 'lessonquizzes', 'lessonpractices',
-  'lessonlearnings', 'lessonplans', 'curriculumbaseline', 'questions', 'documents', 'standards', 'schools', 'countries', 'subjects',
+  'lessonquizquestions',
+  'lessonpracticequestions',
+  'levelquizquestions',
+  'baselinequestion',
+  'lessonquizzes',
+  'lessonpractices',
+  'lessonlearnings',
+  'lessonplans',
+  'curriculumbaseline',
+  'questions',
+  'documents',
+  'standards',
+  'schools',
+  'countries',
+  'subjects',
 ];
 
-/** Learners point at these (students.gradeid, startinglevelid, studentcurrentlevelid, studentcurrentlessonid): upserted, then pruned. */
+/**
+ * Learners point at these (students.gradeid, startinglevelid, studentcurrentlevelid, studentcurrentlessonid): upserted,
+ * then pruned.
+ */
 const PRUNED: ContentTable[] = ['lessons', 'levels', 'grades'];
 
 /** Parents before children (contract B.3, with the foreign-key order fixed as the newest original does). */
 const UPSERT_ORDER: ContentKey[] = [
-  'documents', 'questions', 'curriculums', 'curriculumbaselines', 'grades', 'levels', 'lessons', 'countries', 'schools', 'standards',
-  'lessonlearnings', 'lessonquizzes', 'lessonpractices', 'lessonpracticequestions', 'lessonquizquestions', 'levelquizquestions',
-  'baselinequestion', 'lessonplans', 'subjects',
+  'documents',
+  'questions',
+  'curriculums',
+  'curriculumbaselines',
+  'grades',
+  'levels',
+  'lessons',
+  'countries',
+  'schools',
+  'standards',
+  'lessonlearnings',
+  'lessonquizzes',
+  'lessonpractices',
+  'lessonpracticequestions',
+  'lessonquizquestions',
+  'levelquizquestions',
+  'baselinequestion',
+  'lessonplans',
+  'subjects',
 ];
 
 /**
@@ -95,7 +146,8 @@ export async function applyContent(db: Knex, pkg: ContentPackage): Promise<Recor
       const gone = goneOf.get(table) ?? [];
       for (let i = 0; i < gone.length; i += 500) await trx(table).whereIn(pkOf(table), gone.slice(i, i + 500)).del();
     }
-    return Object.fromEntries(Object.entries(pkg).map(([k, rows]) => [k, (rows as Row[]).length])) as Record<ContentKey, number>;
+    const counts = Object.entries(pkg).map(([k, rows]) => [k, (rows as Row[]).length]);
+    return Object.fromEntries(counts) as Record<ContentKey, number>;
   });
 }
 
@@ -197,17 +249,30 @@ async function upsertSchoolUsers(trx: Knex, rows: Row[]): Promise<void> {
   const merge = ROSTER_MERGE_COLUMNS.schoolusers;
   await upsertRows(trx, 'schoolusers', 'schooluserid', ROSTER_COLUMNS.schoolusers, rows.filter(hasHash), merge);
   const without = rows.filter((r) => !hasHash(r)).map((r) => ({ ...r, schooluserpasswordhash: '' }));
-  await upsertRows(trx, 'schoolusers', 'schooluserid', ROSTER_COLUMNS.schoolusers, without, merge.filter((c) => c !== 'schooluserpasswordhash'));
+  await upsertRows(
+    trx,
+    'schoolusers',
+    'schooluserid',
+    ROSTER_COLUMNS.schoolusers,
+    without,
+    merge.filter((c) => c !== 'schooluserpasswordhash'),
+  );
 }
 
 /** Not-null text columns of students that central may leave empty. */
 const STUDENT_TEXT_DEFAULTS = ['city', 'country', 'state'] as const;
 
 /** Roster of learners (contract C): school users, their students rows and optional progress, in one transaction. */
-export async function applyStudents(db: Knex, pkg: StudentsPackage): Promise<{ schoolusers: number; students: number }> {
+export async function applyStudents(
+  db: Knex,
+  pkg: StudentsPackage,
+): Promise<{ schoolusers: number; students: number }> {
   return db.transaction(async (trx) => {
     await refuseRosterWithoutContent(trx, pkg);
-    await upsertSchoolUsers(trx, pkg.studentusers.map((s) => schoolUserForWrite(s.schooluser, undefined)));
+    await upsertSchoolUsers(
+      trx,
+      pkg.studentusers.map((s) => schoolUserForWrite(s.schooluser, undefined)),
+    );
     const students = pkg.studentusers.map(({ student }) => {
       const row: Row = { ...student };
       for (const c of STUDENT_TEXT_DEFAULTS) if (row[c] === null || row[c] === undefined) row[c] = '';
@@ -223,7 +288,14 @@ export async function applyStudents(db: Knex, pkg: StudentsPackage): Promise<{ s
       const pk = Object.keys(spec)[0];
       // Like the log merge, but a roster never overwrites the learner's earned scores.
       const merge = Object.keys(spec).filter((c) => c !== pk && c !== 'scores');
-      await upsertRows(trx, table, pk, spec, raw.map((r) => normaliseRow(table, spec, r) as Row), merge);
+      await upsertRows(
+        trx,
+        table,
+        pk,
+        spec,
+        raw.map((r) => normaliseRow(table, spec, r) as Row),
+        merge,
+      );
     }
     return { schoolusers: pkg.studentusers.length, students: students.length };
   });

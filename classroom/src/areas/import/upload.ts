@@ -22,9 +22,11 @@ export interface Upload {
  * and stops at `maxBytes` with a 413. Other parts are drained and ignored; a request without the part is a 400.
  */
 export async function receiveUpload(req: Request, maxBytes: number): Promise<Upload> {
-  if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) throw httpError(400, `Invalid file (expected multipart/form-data with a "${UPLOAD_FIELD}" part)`);
+  if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? ''))
+    throw httpError(400, `Invalid file (expected multipart/form-data with a "${UPLOAD_FIELD}" part)`);
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes + 64 * 1024) throw httpError(413, `Invalid file (larger than ${maxBytes} bytes)`);
+  if (Number.isFinite(declared) && declared > maxBytes + 64 * 1024)
+    throw httpError(413, `Invalid file (larger than ${maxBytes} bytes)`);
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-upload-'));
   const file = path.join(dir, 'upload.zip');
@@ -64,7 +66,10 @@ export async function receiveUpload(req: Request, maxBytes: number): Promise<Upl
       parser.on('error', () => reject(httpError(400, 'Invalid file (malformed multipart request)')));
       parser.on('close', () => {
         if (!written) return reject(httpError(400, `Invalid file (no "${UPLOAD_FIELD}" part)`));
-        written.then((n) => (tooLarge ? reject(httpError(413, `Invalid file (larger than ${maxBytes} bytes)`)) : resolve(n)), reject);
+        written.then(
+          (n) => (tooLarge ? reject(httpError(413, `Invalid file (larger than ${maxBytes} bytes)`)) : resolve(n)),
+          reject,
+        );
       });
       req.on('error', reject);
       // A client that gives up mid-upload must not leave the request (and its temporary file) pending.

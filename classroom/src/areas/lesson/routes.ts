@@ -5,8 +5,16 @@ import { SCHOOL_ROLE, type ClassroomRoute } from '../../http/types';
 import { userOf } from '../../auth/guards';
 import { idParams, instant, learnerOf, queryText, requireLearner } from '../common';
 import {
-  learning, learningProgressOf, learningProgressOfLesson, lessonSummary, lessonWithContent, lessonsOfLevel, lessonsProgress, plan,
-  saveLearningProgress, searchLessons,
+  learning,
+  learningProgressOf,
+  learningProgressOfLesson,
+  lessonSummary,
+  lessonWithContent,
+  lessonsOfLevel,
+  lessonsProgress,
+  plan,
+  saveLearningProgress,
+  searchLessons,
 } from './store';
 
 const levelParams = idParams('levelid', 'Invalid level id');
@@ -20,14 +28,18 @@ const progressBody = z.object({
 });
 
 /** Teacher accounts: staff roles, and learner accounts flagged is_teacher_acc (a teacher using the learner app). */
-async function isTeacherAccount(db: import('@lms/db').Knex, caller: import('../../http/types').Caller): Promise<boolean> {
+async function isTeacherAccount(
+  db: import('@lms/db').Knex,
+  caller: import('../../http/types').Caller,
+): Promise<boolean> {
   const user = userOf(caller);
   if (user.schooluserrole !== SCHOOL_ROLE.student) return true;
   const student = await db('students').where('schooluserid', user.schooluserid).first('is_teacher_acc');
   return student?.is_teacher_acc === true;
 }
 
-const studentidOf = async (db: import('@lms/db').Knex, caller: import('../../http/types').Caller) => (await learnerOf(db, caller))?.studentid;
+const studentidOf = async (db: import('@lms/db').Knex, caller: import('../../http/types').Caller) =>
+  (await learnerOf(db, caller))?.studentid;
 
 // The controller is mounted at /Lesson in the original; matching is case-insensitive, and the app calls /lesson.
 export const lessonRoutes: ClassroomRoute[] = [
@@ -50,7 +62,9 @@ export const lessonRoutes: ClassroomRoute[] = [
     { params: learningParams, body: progressBody },
     async ({ db, caller, params, body }) => {
     const learner = await requireLearner(db, caller);
-    const row = await db('lessonlearnings').where('lessonlearningid', params.lessonlearningid).first('lessonlearningid', 'lessonid', 'points');
+    const row = await db('lessonlearnings')
+      .where('lessonlearningid', params.lessonlearningid)
+      .first('lessonlearningid', 'lessonid', 'points');
     if (!row) throw httpError(400, 'Invalid lesson learning id');
     await saveLearningProgress(db, learner, row, body);
     return true;

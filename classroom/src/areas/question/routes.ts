@@ -2,7 +2,14 @@ import { anyUser, httpError } from '@lms/shared';
 import { route } from '../../http/route';
 import type { ClassroomRoute } from '../../http/types';
 import { idParams, learnerOf } from '../common';
-import { LINKS, baselineWithQuestions, lessonWithQuestions, levelAnswers, levelWithQuestions, linkedQuestions } from './store';
+import {
+  LINKS,
+  baselineWithQuestions,
+  lessonWithQuestions,
+  levelAnswers,
+  levelWithQuestions,
+  linkedQuestions,
+} from './store';
 
 const levelParams = idParams('levelid', 'Invalid level id');
 

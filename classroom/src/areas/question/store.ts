@@ -20,17 +20,39 @@ export function withQuestionObject(q: Record<string, unknown>) {
 interface LinkSpec { table: string; parent: string; status: string; order: string }
 
 export const LINKS = {
-  practice: { table: 'lessonpracticequestions', parent: 'lessonpracticeid', status: 'lessonpracticequestionstatus', order: 'lessonpracticequestionorder' },
-  quiz: { table: 'lessonquizquestions', parent: 'lessonquizid', status: 'lessonquizquestionstatus', order: 'lessonquizquestionorder' },
-  level: { table: 'levelquizquestions', parent: 'levelid', status: 'levelquizquestionstatus', order: 'levelquizquestionorder' },
-  baseline: { table: 'baselinequestion', parent: 'curriculumbaselineid', status: 'baselinequestionstatus', order: 'baselinequestionorder' },
+  practice: {
+    table: 'lessonpracticequestions',
+    parent: 'lessonpracticeid',
+    status: 'lessonpracticequestionstatus',
+    order: 'lessonpracticequestionorder',
+  },
+  quiz: {
+    table: 'lessonquizquestions',
+    parent: 'lessonquizid',
+    status: 'lessonquizquestionstatus',
+    order: 'lessonquizquestionorder',
+  },
+  level: {
+    table: 'levelquizquestions',
+    parent: 'levelid',
+    status: 'levelquizquestionstatus',
+    order: 'levelquizquestionorder',
+  },
+  baseline: {
+    table: 'baselinequestion',
+    parent: 'curriculumbaselineid',
+    status: 'baselinequestionstatus',
+    order: 'baselinequestionorder',
+  },
 } satisfies Record<string, LinkSpec>;
 
 /** The link rows that are served: active ones (for a baseline, not deleted ones). */
 function servedLinks(db: Knex, spec: LinkSpec, parentIds: string[]) {
   const q = db(spec.table).whereIn(`${spec.table}.${spec.parent}`, parentIds);
   // A baseline question's status flag defaults to false in the original schema, so only deletion hides it.
-  return spec.table === 'baselinequestion' ? q.andWhere(`${spec.table}.isdeleted`, false) : q.andWhere(`${spec.table}.${spec.status}`, true);
+  return spec.table === 'baselinequestion'
+    ? q.andWhere(`${spec.table}.isdeleted`, false)
+    : q.andWhere(`${spec.table}.${spec.status}`, true);
 }
 
 /** Link rows of one or more parents, each with its question nested (and the question's questionobject inside it). */
@@ -72,8 +94,14 @@ export async function lessonWithQuestions(db: Knex, lessonid: string) {
   return {
     ...lesson,
     lessonlearnings,
-    lessonpractices: practices.map((p) => ({ ...p, lessonpracticequestions: pq.filter((x) => x.lessonpracticeid === p.lessonpracticeid) })),
-    lessonquizzes: quizzes.map((q) => ({ ...q, lessonquizquestions: qq.filter((x) => x.lessonquizid === q.lessonquizid) })),
+    lessonpractices: practices.map((p) => ({
+      ...p,
+      lessonpracticequestions: pq.filter((x) => x.lessonpracticeid === p.lessonpracticeid),
+    })),
+    lessonquizzes: quizzes.map((q) => ({
+      ...q,
+      lessonquizquestions: qq.filter((x) => x.lessonquizid === q.lessonquizid),
+    })),
   };
 }
 
@@ -86,7 +114,10 @@ export async function baselineWithQuestions(db: Knex, curriculumbaselineid: stri
 /** The level quiz's questions with the caller's answers from the latest attempt; null when there is none. */
 export async function levelAnswers(db: Knex, levelid: string, studentid: string | undefined) {
   if (!studentid) return null;
-  const attempt = await db('studentprogress').where({ studentid, studentprogressreferenceid: levelid, progresstype: PROGRESS.levelquiz }).orderBy('starttime', 'desc').first();
+  const attempt = await db('studentprogress')
+    .where({ studentid, studentprogressreferenceid: levelid, progresstype: PROGRESS.levelquiz })
+    .orderBy('starttime', 'desc')
+    .first();
   if (!attempt) return null;
   const answers = await db('studentprogressquestions').where('studentprogressid', attempt.studentprogressid);
   const byLink = new Map(answers.map((a) => [a.referencequestionid, a]));

@@ -6,7 +6,15 @@ import type { ClassroomCtx, ClassroomRoute } from '../../http/types';
 import { queryText, schoolScopeOf } from '../common';
 import { filtersOf, page, pagingBody } from '../common/paging';
 import { PROGRESS } from '../result/progress';
-import { aggregateRows, byClass, lastCompletedQuiz, latestAttempts, onlineCount, studentStatus, type Filters } from './store';
+import {
+  aggregateRows,
+  byClass,
+  lastCompletedQuiz,
+  latestAttempts,
+  onlineCount,
+  studentStatus,
+  type Filters,
+} from './store';
 
 /**
  * Reports are for staff and for the central API (decision #9). The sync key sees every school on this server;
@@ -31,10 +39,13 @@ function download(rows: Rows): (ctx: Ctx) => Promise<unknown> {
   };
 }
 
-const lessonQuizzes: Rows = (db, f, s) => latestAttempts(db, f, PROGRESS.quiz, ['studentid', 'curriculumid', 'standard'], s);
-const lessonQuizzesByClass: Rows = async (db, f, s) => byClass(await latestAttempts(db, f, PROGRESS.quiz, ['standard'], s));
+const lessonQuizzes: Rows = (db, f, s) =>
+  latestAttempts(db, f, PROGRESS.quiz, ['studentid', 'curriculumid', 'standard'], s);
+const lessonQuizzesByClass: Rows = async (db, f, s) =>
+  byClass(await latestAttempts(db, f, PROGRESS.quiz, ['standard'], s));
 const levelQuizzes: Rows = (db, f, s) => latestAttempts(db, f, PROGRESS.levelquiz, ['studentid', 'curriculumid'], s);
-const levelQuizzesByClass: Rows = async (db, f, s) => byClass(await latestAttempts(db, f, PROGRESS.levelquiz, ['standard'], s));
+const levelQuizzesByClass: Rows = async (db, f, s) =>
+  byClass(await latestAttempts(db, f, PROGRESS.levelquiz, ['standard'], s));
 const lastCompleted: Rows = (db, f, s) => lastCompletedQuiz(db, f, s);
 const status: Rows = (db, f, s) => studentStatus(db, f, s);
 

@@ -27,16 +27,37 @@ export interface LearnerRow {
  * The learners a report covers: narrowed by the filters the route reads and, for a teacher, to their own school.
  * Teacher accounts that have a students row are never counted as learners.
  */
-export async function learners(db: Knex, f: Filters, keys: string[], school: string | undefined): Promise<LearnerRow[]> {
+export async function learners(
+  db: Knex,
+  f: Filters,
+  keys: string[],
+  school: string | undefined,
+): Promise<LearnerRow[]> {
   const q = db('students as s')
     .join('schoolusers as u', 'u.schooluserid', 's.schooluserid')
-    .leftJoin('schools as sc', function join() { this.on(db.raw('lower(sc.schoolname) = lower(s.schoolname)')); })
+    .leftJoin('schools as sc', function join() {
+      this.on(db.raw('lower(sc.schoolname) = lower(s.schoolname)'));
+    })
     .leftJoin('countries as c', 'c.countryid', 'sc.countryid')
     .leftJoin('standards as st', 'st.standardid', 's.standard')
     .where('u.isdeleted', false)
     .andWhere((w) => w.where('s.is_teacher_acc', false).orWhereNull('s.is_teacher_acc'))
-    .select('s.studentid', 's.schooluserid', 's.studentfirstname', 's.studentlastname', 's.standard', 's.schoolname', 's.curriculumid',
-      'u.schoolusername', 'sc.schoolid', 'sc.countryid', 'c.countryname', 's.country', 's.isactive', 'st.standardname')
+    .select(
+      's.studentid',
+      's.schooluserid',
+      's.studentfirstname',
+      's.studentlastname',
+      's.standard',
+      's.schoolname',
+      's.curriculumid',
+      'u.schoolusername',
+      'sc.schoolid',
+      'sc.countryid',
+      'c.countryname',
+      's.country',
+      's.isactive',
+      'st.standardname',
+    )
     .orderBy([{ column: 's.schoolname' }, { column: 's.standard' }, { column: 's.studentfirstname' }]);
   const has = (k: string) => keys.includes(k) && f.has(k);
   if (has('studentid')) q.whereIn('s.studentid', f.get('studentid')!);
@@ -44,27 +65,52 @@ export async function learners(db: Knex, f: Filters, keys: string[], school: str
   if (has('curriculumid')) q.whereIn('s.curriculumid', f.get('curriculumid')!);
   if (has('schoolid')) q.whereIn('sc.schoolid', f.get('schoolid')!);
   if (has('countryid')) q.whereIn('sc.countryid', f.get('countryid')!);
-  if (has('schoolname')) q.whereIn(db.raw('lower(s.schoolname)') as unknown as string, f.get('schoolname')!.map((s) => s.toLowerCase()));
+  if (has('schoolname'))
+    q.whereIn(
+      db.raw('lower(s.schoolname)') as unknown as string,
+      f.get('schoolname')!.map((s) => s.toLowerCase()),
+    );
   if (school !== undefined) q.whereRaw('lower(s.schoolname) = ?', [school.toLowerCase()]);
   return q;
 }
 
-/** `students.standard` holds the class id; a value that names no class row (a class name some clients wrote) is shown as it is. */
+/**
+ * `students.standard` holds the class id; a value that names no class row (a class name some clients wrote) is shown as
+ * it is.
+ */
 const classNameOf = (p: LearnerRow): string | null => p.standardname ?? p.standard;
 
 /** The class as the existing server nests it: `null` for a learner with no class. */
 const classOf = (p: LearnerRow): { standardname: string | null } | null =>
   (p.standard === null && p.standardname === null ? null : { standardname: classNameOf(p) });
 
-interface ContentRow { id: string; lessonid: string | null; lessonname: string | null; levelid: string; levelname: string; gradeid: string; gradename: string; curriculumid: string }
+interface ContentRow {
+  id: string;
+  lessonid: string | null;
+  lessonname: string | null;
+  levelid: string;
+  levelname: string;
+  gradeid: string;
+  gradename: string;
+  curriculumid: string;
+}
 
 /** Lesson quizzes (or levels, for level quizzes) under the lesson/level/grade/curriculum filters. */
 async function contentOf(db: Knex, f: Filters, type: number): Promise<Map<string, ContentRow>> {
-  const q = type === PROGRESS.levelquiz
-    ? db('levels as lv').select('lv.levelid as id', db.raw('null as lessonid'), db.raw('null as lessonname'))
-    : db('lessonquizzes as qz').join('lessons as ls', 'ls.lessonid', 'qz.lessonid').join('levels as lv', 'lv.levelid', 'ls.levelid')
-      .select('qz.lessonquizid as id', 'ls.lessonid', 'ls.lessonname');
-  q.join('grades as g', 'g.gradeid', 'lv.gradeid').select('lv.levelid', 'lv.levelname', 'g.gradeid', 'g.gradename', 'g.curriculumid');
+  const q =
+    type === PROGRESS.levelquiz
+      ? db('levels as lv').select('lv.levelid as id', db.raw('null as lessonid'), db.raw('null as lessonname'))
+      : db('lessonquizzes as qz')
+          .join('lessons as ls', 'ls.lessonid', 'qz.lessonid')
+          .join('levels as lv', 'lv.levelid', 'ls.levelid')
+          .select('qz.lessonquizid as id', 'ls.lessonid', 'ls.lessonname');
+  q.join('grades as g', 'g.gradeid', 'lv.gradeid').select(
+    'lv.levelid',
+    'lv.levelname',
+    'g.gradeid',
+    'g.gradename',
+    'g.curriculumid',
+  );
   if (f.has('lessonid') && type !== PROGRESS.levelquiz) q.whereIn('ls.lessonid', f.get('lessonid')!);
   if (f.has('levelid')) q.whereIn('lv.levelid', f.get('levelid')!);
   if (f.has('gradeid')) q.whereIn('g.gradeid', f.get('gradeid')!);
@@ -76,14 +122,25 @@ async function contentOf(db: Knex, f: Filters, type: number): Promise<Map<string
 async function questionCounts(db: Knex, ids: string[]): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   for (let i = 0; i < ids.length; i += 500) {
-    const rows: Array<Record<string, unknown>> = await db('studentprogressquestions').whereIn('studentprogressid', ids.slice(i, i + 500)).groupBy('studentprogressid').select('studentprogressid').count({ n: '*' });
+    const rows: Array<Record<string, unknown>> = await db('studentprogressquestions')
+      .whereIn('studentprogressid', ids.slice(i, i + 500))
+      .groupBy('studentprogressid')
+      .select('studentprogressid')
+      .count({ n: '*' });
     for (const r of rows) out.set(String(r.studentprogressid), Number(r.n));
   }
   return out;
 }
 
 /** Latest attempt per learner and quiz (or level), with the learner, class, school and content it belongs to. */
-export async function latestAttempts(db: Knex, f: Filters, type: number, learnerKeys: string[], school: string | undefined, onlyPassed = false) {
+export async function latestAttempts(
+  db: Knex,
+  f: Filters,
+  type: number,
+  learnerKeys: string[],
+  school: string | undefined,
+  onlyPassed = false,
+) {
   const people = await learners(db, f, learnerKeys, school);
   const content = await contentOf(db, f, type);
   if (!people.length || !content.size) return [];
@@ -91,7 +148,11 @@ export async function latestAttempts(db: Knex, f: Filters, type: number, learner
   const attempts: Array<Record<string, unknown>> = [];
   const ids = [...byStudent.keys()];
   for (let i = 0; i < ids.length; i += 500) {
-    const q = db('studentprogress').where('progresstype', type).whereIn('studentid', ids.slice(i, i + 500)).whereIn('studentprogressreferenceid', [...content.keys()]).orderBy('starttime', 'desc');
+    const q = db('studentprogress')
+      .where('progresstype', type)
+      .whereIn('studentid', ids.slice(i, i + 500))
+      .whereIn('studentprogressreferenceid', [...content.keys()])
+      .orderBy('starttime', 'desc');
     if (onlyPassed) q.andWhere('ispass', true);
     attempts.push(...(await q));
   }
@@ -100,13 +161,22 @@ export async function latestAttempts(db: Knex, f: Filters, type: number, learner
     const key = `${a.studentid}|${a.studentprogressreferenceid}`;
     if (!latest.has(key)) latest.set(key, a);
   }
-  const counts = await questionCounts(db, [...latest.values()].map((a) => String(a.studentprogressid)));
+  const counts = await questionCounts(
+    db,
+    [...latest.values()].map((a) => String(a.studentprogressid)),
+  );
   return [...latest.values()].map((a) => {
     const p = byStudent.get(String(a.studentid))!;
     const c = content.get(String(a.studentprogressreferenceid))!;
     return {
       studentid: p.studentid,
-      student: { studentid: p.studentid, studentfirstname: p.studentfirstname, studentlastname: p.studentlastname, schooluserid: p.schooluserid, schooluser: { schoolusername: p.schoolusername } },
+      student: {
+        studentid: p.studentid,
+        studentfirstname: p.studentfirstname,
+        studentlastname: p.studentlastname,
+        schooluserid: p.schooluserid,
+        schooluser: { schoolusername: p.schoolusername },
+      },
       class: { standardname: classNameOf(p) },
       school: { schoolid: p.schoolid, schoolname: p.schoolname },
       curriculumid: c.curriculumid,
@@ -124,7 +194,8 @@ export async function latestAttempts(db: Knex, f: Filters, type: number, learner
 export function byClass(rows: Awaited<ReturnType<typeof latestAttempts>>) {
   const groups = new Map<string, typeof rows>();
   for (const r of rows) {
-    const key = `${r.school.schoolname}|${r.class.standardname}|${String(r.laststudentprogress.studentprogressreferenceid)}`;
+    const reference = String(r.laststudentprogress.studentprogressreferenceid);
+    const key = `${r.school.schoolname}|${r.class.standardname}|${reference}`;
     groups.set(key, [...(groups.get(key) ?? []), r]);
   }
   return [...groups.values()].map((g) => {
@@ -138,7 +209,8 @@ export function byClass(rows: Awaited<ReturnType<typeof latestAttempts>>) {
       schooluser: latest.student.schooluser,
       learners: g.length,
       passed: g.filter((r) => r.laststudentprogress.ispass).length,
-      averagepercentage: Math.round((g.reduce((s, r) => s + num(r.laststudentprogress.resultpercentage), 0) / g.length) * 100) / 100,
+      averagepercentage:
+        Math.round((g.reduce((s, r) => s + num(r.laststudentprogress.resultpercentage), 0) / g.length) * 100) / 100,
       laststudentprogress: latest.laststudentprogress,
       totalquestions: latest.totalquestions,
     };
@@ -147,13 +219,26 @@ export function byClass(rows: Awaited<ReturnType<typeof latestAttempts>>) {
 
 /** The last passed lesson quiz of each learner, with their curriculum and number of passed quizzes. */
 export async function lastCompletedQuiz(db: Knex, f: Filters, school: string | undefined) {
-  const rows = await latestAttempts(db, f, PROGRESS.quiz, ['studentid', 'standard', 'curriculumid', 'schoolid', 'countryid'], school, true);
-  const names = new Map((await db('curriculums').select('curriculumid', 'curriculumname')).map((c) => [c.curriculumid, c.curriculumname]));
+  const rows = await latestAttempts(
+    db,
+    f,
+    PROGRESS.quiz,
+    ['studentid', 'standard', 'curriculumid', 'schoolid', 'countryid'],
+    school,
+    true,
+  );
+  const names = new Map(
+    (await db('curriculums').select('curriculumid', 'curriculumname')).map((c) => [c.curriculumid, c.curriculumname]),
+  );
   const perLearner = new Map<string, typeof rows>();
   for (const r of rows) perLearner.set(r.studentid, [...(perLearner.get(r.studentid) ?? []), r]);
   return [...perLearner.values()].map((list) => {
     const last = [...list].sort((a, b) => String(b.starttime).localeCompare(String(a.starttime)))[0];
-    return { ...last, curriculum: { curriculumid: last.curriculumid, curriculumname: names.get(last.curriculumid) ?? null }, studentprogresses: list.length };
+    return {
+      ...last,
+      curriculum: { curriculumid: last.curriculumid, curriculumname: names.get(last.curriculumid) ?? null },
+      studentprogresses: list.length,
+    };
   });
 }
 
@@ -169,14 +254,24 @@ export async function studentStatus(db: Knex, f: Filters, school: string | undef
   const usage = new Map<string, number>();
   for (let i = 0; i < ids.length; i += 500) {
     const chunk = ids.slice(i, i + 500);
-    const l: Array<Record<string, unknown>> = await db('rpiuseraccess').whereIn('userid', chunk).groupBy('userid').select('userid').max({ last: 'logintime' });
+    const l: Array<Record<string, unknown>> = await db('rpiuseraccess')
+      .whereIn('userid', chunk)
+      .groupBy('userid')
+      .select('userid')
+      .max({ last: 'logintime' });
     for (const r of l) logins.set(String(r.userid), r.last);
-    const u = db('studentappusages').whereIn('schooluserid', chunk).groupBy('schooluserid').select('schooluserid').sum({ seconds: 'time_spent' });
+    const u = db('studentappusages')
+      .whereIn('schooluserid', chunk)
+      .groupBy('schooluserid')
+      .select('schooluserid')
+      .sum({ seconds: 'time_spent' });
     if (iso(start)) u.andWhere('created_at', '>=', iso(start)!);
     if (iso(end)) u.andWhere('created_at', '<=', iso(end)!);
     for (const r of (await u) as Array<Record<string, unknown>>) usage.set(String(r.schooluserid), num(r.seconds));
   }
-  const curricula = new Map((await db('curriculums').select('curriculumid', 'curriculumname')).map((c) => [c.curriculumid, c.curriculumname]));
+  const curricula = new Map(
+    (await db('curriculums').select('curriculumid', 'curriculumname')).map((c) => [c.curriculumid, c.curriculumname]),
+  );
   // `country` is the learner's own column and `lastLogin` is left out for a learner who never signed in, as the
   // existing server answers (its school's country is under `school.countries`).
   return people.map((p) => ({
@@ -186,7 +281,12 @@ export async function studentStatus(db: Knex, f: Filters, school: string | undef
     standard: p.standard,
     schooluserid: p.schooluserid,
     schooluser: { schoolusername: p.schoolusername },
-    school: { schoolid: p.schoolid, schoolname: p.schoolname, countryid: p.countryid, countries: { countryname: p.countryname } },
+    school: {
+      schoolid: p.schoolid,
+      schoolname: p.schoolname,
+      countryid: p.countryid,
+      countries: { countryname: p.countryname },
+    },
     class: classOf(p),
     curriculum: { curriculumname: curricula.get(p.curriculumid) ?? null },
     status: logins.has(p.schooluserid),
@@ -196,27 +296,55 @@ export async function studentStatus(db: Knex, f: Filters, school: string | undef
 }
 
 /** Aggregate rows (grade, level or lesson progress) of the learners in scope, with the node's name. */
-export async function aggregateRows(db: Knex, f: Filters, kind: 'grade' | 'level' | 'lesson', school: string | undefined) {
+export async function aggregateRows(
+  db: Knex,
+  f: Filters,
+  kind: 'grade' | 'level' | 'lesson',
+  school: string | undefined,
+) {
   const people = await learners(db, f, ['studentid', 'standard'], school);
   if (!people.length) return { rows: [], student: null };
   const byStudent = new Map(people.map((p) => [p.studentid, p]));
-  const table = { grade: 'studentgradesprogress', level: 'studentlevelsprogress', lesson: 'studentlessonsprogress' }[kind];
-  const q = db(`${table} as a`).whereIn('a.studentid', [...byStudent.keys()]).select('a.*');
-  if (kind === 'grade') q.join('grades as g', 'g.gradeid', 'a.gradeid').select('g.gradename', 'g.gradeorder').orderBy('g.gradeorder');
-  if (kind === 'level') q.join('levels as lv', 'lv.levelid', 'a.levelid').select('lv.levelname', 'lv.levelorder').orderBy('lv.levelorder');
-  if (kind === 'lesson') q.join('lessons as ls', 'ls.lessonid', 'a.lessonid').select('ls.lessonname', 'ls.lessonorder').orderBy('ls.lessonorder');
+  const table = { grade: 'studentgradesprogress', level: 'studentlevelsprogress', lesson: 'studentlessonsprogress' }[
+    kind
+  ];
+  const q = db(`${table} as a`)
+    .whereIn('a.studentid', [...byStudent.keys()])
+    .select('a.*');
+  if (kind === 'grade')
+    q.join('grades as g', 'g.gradeid', 'a.gradeid').select('g.gradename', 'g.gradeorder').orderBy('g.gradeorder');
+  if (kind === 'level')
+    q.join('levels as lv', 'lv.levelid', 'a.levelid').select('lv.levelname', 'lv.levelorder').orderBy('lv.levelorder');
+  if (kind === 'lesson')
+    q.join('lessons as ls', 'ls.lessonid', 'a.lessonid')
+      .select('ls.lessonname', 'ls.lessonorder')
+      .orderBy('ls.lessonorder');
   if (f.has('gradeid')) q.whereIn('a.gradeid', f.get('gradeid')!);
   if (f.has('levelid') && kind === 'lesson') q.whereIn('a.levelid', f.get('levelid')!);
   const rows = (await q).map((r: Record<string, unknown>) => {
     const p = byStudent.get(String(r.studentid))!;
-    return { ...r, student: { studentfirstname: p.studentfirstname, studentlastname: p.studentlastname, schooluser: { schoolusername: p.schoolusername } }, class: { standardname: classNameOf(p) }, school: { schoolid: p.schoolid, schoolname: p.schoolname } };
+    return {
+      ...r,
+      student: {
+        studentfirstname: p.studentfirstname,
+        studentlastname: p.studentlastname,
+        schooluser: { schoolusername: p.schoolusername },
+      },
+      class: { standardname: classNameOf(p) },
+      school: { schoolid: p.schoolid, schoolname: p.schoolname },
+    };
   });
-  const one = f.get('studentid')?.length === 1 ? byStudent.get(f.get('studentid')![0]) ?? null : null;
+  const one = f.get('studentid')?.length === 1 ? (byStudent.get(f.get('studentid')![0]) ?? null) : null;
   return { rows, student: one };
 }
 
 /** Learners of a school and country who have an active account. */
-export async function onlineCount(db: Knex, schoolname: string | undefined, countryid: string | undefined, school: string | undefined) {
+export async function onlineCount(
+  db: Knex,
+  schoolname: string | undefined,
+  countryid: string | undefined,
+  school: string | undefined,
+) {
   const f: Filters = new Map();
   if (schoolname) f.set('schoolname', [schoolname]);
   if (countryid) f.set('countryid', [countryid]);

@@ -20,14 +20,18 @@ function submissionBody<T extends z.ZodRawShape>(item: T, minAnswers: number) {
 // The learner app's practice screen sends only the questions answered right, so a practice with every answer
 // wrong arrives as `result: []`. That is a failed attempt (0 %), taken the same way on the quiz route: refusing
 // it would leave the app's queue retrying it for a day.
-const practiceBody = submissionBody({ lessonpracticeid: id, lessonpracticequestionid: id, tries: z.number().int().min(0).max(1000) }, 0);
+const practiceBody = submissionBody(
+  { lessonpracticeid: id, lessonpracticequestionid: id, tries: z.number().int().min(0).max(1000) },
+  0,
+);
 const quizBody = submissionBody({ lessonquizid: id, lessonquizquestionid: id }, 0);
 const levelBody = submissionBody({ levelid: id, levelquizquestionid: id }, 1);
 const baselineBody = submissionBody({ curriculumbaselineid: id, baselinequestionid: id }, 1);
 
 function handler(kind: ResultKind, param: string) {
   type Submission = { result: Array<Record<string, unknown>>; starttime?: Date; endtime?: Date };
-  return async ({ db, caller, params, body }: Pick<ClassroomCtx, 'db' | 'caller'> & { params: Record<string, string>; body: Submission }) => {
+  type Input = Pick<ClassroomCtx, 'db' | 'caller'> & { params: Record<string, string>; body: Submission };
+  return async ({ db, caller, params, body }: Input) => {
     const learner = await requireLearner(db, caller);
     const now = new Date();
     const answers: Answer[] = body.result.map((r) => ({

@@ -15,22 +15,31 @@ export interface ResultKind {
 
 export const KINDS = {
   practice: {
-    progresstype: PROGRESS.practice, activetype: ACTIVE.practice,
-    content: { table: 'lessonpractices', id: 'lessonpracticeid', points: 'points', invalid: 'Invalid lesson practice id' },
+    progresstype: PROGRESS.practice,
+    activetype: ACTIVE.practice,
+    content: {
+      table: 'lessonpractices',
+      id: 'lessonpracticeid',
+      points: 'points',
+      invalid: 'Invalid lesson practice id',
+    },
     link: { table: 'lessonpracticequestions', id: 'lessonpracticequestionid', parent: 'lessonpracticeid' },
   },
   quiz: {
-    progresstype: PROGRESS.quiz, activetype: ACTIVE.quiz,
+    progresstype: PROGRESS.quiz,
+    activetype: ACTIVE.quiz,
     content: { table: 'lessonquizzes', id: 'lessonquizid', points: 'points', invalid: 'Invalid lesson quiz id' },
     link: { table: 'lessonquizquestions', id: 'lessonquizquestionid', parent: 'lessonquizid' },
   },
   levelquiz: {
-    progresstype: PROGRESS.levelquiz, activetype: ACTIVE.levelquiz,
+    progresstype: PROGRESS.levelquiz,
+    activetype: ACTIVE.levelquiz,
     content: { table: 'levels', id: 'levelid', points: 'quiz_points', invalid: 'Invalid level id' },
     link: { table: 'levelquizquestions', id: 'levelquizquestionid', parent: 'levelid' },
   },
   baseline: {
-    progresstype: PROGRESS.baseline, activetype: ACTIVE.baseline,
+    progresstype: PROGRESS.baseline,
+    activetype: ACTIVE.baseline,
     content: { table: 'curriculumbaseline', id: 'curriculumbaselineid', invalid: 'Invalid curriculum baseline id' },
     link: { table: 'baselinequestion', id: 'baselinequestionid', parent: 'curriculumbaselineid' },
   },
@@ -73,30 +82,46 @@ function quizScore(answers: Answer[]): { correct: number; percentage: number } {
  * active question cannot be failed.
  */
 async function practiceScore(db: Knex, s: Submission): Promise<{ correct: number; percentage: number }> {
-  const active = new Set<string>((await db('lessonpracticequestions')
-    .join('questions', 'questions.questionid', 'lessonpracticequestions.questionid')
-    .where({ 'lessonpracticequestions.lessonpracticeid': s.referenceid, 'lessonpracticequestions.lessonpracticequestionstatus': true, 'questions.isdeleted': false })
-    .pluck('lessonpracticequestions.lessonpracticequestionid')) as string[]);
+  const active = new Set<string>(
+    (await db('lessonpracticequestions')
+      .join('questions', 'questions.questionid', 'lessonpracticequestions.questionid')
+      .where({
+        'lessonpracticequestions.lessonpracticeid': s.referenceid,
+        'lessonpracticequestions.lessonpracticequestionstatus': true,
+        'questions.isdeleted': false,
+      })
+      .pluck('lessonpracticequestions.lessonpracticequestionid')) as string[],
+  );
   const correct = new Set(s.answers.filter((a) => a.iscorrect && active.has(a.linkid)).map((a) => a.linkid)).size;
   return { correct, percentage: active.size ? round2(Math.min(100, (correct * 100) / active.size)) : 100 };
 }
 
 const findStored = (db: Knex, s: Submission) =>
-  db('studentprogress').where({ studentid: s.studentid, studentprogressreferenceid: s.referenceid, starttime: s.starttime.toISOString() }).first();
+  db('studentprogress')
+    .where({ studentid: s.studentid, studentprogressreferenceid: s.referenceid, starttime: s.starttime.toISOString() })
+    .first();
 
 /**
  * Saves one attempt. The triple (studentid, reference, starttime) identifies it: a replay finds the stored row and
  * writes nothing, and a concurrent duplicate that loses the race on the unique key is answered the same way.
  */
-export async function saveResult(db: Knex, kind: ResultKind, s: Submission): Promise<{ row: Record<string, unknown>; replay: boolean }> {
+export async function saveResult(
+  db: Knex,
+  kind: ResultKind,
+  s: Submission,
+): Promise<{ row: Record<string, unknown>; replay: boolean }> {
   const content = await db(kind.content.table).where(kind.content.id, s.referenceid).first();
   if (!content) throw httpError(400, kind.content.invalid);
   for (const a of s.answers) {
-    if (a.parentid !== s.referenceid) throw httpError(400, `"${kind.link.parent}" of every answer must be ${s.referenceid}`);
+    if (a.parentid !== s.referenceid)
+      throw httpError(400, `"${kind.link.parent}" of every answer must be ${s.referenceid}`);
   }
   const linkIds = [...new Set(s.answers.map((a) => a.linkid))];
   if (linkIds.length) {
-    const links = await db(kind.link.table).where(kind.link.parent, s.referenceid).whereIn(kind.link.id, linkIds).select(kind.link.id);
+    const links = await db(kind.link.table)
+      .where(kind.link.parent, s.referenceid)
+      .whereIn(kind.link.id, linkIds)
+      .select(kind.link.id);
     if (links.length !== linkIds.length) throw httpError(400, `Invalid ${kind.link.id}`);
   }
 
@@ -106,7 +131,14 @@ export async function saveResult(db: Knex, kind: ResultKind, s: Submission): Pro
   // Once passed, a practice, quiz or level quiz takes no further attempt (as the original classroom server):
   // the learner's day of activity is noted, and no failing row follows the pass into every log export.
   if (kind.progresstype !== PROGRESS.baseline) {
-    const passed = await db('studentprogress').where({ studentid: s.studentid, studentprogressreferenceid: s.referenceid, progresstype: kind.progresstype, ispass: true }).first();
+    const passed = await db('studentprogress')
+      .where({
+        studentid: s.studentid,
+        studentprogressreferenceid: s.referenceid,
+        progresstype: kind.progresstype,
+        ispass: true,
+      })
+      .first();
     if (passed) {
       await db.transaction((trx) => recordActive(trx, s.studentid, s.referenceid, kind.activetype));
       return { row: passed, replay: true };
@@ -114,7 +146,8 @@ export async function saveResult(db: Knex, kind: ResultKind, s: Submission): Pro
   }
 
   const full = kind.content.points ? Number(content[kind.content.points] ?? 0) : 0;
-  const { correct, percentage } = kind.progresstype === PROGRESS.practice ? await practiceScore(db, s) : quizScore(s.answers);
+  const { correct, percentage } =
+    kind.progresstype === PROGRESS.practice ? await practiceScore(db, s) : quizScore(s.answers);
   const ispass = percentage >= 80;
   const row = {
     studentprogressid: crypto.randomUUID(),
@@ -134,13 +167,16 @@ export async function saveResult(db: Knex, kind: ResultKind, s: Submission): Pro
   try {
     await db.transaction(async (trx) => {
       await trx('studentprogress').insert(row);
-      if (s.answers.length) await trx('studentprogressquestions').insert(s.answers.map((a) => ({
-        studentprogressquestionid: crypto.randomUUID(),
-        studentprogressid: row.studentprogressid,
-        tries: a.tries ?? 0,
-        iscorrect: a.iscorrect,
-        referencequestionid: a.linkid,
-      })));
+      if (s.answers.length)
+        await trx('studentprogressquestions').insert(
+          s.answers.map((a) => ({
+            studentprogressquestionid: crypto.randomUUID(),
+            studentprogressid: row.studentprogressid,
+            tries: a.tries ?? 0,
+            iscorrect: a.iscorrect,
+            referencequestionid: a.linkid,
+          })),
+        );
       await recordActive(trx, s.studentid, s.referenceid, kind.activetype);
       if (kind.progresstype === PROGRESS.practice || kind.progresstype === PROGRESS.quiz) {
         const lesson = await trx('lessons').where('lessonid', content.lessonid).first('lessonid', 'levelid');

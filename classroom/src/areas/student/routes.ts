@@ -7,7 +7,11 @@ import { curriculumProgress } from '../curriculum/store';
 import { lastLogins, searchStudents, setProfileImage } from './store';
 
 // Anything but an array of ids means "no ids": the central API sends a bare JSON array.
-const idList = z.unknown().transform((v) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.length <= 45).slice(0, 5000) : []));
+const idList = z
+  .unknown()
+  .transform((v) =>
+    Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string' && x.length <= 45).slice(0, 5000) : [],
+  );
 
 export const studentRoutes: ClassroomRoute[] = [
   // Full learner rows (parents, contact, disability answers): staff only (decision 30); the learner app never calls it.

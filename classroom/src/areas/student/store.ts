@@ -31,5 +31,8 @@ export async function lastLogins(db: Knex, userids: string[], school: string | u
   if (school !== undefined) q.whereIn('userid', usersInScope(db, school));
   const rows: Array<Record<string, unknown>> = await q.groupBy('userid').select('userid')
     .max({ logintime: 'logintime' });
-  return rows.map((r) => ({ logintime: r.logintime instanceof Date ? r.logintime.toISOString() : r.logintime, userid: r.userid }));
+  return rows.map((r) => ({
+    logintime: r.logintime instanceof Date ? r.logintime.toISOString() : r.logintime,
+    userid: r.userid,
+  }));
 }

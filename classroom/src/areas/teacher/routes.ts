@@ -7,13 +7,16 @@ import { idParams, queryText, schoolScopeOf, schoolnameOf } from '../common';
 import { filtersOf, first, page, pagingBody } from '../common/paging';
 import { PROGRESS } from '../result/progress';
 import {
-  attemptsWithContent, classScoreSheet, lastPassedQuiz, standardsLike, standardsOf, statsOf, studentStats, studentsOf, teacherProfile, visibleStudent,
+  attemptsWithContent, classScoreSheet, lastPassedQuiz, standardsLike, standardsOf, statsOf, studentStats, studentsOf,
+  teacherProfile, visibleStudent,
 } from './store';
 
 const studentParams = idParams('studentid', 'Invalid Student ID');
 
 /** Staff of every role see their own school's learners only (schoolScopeOf). */
 const scopeOf = schoolScopeOf;
+
+const attemptKinds = [['practice', PROGRESS.practice], ['quiz', PROGRESS.quiz], ['level', PROGRESS.levelquiz]] as const;
 
 export const teacherRoutes: ClassroomRoute[] = [
   route('GET', '/teacher/standards', staff(), {}, async ({ db, caller }) => {
@@ -34,7 +37,7 @@ export const teacherRoutes: ClassroomRoute[] = [
     return studentStats(db, await visibleStudent(db, params.studentid, await scopeOf(db, caller)));
   },
     { summary: "One learner's last sign-in and current lesson, level and grade" }),
-  ...([['practice', PROGRESS.practice], ['quiz', PROGRESS.quiz], ['level', PROGRESS.levelquiz]] as const).map(([name, type]) =>
+  ...attemptKinds.map(([name, type]) =>
     route('GET', `/teacher/stats/student/:studentid/${name}`, staff(), { params: studentParams },
       async ({ db, caller, params }) => {
       const student = await visibleStudent(db, params.studentid, await scopeOf(db, caller));
@@ -51,7 +54,9 @@ export const teacherRoutes: ClassroomRoute[] = [
   route('POST', '/teacher/studentprogress', staff(), { body: pagingBody },
     async ({ db, caller, body }) => {
     const f = filtersOf(body);
-    const rows = await classScoreSheet(db, await schoolnameOf(db, caller), { standard: first(f, 'standard'), lessonid: first(f, 'lessonid') });
+    const rows = await classScoreSheet(db, await schoolnameOf(db, caller), {
+      standard: first(f, 'standard'), lessonid: first(f, 'lessonid'),
+    });
     return page(rows, body);
   },
     { summary: 'Class score sheet for one lesson (filters: standard, lessonid)' }),
