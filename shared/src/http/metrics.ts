@@ -96,6 +96,7 @@ export class Metrics {
   readonly rateLimitRefusals: Counter<'limiter'>;
   readonly redisErrors: Counter;
   readonly objectStoreErrors: Counter<'operation'>;
+  readonly retentionDeleted: Counter<'what'>;
 
   constructor(private readonly o: MetricsOptions) {
     // Loaded only when metrics are on: prom-client adds about 12 MB to the process.
@@ -120,6 +121,12 @@ export class Metrics {
     this.redisErrors = new Counter({ name: 'lms_redis_errors_total', help: 'Errors of the Redis connection and of commands the rate limits sent', registers });
     this.objectStoreErrors = new Counter({
       name: 'lms_object_store_errors_total', help: 'Object store operations that failed (a missing object or an invalid key is not counted)', labelNames: ['operation'], registers,
+    });
+    this.retentionDeleted = new Counter({
+      name: 'lms_retention_deleted_total',
+      help: 'What the retention sweep deleted because it was older than its setting keeps (log archives, sign-in rows)',
+      labelNames: ['what'],
+      registers,
     });
     const pool = o.pool;
     if (pool) {
@@ -192,5 +199,10 @@ export function attachMetrics(app: Express, metrics: Metrics): void {
 
 /** The app's metrics, when they are on. */
 export function metricsOf(req: Request): Metrics | undefined {
-  return (req.app.locals as { [METRICS]?: Metrics })[METRICS];
+  return appMetrics(req.app);
+}
+
+/** The metrics of an app, for work the process does outside requests (the periodic sweeps). */
+export function appMetrics(app: { locals: object }): Metrics | undefined {
+  return (app.locals as { [METRICS]?: Metrics })[METRICS];
 }
