@@ -32,5 +32,15 @@ startOrExit('central API', async () => {
   const metrics = appMetrics(app);
   const retention = startRetentionSweep({ db, objects, logger }, config.retention,
     metrics && ((what, n) => metrics.retentionDeleted.inc({ what }, n)));
-  serve({ name: 'central API', port: config.port, host: config.host, drainMs: config.drainMs, stopDelayMs: config.stopDelayMs, logger, app, close: [() => sweep.stop(), async () => retention?.stop(), () => checkpointsSettled().then(() => db.destroy()).finally(() => serving.release()), () => stopSharingRevocations?.(), () => redis?.quit()] });
+  const close = [
+    () => sweep.stop(),
+    async () => retention?.stop(),
+    () => checkpointsSettled().then(() => db.destroy()).finally(() => serving.release()),
+    () => stopSharingRevocations?.(),
+    () => redis?.quit(),
+  ];
+  serve({
+    name: 'central API', port: config.port, host: config.host, drainMs: config.drainMs, stopDelayMs: config.stopDelayMs,
+    logger, app, close,
+  });
 });

@@ -263,13 +263,15 @@ describe.each(['folder', 's3'] as const)('central backup --link-from the previou
 
   beforeAll(async () => {
     t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations });
-    storeConfig = kind === 's3' ? sandbox.s3(`link-${kind}-${Date.now() % 100000}`) : { kind: 'folder', dir: path.join(sandbox.tmp, 'link-objects') };
+    storeConfig = kind === 's3'
+      ? sandbox.s3(`link-${kind}-${Date.now() % 100000}`)
+      : { kind: 'folder', dir: path.join(sandbox.tmp, 'link-objects') };
     store = createObjectStore(storeConfig);
     env = { ...envOf(t, storeConfig), BACKUP_KEY: KEY };
   });
   afterAll(async () => { await t.dispose(); });
 
-  it('links unchanged objects, copies changed ones, and every folder restores on its own, even after the first is pruned', async () => {
+  it('links unchanged objects, copies changed ones; each folder restores alone, the first pruned', async () => {
     await t.db('countries').insert({ countryid: 'l1', countryname: 'Kenya' });
     await store.put('lesson_one.mp3', Buffer.from('ID3 lesson one'), { contentType: 'audio/mpeg' });
     await store.put('lesson_two.mp3', Buffer.from('ID3 lesson two'), { contentType: 'audio/mpeg' });
@@ -288,7 +290,8 @@ describe.each(['folder', 's3'] as const)('central backup --link-from the previou
     const b2 = await runCli(['backup', '--to', second, '--link-from', first], env);
     expect([b2.code, b2.stderr]).toEqual([0, '']);
     const read = Buffer.byteLength('ID3 lesson 2wo') + Buffer.byteLength('%PDF-1.4 later');
-    expect(b2.stdout).toContain(`objects 2 linked from ${first}, 0 copied from it, 2 copied from the store; 0.0 MB (${read} bytes) read from the store`);
+    expect(b2.stdout).toContain(`objects 2 linked from ${first}, 0 copied from it, 2 copied from the store; `
+      + `0.0 MB (${read} bytes) read from the store`);
     // The same file on disk for what did not change, a new one for what did.
     expect(await inode(second, 'lesson_one.mp3')).toBe(await inode(first, 'lesson_one.mp3'));
     expect(await inode(second, 'feedback/u1_a_1.png')).toBe(await inode(first, 'feedback/u1_a_1.png'));
@@ -296,9 +299,11 @@ describe.each(['folder', 's3'] as const)('central backup --link-from the previou
     expect(await fsp.readFile(path.join(second, 'objects', 'lesson_two.mp3'), 'utf8')).toBe('ID3 lesson 2wo');
     expect(await fsp.readFile(path.join(first, 'objects', 'lesson_two.mp3'), 'utf8')).toBe('ID3 lesson two');
     const m2 = JSON.parse(await fsp.readFile(path.join(second, 'manifest.json'), 'utf8')) as Manifest;
-    expect(m2.objects.items.map((i) => i.key)).toEqual(['feedback/u1_a_1.png', 'later.pdf', 'lesson_one.mp3', 'lesson_two.mp3']);
+    expect(m2.objects.items.map((i) => i.key))
+      .toEqual(['feedback/u1_a_1.png', 'later.pdf', 'lesson_one.mp3', 'lesson_two.mp3']);
     expect(m2.objects.items.every((i) => typeof i.etag === 'string' && i.etag.length > 0)).toBe(true);
-    expect(m2.objects.items.find((i) => i.key === 'lesson_one.mp3')).toMatchObject({ contentType: 'audio/mpeg', sha256: sha256(Buffer.from('ID3 lesson one')) });
+    expect(m2.objects.items.find((i) => i.key === 'lesson_one.mp3'))
+      .toMatchObject({ contentType: 'audio/mpeg', sha256: sha256(Buffer.from('ID3 lesson one')) });
 
     // A previous folder changed after it was taken is not linked from: everything is read from the store.
     const manifest = path.join(second, 'manifest.json');

@@ -144,7 +144,8 @@ describe('classroom backup and restore (database and media folder)', () => {
     const second = path.join(tmp, 'link-second');
     const b = await runCli(['backup', '--to', second, '--link-from', first], linkEnv);
     expect([b.code, b.stderr]).toEqual([0, '']);
-    expect(b.stdout).toContain(`objects 1 linked from ${first}, 0 copied from it, 1 copied from the store; 0.0 MB (12 bytes) read`);
+    expect(b.stdout)
+      .toContain(`objects 1 linked from ${first}, 0 copied from it, 1 copied from the store; 0.0 MB (12 bytes) read`);
     const ino = async (dir: string, key: string) => (await fsp.stat(path.join(dir, 'objects', key))).ino;
     expect(await ino(second, 'circle.png')).toBe(await ino(first, 'circle.png'));
     expect(await fsp.readFile(path.join(second, 'objects', 'square.png'), 'utf8')).toBe('SQUARE');

@@ -165,7 +165,8 @@ export function startOrphanSweep(deps: { db: Knex; objects: ObjectStore; logger:
     const spool = await sweepSpool();
     const partial = (await deps.objects.sweepTemporary?.()) ?? [];
     if (spool.length || partial.length) {
-      deps.logger.warn({ removed: [...spool, ...partial] }, 'removed temporary upload files of processes that are gone');
+      const removed = [...spool, ...partial];
+      deps.logger.warn({ removed }, 'removed temporary upload files of processes that are gone');
     }
     await sweepArchives(deps, graceMs);
   };
