@@ -3,7 +3,8 @@
 #   deploy/lms-backup.sh central            # or: classroom
 # Writes $LMS_BACKUP_DIR/<service>-<UTC date-time>/ with `npm run backup`, refuses to count a backup
 # much smaller than the previous one as good (a database emptied by mistake must not rotate the good
-# backups away), and keeps the newest $LMS_BACKUP_KEEP good ones.
+# backups away), and keeps the newest $LMS_BACKUP_KEEP good ones. Objects unchanged since the previous good
+# backup are hard-linked from it rather than downloaded again (`--link-from`): each folder stays whole.
 set -euo pipefail
 service=${1:?usage: lms-backup.sh central|classroom}
 root=${LMS_BACKUP_DIR:-/var/backups/lms}
@@ -17,9 +18,14 @@ metrics_dir=${LMS_BACKUP_METRICS_DIR-/var/lib/prometheus/node-exporter}
 
 size_of() { du -sb "$1" | cut -f1; }
 dest="$root/$service-$(date -u +%Y%m%d-%H%M%S)"
-previous=$(ls -1d "$root/$service"-* 2>/dev/null | grep -v '\.suspect$' | sort | tail -n 1 || true)
+# The newest good backup: not marked suspect, and finished (its manifest is written last).
+previous=$(ls -1d "$root/$service"-* 2>/dev/null | grep -v '\.suspect$' | sort \
+  | while read -r d; do [ -f "$d/manifest.json" ] && echo "$d"; done | tail -n 1 || true)
 mkdir -p "$root"
-(cd "$app" && npm run --silent backup -w "$service" -- --to "$dest")
+link=()
+# backup checks the previous manifest's signature itself and links nothing from a folder changed since.
+[ -n "$previous" ] && link=(--link-from "$previous")
+(cd "$app" && npm run --silent backup -w "$service" -- --to "$dest" ${link[@]+"${link[@]}"})
 
 size=$(size_of "$dest")
 if [ -n "$previous" ]; then

@@ -10,7 +10,8 @@ export function storeObjects(store: ObjectStore, config: Readonly<ObjectStoreCon
       ? `S3 bucket ${config.bucket} at ${config.endpoint}`
       : `folder ${path.resolve(repoRoot, config.dir)}`,
     async list() {
-      return (await store.list()).map((o) => ({ key: o.key, size: o.size }));
+      // The listing's ETag (S3) or MD5 (folder store) is what `--link-from` compares, without a download.
+      return (await store.list()).map((o) => ({ key: o.key, size: o.size, etag: o.etag || undefined }));
     },
     async read(key) {
       try {

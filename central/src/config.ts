@@ -55,6 +55,8 @@ const schema = z.object({
   MAX_UPLOADS_PER_CALLER: positiveInt(4),
   UPLOAD_IDLE_SECONDS: positiveInt(30),
   ORPHAN_GRACE_SECONDS: positiveInt(3600),
+  LOG_ARCHIVE_RETENTION_DAYS: nonNegativeInt(0),
+  SIGNIN_RETENTION_DAYS: nonNegativeInt(0),
   MAIL_LINKS_PER_CLIENT_HOUR: positiveInt(10),
   MAIL_LINKS_PER_ACCOUNT_HOUR: positiveInt(3),
 });
@@ -119,6 +121,8 @@ export function loadConfig(env: Env = process.env) {
     uploadIdleMs: e.UPLOAD_IDLE_SECONDS * 1000,
     // An unsettled log archive claim older than this names the archive of an import that never committed.
     orphanGraceMs: e.ORPHAN_GRACE_SECONDS * 1000,
+    // How many days stored log archives and sign-in rows are kept; 0 keeps them for ever.
+    retention: { logArchiveDays: e.LOG_ARCHIVE_RETENTION_DAYS, signInDays: e.SIGNIN_RETENTION_DAYS },
     mailLinks: { perClientPerHour: e.MAIL_LINKS_PER_CLIENT_HOUR, perAccountPerHour: e.MAIL_LINKS_PER_ACCOUNT_HOUR },
   });
 }

@@ -1,4 +1,4 @@
-import { connectRedis, createLogger, serve, startOrExit, warnWeakSecrets } from '@lms/shared';
+import { appMetrics, connectRedis, createLogger, serve, startOrExit, warnWeakSecrets } from '@lms/shared';
 import { holdServingLock, servingName } from '@lms/db';
 import { loadConfig } from './config';
 import { createApp } from './app';
@@ -8,6 +8,7 @@ import { checkpointsSettled } from './areas/log/store';
 import { shareRevocations } from './auth/tokens';
 import { warnMailNotSent } from './auth/mail';
 import { startOrphanSweep } from './areas/log/archives';
+import { startRetentionSweep } from './retention';
 
 startOrExit('central API', async () => {
   const config = loadConfig();
@@ -30,12 +31,20 @@ startOrExit('central API', async () => {
   const replica = openReplica(config, db, logger);
   await replica?.start();
   const app = createApp(config, { db, logger, redis, objects, replica });
+  // Log archives and sign-in rows older than their settings keep (LOG_ARCHIVE_RETENTION_DAYS, SIGNIN_RETENTION_DAYS).
+  const metrics = appMetrics(app);
+  const retention = startRetentionSweep({ db, objects, logger }, config.retention,
+    metrics && ((what, n) => metrics.retentionDeleted.inc({ what }, n)));
+  const close = [
+    () => sweep.stop(),
+    async () => retention?.stop(),
+    () => checkpointsSettled().then(() => db.destroy()).finally(() => serving.release()),
+    () => replica?.stop(),
+    () => stopSharingRevocations?.(),
+    () => redis?.quit(),
+  ];
   serve({
     name: 'central API', port: config.port, host: config.host, drainMs: config.drainMs, stopDelayMs: config.stopDelayMs,
-    logger, app,
-    close: [
-      () => sweep.stop(), () => checkpointsSettled().then(() => db.destroy()).finally(() => serving.release()),
-      () => replica?.stop(), () => stopSharingRevocations?.(), () => redis?.quit(),
-    ],
+    logger, app, close,
   });
 });

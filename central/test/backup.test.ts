@@ -252,3 +252,87 @@ describe.each(['folder', 's3'] as const)('central restore refuses a backup edite
 function manifestDbFile(dir: string): string {
   return (JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')) as Manifest).database.file;
 }
+
+describe.each(['folder', 's3'] as const)('central backup --link-from the previous backup, %s store', (kind) => {
+  let t: TestDatabase;
+  let storeConfig: ObjectStoreConfig;
+  let store: ObjectStore;
+  let env: Record<string, string>;
+  const dirOf = (name: string) => path.join(sandbox.tmp, `link-${kind}-${name}`);
+  const inode = async (dir: string, key: string) => (await fsp.stat(path.join(dir, 'objects', ...key.split('/')))).ino;
+
+  beforeAll(async () => {
+    t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations });
+    storeConfig = kind === 's3'
+      ? sandbox.s3(`link-${kind}-${Date.now() % 100000}`)
+      : { kind: 'folder', dir: path.join(sandbox.tmp, 'link-objects') };
+    store = createObjectStore(storeConfig);
+    env = { ...envOf(t, storeConfig), BACKUP_KEY: KEY };
+  });
+  afterAll(async () => { await t.dispose(); });
+
+  it('links unchanged objects, copies changed ones; each folder restores alone, the first pruned', async () => {
+    await t.db('countries').insert({ countryid: 'l1', countryname: 'Kenya' });
+    await store.put('lesson_one.mp3', Buffer.from('ID3 lesson one'), { contentType: 'audio/mpeg' });
+    await store.put('lesson_two.mp3', Buffer.from('ID3 lesson two'), { contentType: 'audio/mpeg' });
+    await store.put('feedback/u1_a_1.png', Buffer.from('PNG first'), { contentType: 'image/png' });
+    const first = dirOf('first');
+    const b1 = await runCli(['backup', '--to', first], env);
+    expect([b1.code, b1.stderr]).toEqual([0, '']);
+    expect(b1.stdout).toMatch(/objects 3 copied from the store; 0\.0 MB \(\d+ bytes\) read from the store/);
+
+    // Changed since: a row, one object replaced by another of the same size, one added.
+    await t.db('countries').insert({ countryid: 'l2', countryname: 'Ghana' });
+    await store.put('lesson_two.mp3', Buffer.from('ID3 lesson 2wo'), { contentType: 'audio/mpeg' });
+    await store.put('later.pdf', Buffer.from('%PDF-1.4 later'), { contentType: 'application/pdf' });
+    const atSecond = await readAll(store);
+    const second = dirOf('second');
+    const b2 = await runCli(['backup', '--to', second, '--link-from', first], env);
+    expect([b2.code, b2.stderr]).toEqual([0, '']);
+    const read = Buffer.byteLength('ID3 lesson 2wo') + Buffer.byteLength('%PDF-1.4 later');
+    expect(b2.stdout).toContain(`objects 2 linked from ${first}, 0 copied from it, 2 copied from the store; `
+      + `0.0 MB (${read} bytes) read from the store`);
+    // The same file on disk for what did not change, a new one for what did.
+    expect(await inode(second, 'lesson_one.mp3')).toBe(await inode(first, 'lesson_one.mp3'));
+    expect(await inode(second, 'feedback/u1_a_1.png')).toBe(await inode(first, 'feedback/u1_a_1.png'));
+    expect(await inode(second, 'lesson_two.mp3')).not.toBe(await inode(first, 'lesson_two.mp3'));
+    expect(await fsp.readFile(path.join(second, 'objects', 'lesson_two.mp3'), 'utf8')).toBe('ID3 lesson 2wo');
+    expect(await fsp.readFile(path.join(first, 'objects', 'lesson_two.mp3'), 'utf8')).toBe('ID3 lesson two');
+    const m2 = JSON.parse(await fsp.readFile(path.join(second, 'manifest.json'), 'utf8')) as Manifest;
+    expect(m2.objects.items.map((i) => i.key))
+      .toEqual(['feedback/u1_a_1.png', 'later.pdf', 'lesson_one.mp3', 'lesson_two.mp3']);
+    expect(m2.objects.items.every((i) => typeof i.etag === 'string' && i.etag.length > 0)).toBe(true);
+    expect(m2.objects.items.find((i) => i.key === 'lesson_one.mp3'))
+      .toMatchObject({ contentType: 'audio/mpeg', sha256: sha256(Buffer.from('ID3 lesson one')) });
+
+    // A previous folder changed after it was taken is not linked from: everything is read from the store.
+    const manifest = path.join(second, 'manifest.json');
+    const original = await fsp.readFile(manifest);
+    await fsp.writeFile(manifest, original.toString('utf8').replace('"lms-backup/1"', '"lms-backup/1" '));
+    const third = dirOf('third');
+    try {
+      const b3 = await runCli(['backup', '--to', third, '--link-from', second], env);
+      expect([b3.code, b3.stderr]).toEqual([0, '']);
+      expect(b3.stdout).toContain(`not linking from ${second}: ${second}: the manifest's signature does not match`);
+      expect(b3.stdout).toContain('objects 4 copied from the store');
+      for (const key of ['lesson_one.mp3', 'feedback/u1_a_1.png', 'later.pdf']) {
+        expect(await inode(third, key)).not.toBe(await inode(second, key));
+      }
+    } finally {
+      await fsp.writeFile(manifest, original);
+    }
+
+    // Pruning the first folder leaves the second whole: after more changes it restores exactly its state.
+    await fsp.rm(first, { recursive: true, force: true });
+    await store.put('lesson_one.mp3', Buffer.from('ID3 replaced later'), { contentType: 'audio/mpeg' });
+    await store.delete('feedback/u1_a_1.png');
+    await store.put('extra.pdf', Buffer.from('%PDF-1.4 extra'), { contentType: 'application/pdf' });
+    await t.db('countries').insert({ countryid: 'l3', countryname: 'Togo' });
+    const r = await runCli(['restore', '--from', second, '--yes'], env);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/restored \d+ rows in \d+ tables and 4 objects; both match the manifest/);
+    expect(await readAll(store)).toEqual(atSecond);
+    expect((await countries(t)).map((c) => c.countryid)).toEqual(['l1', 'l2']);
+  }, 180_000);
+});

@@ -163,4 +163,27 @@ describe('classroom backup and restore (database and media folder)', () => {
     expect([r.code, r.stderr]).toEqual([0, '']);
     expect((await schoolusers()).map((u) => u.schooluserid)).toEqual(['u1', 'u2']);
   }, 120_000);
+
+  it('--link-from: the media folder lists no checksum, so files are read and an unchanged one is linked', async () => {
+    const media = path.join(tmp, 'link-media');
+    await fsp.mkdir(media, { recursive: true });
+    await fsp.writeFile(path.join(media, 'circle.png'), 'circle');
+    await fsp.writeFile(path.join(media, 'square.png'), 'square');
+    const linkEnv = { ...env, MEDIA_DIR: media };
+    const first = path.join(tmp, 'link-first');
+    expect((await runCli(['backup', '--to', first], linkEnv)).code).toBe(0);
+    await fsp.writeFile(path.join(media, 'square.png'), 'SQUARE');
+    const second = path.join(tmp, 'link-second');
+    const b = await runCli(['backup', '--to', second, '--link-from', first], linkEnv);
+    expect([b.code, b.stderr]).toEqual([0, '']);
+    expect(b.stdout)
+      .toContain(`objects 1 linked from ${first}, 0 copied from it, 1 copied from the store; 0.0 MB (12 bytes) read`);
+    const ino = async (dir: string, key: string) => (await fsp.stat(path.join(dir, 'objects', key))).ino;
+    expect(await ino(second, 'circle.png')).toBe(await ino(first, 'circle.png'));
+    expect(await fsp.readFile(path.join(second, 'objects', 'square.png'), 'utf8')).toBe('SQUARE');
+    // The second folder is whole without the first.
+    await fsp.rm(first, { recursive: true });
+    const dry = await runCli(['restore', '--from', second], linkEnv);
+    expect([dry.code, dry.stdout]).toEqual([2, expect.stringContaining('checksums match')]);
+  }, 120_000);
 });

@@ -29,7 +29,11 @@ export const SIGNATURE = 'manifest.hmac';
 export interface ObjectSource {
   /** e.g. `folder /srv/lms/objects`, `S3 bucket lms at https://s3.example.org`. */
   describe: string;
-  list(): Promise<Array<{ key: string; size: number }>>;
+  /**
+   * Every object, with the store's checksum of its bytes when its listing gives one (an S3 ETag, the folder
+   * store's MD5): what `--link-from` compares with the previous backup without downloading the object.
+   */
+  list(): Promise<Array<{ key: string; size: number; etag?: string }>>;
   read(key: string): Promise<Readable>;
   /** Content type and user metadata, kept in the manifest and given back on restore. */
   info?(key: string): Promise<{ contentType?: string; metadata?: Record<string, string> }>;
@@ -41,6 +45,8 @@ export interface ManifestObject {
   key: string;
   size: number;
   sha256: string;
+  /** The store's checksum of the object as listed when the backup was taken (absent: the store gave none). */
+  etag?: string;
   contentType?: string;
   metadata?: Record<string, string>;
 }
@@ -205,20 +211,94 @@ async function dumpDatabase(t: BackupTarget, dir: string): Promise<Manifest['dat
   };
 }
 
-async function copyObjects(objects: ObjectSource, dir: string, out: (l: string) => void): Promise<Manifest['objects']> {
+/** A previous backup whose files may be linked instead of copied (`--link-from`). */
+interface Previous {
+  dir: string;
+  items: Map<string, ManifestObject>;
+}
+
+/** How the objects of a backup were obtained, for its output. */
+export interface ObjectTally {
+  /** Hard-linked from the previous backup (no copy on disk). */
+  linked: number;
+  /** Copied from the previous backup's file because a link could not be made (another filesystem). */
+  copiedLocally: number;
+  /** Read from the store and written. */
+  copied: number;
+  /** Bytes read from the store. */
+  bytesRead: number;
+}
+
+/** Copies `from` to `dest` while hashing it; the SHA-256 of what was written. */
+async function copyHashing(from: Readable, dest: string): Promise<{ size: number; sha256: string }> {
+  const hash = crypto.createHash('sha256');
+  let size = 0;
+  const tap = new Transform({
+    transform(chunk: Buffer, _enc, cb) { hash.update(chunk); size += chunk.length; cb(null, chunk); },
+  });
+  await pipeline(from, tap, fs.createWriteStream(dest, { flags: 'wx' }));
+  return { size, sha256: hash.digest('hex') };
+}
+
+/**
+ * The previous backup's file of `entry` when it can stand for the object: a regular file inside that folder
+ * (never a symbolic link, whose target could be any file of the host) of the manifest's size.
+ */
+async function previousFile(prev: Previous, entry: ManifestObject): Promise<string | undefined> {
+  if (await notConfined(prev.dir, `${OBJECTS_DIR}/${entry.key}`)) return undefined;
+  const file = objectPath(prev.dir, entry.key);
+  return (await fsp.stat(file)).size === entry.size ? file : undefined;
+}
+
+/**
+ * Puts the previous backup's file at `dest`: a hard link (the same bytes on disk, so each folder stays whole
+ * and pruning one never touches another), else a copy checked against the manifest's checksum. False when
+ * neither holds (the caller reads the object from the store).
+ */
+async function takePrevious(file: string, entry: ManifestObject, dest: string, tally: ObjectTally): Promise<boolean> {
+  try {
+    await fsp.link(file, dest);
+    tally.linked += 1;
+    return true;
+  } catch {
+    // Another filesystem, a filesystem without hard links, or the file's link limit: a plain copy.
+  }
+  try {
+    const copy = await copyHashing(fs.createReadStream(file), dest);
+    if (copy.size === entry.size && copy.sha256 === entry.sha256) {
+      tally.copiedLocally += 1;
+      return true;
+    }
+  } catch {
+    // Unreadable: the store has the object.
+  }
+  await fsp.rm(dest, { force: true });
+  return false;
+}
+
+async function copyObjects(objects: ObjectSource, dir: string, out: (l: string) => void, prev?: Previous)
+  : Promise<{ objects: Manifest['objects']; tally: ObjectTally }> {
   const items: ManifestObject[] = [];
+  const tally: ObjectTally = { linked: 0, copiedLocally: 0, copied: 0, bytesRead: 0 };
   let bytes = 0;
   const listed = await objects.list();
-  for (const { key } of listed) {
+  for (const { key, size: listedSize, etag } of listed) {
     const dest = objectPath(dir, key);
     await fsp.mkdir(path.dirname(dest), { recursive: true });
-    const hash = crypto.createHash('sha256');
-    let size = 0;
-    const tap = new Transform({
-      transform(chunk: Buffer, _enc, cb) { hash.update(chunk); size += chunk.length; cb(null, chunk); },
-    });
+    const before = prev?.items.get(key);
+    // The same key, size and store checksum as the previous backup's entry: the same bytes, not downloaded
+    // again. A size alone proves nothing (a file replaced by another of the same length).
+    const same = before && etag && before.etag === etag && before.size === listedSize ? before : undefined;
+    const file = same && prev ? await previousFile(prev, same).catch(() => undefined) : undefined;
+    if (same && file && (await takePrevious(file, same, dest, tally))) {
+      const info = objects.info ? await objects.info(key).catch(() => ({})) : {};
+      items.push({ key, size: same.size, sha256: same.sha256, etag, ...info });
+      bytes += same.size;
+      continue;
+    }
+    let copy: { size: number; sha256: string };
     try {
-      await pipeline(await objects.read(key), tap, fs.createWriteStream(dest, { flags: 'wx' }));
+      copy = await copyHashing(await objects.read(key), dest);
     } catch (err) {
       // Deleted between the listing and the copy: it is gone from the service too.
       if (['NotFound', 'ENOENT'].includes((err as { code?: string }).code ?? '')) {
@@ -228,18 +308,61 @@ async function copyObjects(objects: ObjectSource, dir: string, out: (l: string) 
       }
       throw err;
     }
+    tally.bytesRead += copy.size;
+    // A store whose listing has no checksum (the classroom's media folder) was read to know; an unchanged
+    // file is then kept once on disk all the same.
+    const read = !etag && before && before.size === copy.size && before.sha256 === copy.sha256 ? before : undefined;
+    const again = read && prev ? await previousFile(prev, read).catch(() => undefined) : undefined;
+    if (again && (await linkOver(again, dest))) tally.linked += 1;
+    else tally.copied += 1;
     const info = objects.info ? await objects.info(key).catch(() => ({})) : {};
-    items.push({ key, size, sha256: hash.digest('hex'), ...info });
-    bytes += size;
+    items.push({ key, size: copy.size, sha256: copy.sha256, ...(etag ? { etag } : {}), ...info });
+    bytes += copy.size;
   }
-  return { store: objects.describe, count: items.length, bytes, items };
+  return { objects: { store: objects.describe, count: items.length, bytes, items }, tally };
+}
+
+/** Replaces the copy at `dest` by a hard link to `file` (the same bytes); false, the copy kept, when it cannot. */
+async function linkOver(file: string, dest: string): Promise<boolean> {
+  const tmp = `${dest}.link-${process.pid}`;
+  try {
+    await fsp.link(file, tmp);
+    await fsp.rename(tmp, dest);
+    return true;
+  } catch {
+    await fsp.rm(tmp, { force: true });
+    return false;
+  }
+}
+
+/**
+ * The previous backup to link from, when its manifest is signed with this key and is the same service's; a
+ * folder changed after it was taken (or signed with another key) is never linked from: every object is then
+ * read from the store, and the output says why.
+ */
+async function previousBackup(t: BackupTarget, from: string, out: (l: string) => void): Promise<Previous | undefined> {
+  try {
+    const m = await readSignedManifest(from, t.service, t.key);
+    return { dir: from, items: new Map(m.objects.items.map((i) => [i.key, i])) };
+  } catch (err) {
+    out(`${t.service}: not linking from ${from}: ${(err as Error).message}; every object is read from the store`);
+    return undefined;
+  }
 }
 
 const mb = (n: number) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 const sumRows = (t: Record<string, number>) => Object.values(t).reduce((a, b) => a + b, 0);
 
+export interface BackupOptions {
+  /**
+   * A previous backup of the service: an object whose key, size and store checksum match its manifest's entry
+   * is hard-linked from there instead of being downloaded again.
+   */
+  linkFrom?: string;
+}
+
 /** Writes a backup into `dir` (absent or empty); the manifest is written last, so a backup without one is incomplete. */
-export async function backup(t: BackupTarget, dir: string): Promise<Manifest> {
+export async function backup(t: BackupTarget, dir: string, o: BackupOptions = {}): Promise<Manifest> {
   const out = t.out ?? ((l: string) => process.stdout.write(`${l}\n`));
   if (fs.existsSync(dir) && (await fsp.readdir(dir)).length) throw new BackupError(`${dir} is not empty; back up into a new folder`);
   // A backup holds password hashes and learners' records: its folder is the backing-up user's alone.
@@ -248,8 +371,12 @@ export async function backup(t: BackupTarget, dir: string): Promise<Manifest> {
   const started = new Date().toISOString();
   const database = await dumpDatabase(t, dir);
   out(`${t.service}: database ${describeDatabase(t.databaseUrl)}: ${Object.keys(database.tables).length} tables, ${sumRows(database.tables)} rows, ${mb(database.bytes)}`);
-  const objects = await copyObjects(t.objects, dir, out);
+  const prev = o.linkFrom ? await previousBackup(t, o.linkFrom, out) : undefined;
+  const { objects, tally } = await copyObjects(t.objects, dir, out, prev);
   out(`${t.service}: objects ${objects.store}: ${objects.count} object${objects.count === 1 ? '' : 's'}, ${mb(objects.bytes)}`);
+  const fromPrev = prev ? `${tally.linked} linked from ${prev.dir}, ${tally.copiedLocally} copied from it, ` : '';
+  out(`${t.service}: objects ${fromPrev}${tally.copied} copied from the store; ${mb(tally.bytesRead)} `
+    + `(${tally.bytesRead} bytes) read from the store`);
   const manifest: Manifest = { format: BACKUP_FORMAT, service: t.service, started_at: started, finished_at: new Date().toISOString(), database, objects };
   const tmp = path.join(dir, `${MANIFEST}.tmp`);
   const text = `${JSON.stringify(manifest, null, 1)}\n`;
@@ -292,8 +419,8 @@ async function notConfined(dir: string, rel: string): Promise<string | undefined
 const signatureOf = (key: string, bytes: Buffer): string =>
   crypto.createHmac('sha256', key).update(bytes).digest('hex');
 
-/** Reads the manifest, checks its signature and every file against it; throws naming each file that does not match. */
-export async function verifyBackup(dir: string, service: string, key: string): Promise<Manifest> {
+/** Reads the manifest and checks its signature, format and service (not yet the files). */
+async function readSignedManifest(dir: string, service: string, key: string): Promise<Manifest> {
   let manifest: Manifest;
   let bytes: Buffer;
   try {
@@ -314,6 +441,12 @@ export async function verifyBackup(dir: string, service: string, key: string): P
   }
   if (manifest.format !== BACKUP_FORMAT) throw new BackupError(`${dir}: unknown backup format ${JSON.stringify(manifest.format)}`);
   if (manifest.service !== service) throw new BackupError(`${dir} is a backup of ${manifest.service}, not of ${service}`);
+  return manifest;
+}
+
+/** Reads the manifest, checks its signature and every file against it; throws naming each file that does not match. */
+export async function verifyBackup(dir: string, service: string, key: string): Promise<Manifest> {
+  const manifest = await readSignedManifest(dir, service, key);
   const dumpFile = DUMP_FILE[manifest.database?.dialect];
   if (!dumpFile || manifest.database.file !== dumpFile) {
     const named = JSON.stringify(manifest.database?.file);
@@ -656,8 +789,8 @@ export function folderObjects(root: string, skip: (rel: string) => boolean = () 
 }
 
 /**
- * `backup --to DIR` | `restore --from DIR [--yes] [--while-serving]` of a service's command line; exit code
- * (restore: RESTORE_EXIT).
+ * `backup --to DIR [--link-from PREVIOUS]` | `restore --from DIR [--yes] [--while-serving]` of a service's
+ * command line; exit code (restore: RESTORE_EXIT).
  */
 export async function runBackupCommand(cmd: string, args: string[], target: () => BackupTarget): Promise<number | undefined> {
   if (cmd !== 'backup' && cmd !== 'restore') return undefined;
@@ -665,15 +798,21 @@ export async function runBackupCommand(cmd: string, args: string[], target: () =
   const i = args.indexOf(flag);
   const dir = i >= 0 ? args[i + 1] : undefined;
   if (!dir) {
-    process.stderr.write(cmd === 'backup' ? 'usage: npm run backup -w <service> -- --to DIR\n'
+    process.stderr.write(cmd === 'backup' ? 'usage: npm run backup -w <service> -- --to DIR [--link-from PREVIOUS_BACKUP_DIR]\n'
       : 'usage: npm run restore -w <service> -- --from DIR [--yes] [--while-serving]\n');
     return 2;
   }
   // npm runs a workspace's script in the workspace's folder; a relative DIR means the caller's folder.
-  const full = path.resolve(process.env.INIT_CWD ?? process.cwd(), dir);
+  const cwd = process.env.INIT_CWD ?? process.cwd();
+  const full = path.resolve(cwd, dir);
   const t = target();
   if (cmd === 'backup') {
-    await backup(t, full);
+    const l = args.indexOf('--link-from');
+    if (l >= 0 && !args[l + 1]) {
+      process.stderr.write('usage: npm run backup -w <service> -- --to DIR [--link-from PREVIOUS_BACKUP_DIR]\n');
+      return 2;
+    }
+    await backup(t, full, { linkFrom: l >= 0 ? path.resolve(cwd, args[l + 1]) : undefined });
     return 0;
   }
   try {

@@ -112,6 +112,7 @@ export class Metrics {
   readonly redisErrors: Counter;
   readonly objectStoreErrors: Counter<'operation'>;
   readonly replicaFallbacks: Counter<'reason'>;
+  readonly retentionDeleted: Counter<'what'>;
 
   constructor(private readonly o: MetricsOptions) {
     // Loaded only when metrics are on: prom-client adds about 12 MB to the process.
@@ -190,6 +191,12 @@ export class Metrics {
         collect() { this.set(replica().inUse ? 1 : 0); },
       });
     }
+    this.retentionDeleted = new Counter({
+      name: 'lms_retention_deleted_total',
+      help: 'What the retention sweep deleted because it was older than its setting keeps (log archives, sign-in rows)',
+      labelNames: ['what'],
+      registers,
+    });
     const pool = o.pool;
     if (pool) {
       new Gauge({
@@ -278,5 +285,10 @@ export function attachMetrics(app: Express, metrics: Metrics): void {
 
 /** The app's metrics, when they are on. */
 export function metricsOf(req: Request): Metrics | undefined {
-  return (req.app.locals as { [METRICS]?: Metrics })[METRICS];
+  return appMetrics(req.app);
+}
+
+/** The metrics of an app, for work the process does outside requests (the periodic sweeps). */
+export function appMetrics(app: { locals: object }): Metrics | undefined {
+  return (app.locals as { [METRICS]?: Metrics })[METRICS];
 }

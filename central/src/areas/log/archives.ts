@@ -2,6 +2,7 @@ import type { Knex } from '@lms/db';
 import type { Logger } from '@lms/shared';
 import type { ObjectStore } from '../../objects';
 import { sweepSpool } from '../../http/spool';
+import { startPeriodic, type Periodic } from '../../periodic';
 
 /**
  * Log archive names, unique across every instance sharing the database (table `logarchives`, migration
@@ -87,29 +88,87 @@ export async function sweepArchives(deps: { db: Knex; objects: ObjectStore; logg
   return removed;
 }
 
+/** The object a `logfiles` archive row names: the store's key as the import recorded it, else the file name. */
+function archiveKeyOf(row: { logfilename: string; logfilemeta: unknown }): string {
+  let meta = row.logfilemeta;
+  if (typeof meta === 'string') {
+    try {
+      meta = JSON.parse(meta);
+    } catch {
+      meta = undefined;
+    }
+  }
+  const key = (meta as { Key?: unknown } | null | undefined)?.Key;
+  return typeof key === 'string' && key !== '' ? key : row.logfilename;
+}
+
+/**
+ * Retention (LOG_ARCHIVE_RETENTION_DAYS): deletes the stored archives of log imports older than `maxAgeMs`,
+ * with the rows that only describe them: the archive's `logfiles` row (type 2), the rows of the text logs it
+ * held (type 1, `parentfileid`) and its name's claim in `logarchives`. The imported rows and the `syncs` row
+ * (the sync-status report's) stay. An archive is known by its `logfiles` row, which imports of every release
+ * and the taken-over system's wrote.
+ *
+ * Each batch is one transaction: its rows are locked (PostgreSQL: `FOR UPDATE SKIP LOCKED`, so a sweep on
+ * another instance takes other rows and never waits or fails), the objects deleted, then the rows. A crash
+ * or a store that fails leaves the row, so the next sweep tries again (deleting a missing object succeeds);
+ * no route serves a log archive, so a row whose object is already gone is never read. On SQLite one process
+ * writes and the batches run one after the other on its connection. Returns the keys deleted.
+ */
+export async function sweepExpiredArchives(
+  deps: { db: Knex; objects: ObjectStore; logger: Logger },
+  maxAgeMs: number,
+  batch = 100,
+): Promise<string[]> {
+  const { db, objects, logger } = deps;
+  const cutoff = new Date(Date.now() - maxAgeMs);
+  const removed: string[] = [];
+  for (;;) {
+    const { seen, failed } = await db.transaction(async (trx) => {
+      let q = trx('logfiles').where({ type: 2 }).where('created_at', '<', cutoff).orderBy('created_at').limit(batch)
+        .select('logfileid', 'logfilename', 'logfilemeta');
+      if (isPg(trx)) q = q.forUpdate().skipLocked();
+      const rows = (await q) as Array<{ logfileid: string; logfilename: string; logfilemeta: unknown }>;
+      let failures = 0;
+      for (const row of rows) {
+        const key = archiveKeyOf(row);
+        try {
+          await objects.delete(key);
+        } catch (err) {
+          failures += 1;
+          logger.error({ err, archive: key }, 'expired log archive could not be deleted; the next sweep tries again');
+          continue;
+        }
+        await trx('logfiles').where({ parentfileid: row.logfileid }).delete();
+        await trx('logfiles').where({ logfileid: row.logfileid }).delete();
+        await trx('logarchives').where({ archive: row.logfilename }).whereNotNull('settled_at').delete();
+        removed.push(key);
+      }
+      return { seen: rows.length, failed: failures };
+    });
+    // A short batch is the last; a batch of nothing but failures would only be read again.
+    if (seen < batch || failed === seen) break;
+  }
+  if (removed.length) {
+    logger.info({ count: removed.length, archives: removed.slice(0, 1000), before: cutoff.toISOString() },
+      'retention: deleted stored log archives older than LOG_ARCHIVE_RETENTION_DAYS');
+  }
+  return removed;
+}
+
 /**
  * The orphan sweep: at start and then every `min(grace, 10 min)`, the temporary files of processes that
  * are gone (sweepSpool) and the archives of imports that never committed (sweepArchives). Returns the stop.
  */
-export function startOrphanSweep(deps: { db: Knex; objects: ObjectStore; logger: Logger }, graceMs: number): { first: Promise<void>; stop: () => Promise<void> } {
-  let running: Promise<void> = Promise.resolve();
-  const sweep = () => {
-    running = (async () => {
-      const spool = await sweepSpool();
-      const partial = (await deps.objects.sweepTemporary?.()) ?? [];
-      if (spool.length || partial.length) deps.logger.warn({ removed: [...spool, ...partial] }, 'removed temporary upload files of processes that are gone');
-      await sweepArchives(deps, graceMs);
-    })().catch((err: unknown) => deps.logger.error({ err }, 'orphan sweep failed; it runs again later'));
-    return running;
+export function startOrphanSweep(deps: { db: Knex; objects: ObjectStore; logger: Logger }, graceMs: number): Periodic {
+  const sweep = async () => {
+    const spool = await sweepSpool();
+    const partial = (await deps.objects.sweepTemporary?.()) ?? [];
+    if (spool.length || partial.length) {
+      const removed = [...spool, ...partial];
+      deps.logger.warn({ removed }, 'removed temporary upload files of processes that are gone');
+    }
+    await sweepArchives(deps, graceMs);
   };
-  const first = sweep();
-  const timer = setInterval(() => void sweep(), Math.min(graceMs, 10 * 60_000));
-  timer.unref();
-  return {
-    first,
-    stop: () => {
-      clearInterval(timer);
-      return running;
-    },
-  };
+  return startPeriodic('orphan sweep', sweep, Math.min(graceMs, 10 * 60_000), deps.logger);
 }

@@ -1,0 +1,89 @@
+import type { Knex } from '@lms/db';
+import type { Logger } from '@lms/shared';
+import type { ObjectStore } from './objects';
+import { sweepExpiredArchives } from './areas/log/archives';
+import { startPeriodic, type Periodic } from './periodic';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Rows one statement deletes at most: on PostgreSQL about a tenth of a second of row locks, on SQLite a
+ * write lock short enough that requests waiting behind it do not notice, however many years of rows the
+ * first sweep finds.
+ */
+export const SIGNIN_BATCH = 10_000;
+
+/** The retention sweep runs at start and then hourly: what it deletes is days old, it need not be sooner. */
+export const RETENTION_EVERY_MS = 60 * 60 * 1000;
+
+export interface RetentionSettings {
+  /** Days a stored log archive is kept (0: for ever). */
+  logArchiveDays: number;
+  /** Days a sign-in row is kept (0: for ever). */
+  signInDays: number;
+}
+
+/** What was deleted, for the `lms_retention_deleted_total` counter. */
+export type CountDeleted = (what: string, n: number) => void;
+
+/** The sign-in rows: staff sign-ins at central, and the classroom sign-ins that arrive in its logs. */
+export const SIGNIN_TABLES = [
+  { table: 'lmsuseraccess', pk: 'useraccessid', at: 'logintime' },
+  { table: 'rpiuseraccess', pk: 'rpiuseraccessid', at: 'logintime' },
+] as const;
+
+const isPg = (db: Knex) => db.client.config.client === 'pg';
+
+/**
+ * Deletes sign-in rows older than `days`, `batch` rows a statement, each statement its own transaction. On
+ * PostgreSQL each statement locks the rows it deletes with `FOR UPDATE SKIP LOCKED`: sweeps on several
+ * instances at once delete different rows, never wait on each other and cannot deadlock. Returns the rows
+ * deleted per table.
+ */
+export async function sweepSignIns(db: Knex, days: number, batch = SIGNIN_BATCH): Promise<Record<string, number>> {
+  const cutoff = new Date(Date.now() - days * DAY_MS);
+  const deleted: Record<string, number> = {};
+  for (const { table, pk, at } of SIGNIN_TABLES) {
+    deleted[table] = 0;
+    for (;;) {
+      let oldest = db(table).where(at, '<', cutoff).limit(batch).select(pk);
+      if (isPg(db)) oldest = oldest.forUpdate().skipLocked();
+      const n = await db(table).whereIn(pk, oldest).delete();
+      deleted[table] += n;
+      if (n < batch) break;
+      // Requests waiting for the database (SQLite's one connection) go first between two batches.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+  return deleted;
+}
+
+/** One retention pass: expired log archives, then expired sign-in rows; a setting of 0 skips its part. */
+export async function sweepRetention(
+  deps: { db: Knex; objects: ObjectStore; logger: Logger },
+  settings: RetentionSettings,
+  count: CountDeleted = () => undefined,
+): Promise<void> {
+  if (settings.logArchiveDays > 0) {
+    const archives = await sweepExpiredArchives(deps, settings.logArchiveDays * DAY_MS);
+    if (archives.length) count('logarchive', archives.length);
+  }
+  if (settings.signInDays > 0) {
+    const rows = await sweepSignIns(deps.db, settings.signInDays);
+    for (const [table, n] of Object.entries(rows)) if (n) count(table, n);
+    if (Object.values(rows).some((n) => n > 0)) {
+      deps.logger.info({ deleted: rows, days: settings.signInDays },
+        'retention: deleted sign-in rows older than SIGNIN_RETENTION_DAYS');
+    }
+  }
+}
+
+/** The retention sweep, when a setting asks for one: at start and then hourly. Undefined when both are 0. */
+export function startRetentionSweep(
+  deps: { db: Knex; objects: ObjectStore; logger: Logger },
+  settings: RetentionSettings,
+  count?: CountDeleted,
+): Periodic | undefined {
+  if (settings.logArchiveDays <= 0 && settings.signInDays <= 0) return undefined;
+  return startPeriodic('retention sweep', () => sweepRetention(deps, settings, count), RETENTION_EVERY_MS, deps.logger);
+}
