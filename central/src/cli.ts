@@ -10,11 +10,18 @@ import { migrateFromMysql } from './takeover/command';
 
 runServiceCli({
   service: 'central',
-  usage: 'usage: cli <migrate | rollback --step | rollback --all --yes | status | seed-demo | routes | set-password <lmsusername> <password> | backup --to DIR [--link-from DIR] | restore --from DIR [--yes] [--while-serving] | migrate-from-mysql --source mysql://…>',
+  usage:
+    'usage: cli <migrate | rollback --step | rollback --all --yes | status | seed-demo | routes | ' +
+    'set-password <lmsusername> <password> | backup --to DIR [--link-from DIR] | ' +
+    'restore --from DIR [--yes] [--while-serving] | ' +
+    'migrate-from-mysql --source mysql://…>',
   migrations: central.migrations,
   database: () => {
     const config = loadDatabaseConfig();
-    return { nodeEnv: config.nodeEnv, db: openDatabase(config.databaseUrl, { applicationName: commandName('central') }) };
+    return {
+      nodeEnv: config.nodeEnv,
+      db: openDatabase(config.databaseUrl, { applicationName: commandName('central') }),
+    };
   },
   seedDemo: (db) => seedDemoWithMedia(db, loadObjectStoreConfig()),
   extra: {

@@ -11,7 +11,10 @@ export function openDatabase(databaseUrl: string, settings?: Omit<KnexOptions, '
 export async function assertMigrated(db: Knex): Promise<void> {
   const pending = await pendingMigrations(db, central.migrations);
   if (pending.length) {
-    throw new Error(`The central database is not migrated (${pending.length} pending: ${pending.join(', ')}). Run \`make migrate\` first.`);
+    throw new Error(
+      `The central database is not migrated (${pending.length} pending: ${pending.join(', ')}). ` +
+        'Run `make migrate` first.',
+    );
   }
 }
 

@@ -39,7 +39,10 @@ export function printRouteCounts(out: (line: string) => void): void {
   out('|---|---|');
   for (const k of ['perms', 'roles', 'any', 'public'] as GateShape[]) out(`| ${label[k]} | ${counts[k]} |`);
   out(`| total | ${total} |`);
-  out(`(plus ${aliases} alias path${aliases === 1 ? '' : 's'} and ${additions} route${additions === 1 ? '' : 's'} beyond the catalogue)`);
+  out(
+    `(plus ${aliases} alias path${aliases === 1 ? '' : 's'} ` +
+      `and ${additions} route${additions === 1 ? '' : 's'} beyond the catalogue)`,
+  );
 }
 
 /** How many routes declare each scope rule (every route declares one; the app does not start otherwise). */
@@ -60,6 +63,7 @@ export function printRouteScopes(out: (line: string) => void, routes: CentralRou
   out('');
   for (const r of routes) {
     const gates = r.classGuard ? [r.classGuard, r.gate] : [r.gate];
-    out(`${r.method.padEnd(6)} ${r.path}  [${gates.map(describeGate).join(' and ')}]  scope: ${r.scope?.scope ?? '(none)'}`);
+    out(`${r.method.padEnd(6)} ${r.path}  [${gates.map(describeGate).join(' and ')}]  ` +
+      `scope: ${r.scope?.scope ?? '(none)'}`);
   }
 }

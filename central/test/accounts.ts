@@ -9,7 +9,15 @@ export const PASSWORD = 'Secret123';
 
 export async function createStaff(
   db: Knex,
-  o: { lmsusername: string; roleids?: string[]; password?: string; isverified?: boolean; isdisabled?: boolean; countries?: string[]; schools?: string[] },
+  o: {
+    lmsusername: string;
+    roleids?: string[];
+    password?: string;
+    isverified?: boolean;
+    isdisabled?: boolean;
+    countries?: string[];
+    schools?: string[];
+  },
 ): Promise<string> {
   const lmsuserid = crypto.randomUUID();
   await db('lmsusers').insert({
@@ -28,7 +36,10 @@ export async function createStaff(
   return lmsuserid;
 }
 
-export async function createSchoolUser(db: Knex, o: { schoolusername: string; role: number; password?: string; schoolname?: string }): Promise<string> {
+export async function createSchoolUser(
+  db: Knex,
+  o: { schoolusername: string; role: number; password?: string; schoolname?: string },
+): Promise<string> {
   const schooluserid = crypto.randomUUID();
   await db('schoolusers').insert({
     schooluserid,
@@ -56,7 +67,9 @@ export async function staffLogin(app: Parameters<typeof request>[0], lmsusername
 }
 
 export async function schoolLogin(app: Parameters<typeof request>[0], schoolusername: string, password = 'demo') {
-  const res = await request(app).post('/auth/school/login').send({ lmsusername: schoolusername, lmsuserpassword: password });
+  const res = await request(app)
+    .post('/auth/school/login')
+    .send({ lmsusername: schoolusername, lmsuserpassword: password });
   if (res.status !== 200) throw new Error(`school login ${schoolusername}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data as { accessToken: string; refreshToken: string };
 }

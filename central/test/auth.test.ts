@@ -28,12 +28,29 @@ describe('POST /auth/login', () => {
   it('answers the contract shape with the claims the admin UI reads', async () => {
     const res = await request(t.app).post('/auth/login').send({ lmsusername: ADMIN, lmsuserpassword: PASSWORD });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ error: false, data: { accessToken: expect.any(String), refreshToken: expect.any(String) } });
+    expect(res.body).toEqual({
+      error: false,
+      data: { accessToken: expect.any(String), refreshToken: expect.any(String) },
+    });
     const c = claimsOf(res.body.data.accessToken);
-    expect(Object.keys(c).sort()).toEqual([
-      'claims', 'countries', 'exp', 'firstname', 'iat', 'jti', 'lastname', 'lmsuserid', 'lmsuserrole', 'lmsuserroles', 'lmsusername',
-      'permissions', 'schools', 'sub',
-    ].sort());
+    expect(Object.keys(c).sort()).toEqual(
+      [
+        'claims',
+        'countries',
+        'exp',
+        'firstname',
+        'iat',
+        'jti',
+        'lastname',
+        'lmsuserid',
+        'lmsuserrole',
+        'lmsuserroles',
+        'lmsusername',
+        'permissions',
+        'schools',
+        'sub',
+      ].sort(),
+    );
     expect(c.claims).toBe('wUKhn97t');
     expect(c.lmsuserrole).toBe('Mapyr2Pw');
     expect(c.lmsuserroles).toEqual([ROLE_IDS.admin]);
@@ -49,37 +66,64 @@ describe('POST /auth/login', () => {
   it('reads the token from `Bearer <token>` in any case and white space, and from nothing else', async () => {
     const token = (await staffLogin(t.app, ADMIN)).accessToken;
     const as = (header: string) => request(t.app).get('/curriculum/all').set('Authorization', header);
-    for (const header of [`Bearer ${token}`, `BEARER  ${token} `, `bearer\t${token}`, `Bearer\u00a0${token}`]) expect((await as(header)).status).toBe(200);
-    for (const header of [`Bearer${token}`, `Bearer ${token} extra`, `Token ${token}`, `Bearer ${token.slice(0, -2)}`, 'Bearer ']) expect((await as(header)).status).toBe(401);
+    for (const header of [`Bearer ${token}`, `BEARER  ${token} `, `bearer\t${token}`, `Bearer\u00a0${token}`])
+      expect((await as(header)).status).toBe(200);
+    for (const header of [
+      `Bearer${token}`,
+      `Bearer ${token} extra`,
+      `Token ${token}`,
+      `Bearer ${token.slice(0, -2)}`,
+      'Bearer ',
+    ])
+      expect((await as(header)).status).toBe(401);
   });
 
   it('gives an unknown account and a wrong password the same answer', async () => {
-    const unknown = await request(t.app).post('/auth/login').send({ lmsusername: 'nobody@example.org', lmsuserpassword: PASSWORD });
+    const unknown = await request(t.app)
+      .post('/auth/login')
+      .send({ lmsusername: 'nobody@example.org', lmsuserpassword: PASSWORD });
     const wrong = await request(t.app).post('/auth/login').send({ lmsusername: ADMIN, lmsuserpassword: 'Wrong1234' });
-    const disabled = await request(t.app).post('/auth/login').send({ lmsusername: 'off@example.org', lmsuserpassword: PASSWORD });
-    for (const r of [unknown, wrong, disabled]) expect([r.status, r.body]).toEqual([400, { error: true, errormessage: 'User/Password not matching', data: false }]);
+    const disabled = await request(t.app)
+      .post('/auth/login')
+      .send({ lmsusername: 'off@example.org', lmsuserpassword: PASSWORD });
+    for (const r of [unknown, wrong, disabled])
+      expect([r.status, r.body]).toEqual([
+        400,
+        { error: true, errormessage: 'User/Password not matching', data: false },
+      ]);
   });
 
   it('refuses a bad email, a weak password and an extra key without writing a token', async () => {
     const before = await tokenRows();
-    const bad = await request(t.app).post('/auth/login').send({ lmsusername: 'not-an-email', lmsuserpassword: PASSWORD });
+    const bad = await request(t.app)
+      .post('/auth/login')
+      .send({ lmsusername: 'not-an-email', lmsuserpassword: PASSWORD });
     expect([bad.status, bad.body.errormessage]).toEqual([400, 'Invalid Email']);
     const weak = await request(t.app).post('/auth/login').send({ lmsusername: ADMIN, lmsuserpassword: 'short' });
     expect(weak.status).toBe(400);
     expect(weak.body.errormessage).toMatch(/^Invalid password, Required : Minimum length 8/);
-    const extra = await request(t.app).post('/auth/login').send({ lmsusername: ADMIN, lmsuserpassword: PASSWORD, x: 1 });
+    const extra = await request(t.app)
+      .post('/auth/login')
+      .send({ lmsusername: ADMIN, lmsuserpassword: PASSWORD, x: 1 });
     expect([extra.status, extra.body.errormessage]).toEqual([400, '"x" is not allowed']);
     expect(await tokenRows()).toBe(before);
   });
 
   it('refuses an unverified account and mails it a verification link', async () => {
     mailer.sent.length = 0;
-    const res = await request(t.app).post('/auth/login').send({ lmsusername: 'new@example.org', lmsuserpassword: PASSWORD });
-    expect([res.status, res.body.errormessage]).toEqual([400, 'User not verified, Please verify with the link sent to your email']);
+    const res = await request(t.app)
+      .post('/auth/login')
+      .send({ lmsusername: 'new@example.org', lmsuserpassword: PASSWORD });
+    expect([res.status, res.body.errormessage]).toEqual([
+      400,
+      'User not verified, Please verify with the link sent to your email',
+    ]);
     expect(mailer.sent).toHaveLength(1);
     const token = mailer.sent[0].text.split('/auth/verify/')[1];
     expect(mailer.sent[0].text).toMatch(/^http:\/\/localhost:4200\/auth\/verify\//);
-    const verified = await request(t.app).post(`/auth/verify?verifyemailtoken=${token}`).send({ headers: { normalizedNames: {} } });
+    const verified = await request(t.app)
+      .post(`/auth/verify?verifyemailtoken=${token}`)
+      .send({ headers: { normalizedNames: {} } });
     expect([verified.status, verified.body]).toEqual([202, { error: false, data: true }]);
     expect((await t.tdb.db('lmsusers').where({ lmsusername: 'new@example.org' }).first()).isverified).toBe(true);
     expect((await request(t.app).post(`/auth/verify?verifyemailtoken=${token}`)).status).toBe(401);
@@ -91,7 +135,10 @@ describe('POST /auth/login', () => {
     const b = await staffLogin(t.app, ADMIN);
     expect((await feed(a.accessToken)).status).toBe(200);
     expect((await feed(b.accessToken)).status).toBe(200);
-    const out = await request(t.app).post('/auth/logout').set('Authorization', `Bearer ${a.accessToken}`).send({ headers: {} });
+    const out = await request(t.app)
+      .post('/auth/logout')
+      .set('Authorization', `Bearer ${a.accessToken}`)
+      .send({ headers: {} });
     expect([out.status, out.body]).toEqual([200, { error: false, data: true }]);
     expect((await feed(a.accessToken)).status).toBe(401);
     expect((await request(t.app).post(`/auth/refreshtoken?refreshtoken=${a.refreshToken}`)).status).toBe(401);
@@ -128,61 +175,73 @@ describe('POST /auth/logout with the refresh token', () => {
 
 describe('revocations between instances', () => {
   const redisUrl = process.env.TEST_REDIS_URL;
-  it.runIf(!!redisUrl)('with Redis, a logout elsewhere ends a session here at once, and a logout here is announced', async () => {
-    const redis = await connectRedis(redisUrl!, silentLogger);
-    const other = await connectRedis(redisUrl!, silentLogger);
-    const heard: unknown[] = [];
-    const otherListener = other.duplicate();
-    await otherListener.connect();
-    await otherListener.subscribe(REVOCATION_CHANNEL, (m) => heard.push(m));
-    const stop = await shareRevocations(redis, silentLogger);
-    try {
-      // Another instance's logout: it deletes the session's rows, then announces the revocation.
-      const a = await staffLogin(t.app, ADMIN);
-      expect((await feed(a.accessToken)).status).toBe(200);
-      const { jti, sub } = claimsOf(a.accessToken) as { jti: string; sub: string };
-      const row = await t.tdb.db('tokens').where({ token: jti }).first('sessionid');
-      await t.tdb.db('tokens').where({ lmsuserid: sub, sessionid: row.sessionid }).del();
-      // Until this instance hears of it, its few seconds' memory of the live token still answers.
-      expect((await feed(a.accessToken)).status).toBe(200);
-      await other.publish(REVOCATION_CHANNEL, JSON.stringify({ kind: 'session', sub, sessionid: row.sessionid, jti }));
-      let status = 200;
-      for (let i = 0; i < 50 && status === 200; i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        status = (await feed(a.accessToken)).status;
-      }
-      expect(status).toBe(401);
+  it.runIf(!!redisUrl)(
+    'with Redis, a logout elsewhere ends a session here at once, and a logout here is announced',
+    async () => {
+      const redis = await connectRedis(redisUrl!, silentLogger);
+      const other = await connectRedis(redisUrl!, silentLogger);
+      const heard: unknown[] = [];
+      const otherListener = other.duplicate();
+      await otherListener.connect();
+      await otherListener.subscribe(REVOCATION_CHANNEL, (m) => heard.push(m));
+      const stop = await shareRevocations(redis, silentLogger);
+      try {
+        // Another instance's logout: it deletes the session's rows, then announces the revocation.
+        const a = await staffLogin(t.app, ADMIN);
+        expect((await feed(a.accessToken)).status).toBe(200);
+        const { jti, sub } = claimsOf(a.accessToken) as { jti: string; sub: string };
+        const row = await t.tdb.db('tokens').where({ token: jti }).first('sessionid');
+        await t.tdb.db('tokens').where({ lmsuserid: sub, sessionid: row.sessionid }).del();
+        // Until this instance hears of it, its few seconds' memory of the live token still answers.
+        expect((await feed(a.accessToken)).status).toBe(200);
+        await other.publish(
+          REVOCATION_CHANNEL,
+          JSON.stringify({ kind: 'session', sub, sessionid: row.sessionid, jti }),
+        );
+        let status = 200;
+        for (let i = 0; i < 50 && status === 200; i++) {
+          await new Promise((r) => setTimeout(r, 20));
+          status = (await feed(a.accessToken)).status;
+        }
+        expect(status).toBe(401);
 
-      // A malformed message changes nothing.
-      const b = await staffLogin(t.app, ADMIN);
-      expect((await feed(b.accessToken)).status).toBe(200);
-      await other.publish(REVOCATION_CHANNEL, '{"kind":"person"}');
-      await other.publish(REVOCATION_CHANNEL, 'not json');
-      await new Promise((r) => setTimeout(r, 100));
-      expect((await feed(b.accessToken)).status).toBe(200);
-
-      // This instance's logout is announced to the others.
-      const bc = claimsOf(b.accessToken) as { jti: string; sub: string };
-      heard.length = 0;
-      expect((await request(t.app).post('/auth/logout').set('Authorization', `Bearer ${b.accessToken}`)).body).toEqual({ error: false, data: true });
-      for (let i = 0; i < 50 && !heard.length; i++) await new Promise((r) => setTimeout(r, 20));
-      expect(heard.map((m) => JSON.parse(m as string))).toEqual([{ kind: 'session', sub: bc.sub, sessionid: expect.any(String), jti: bc.jti }]);
-
-      // A revocation inside a transaction is announced when it commits, not before.
-      heard.length = 0;
-      await t.tdb.db.transaction(async (trx) => {
-        await revokeAll(trx, bc.sub, ['VERIFYEMAIL']);
+        // A malformed message changes nothing.
+        const b = await staffLogin(t.app, ADMIN);
+        expect((await feed(b.accessToken)).status).toBe(200);
+        await other.publish(REVOCATION_CHANNEL, '{"kind":"person"}');
+        await other.publish(REVOCATION_CHANNEL, 'not json');
         await new Promise((r) => setTimeout(r, 100));
-        expect(heard).toEqual([]);
-      });
-      for (let i = 0; i < 50 && !heard.length; i++) await new Promise((r) => setTimeout(r, 20));
-      expect(heard.map((m) => JSON.parse(m as string))).toEqual([{ kind: 'person', sub: bc.sub, types: ['VERIFYEMAIL'] }]);
-    } finally {
-      await stop();
-      await otherListener.quit();
-      await Promise.all([redis.quit(), other.quit()]);
-    }
-  });
+        expect((await feed(b.accessToken)).status).toBe(200);
+
+        // This instance's logout is announced to the others.
+        const bc = claimsOf(b.accessToken) as { jti: string; sub: string };
+        heard.length = 0;
+        expect(
+          (await request(t.app).post('/auth/logout').set('Authorization', `Bearer ${b.accessToken}`)).body,
+        ).toEqual({ error: false, data: true });
+        for (let i = 0; i < 50 && !heard.length; i++) await new Promise((r) => setTimeout(r, 20));
+        expect(heard.map((m) => JSON.parse(m as string))).toEqual([
+          { kind: 'session', sub: bc.sub, sessionid: expect.any(String), jti: bc.jti },
+        ]);
+
+        // A revocation inside a transaction is announced when it commits, not before.
+        heard.length = 0;
+        await t.tdb.db.transaction(async (trx) => {
+          await revokeAll(trx, bc.sub, ['VERIFYEMAIL']);
+          await new Promise((r) => setTimeout(r, 100));
+          expect(heard).toEqual([]);
+        });
+        for (let i = 0; i < 50 && !heard.length; i++) await new Promise((r) => setTimeout(r, 20));
+        expect(heard.map((m) => JSON.parse(m as string))).toEqual([
+          { kind: 'person', sub: bc.sub, types: ['VERIFYEMAIL'] },
+        ]);
+      } finally {
+        await stop();
+        await otherListener.quit();
+        await Promise.all([redis.quit(), other.quit()]);
+      }
+    },
+  );
 });
 
 describe('POST /auth/refreshtoken', () => {
@@ -191,9 +250,14 @@ describe('POST /auth/refreshtoken', () => {
     const first = await staffLogin(t.app, 'grow@example.org');
     expect(claimsOf(first.accessToken).permissions).toHaveLength(60);
     await t.tdb.db('lmsusers_roles').insert({ lmsuserid, roleid: ROLE_IDS.superadmin });
-    const res = await request(t.app).post(`/auth/refreshtoken?refreshtoken=${first.refreshToken}`).send({ headers: { lazyUpdate: null } });
+    const res = await request(t.app)
+      .post(`/auth/refreshtoken?refreshtoken=${first.refreshToken}`)
+      .send({ headers: { lazyUpdate: null } });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ error: false, data: { accessToken: expect.any(String), refreshToken: expect.any(String) } });
+    expect(res.body).toEqual({
+      error: false,
+      data: { accessToken: expect.any(String), refreshToken: expect.any(String) },
+    });
     const c = claimsOf(res.body.data.accessToken);
     expect(c.lmsuserroles).toEqual(expect.arrayContaining([ROLE_IDS.teacher, ROLE_IDS.superadmin]));
     expect(c.permissions).toContain('superadmin');
@@ -228,20 +292,38 @@ describe('password reset', () => {
     await vi.waitFor(() => expect(mailer.sent).toHaveLength(1));
     const token = mailer.sent[0].text.split('/auth/changepassword/')[1];
     expect(mailer.sent[0].to).toBe('forgot@example.org');
-    const valid = await request(t.app).post(`/auth/token/validate/changepassword?changepasswordtoken=${token}`).send({ headers: {} });
+    const valid = await request(t.app)
+      .post(`/auth/token/validate/changepassword?changepasswordtoken=${token}`)
+      .send({ headers: {} });
     expect(valid.body).toEqual({ error: false, data: true });
-    const asAccess = await request(t.app).post(`/auth/token/validate/changepassword?changepasswordtoken=${session.accessToken}`);
+    const asAccess = await request(t.app).post(
+      `/auth/token/validate/changepassword?changepasswordtoken=${session.accessToken}`,
+    );
     expect(asAccess.body).toEqual({ error: false, data: false });
-    expect((await request(t.app).post('/auth/token/validate/changepassword?changepasswordtoken=junk')).body.data).toBe(false);
+    expect((await request(t.app).post('/auth/token/validate/changepassword?changepasswordtoken=junk')).body.data).toBe(
+      false,
+    );
 
-    const weak = await request(t.app).put(`/auth/changepassword?changepasswordtoken=${token}`).send({ lmsuserpassword: 'weak' });
+    const weak = await request(t.app)
+      .put(`/auth/changepassword?changepasswordtoken=${token}`)
+      .send({ lmsuserpassword: 'weak' });
     expect(weak.status).toBe(400);
-    const ok = await request(t.app).put(`/auth/changepassword?changepasswordtoken=${token}`).send({ lmsuserpassword: 'Another99' });
+    const ok = await request(t.app)
+      .put(`/auth/changepassword?changepasswordtoken=${token}`)
+      .send({ lmsuserpassword: 'Another99' });
     expect([ok.status, ok.body]).toEqual([200, { error: false, data: true }]);
     expect((await feed(session.accessToken)).status).toBe(401);
-    expect((await request(t.app).put(`/auth/changepassword?changepasswordtoken=${token}`).send({ lmsuserpassword: 'Third999x' })).status).toBe(401);
+    expect(
+      (
+        await request(t.app)
+          .put(`/auth/changepassword?changepasswordtoken=${token}`)
+          .send({ lmsuserpassword: 'Third999x' })
+      ).status,
+    ).toBe(401);
     await staffLogin(t.app, 'forgot@example.org', 'Another99');
-    const old = await request(t.app).post('/auth/login').send({ lmsusername: 'forgot@example.org', lmsuserpassword: PASSWORD });
+    const old = await request(t.app)
+      .post('/auth/login')
+      .send({ lmsusername: 'forgot@example.org', lmsuserpassword: PASSWORD });
     expect(old.status).toBe(400);
   });
 
@@ -249,20 +331,29 @@ describe('password reset', () => {
     const id = await createStaff(t.tdb.db, { lmsusername: 'twice@example.org', roleids: [ROLE_IDS.admin] });
     mailer.sent.length = 0;
     const linkOf = (i: number) => mailer.sent[i].text.split('/auth/changepassword/')[1];
-    const validate = async (token: string) => (await request(t.app).post(`/auth/token/validate/changepassword?changepasswordtoken=${token}`)).body.data;
-    expect((await request(t.app).post('/auth/forgotpassword').send({ lmsusername: 'twice@example.org' })).status).toBe(200);
+    const validate = async (token: string) =>
+      (await request(t.app).post(`/auth/token/validate/changepassword?changepasswordtoken=${token}`)).body.data;
+    expect((await request(t.app).post('/auth/forgotpassword').send({ lmsusername: 'twice@example.org' })).status).toBe(
+      200,
+    );
     await vi.waitFor(() => expect(mailer.sent).toHaveLength(1));
-    expect((await request(t.app).post('/auth/forgotpassword').send({ lmsusername: 'twice@example.org' })).status).toBe(200);
+    expect((await request(t.app).post('/auth/forgotpassword').send({ lmsusername: 'twice@example.org' })).status).toBe(
+      200,
+    );
     await vi.waitFor(() => expect(mailer.sent).toHaveLength(2));
     const [first, second] = [linkOf(0), linkOf(1)];
     expect(first).not.toBe(second);
     expect(await validate(first)).toBe(false);
     expect(await validate(second)).toBe(true);
-    const withFirst = await request(t.app).put(`/auth/changepassword?changepasswordtoken=${first}`).send({ lmsuserpassword: 'Another99' });
+    const withFirst = await request(t.app)
+      .put(`/auth/changepassword?changepasswordtoken=${first}`)
+      .send({ lmsuserpassword: 'Another99' });
     expect(withFirst.status).toBe(401);
     const live = await t.tdb.db('tokens').where({ lmsuserid: id }).select('token');
     expect(live).toHaveLength(1);
-    const ok = await request(t.app).put(`/auth/changepassword?changepasswordtoken=${second}`).send({ lmsuserpassword: 'Another99' });
+    const ok = await request(t.app)
+      .put(`/auth/changepassword?changepasswordtoken=${second}`)
+      .send({ lmsuserpassword: 'Another99' });
     expect(ok.status).toBe(200);
     await staffLogin(t.app, 'twice@example.org', 'Another99');
   });
@@ -282,7 +373,9 @@ describe('password reset', () => {
   });
 
   it('counts every link request per e-mail address and per client, known address or not', async () => {
-    const other = await makeApp({ MAIL_LINKS_PER_ACCOUNT_HOUR: '2', MAIL_LINKS_PER_CLIENT_HOUR: '5' }, undefined, { mailer });
+    const other = await makeApp({ MAIL_LINKS_PER_ACCOUNT_HOUR: '2', MAIL_LINKS_PER_CLIENT_HOUR: '5' }, undefined, {
+      mailer,
+    });
     try {
       const ask = (lmsusername: string) => request(other.app).post('/auth/forgotpassword').send({ lmsusername });
       expect((await ask('flood@example.org')).status).toBe(200);
@@ -302,19 +395,30 @@ describe('password reset', () => {
 
 describe('POST /auth/school/login', () => {
   it('signs in a school teacher with the school claims and an empty refresh token', async () => {
-    const res = await request(t.app).post('/auth/school/login').send({ lmsusername: 'teach1', lmsuserpassword: 'demo' });
+    const res = await request(t.app)
+      .post('/auth/school/login')
+      .send({ lmsusername: 'teach1', lmsuserpassword: 'demo' });
     expect(res.status).toBe(200);
     expect(res.body.data.refreshToken).toBe('');
     const c = claimsOf(res.body.data.accessToken);
-    expect(c).toMatchObject({ schoolusername: 'teach1', schooluserrole: 3, uitheme: 'kids', schoolid: null, claims: 'wUKhn97t' });
+    expect(c).toMatchObject({
+      schoolusername: 'teach1',
+      schooluserrole: 3,
+      uitheme: 'kids',
+      schoolid: null,
+      claims: 'wUKhn97t',
+    });
     expect(c).not.toHaveProperty('lmsuserroles');
     expect(c).not.toHaveProperty('permissions');
   });
 
-  it('ends a school account\'s tokens once it is disabled or deleted (within the revocation cache\'s few seconds)', async () => {
+  it("ends a school account's tokens once it is disabled or deleted (within the " +
+      "revocation cache's few seconds)", async () => {
     for (const change of [{ isdisabled: true }, { isdeleted: true }]) {
       await createSchoolUser(t.tdb.db, { schoolusername: `teach-${Object.keys(change)[0]}`, role: 3 });
-      const res = await request(t.app).post('/auth/school/login').send({ lmsusername: `teach-${Object.keys(change)[0]}`, lmsuserpassword: 'demo' });
+      const res = await request(t.app)
+        .post('/auth/school/login')
+        .send({ lmsusername: `teach-${Object.keys(change)[0]}`, lmsuserpassword: 'demo' });
       const auth = `Bearer ${res.body.data.accessToken}`;
       expect((await request(t.app).get('/country/all').set('Authorization', auth)).status).toBe(200);
       await t.tdb.db('schoolusers').where({ schoolusername: `teach-${Object.keys(change)[0]}` }).update(change);
@@ -328,9 +432,14 @@ describe('POST /auth/school/login', () => {
   });
 
   it('refuses a learner account exactly like a wrong password', async () => {
-    const learner = await request(t.app).post('/auth/school/login').send({ lmsusername: 'learn1', lmsuserpassword: 'demo' });
-    const wrong = await request(t.app).post('/auth/school/login').send({ lmsusername: 'teach1', lmsuserpassword: 'nope' });
-    for (const r of [learner, wrong]) expect([r.status, r.body.errormessage]).toEqual([400, 'User/Password not matching']);
+    const learner = await request(t.app)
+      .post('/auth/school/login')
+      .send({ lmsusername: 'learn1', lmsuserpassword: 'demo' });
+    const wrong = await request(t.app)
+      .post('/auth/school/login')
+      .send({ lmsusername: 'teach1', lmsuserpassword: 'nope' });
+    for (const r of [learner, wrong])
+      expect([r.status, r.body.errormessage]).toEqual([400, 'User/Password not matching']);
   });
 });
 
@@ -340,12 +449,15 @@ describe('attacks on tokens', () => {
   beforeAll(async () => {
     good = claimsOf((await staffLogin(t.app, ADMIN)).accessToken);
   });
-  const forge = (payload: object, key: string | Buffer, options: jwt.SignOptions = { algorithm: 'HS256' }) => jwt.sign(payload, key, options);
+  const forge = (payload: object, key: string | Buffer, options: jwt.SignOptions = { algorithm: 'HS256' }) =>
+    jwt.sign(payload, key, options);
   const strip = ({ iat: _i, exp: _e, ...rest }: Record<string, unknown>) => rest;
 
   it('refuses alg none, even with a forged wildcard and a recorded jti', async () => {
     const head = Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url');
-    const body = Buffer.from(JSON.stringify({ ...good, lmsuserroles: [ROLE_IDS.superadmin], permissions: ['superadmin'] })).toString('base64url');
+    const body = Buffer.from(
+      JSON.stringify({ ...good, lmsuserroles: [ROLE_IDS.superadmin], permissions: ['superadmin'] }),
+    ).toString('base64url');
     expect((await feed(`${head}.${body}.`)).status).toBe(401);
     expect((await request(t.app).post('/user').set('Authorization', `Bearer ${head}.${body}.`)).status).toBe(401);
   });
@@ -379,7 +491,9 @@ describe('attacks on tokens', () => {
   it('refuses a forged lmsuserroles claim in an unsigned token', async () => {
     const [h, , s] = (await staffLogin(t.app, 'new@example.org')).accessToken.split('.');
     const c = claimsOf((await staffLogin(t.app, 'new@example.org')).accessToken);
-    const body = Buffer.from(JSON.stringify({ ...c, lmsuserroles: [ROLE_IDS.superadmin], permissions: ['superadmin'] })).toString('base64url');
+    const body = Buffer.from(
+      JSON.stringify({ ...c, lmsuserroles: [ROLE_IDS.superadmin], permissions: ['superadmin'] }),
+    ).toString('base64url');
     expect((await request(t.app).post('/user').set('Authorization', `Bearer ${h}.${body}.${s}`)).status).toBe(401);
   });
 
@@ -418,14 +532,27 @@ describe('passwords carried over from the original system (decision 17)', () => 
     const bcrypt = (await import('bcryptjs')).default;
     const a = await createStaff(t.tdb.db, { lmsusername: 'legacy1@example.org', roleids: [ROLE_IDS.admin] });
     const b = await createStaff(t.tdb.db, { lmsusername: 'legacy2@example.org', roleids: [ROLE_IDS.admin] });
-    await t.tdb.db('lmsusers').where({ lmsuserid: a }).update({ lmsuserpasswordhash: bcrypt.hashSync(md5('Legacy123'), 10) });
-    await t.tdb.db('lmsusers').where({ lmsuserid: b }).update({ lmsuserpasswordhash: md5('Legacy123') });
-    for (const [id, name] of [[a, 'legacy1@example.org'], [b, 'legacy2@example.org']]) {
+    await t.tdb
+      .db('lmsusers')
+      .where({ lmsuserid: a })
+      .update({ lmsuserpasswordhash: bcrypt.hashSync(md5('Legacy123'), 10) });
+    await t.tdb
+      .db('lmsusers')
+      .where({ lmsuserid: b })
+      .update({ lmsuserpasswordhash: md5('Legacy123') });
+    for (const [id, name] of [
+      [a, 'legacy1@example.org'],
+      [b, 'legacy2@example.org'],
+    ]) {
       const wrong = await request(t.app).post('/auth/login').send({ lmsusername: name, lmsuserpassword: 'Legacy1234' });
       expect(wrong.status).toBe(400);
-      expect((await t.tdb.db('lmsusers').where({ lmsuserid: id }).first()).lmsuserpasswordhash).not.toMatch(/^\$argon2id/);
+      expect((await t.tdb.db('lmsusers').where({ lmsuserid: id }).first()).lmsuserpasswordhash).not.toMatch(
+        /^\$argon2id/,
+      );
       await staffLogin(t.app, name, 'Legacy123');
-      expect((await t.tdb.db('lmsusers').where({ lmsuserid: id }).first()).lmsuserpasswordhash).toMatch(/^\$argon2id\$/);
+      expect((await t.tdb.db('lmsusers').where({ lmsuserid: id }).first()).lmsuserpasswordhash).toMatch(
+        /^\$argon2id\$/,
+      );
       await staffLogin(t.app, name, 'Legacy123');
     }
   });
@@ -433,7 +560,17 @@ describe('passwords carried over from the original system (decision 17)', () => 
   it('replaces an argon2id hash of another cost (19 MiB, 2 passes) with the current one at sign-in', async () => {
     const argon2 = (await import('argon2')).default;
     const id = await createStaff(t.tdb.db, { lmsusername: 'oldcost@example.org', roleids: [ROLE_IDS.admin] });
-    await t.tdb.db('lmsusers').where({ lmsuserid: id }).update({ lmsuserpasswordhash: await argon2.hash('OldCost123', { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 }) });
+    await t.tdb
+      .db('lmsusers')
+      .where({ lmsuserid: id })
+      .update({
+        lmsuserpasswordhash: await argon2.hash('OldCost123', {
+          type: argon2.argon2id,
+          memoryCost: 19_456,
+          timeCost: 2,
+          parallelism: 1,
+        }),
+      });
     await staffLogin(t.app, 'oldcost@example.org', 'OldCost123');
     const stored = (await t.tdb.db('lmsusers').where({ lmsuserid: id }).first()).lmsuserpasswordhash as string;
     expect(stored).toMatch(/^\$argon2id\$v=19\$m=9216,t=4,p=1\$/);

@@ -34,7 +34,12 @@ export async function authoringApp(): Promise<Callers> {
 }
 
 /** A staff account of `role` narrowed to `countries`, signed in. */
-export async function scopedStaff(t: TestApp, name: string, countries: string[], role: string = ROLE_IDS.admin): Promise<string> {
+export async function scopedStaff(
+  t: TestApp,
+  name: string,
+  countries: string[],
+  role: string = ROLE_IDS.admin,
+): Promise<string> {
   await createStaff(t.tdb.db, { lmsusername: `${name}@authoring.test`, roleids: [role], countries });
   return `Bearer ${(await staffLogin(t.app, `${name}@authoring.test`)).accessToken}`;
 }
@@ -56,7 +61,12 @@ export async function expectRefused(db: Knex, tables: string[], cases: Case[]): 
   const before = await snapshot(db, tables);
   for (const [name, req, status, message] of cases) {
     const res = await req;
-    expect([name, res.status, res.body.error, res.body.errormessage]).toEqual([name, status, true, typeof message === 'string' ? message : expect.stringMatching(message)]);
+    expect([name, res.status, res.body.error, res.body.errormessage]).toEqual([
+      name,
+      status,
+      true,
+      typeof message === 'string' ? message : expect.stringMatching(message),
+    ]);
   }
   expect(await snapshot(db, tables)).toEqual(before);
 }
@@ -67,7 +77,13 @@ export const oversize = () => ({ padding: 'x'.repeat(1024 * 1024 + 10) });
 export const uuid = () => crypto.randomUUID();
 
 /** Khmer: "mathematics", "grade one", "the first lesson" (combining vowel signs and coeng included). */
-export const KHMER = { subject: 'គណិតវិទ្យា', curriculum: 'កម្មវិធីសិក្សាគណិតវិទ្យា', grade: 'ថ្នាក់ទី១', tag: 'គណិត', identifier: 'មេរៀនទី១ សំណួរ' };
+export const KHMER = {
+  subject: 'គណិតវិទ្យា',
+  curriculum: 'កម្មវិធីសិក្សាគណិតវិទ្យា',
+  grade: 'ថ្នាក់ទី១',
+  tag: 'គណិត',
+  identifier: 'មេរៀនទី១ សំណួរ',
+};
 
 export const onPostgres = () => !!process.env.TEST_DATABASE_URL;
 
@@ -77,7 +93,12 @@ export const onPostgres = () => !!process.env.TEST_DATABASE_URL;
  * insert then waits on the unique index and fails once the other commits; the answer must be the rule's
  * 400. Returns that answer.
  */
-export async function raceWithUncommitted(db: Knex, table: string, row: Record<string, unknown>, send: () => request.Test): Promise<request.Response> {
+export async function raceWithUncommitted(
+  db: Knex,
+  table: string,
+  row: Record<string, unknown>,
+  send: () => request.Test,
+): Promise<request.Response> {
   const trx = await db.transaction();
   await trx(table).insert(row);
   const answer = send().then((r) => r);

@@ -19,15 +19,27 @@ import { claimsOf, createRole, createSchoolUser, createStaff, schoolLogin, staff
 const API_KEY = crypto.randomBytes(32).toString('base64url');
 
 /** A gate as the contract writes it (`kind`, `roles`, `perms`, and `token` on the three query-token routes). */
-interface ContractGate { kind: 'public' | 'any' | 'roles' | 'perms'; roles?: string[]; perms?: string[]; token?: string }
-interface ContractRoute { method: string; path: string; gate: ContractGate; classGuard?: { roles: string[] }; switch?: string }
+interface ContractGate {
+  kind: 'public' | 'any' | 'roles' | 'perms';
+  roles?: string[];
+  perms?: string[];
+  token?: string;
+}
+interface ContractRoute {
+  method: string;
+  path: string;
+  gate: ContractGate;
+  classGuard?: { roles: string[] };
+  switch?: string;
+}
 
 /**
  * Where the contract's JSON is not the whole truth, with the contract text or decision that says so: the
  * cells of these routes follow this gate instead.
  */
 const CONTRACT_TEXT: Record<string, ContractGate> = {
-  // central-api.md, gate notes: its route guard "was commented out, so only the class guard applies and the API key is accepted".
+  // central-api.md, gate notes: its route guard "was commented out,
+  // so only the class guard applies and the API key is accepted".
   'GET /student/download-students': { kind: 'public' },
 };
 
@@ -84,9 +96,16 @@ const keyOf = (r: { method: string; path: string }) => `${r.method} ${r.path}`;
  * countries is refused them with 403 even when its role holds the permission.
  */
 const WHOLE_ORGANISATION = new Set([
-  'POST /roles/create', 'PUT /roles/:roleid', 'DELETE /roles/:roleid', 'POST /country/create', 'POST /standard/migrate-standardid',
-  'POST /standard/remove-standardid', 'POST /student/migrate-standardid', 'POST /student/migrate-subject-curriculum',
-  'POST /level/update_quiz_points', 'POST /lesson/update_reward_points',
+  'POST /roles/create',
+  'PUT /roles/:roleid',
+  'DELETE /roles/:roleid',
+  'POST /country/create',
+  'POST /standard/migrate-standardid',
+  'POST /standard/remove-standardid',
+  'POST /student/migrate-standardid',
+  'POST /student/migrate-subject-curriculum',
+  'POST /level/update_quiz_points',
+  'POST /lesson/update_reward_points',
 ]);
 
 function expected(p: Persona, r: ContractRoute): Expect {
@@ -113,7 +132,10 @@ function firstMatch(method: string, url: string): ContractRoute {
   return hit;
 }
 
-/** A classroom server that answers every call as a healthy, empty one would (central's proxies then have no excuse for a 500). */
+/**
+ * A classroom server that answers every call as a healthy, empty
+ * one would (central's proxies then have no excuse for a 500).
+ */
 async function quietClassroom(): Promise<Server> {
   const s = http.createServer((req, res) => {
     req.resume();
@@ -138,10 +160,19 @@ const setOf = (role: string) => new Set(GRANT_ROWS[role]);
 beforeAll(async () => {
   classroom = await quietClassroom();
   const rpiCloud = `http://127.0.0.1:${(classroom.address() as AddressInfo).port}`;
-  t = await makeApp({ APPLICATION_API_KEY: API_KEY, LOG_IMPORT_ENABLED: 'true', RPI_CLOUD: rpiCloud, RATE_LIMIT_MAX: '1000000' });
+  t = await makeApp({
+    APPLICATION_API_KEY: API_KEY,
+    LOG_IMPORT_ENABLED: 'true',
+    RPI_CLOUD: rpiCloud,
+    RATE_LIMIT_MAX: '1000000',
+  });
   server = t.app.listen(0, '127.0.0.1');
   const db = t.tdb.db;
-  const staff = async (name: string, roleids: string[], narrowed: { schools?: string[]; countries?: string[] } = {}) => {
+  const staff = async (
+    name: string,
+    roleids: string[],
+    narrowed: { schools?: string[]; countries?: string[] } = {},
+  ) => {
     await createStaff(db, { lmsusername: `${name}@matrix.test`, roleids, ...narrowed });
     return `Bearer ${(await staffLogin(server, `${name}@matrix.test`)).accessToken}`;
   };
@@ -167,17 +198,49 @@ beforeAll(async () => {
   personas.push(
     { name: 'anonymous', kind: 'anonymous' },
     { name: 'API key', kind: 'apikey', header: `Bearer ${API_KEY}` },
-    { name: 'User (0 permissions)', kind: 'staff', roles: ['user'], perms: new Set(), header: await staff('user', [ROLE_IDS.user]) },
-    { name: 'Teacher', kind: 'staff', roles: ['teacher'], perms: setOf('Teacher'), header: await staff('teacher', [ROLE_IDS.teacher]) },
-    { name: 'Admin', kind: 'staff', roles: ['admin'], perms: setOf('Admin'), header: await staff('admin', [ROLE_IDS.admin]) },
-    { name: 'Super Admin', kind: 'staff', roles: ['superadmin'], perms: setOf('Super Admin'), wildcard: true, header: await staff('super', [ROLE_IDS.superadmin]) },
     {
-      name: 'union of two roles = every row (wildcard)', kind: 'staff', roles: ['admin'], perms: new Set(PERMISSION_NAMES), wildcard: true,
+      name: 'User (0 permissions)',
+      kind: 'staff',
+      roles: ['user'],
+      perms: new Set(),
+      header: await staff('user', [ROLE_IDS.user]),
+    },
+    {
+      name: 'Teacher',
+      kind: 'staff',
+      roles: ['teacher'],
+      perms: setOf('Teacher'),
+      header: await staff('teacher', [ROLE_IDS.teacher]),
+    },
+    {
+      name: 'Admin',
+      kind: 'staff',
+      roles: ['admin'],
+      perms: setOf('Admin'),
+      header: await staff('admin', [ROLE_IDS.admin]),
+    },
+    {
+      name: 'Super Admin',
+      kind: 'staff',
+      roles: ['superadmin'],
+      perms: setOf('Super Admin'),
+      wildcard: true,
+      header: await staff('super', [ROLE_IDS.superadmin]),
+    },
+    {
+      name: 'union of two roles = every row (wildcard)',
+      kind: 'staff',
+      roles: ['admin'],
+      perms: new Set(PERMISSION_NAMES),
+      wildcard: true,
       header: await staff('union', [ROLE_IDS.admin, restRole]),
     },
     {
-      name: 'two overlapping roles, counts sum to 190 (no wildcard)', kind: 'staff', roles: [],
-      perms: new Set([...PERMISSION_NAMES.slice(0, 100), ...PERMISSION_NAMES.slice(60, 150)]), header: await staff('overlap', [x, y]),
+      name: 'two overlapping roles, counts sum to 190 (no wildcard)',
+      kind: 'staff',
+      roles: [],
+      perms: new Set([...PERMISSION_NAMES.slice(0, 100), ...PERMISSION_NAMES.slice(60, 150)]),
+      header: await staff('overlap', [x, y]),
     },
     // One persona per bit of a permission's index, holding the permissions whose index has that bit set:
     // any two permissions differ in some bit, so a route guarded by another permission than the contract's
@@ -186,14 +249,45 @@ beforeAll(async () => {
       Array.from({ length: Math.ceil(Math.log2(PERMISSION_NAMES.length)) }, async (_, bit) => {
         const held = PERMISSION_NAMES.filter((_n, i) => (i >> bit) & 1);
         const role = await createRole(db, `Permission bit ${bit}`, held);
-        return { name: `permission bit ${bit}`, kind: 'staff' as const, roles: [], perms: new Set(held), header: await staff(`bit${bit}`, [role]) };
+        return {
+          name: `permission bit ${bit}`,
+          kind: 'staff' as const,
+          roles: [],
+          perms: new Set(held),
+          header: await staff(`bit${bit}`, [role]),
+        };
       }),
     )),
     // Narrowed staff: the claims may narrow what they see, never whether the gate lets them in.
-    { name: 'Admin narrowed to one school', kind: 'staff', narrowed: true, roles: ['admin'], perms: setOf('Admin'), header: await staff('admin-school', [ROLE_IDS.admin], { schools: [schoolid] }) },
-    { name: 'Admin narrowed to one country', kind: 'staff', narrowed: true, roles: ['admin'], perms: setOf('Admin'), header: await staff('admin-country', [ROLE_IDS.admin], { countries: [countryid] }) },
-    { name: 'Teacher narrowed to one school', kind: 'staff', narrowed: true, roles: ['teacher'], perms: setOf('Teacher'), header: await staff('teacher-school', [ROLE_IDS.teacher], { schools: [schoolid] }) },
-    { name: 'school teacher', kind: 'schoolstaff', header: `Bearer ${(await schoolLogin(server, 'mteacher')).accessToken}` },
+    {
+      name: 'Admin narrowed to one school',
+      kind: 'staff',
+      narrowed: true,
+      roles: ['admin'],
+      perms: setOf('Admin'),
+      header: await staff('admin-school', [ROLE_IDS.admin], { schools: [schoolid] }),
+    },
+    {
+      name: 'Admin narrowed to one country',
+      kind: 'staff',
+      narrowed: true,
+      roles: ['admin'],
+      perms: setOf('Admin'),
+      header: await staff('admin-country', [ROLE_IDS.admin], { countries: [countryid] }),
+    },
+    {
+      name: 'Teacher narrowed to one school',
+      kind: 'staff',
+      narrowed: true,
+      roles: ['teacher'],
+      perms: setOf('Teacher'),
+      header: await staff('teacher-school', [ROLE_IDS.teacher], { schools: [schoolid] }),
+    },
+    {
+      name: 'school teacher',
+      kind: 'schoolstaff',
+      header: `Bearer ${(await schoolLogin(server, 'mteacher')).accessToken}`,
+    },
     { name: 'school learner', kind: 'learner', header: `Bearer ${learnerToken}` },
   );
 });
@@ -213,7 +307,8 @@ describe('route catalogue', () => {
 
   it('serves every route the contract lists, and no route the contract or the decisions do not', () => {
     // Parameter names are the code's own (the contract keeps a few of the original's misnamed ones).
-    const shape = (r: { method: string; path: string }) => `${r.method} ${r.path.replace(/:[A-Za-z_]+/g, ':').toLowerCase()}`;
+    const shape = (r: { method: string; path: string }) =>
+      `${r.method} ${r.path.replace(/:[A-Za-z_]+/g, ':').toLowerCase()}`;
     const declared = new Set(centralRoutes.map(shape));
     const listed = new Set(CATALOGUE.map(shape));
     expect(CATALOGUE.map(shape).filter((k) => !declared.has(k))).toEqual([]);
@@ -237,7 +332,8 @@ describe('wildcard is counted, not assumed', () => {
 });
 
 describe('persona x route matrix', () => {
-  it('answers every persona on every route of the contract exactly as its gate says, and never with a 500', async () => {
+  it('answers every persona on every route of the contract exactly as its gate ' +
+      'says, and never with a 500', async () => {
     const wrong: string[] = [];
     let checked = 0;
     // Logout is public and really ends the persona's session, so it goes last.
@@ -260,6 +356,9 @@ describe('persona x route matrix', () => {
     }
     expect(wrong).toEqual([]);
     expect(checked).toBe(CATALOGUE.length * personas.length);
-    console.info(`persona x route matrix: ${CATALOGUE.length} routes (${BEYOND.length} beyond the catalogue) x ${personas.length} personas = ${checked} calls`);
+    console.info(
+      `persona x route matrix: ${CATALOGUE.length} routes (${BEYOND.length} beyond the catalogue) x ` +
+        `${personas.length} personas = ${checked} calls`,
+    );
   }, 300_000);
 });

@@ -32,17 +32,29 @@ describe('central configuration', () => {
 
   it('reads the settings for several instances', () => {
     const c = loadConfig({
-      ...realSecrets, DATABASE_POOL_MAX: '25', DATABASE_STATEMENT_TIMEOUT_SECONDS: '60', DATABASE_SESSION_SETTINGS: 'off', TRUST_PROXY: '2',
-      REDIS_KEY_PREFIX: 'lms-prod:', ORPHAN_GRACE_SECONDS: '600', S3_ENDPOINT: 'http://minio:9000', S3_PUBLIC_ENDPOINT: 'https://files.example.org',
+      ...realSecrets,
+      DATABASE_POOL_MAX: '25',
+      DATABASE_STATEMENT_TIMEOUT_SECONDS: '60',
+      DATABASE_SESSION_SETTINGS: 'off',
+      TRUST_PROXY: '2',
+      REDIS_KEY_PREFIX: 'lms-prod:',
+      ORPHAN_GRACE_SECONDS: '600',
+      S3_ENDPOINT: 'http://minio:9000',
+      S3_PUBLIC_ENDPOINT: 'https://files.example.org',
     });
     expect(c.database).toEqual({ poolMax: 25, statementTimeoutMs: 60_000, sessionSettings: false });
     expect([c.trustProxy, c.redisKeyPrefix, c.orphanGraceMs]).toEqual([2, 'lms-prod:', 600_000]);
-    expect(c.objectStore).toMatchObject({ kind: 's3', endpoint: 'http://minio:9000', publicEndpoint: 'https://files.example.org' });
+    expect(c.objectStore).toMatchObject({
+      kind: 's3',
+      endpoint: 'http://minio:9000',
+      publicEndpoint: 'https://files.example.org',
+    });
     expect(() => loadConfig({ ...realSecrets, DATABASE_POOL_MAX: '0' })).toThrow(/DATABASE_POOL_MAX/);
     expect(() => loadConfig({ ...realSecrets, TRUST_PROXY: 'everyone' })).toThrow(/TRUST_PROXY/);
   });
 
-  it('treats an unset NODE_ENV as production: placeholder or missing secrets are refused, and so is an unknown environment', () => {
+  it('treats an unset NODE_ENV as production: placeholder or missing secrets are refused, ' +
+      'and so is an unknown environment', () => {
     expect(() => loadConfig({})).toThrow(/JWT_SECRET must be set/);
     expect(() => loadConfig({ JWT_SECRET: 'change-me-placeholder' })).toThrow(ConfigError);
     expect(() => loadConfig({ NODE_ENV: 'local' })).toThrow(/NODE_ENV/);
@@ -61,14 +73,21 @@ describe('central configuration', () => {
   });
 
   it.each(Object.keys(realSecrets))('refuses a production start while %s is a placeholder', (name) => {
-    expect(() => loadConfig({ NODE_ENV: 'production', ...realSecrets, [name]: 'change-me-placeholder' })).toThrow(new RegExp(name));
+    expect(() => loadConfig({ NODE_ENV: 'production', ...realSecrets, [name]: 'change-me-placeholder' })).toThrow(
+      new RegExp(name),
+    );
     const { [name]: _omit, ...without } = realSecrets as Record<string, string>;
     expect(() => loadConfig({ NODE_ENV: 'production', ...without })).toThrow(ConfigError);
   });
 
   it.each(Object.keys(realSecrets))('refuses a production start while %s holds fewer than 32 random bytes', (name) => {
-    const start = (value: string, extra: Record<string, string> = {}) => () => loadConfig({ NODE_ENV: 'production', ...realSecrets, [name]: value, ...extra });
-    expect(start('short')).toThrow(new RegExp(`${name} is too weak for NODE_ENV=production: 5 characters, fewer than 43.*ALLOW_WEAK_${name}=1`));
+    const start =
+      (value: string, extra: Record<string, string> = {}) =>
+      () =>
+        loadConfig({ NODE_ENV: 'production', ...realSecrets, [name]: value, ...extra });
+    expect(start('short')).toThrow(
+      new RegExp(`${name} is too weak for NODE_ENV=production: 5 characters, fewer than 43.*ALLOW_WEAK_${name}=1`),
+    );
     // 42 base64 characters, 63 hex digits, or a long value of few characters are not 32 random bytes.
     expect(start(crypto.randomBytes(32).toString('base64url').slice(0, 42))).toThrow(/fewer than 43/);
     expect(start(crypto.randomBytes(32).toString('hex').slice(0, 63))).toThrow(/63 hex digits, fewer than 64/);
@@ -87,7 +106,9 @@ describe('central configuration', () => {
 
   it.each(Object.keys(realSecrets))('refuses %s when it is a pattern repeated or a sequence, however long', (name) => {
     const start = (value: string) => () => loadConfig({ NODE_ENV: 'production', ...realSecrets, [name]: value });
-    expect(start('abcdefghijklmnop'.repeat(3))).toThrow(new RegExp(`${name} is too weak .*a pattern of 16 characters repeated`));
+    expect(start('abcdefghijklmnop'.repeat(3))).toThrow(
+      new RegExp(`${name} is too weak .*a pattern of 16 characters repeated`),
+    );
     expect(start('0123456789'.repeat(7))).toThrow(/a pattern of 10 characters repeated/);
     // Sixteen different characters repeated, with a tail that breaks the exact repetition.
     expect(start(`${'Q7vK2xLp9ZrT4mWc'.repeat(3)}xY`)).toThrow(/a pattern of 16 characters/);
@@ -98,7 +119,11 @@ describe('central configuration', () => {
     expect(start(`Aa${'b'.repeat(20)}cdefghijklmnopq${'b'.repeat(22)}rs`)).toThrow(/pattern|entropy/);
     // Random values in every usual form pass, whatever the draw.
     for (let i = 0; i < 2000; i += 1) {
-      for (const v of [crypto.randomBytes(32).toString('base64'), crypto.randomBytes(32).toString('base64url'), crypto.randomBytes(32).toString('hex')]) {
+      for (const v of [
+        crypto.randomBytes(32).toString('base64'),
+        crypto.randomBytes(32).toString('base64url'),
+        crypto.randomBytes(32).toString('hex'),
+      ]) {
         expect(start(v)().weakSecrets).toEqual([]);
       }
     }
@@ -115,7 +140,9 @@ describe('central configuration', () => {
         } catch (err) {
           message = (err as Error).message;
         }
-        expect(message).toBe(`${a} and ${b} are the same value: each secret must be a random value of its own when NODE_ENV=production`);
+        expect(message).toBe(
+          `${a} and ${b} are the same value: each secret must be a random value of its own when NODE_ENV=production`,
+        );
         expect(message).not.toContain(value);
       }
     }
@@ -128,16 +155,28 @@ describe('central configuration', () => {
     await db.dispose();
     const run = spawnSync(process.execPath, [path.resolve(__dirname, '../dist/server.js')], {
       env: {
-        PATH: process.env.PATH, NODE_ENV: 'production', ...realSecrets, SERVER_SYNC_KEY: 'sk_7b1e5d9c0a2f4c38', ALLOW_WEAK_SERVER_SYNC_KEY: '1',
-        DATABASE_URL: db.url.startsWith('sqlite:') ? `${db.url}.empty` : db.url, PORT: '0',
+        PATH: process.env.PATH,
+        NODE_ENV: 'production',
+        ...realSecrets,
+        SERVER_SYNC_KEY: 'sk_7b1e5d9c0a2f4c38',
+        ALLOW_WEAK_SERVER_SYNC_KEY: '1',
+        DATABASE_URL: db.url.startsWith('sqlite:') ? `${db.url}.empty` : db.url,
+        PORT: '0',
       },
       encoding: 'utf8',
       timeout: 15_000,
     });
     // Past the configuration (the weak key was accepted), it stops at the unmigrated database.
     expect(run.stderr).toMatch(/not migrated/);
-    const warning = run.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.level === 40);
-    expect(warning).toMatchObject({ secrets: ['SERVER_SYNC_KEY'], msg: expect.stringContaining('ALLOW_WEAK_SERVER_SYNC_KEY=1') });
+    const warning = run.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .find((l) => l.level === 40);
+    expect(warning).toMatchObject({
+      secrets: ['SERVER_SYNC_KEY'],
+      msg: expect.stringContaining('ALLOW_WEAK_SERVER_SYNC_KEY=1'),
+    });
     expect(run.stdout).not.toContain('sk_7b1e5d9c0a2f4c38');
   });
 
@@ -145,19 +184,34 @@ describe('central configuration', () => {
     expect(loadConfig({ NODE_ENV: 'production', ...realSecrets }).metricsToken).toBeUndefined();
     const strong = crypto.randomBytes(32).toString('base64url');
     expect(loadConfig({ NODE_ENV: 'production', ...realSecrets, METRICS_TOKEN: strong }).metricsToken).toBe(strong);
-    for (const weak of ['change-me-placeholder', 'secret', 'short-token-123', 'f3b9c1d27a4e8b6c0d5f1a2b3c4d5e6f7a8b9c0d']) {
-      expect(() => loadConfig({ NODE_ENV: 'production', ...realSecrets, METRICS_TOKEN: weak })).toThrow(/METRICS_TOKEN is too weak for NODE_ENV=production: .*32 random bytes/);
+    for (const weak of [
+      'change-me-placeholder',
+      'secret',
+      'short-token-123',
+      'f3b9c1d27a4e8b6c0d5f1a2b3c4d5e6f7a8b9c0d',
+    ]) {
+      expect(() => loadConfig({ NODE_ENV: 'production', ...realSecrets, METRICS_TOKEN: weak })).toThrow(
+        /METRICS_TOKEN is too weak for NODE_ENV=production: .*32 random bytes/,
+      );
     }
     expect(loadConfig({ NODE_ENV: 'test', METRICS_TOKEN: 'dev' }).metricsToken).toBe('dev');
   });
 
   it('starts in production with real secrets, and honours the switches', () => {
-    const c = loadConfig({ NODE_ENV: 'production', ...realSecrets, LOG_IMPORT_ENABLED: '1', TRUST_PROXY: '1', SUPERADMIN_USERNAME: 'root@x.org' });
+    const c = loadConfig({
+      NODE_ENV: 'production',
+      ...realSecrets,
+      LOG_IMPORT_ENABLED: '1',
+      TRUST_PROXY: '1',
+      SUPERADMIN_USERNAME: 'root@x.org',
+    });
     expect(c.logImportEnabled).toBe(true);
     expect(c.trustProxy).toBe(1);
     // The username shortcut is never honoured in production.
     expect(c.superadminUsername).toBeUndefined();
-    expect(loadConfig({ NODE_ENV: 'development', SUPERADMIN_USERNAME: 'root@x.org' }).superadminUsername).toBe('root@x.org');
+    expect(loadConfig({ NODE_ENV: 'development', SUPERADMIN_USERNAME: 'root@x.org' }).superadminUsername).toBe(
+      'root@x.org',
+    );
   });
 
   it('stops the built server before it listens, naming the variable, with a non-zero exit', () => {
@@ -176,7 +230,12 @@ describe('central configuration', () => {
     await db.dispose();
     const server = path.resolve(__dirname, '../dist/server.js');
     const run = spawnSync(process.execPath, [server], {
-      env: { PATH: process.env.PATH, NODE_ENV: 'test', DATABASE_URL: db.url.startsWith('sqlite:') ? `${db.url}.empty` : db.url, PORT: '0' },
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: 'test',
+        DATABASE_URL: db.url.startsWith('sqlite:') ? `${db.url}.empty` : db.url,
+        PORT: '0',
+      },
       encoding: 'utf8',
       timeout: 15_000,
     });
@@ -192,14 +251,30 @@ describe('API docs', () => {
       const doc = await request(t.app).get('/docs/openapi.json');
       expect(doc.status).toBe(200);
       expect(doc.body.openapi).toBe('3.0.3');
-      expect(Object.keys(doc.body.paths)).toEqual(expect.arrayContaining(['/grade/{gradeid}', '/student/all', '/log/import', '/media/{filename}', '/media/feedback/{filename}']));
-      const count = Object.values(doc.body.paths as Record<string, object>).reduce((n, ops) => n + Object.keys(ops).length, 0);
+      expect(Object.keys(doc.body.paths)).toEqual(
+        expect.arrayContaining([
+          '/grade/{gradeid}',
+          '/student/all',
+          '/log/import',
+          '/media/{filename}',
+          '/media/feedback/{filename}',
+        ]),
+      );
+      const count = Object.values(doc.body.paths as Record<string, object>).reduce(
+        (n, ops) => n + Object.keys(ops).length,
+        0,
+      );
       // The catalogue's 275, the one alias path, and the four routes beyond the catalogue (sync status, media).
       expect(count).toBe(280);
       // Each operation states its scope rule, next to its gate.
-      const ops = Object.values(doc.body.paths as Record<string, Record<string, { description: string; 'x-scope'?: string }>>).flatMap((o) => Object.values(o));
+      const ops = Object.values(
+        doc.body.paths as Record<string, Record<string, { description: string; 'x-scope'?: string }>>,
+      ).flatMap((o) => Object.values(o));
       expect(ops.filter((o) => !o['x-scope'])).toEqual([]);
-      expect(doc.body.paths['/level/{levelid}'].get).toMatchObject({ 'x-scope': 'curriculaOfCaller', description: expect.stringMatching(/^Gate: permissions \(any of\): view_level\. Scope: curriculaOfCaller \(/) });
+      expect(doc.body.paths['/level/{levelid}'].get).toMatchObject({
+        'x-scope': 'curriculaOfCaller',
+        description: expect.stringMatching(/^Gate: permissions \(any of\): view_level\. Scope: curriculaOfCaller \(/),
+      });
       const ui = await request(t.app).get('/docs/');
       expect(ui.status).toBe(200);
       expect(ui.text).toContain('swagger');

@@ -64,9 +64,13 @@ describe('attachment', () => {
   it('keeps a plain ASCII name as is and adds filename* for any other', () => {
     expect(attachment('students-Demo School.csv')).toBe('attachment; filename="students-Demo School.csv"');
     expect(attachment('a"b\\c\r\n.csv')).toBe('attachment; filename="a_b_c__.csv"');
-    expect(attachment('students-សាលា.csv')).toBe("attachment; filename=\"students-____.csv\"; filename*=UTF-8''students-%E1%9E%9F%E1%9E%B6%E1%9E%9B%E1%9E%B6.csv");
+    expect(attachment('students-សាលា.csv')).toBe(
+      'attachment; filename="students-____.csv"; filename*=UTF-8\'\'students-%E1%9E%9F%E1%9E%B6%E1%9E%9B%E1%9E%B6.csv',
+    );
     // A header value with it is accepted by Node.
-    expect(() => new http.OutgoingMessage().setHeader('Content-Disposition', attachment("l'école (1).csv"))).not.toThrow();
+    expect(() =>
+      new http.OutgoingMessage().setHeader('Content-Disposition', attachment("l'école (1).csv")),
+    ).not.toThrow();
   });
 });
 
@@ -96,7 +100,17 @@ describe('sendCsv', () => {
   }
 
   it('answers the header line, the rows and the download headers', async () => {
-    const app = appWith((res) => sendCsv(res, 'students-សាលា.csv', ['n', 'name'], [{ n: 1, name: 'សុខា' }, { n: 2, name: '=cmd' }]));
+    const app = appWith((res) =>
+      sendCsv(
+        res,
+        'students-សាលា.csv',
+        ['n', 'name'],
+        [
+          { n: 1, name: 'សុខា' },
+          { n: 2, name: '=cmd' },
+        ],
+      ),
+    );
     const res = await request(app).get('/f');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe('application/csv; charset=utf-8');

@@ -1,7 +1,16 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { classroom, createTestDatabase, type Knex, type TestDatabase } from '@lms/db';
-import { CONTENT_COLUMNS, CONTENT_KEYS, CONTENT_KEY_LIST, DEMO_IDS, DEMO_QUESTIONS, parseContentPackage, readPackageJson, type ContentTable } from '@lms/shared';
+import {
+  CONTENT_COLUMNS,
+  CONTENT_KEYS,
+  CONTENT_KEY_LIST,
+  DEMO_IDS,
+  DEMO_QUESTIONS,
+  parseContentPackage,
+  readPackageJson,
+  type ContentTable,
+} from '@lms/shared';
 import { DEMO_STAFF, seedDemo } from '../src/seed/demo';
 import { makeApp, type TestApp } from './helpers';
 import { schoolLogin, staffLogin } from './accounts';
@@ -17,9 +26,13 @@ let firstRun: string[];
 
 async function tablesOf(db: Knex): Promise<string[]> {
   const client = String(db.client.config.client);
-  const rows = client === 'pg'
-    ? await db.raw("SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'")
-    : await db.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
+  const rows =
+    client === 'pg'
+      ? await db.raw(
+          "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND " +
+            "table_type = 'BASE TABLE'",
+        )
+      : await db.raw("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'");
   const list = (Array.isArray(rows) ? rows : rows.rows) as Array<{ name: string }>;
   return list.map((r) => r.name).filter((n) => !n.startsWith('knex_')).sort();
 }
@@ -48,19 +61,40 @@ afterAll(async () => {
 describe('the central demo seed', () => {
   it('says what it wrote and how to sign in, and every sign-in works', async () => {
     const text = firstRun.join('\n');
-    expect(firstRun[0]).toMatch(/^central: wrote 4 staff accounts, 1 country, 1 subject, 1 curriculum, 1 grade, 10 questions, 4 documents, 2 levels, 3 lessons, 3 learnings, 3 practices, 3 quizzes, 10 practice questions, 10 quiz questions, 4 level quiz questions, 1 lesson plan, 1 baseline check, 2 baseline questions, 1 school, 1 class, 1 school teacher, 5 learners, 12 learner results, 3 level quiz results, 6 lesson progress rows, 3 level progress rows, 1 question tag, 1 document tag$/);
+    expect(firstRun[0]).toMatch(
+      new RegExp(
+        /^central: wrote 4 staff accounts, 1 country, 1 subject, 1 curriculum, 1 grade, 10 questions, /.source +
+          /4 documents, 2 levels, 3 lessons, 3 learnings, 3 practices, 3 quizzes, 10 practice questions, /.source +
+          /10 quiz questions, /.source +
+          /4 level quiz questions, 1 lesson plan, 1 baseline check, 2 baseline questions, 1 school, 1 class, /.source +
+          /1 school teacher, 5 learners, 12 learner results, 3 level quiz results, 6 lesson progress rows, /.source +
+          /3 level progress rows, 1 question tag, 1 document tag$/.source,
+      ),
+    );
     expect(text).toContain(`superadmin@demo.lms / DemoSuper1`);
     expect(text).toContain(`GET /curriculum/tree/${D.curriculumid}`);
     for (const s of DEMO_STAFF) await staffLogin(t.app, s.lmsusername, s.password);
     await schoolLogin(t.app, D.teacher.schoolusername, D.password);
   });
 
-  it('authors the curriculum as the routes do: points spread by the model, the superadmin as author, option ids kept', async () => {
+  it('authors the curriculum as the routes do: points spread by the model, ' +
+      'the superadmin as author, option ids kept', async () => {
     const db = t.tdb.db;
     const superadmin = await db('lmsusers').where({ lmsusername: 'superadmin@demo.lms' }).first('lmsuserid');
     const lessons = await db('lessons').orderBy('lessonid');
-    expect(lessons.map((l) => [l.lessonid, l.total_points, l.learning_points, l.practices_points, l.quizzes_points, l.created_by])).toEqual(
-      [...D.lessons, D.level2.lesson].map((l) => [l.lessonid, 100, 33, 33, 34, superadmin.lmsuserid]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+    expect(
+      lessons.map((l) => [
+        l.lessonid,
+        l.total_points,
+        l.learning_points,
+        l.practices_points,
+        l.quizzes_points,
+        l.created_by,
+      ]),
+    ).toEqual(
+      [...D.lessons, D.level2.lesson]
+        .map((l) => [l.lessonid, 100, 33, 33, 34, superadmin.lmsuserid])
+        .sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
     );
     // A level: its lessons and its level quiz (100); the grade: its levels.
     expect(await db('levels').orderBy('levelorder').select('levelid', 'points', 'quiz_points')).toEqual([
@@ -71,23 +105,40 @@ describe('the central demo seed', () => {
     expect(await db('curriculumcountry').select('curriculumcountryid', 'curriculumid', 'countryid')).toEqual([
       { curriculumcountryid: D.curriculumcountryid, curriculumid: D.curriculumid, countryid: D.countryid },
     ]);
-    expect(await db('levelquizquestions').orderBy('levelquizquestionid').select('levelquizquestionid', 'lessonid')).toEqual([
+    expect(
+      await db('levelquizquestions').orderBy('levelquizquestionid').select('levelquizquestionid', 'lessonid'),
+    ).toEqual([
       { levelquizquestionid: D.levelquiz.levelquizquestionids[0], lessonid: D.lessons[0].lessonid },
       { levelquizquestionid: D.levelquiz.levelquizquestionids[1], lessonid: D.lessons[1].lessonid },
       { levelquizquestionid: D.level2.levelquiz.levelquizquestionids[0], lessonid: D.level2.lesson.lessonid },
       { levelquizquestionid: D.level2.levelquiz.levelquizquestionids[1], lessonid: D.level2.lesson.lessonid },
     ]);
-    const questions = await db('questions').orderBy('questionid').select('questionid', 'questionoptions', 'questiondistractors', 'questiontags');
-    expect(questions).toEqual(DEMO_QUESTIONS.map((q) => ({ questionid: q.questionid, questionoptions: q.questionoptions, questiondistractors: q.questiondistractors, questiontags: ['demo'] })));
+    const questions = await db('questions')
+      .orderBy('questionid')
+      .select('questionid', 'questionoptions', 'questiondistractors', 'questiontags');
+    expect(questions).toEqual(
+      DEMO_QUESTIONS.map((q) => ({
+        questionid: q.questionid,
+        questionoptions: q.questionoptions,
+        questiondistractors: q.questiondistractors,
+        questiontags: ['demo'],
+      })),
+    );
   });
 
   it('gives the reports results to show', async () => {
-    const rows = await t.tdb.db('studentprogress').whereIn('studentprogressid', D.progressids).select('ispass', 'points', 'fullpoints', 'progresstype');
+    const rows = await t.tdb
+      .db('studentprogress')
+      .whereIn('studentprogressid', D.progressids)
+      .select('ispass', 'points', 'fullpoints', 'progresstype');
     expect(rows).toHaveLength(12);
     expect(rows.filter((r) => r.ispass)).toHaveLength(8);
     expect(rows.every((r) => r.fullpoints > 0 && r.points === (r.ispass ? r.fullpoints : 0))).toBe(true);
     const admin = (await staffLogin(t.app, 'admin@demo.lms', 'DemoAdmin1')).accessToken;
-    const status = await request(t.app).post('/report/studentstatus').set('Authorization', `Bearer ${admin}`).send({ pageindex: 1, pagesize: 100, filter: [{ key: 'schoolname', value: D.schoolname }] });
+    const status = await request(t.app)
+      .post('/report/studentstatus')
+      .set('Authorization', `Bearer ${admin}`)
+      .send({ pageindex: 1, pagesize: 100, filter: [{ key: 'schoolname', value: D.schoolname }] });
     expect(status.status).toBe(200);
     expect(status.body.data.total).toBe(D.learners.length);
   });
@@ -100,16 +151,26 @@ describe('the central demo seed', () => {
     expect(lessons.status).toBe(200);
     const lesson1 = lessons.body.data.data.find((r: { lessonid: string }) => r.lessonid === D.lessons[0].lessonid);
     expect(lesson1.studentlessonsprogresses).toHaveLength(1);
-    expect(lesson1.laststudentprogress).toMatchObject({ ispass: true, resultpercentage: 100, starttime: expect.any(String) });
+    expect(lesson1.laststudentprogress).toMatchObject({
+      ispass: true,
+      resultpercentage: 100,
+      starttime: expect.any(String),
+    });
     const rows = await t.tdb.db('studentlessonsprogress').where('studentid', sophea.studentid);
     expect(rows).toHaveLength(2);
     expect(rows.every((r) => r.points > 0 && r.progress > 0 && r.lastupdated)).toBe(true);
     const levels = await request(t.app).post('/report/studentlevelquiz').set('Authorization', admin).send(body);
     const level1 = levels.body.data.data.find((r: { levelid: string }) => r.levelid === D.levelid);
     expect(level1.laststudentprogress).toMatchObject({ ispass: true, resultpercentage: 100 });
-    const questionTags = await request(t.app).post('/questiontag').set('Authorization', admin).send({ pageindex: 1, pagesize: 50 });
+    const questionTags = await request(t.app)
+      .post('/questiontag')
+      .set('Authorization', admin)
+      .send({ pageindex: 1, pagesize: 50 });
     expect(JSON.stringify(questionTags.body.data)).toContain('"questiontagname":"demo"');
-    const documentTags = await request(t.app).post('/documenttag').set('Authorization', admin).send({ pageindex: 1, pagesize: 50 });
+    const documentTags = await request(t.app)
+      .post('/documenttag')
+      .set('Authorization', admin)
+      .send({ pageindex: 1, pagesize: 50 });
     expect(JSON.stringify(documentTags.body.data)).toContain('"documenttagname":"demo"');
   });
 
@@ -123,9 +184,13 @@ describe('the central demo seed', () => {
   it('refuses a database that holds a school of the demo name under another id, writing nothing', async () => {
     const other = await makeApp();
     try {
-      await other.tdb.db('schools').insert({ schoolid: '00000000-0000-4000-8000-000000000001', schoolname: D.schoolname, curriculums: '[]' });
+      await other.tdb
+        .db('schools')
+        .insert({ schoolid: '00000000-0000-4000-8000-000000000001', schoolname: D.schoolname, curriculums: '[]' });
       const before = await everything(other.tdb.db);
-      await expect(seedDemo(other.tdb.db)).rejects.toThrow(/already has a school "Demo Primary School" \(00000000-0000-4000-8000-000000000001\)[\s\S]*nothing was changed/);
+      await expect(seedDemo(other.tdb.db)).rejects.toThrow(
+        /already has a school "Demo Primary School" \(00000000-0000-4000-8000-000000000001\)[\s\S]*nothing was changed/,
+      );
       expect(await everything(other.tdb.db)).toEqual(before);
     } finally {
       await other.tdb.dispose();
@@ -142,10 +207,18 @@ const NOT_COMPARED = new Set([
 ]);
 
 describe('central and the classroom demo seed', () => {
-  it('hold the same curriculum: the package central pushes has the rows, ids, names, links, orders and content the classroom seed wrote', async () => {
+  it('hold the same curriculum: the package central pushes has the rows, ids, names, links, ' +
+      'orders and content the classroom seed wrote', async () => {
     const token = (await staffLogin(t.app, 'superadmin@demo.lms', 'DemoSuper1')).accessToken;
-    const res = await request(t.app).get('/sync/content').set('Authorization', `Bearer ${token}`).buffer(true)
-      .parse((r, cb) => { const chunks: Buffer[] = []; r.on('data', (c: Buffer) => chunks.push(c)); r.on('end', () => cb(null, Buffer.concat(chunks))); });
+    const res = await request(t.app)
+      .get('/sync/content')
+      .set('Authorization', `Bearer ${token}`)
+      .buffer(true)
+      .parse((r, cb) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c));
+        r.on('end', () => cb(null, Buffer.concat(chunks)));
+      });
     expect(res.status).toBe(200);
     const pushed = parseContentPackage((await readPackageJson({ buffer: res.body as Buffer })).json);
 
@@ -158,7 +231,9 @@ describe('central and the classroom demo seed', () => {
       const pk = Object.keys(CONTENT_COLUMNS[table])[0];
       const columns = Object.keys(CONTENT_COLUMNS[table]).filter((c) => !NOT_COMPARED.has(c));
       const rows = (list: Array<Record<string, unknown>>) =>
-        [...list].sort((a, b) => String(a[pk]).localeCompare(String(b[pk]))).map((r) => Object.fromEntries(columns.map((c) => [c, r[c] ?? null])));
+        [...list]
+          .sort((a, b) => String(a[pk]).localeCompare(String(b[pk])))
+          .map((r) => Object.fromEntries(columns.map((c) => [c, r[c] ?? null])));
       const want = rows(seeded[key] as Array<Record<string, unknown>>);
       expect(want.length, key).toBeGreaterThan(0);
       expect(rows(pushed[key] as Array<Record<string, unknown>>), key).toEqual(want);

@@ -27,13 +27,21 @@ describe('/documenttag', () => {
   it('creates a tag trimmed and lower-cased, and answers the row', async () => {
     const res = await create(' Animals ');
     expect(res.status).toBe(200);
-    expect(res.body.data).toMatchObject({ documenttagid: expect.any(String), documenttagname: 'animals', isdeleted: false, created_by: adminId });
+    expect(res.body.data).toMatchObject({
+      documenttagid: expect.any(String),
+      documenttagname: 'animals',
+      isdeleted: false,
+      created_by: adminId,
+    });
     expect(await tags()).toHaveLength(1);
   });
 
   it('refuses a name already held (whatever its case), and leaves one row', async () => {
     const res = await create('ANIMALS');
-    expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { error: true, errormessage: 'Document tag already exists', data: false } });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 400,
+      body: { error: true, errormessage: 'Document tag already exists', data: false },
+    });
     expect(await tags()).toHaveLength(1);
   });
 
@@ -50,7 +58,9 @@ describe('/documenttag', () => {
       const res = await create(value);
       expect([value, res.status, res.body.errormessage?.split(', ')[0]]).toEqual([value, 400, message]);
     }
-    expect((await call('post', '/documenttag/create', { documenttagname: 'farm', extra: 1 })).body.errormessage).toBe('"extra" is not allowed');
+    expect((await call('post', '/documenttag/create', { documenttagname: 'farm', extra: 1 })).body.errormessage).toBe(
+      '"extra" is not allowed',
+    );
     expect(await tags()).toHaveLength(1);
   });
 
@@ -59,12 +69,21 @@ describe('/documenttag', () => {
     const got = await call('get', `/documenttag/${plants.documenttagid}`);
     expect(got.body.data).toMatchObject({ documenttagname: 'plants' });
     const renamed = await call('put', `/documenttag/${plants.documenttagid}`, { documenttagname: 'Trees' });
-    expect(renamed.body.data).toMatchObject({ documenttagid: plants.documenttagid, documenttagname: 'Trees', updated_by: adminId });
+    expect(renamed.body.data).toMatchObject({
+      documenttagid: plants.documenttagid,
+      documenttagname: 'Trees',
+      updated_by: adminId,
+    });
     // Its own name again is not a clash.
     expect((await call('put', `/documenttag/${plants.documenttagid}`, { documenttagname: 'trees' })).status).toBe(200);
     const clash = await call('put', `/documenttag/${plants.documenttagid}`, { documenttagname: 'Animals' });
-    expect({ status: clash.status, message: clash.body.errormessage }).toEqual({ status: 400, message: 'Document tag already exists' });
-    expect((await t.tdb.db('documenttags').where({ documenttagid: plants.documenttagid }).first()).documenttagname).toBe('trees');
+    expect({ status: clash.status, message: clash.body.errormessage }).toEqual({
+      status: 400,
+      message: 'Document tag already exists',
+    });
+    expect(
+      (await t.tdb.db('documenttags').where({ documenttagid: plants.documenttagid }).first()).documenttagname,
+    ).toBe('trees');
   });
 
   it('answers an unknown or deleted id with the contract message, and a malformed one with the GUID rule', async () => {
@@ -79,7 +98,10 @@ describe('/documenttag', () => {
   it('soft-deletes; the name is free again and the list no longer shows it', async () => {
     const { documenttagid } = await t.tdb.db('documenttags').where({ documenttagname: 'animals' }).first();
     expect((await call('delete', `/documenttag/${documenttagid}`)).body).toEqual({ error: false, data: true });
-    expect(await t.tdb.db('documenttags').where({ documenttagid }).first()).toMatchObject({ isdeleted: true, deleted_by: adminId });
+    expect(await t.tdb.db('documenttags').where({ documenttagid }).first()).toMatchObject({
+      isdeleted: true,
+      deleted_by: adminId,
+    });
     expect((await call('get', `/documenttag/${documenttagid}`)).status).toBe(400);
     expect((await create('animals')).status).toBe(200);
     expect(await count(t.tdb.db, 'documenttags', { isdeleted: false })).toBe(2);
@@ -89,11 +111,20 @@ describe('/documenttag', () => {
     for (const n of ['zebra', 'apple', 'mango']) expect((await create(n)).status).toBe(200);
     const all = await call('post', '/documenttag', { filter: [], pageindex: 1, pagesize: 10 });
     expect(all.body.data).toMatchObject({ total: 5, pageindex: 1, pagesize: 10 });
-    expect(all.body.data.data.map((r: { documenttagname: string }) => r.documenttagname)).toEqual(['animals', 'apple', 'mango', 'trees', 'zebra']);
+    expect(all.body.data.data.map((r: { documenttagname: string }) => r.documenttagname)).toEqual([
+      'animals',
+      'apple',
+      'mango',
+      'trees',
+      'zebra',
+    ]);
     const page2 = await call('post', '/documenttag', { pageindex: 2, pagesize: 2 });
     expect(page2.body.data.data.map((r: { documenttagname: string }) => r.documenttagname)).toEqual(['mango', 'trees']);
     const filtered = await call('post', '/documenttag', { filter: [{ key: 'documenttagname', value: 'AN' }] });
-    expect(filtered.body.data.data.map((r: { documenttagname: string }) => r.documenttagname)).toEqual(['animals', 'mango']);
+    expect(filtered.body.data.data.map((r: { documenttagname: string }) => r.documenttagname)).toEqual([
+      'animals',
+      'mango',
+    ]);
     expect((await call('post', '/documenttag', { filter: [{ key: 'questiontagname', value: 'a' }] })).status).toBe(400);
   });
 });

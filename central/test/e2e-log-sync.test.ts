@@ -34,13 +34,20 @@ async function rowsOf(db: Knex): Promise<Record<string, Array<Record<string, unk
     const spec = LOG_COLUMNS[table] as Record<string, string>;
     const cols = Object.keys(spec);
     const rows = (await db(table).orderBy(LOG_PRIMARY_KEYS[table]).select(cols)) as Array<Record<string, unknown>>;
-    out[table] = rows.map((r) => Object.fromEntries(cols.map((c) => [c, ['decimal', 'number', 'int'].includes(spec[c]) && r[c] !== null ? Number(r[c]) : r[c]])));
+    out[table] = rows.map((r) =>
+      Object.fromEntries(
+        cols.map((c) => [c, ['decimal', 'number', 'int'].includes(spec[c]) && r[c] !== null ? Number(r[c]) : r[c]]),
+      ),
+    );
   }
   return out;
 }
 
 /** Central's rows without the results its demo seed wrote before any log arrived. */
-function withoutSeededResults(rows: Record<string, Array<Record<string, unknown>>>, seeded: Record<string, Array<Record<string, unknown>>>): Record<string, Array<Record<string, unknown>>> {
+function withoutSeededResults(
+  rows: Record<string, Array<Record<string, unknown>>>,
+  seeded: Record<string, Array<Record<string, unknown>>>,
+): Record<string, Array<Record<string, unknown>>> {
   const key = (table: string, r: Record<string, unknown>) => r[LOG_PRIMARY_KEYS[table as LogTable]];
   return Object.fromEntries(Object.entries(rows).map(([table, list]) => {
     const before = new Set(seeded[table].map((r) => key(table, r)));
@@ -65,12 +72,25 @@ describe('classroom-to-cloud log sync, end to end', () => {
     await seedClassroomDemo(classroomDb.db);
     const objects = createObjectStore({ kind: 'folder', dir: path.relative(repoRoot, path.join(tmp, 'objects')) });
     central = await listen(
-      createApp(loadConfig({ NODE_ENV: 'test', DATABASE_URL: centralDb.url, LOG_IMPORT_ENABLED: 'true', RATE_LIMIT_MAX: '100000' }), {
-        db: centralDb.db, logger: silentLogger, objects,
-      }),
+      createApp(
+        loadConfig({
+          NODE_ENV: 'test',
+          DATABASE_URL: centralDb.url,
+          LOG_IMPORT_ENABLED: 'true',
+          RATE_LIMIT_MAX: '100000',
+        }),
+        {
+          db: centralDb.db,
+          logger: silentLogger,
+          objects,
+        },
+      ),
     );
     room = await listen(
-      createClassroomApp(loadClassroomConfig({ NODE_ENV: 'test', DATABASE_URL: classroomDb.url }), { db: classroomDb.db, logger: silentLogger }),
+      createClassroomApp(loadClassroomConfig({ NODE_ENV: 'test', DATABASE_URL: classroomDb.url }), {
+        db: classroomDb.db,
+        logger: silentLogger,
+      }),
     );
   });
 
@@ -85,30 +105,60 @@ describe('classroom-to-cloud log sync, end to end', () => {
   it('moves what a learner did on the classroom server into central, and a second upload changes nothing', async () => {
     const c = CLASSROOM_DEMO;
     const login = await fetch(`${room.origin}/auth/login`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ studentusername: c.students[0].schoolusername, studentpassword: c.password }),
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ studentusername: c.students[0].schoolusername, studentpassword: c.password }),
     });
     expect(login.status).toBe(200);
     const learner = ((await login.json()) as { data: { accessToken: string } }).data.accessToken;
     const submit = (url: string, body: unknown) =>
-      fetch(`${room.origin}${url}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${learner}` }, body: JSON.stringify(body) });
+      fetch(`${room.origin}${url}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${learner}` },
+        body: JSON.stringify(body),
+      });
     const started = Date.now() - 60_000;
     const quiz = await submit(`/result/lesson/quiz/${c.quizid}`, {
-      starttime: started, endtime: started + 30_000,
-      result: c.quizquestions.map((q, i) => ({ iscorrect: i !== 2, questionid: c.questions[i], lessonquizid: c.quizid, lessonquizquestionid: q })),
+      starttime: started,
+      endtime: started + 30_000,
+      result: c.quizquestions.map((q, i) => ({
+        iscorrect: i !== 2,
+        questionid: c.questions[i],
+        lessonquizid: c.quizid,
+        lessonquizquestionid: q,
+      })),
     });
     expect(quiz.status).toBe(200);
     const practice = await submit(`/result/lesson/practice/${c.practiceid}`, {
-      starttime: started + 40_000, endtime: started + 50_000,
-      result: c.practicequestions.map((q, i) => ({ iscorrect: true, questionid: c.questions[i], lessonpracticeid: c.practiceid, lessonpracticequestionid: q, tries: i + 1 })),
+      starttime: started + 40_000,
+      endtime: started + 50_000,
+      result: c.practicequestions.map((q, i) => ({
+        iscorrect: true,
+        questionid: c.questions[i],
+        lessonpracticeid: c.practiceid,
+        lessonpracticequestionid: q,
+        tries: i + 1,
+      })),
     });
     expect(practice.status).toBe(200);
 
     const progress: Array<[string, number, number]> = [];
     const lines: string[] = [];
-    const io: SyncIo = { log: (l) => lines.push(l), progress: (what, done, total) => progress.push([what, done, total]) };
+    const io: SyncIo = {
+      log: (l) => lines.push(l),
+      progress: (what, done, total) => progress.push([what, done, total]),
+    };
     const zip = path.join(tmp, 'studentlog.zip');
     const summary = await syncLog(
-      { classroom: room.origin, central: central.origin, user: c.teacher.schoolusername, password: c.password, out: zip, offline: true, keep: true },
+      {
+        classroom: room.origin,
+        central: central.origin,
+        user: c.teacher.schoolusername,
+        password: c.password,
+        out: zip,
+        offline: true,
+        keep: true,
+      },
       io,
     );
 
@@ -121,7 +171,11 @@ describe('classroom-to-cloud log sync, end to end', () => {
     expect(withoutSeededResults(inCentral, seeded)).toEqual(onClassroom);
     expect(inCentral.studentprogress).toHaveLength(onClassroom.studentprogress.length + seeded.studentprogress.length);
     expect(Number((await centralDb.db('logimportpending').count({ n: '*' }))[0].n)).toBe(0);
-    expect(await centralDb.db('syncs').first()).toMatchObject({ created_by: c.teacher.schooluserid, offlineonline: true, type: 1 });
+    expect(await centralDb.db('syncs').first()).toMatchObject({
+      created_by: c.teacher.schooluserid,
+      offlineonline: true,
+      type: 1,
+    });
     expect(summary.imported).toMatchObject({ studentprogress: 2, studentprogressquestions: answers });
 
     // What the teacher saw: both transfers ran to their end, and the import was reported.
@@ -131,7 +185,18 @@ describe('classroom-to-cloud log sync, end to end', () => {
     expect(lines.join('\n')).toMatch(new RegExp(`studentprogressquestions\\s+${answers} rows`));
 
     // The same file again (the tool's retry path): one more sync record, not one changed row.
-    await syncLog({ central: central.origin, user: c.teacher.schoolusername, password: c.password, out: zip, zip, offline: false, keep: false }, io);
+    await syncLog(
+      {
+        central: central.origin,
+        user: c.teacher.schoolusername,
+        password: c.password,
+        out: zip,
+        zip,
+        offline: false,
+        keep: false,
+      },
+      io,
+    );
     expect(await rowsOf(centralDb.db)).toEqual(inCentral);
     expect(Number((await centralDb.db('syncs').count({ n: '*' }))[0].n)).toBe(2);
     await expect(fsp.stat(zip)).rejects.toThrow(); // removed once central holds it
@@ -140,7 +205,15 @@ describe('classroom-to-cloud log sync, end to end', () => {
   it('keeps the ZIP and exits with a clear message when the upload is refused', async () => {
     const zip = path.join(tmp, 'kept.zip');
     const err = await syncLog(
-      { classroom: room.origin, central: central.origin, user: CLASSROOM_DEMO.teacher.schoolusername, password: 'wrong', out: zip, offline: false, keep: false },
+      {
+        classroom: room.origin,
+        central: central.origin,
+        user: CLASSROOM_DEMO.teacher.schoolusername,
+        password: 'wrong',
+        out: zip,
+        offline: false,
+        keep: false,
+      },
       { log: () => undefined, progress: () => undefined },
     ).then(() => null, (e: Error) => e);
     expect(err?.message).toMatch(/sign-in on the classroom server failed/);
@@ -148,10 +221,26 @@ describe('classroom-to-cloud log sync, end to end', () => {
     // Downloaded fine, but central is unreachable: the ZIP stays for a retry.
     const dead = 'http://127.0.0.1:9';
     const err2 = await syncLog(
-      { classroom: room.origin, central: dead, user: CLASSROOM_DEMO.teacher.schoolusername, password: CLASSROOM_DEMO.password, out: zip, offline: false, keep: false },
+      {
+        classroom: room.origin,
+        central: dead,
+        user: CLASSROOM_DEMO.teacher.schoolusername,
+        password: CLASSROOM_DEMO.password,
+        out: zip,
+        offline: false,
+        keep: false,
+      },
       { log: () => undefined, progress: () => undefined },
-    ).then(() => null, (e: Error) => e);
-    expect(err2?.message).toMatch(/cannot reach the central API[\s\S]*the log is kept in .*kept\.zip; send it again with: npm run sync-log -- --central/);
+    ).then(
+      () => null,
+      (e: Error) => e,
+    );
+    expect(err2?.message).toMatch(
+      new RegExp(
+        /cannot reach the central API[\s\S]*the log is kept in .*kept\.zip; /.source +
+          /send it again with: npm run sync-log -- --central/.source,
+      ),
+    );
     expect((await fsp.stat(zip)).size).toBeGreaterThan(0);
   });
 });

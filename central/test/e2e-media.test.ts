@@ -72,7 +72,10 @@ const files = {
 };
 
 async function upload(f: { name: string; bytes: Buffer }): Promise<string> {
-  const res = await request(central.app).post('/document/upload').set('Authorization', `Bearer ${token}`).attach('file', f.bytes, f.name);
+  const res = await request(central.app)
+    .post('/document/upload')
+    .set('Authorization', `Bearer ${token}`)
+    .attach('file', f.bytes, f.name);
   expect(res.status).toBe(200);
   return (await central.tdb.db('documents').where({ documentname: f.name, isdeleted: false }).first()).documentid;
 }
@@ -80,22 +83,49 @@ async function upload(f: { name: string; bytes: Buffer }): Promise<string> {
 /** A learning item of the demo lesson showing this document (the lesson routes are not needed for it). */
 async function learningItem(documentid: string, order: number): Promise<void> {
   await central.tdb.db('lessonlearnings').insert({
-    lessonlearningid: crypto.randomUUID(), lessonlearningname: `Watch ${order}`, lessonlearningdescription: '', lessonlearningstatus: true,
-    lessonid: DEMO.lessonid, documentid, lessonlearningorder: order, points: 1,
+    lessonlearningid: crypto.randomUUID(),
+    lessonlearningname: `Watch ${order}`,
+    lessonlearningdescription: '',
+    lessonlearningstatus: true,
+    lessonid: DEMO.lessonid,
+    documentid,
+    lessonlearningorder: order,
+    points: 1,
   });
 }
 
 const log: string[] = [];
 const run = (o: Partial<Parameters<typeof syncContent>[0]> = {}) =>
-  syncContent({ central: centralUrl, centralToken: token, classroom: classroomUrl, syncKey: SYNC_KEY, mediaDir, idleTimeoutMs: 10_000, ...o }, (line) => log.push(line));
+  syncContent(
+    {
+      central: centralUrl,
+      centralToken: token,
+      classroom: classroomUrl,
+      syncKey: SYNC_KEY,
+      mediaDir,
+      idleTimeoutMs: 10_000,
+      ...o,
+    },
+    (line) => log.push(line),
+  );
 const mediaAnswers = () => served.filter((s) => s.status === 200 || s.status === 206);
 const digest = (b: Buffer) => crypto.createHash('md5').update(b).digest('hex');
 
 beforeAll(async () => {
-  classroom = await makeClassroomApp({ SERVER_SYNC_KEY: SYNC_KEY, MEDIA_DIR: mediaDir, JWT_SECRET: 'classroom-jwt-for-media-e2e' });
+  classroom = await makeClassroomApp({
+    SERVER_SYNC_KEY: SYNC_KEY,
+    MEDIA_DIR: mediaDir,
+    JWT_SECRET: 'classroom-jwt-for-media-e2e',
+  });
   classroomUrl = await listen(classroom.app);
   const objectDir = path.relative(repoRoot, path.join(tmp, 'central-objects'));
-  central = await makeApp({ SERVER_SYNC_KEY: SYNC_KEY, RPI_CLOUD: classroomUrl, JWT_SECRET: 'central-jwt-for-media-e2e', OBJECT_DIR: objectDir, RATE_LIMIT_MAX: '100000' });
+  central = await makeApp({
+    SERVER_SYNC_KEY: SYNC_KEY,
+    RPI_CLOUD: classroomUrl,
+    JWT_SECRET: 'central-jwt-for-media-e2e',
+    OBJECT_DIR: objectDir,
+    RATE_LIMIT_MAX: '100000',
+  });
   centralUrl = await listen(centralListener(central.app));
   await seedDemoContent(central.tdb.db);
   await createStaff(central.tdb.db, { lmsusername: 'media@e2e.test', roleids: [ROLE_IDS.superadmin] });
@@ -107,12 +137,38 @@ beforeAll(async () => {
   const questionid = crypto.randomUUID();
   const practiceid = crypto.randomUUID();
   await central.tdb.db('questions').insert({
-    questionid, questionidentifier: 'Q-apple', templatetypeid: 2, questionstatus: true, questioncorrectvalue: 1, questiontext: 'Which is the apple?',
-    questionheading: JSON.stringify({ heading: 'Pick' }), questionoptions: JSON.stringify([{ option: 'apple', questionoptionfile: { filename: files.picture.name } }]),
-    questionfile: JSON.stringify({}), questiondistractors: JSON.stringify([]), questiontags: JSON.stringify([]),
+    questionid,
+    questionidentifier: 'Q-apple',
+    templatetypeid: 2,
+    questionstatus: true,
+    questioncorrectvalue: 1,
+    questiontext: 'Which is the apple?',
+    questionheading: JSON.stringify({ heading: 'Pick' }),
+    questionoptions: JSON.stringify([{ option: 'apple', questionoptionfile: { filename: files.picture.name } }]),
+    questionfile: JSON.stringify({}),
+    questiondistractors: JSON.stringify([]),
+    questiontags: JSON.stringify([]),
   });
-  await central.tdb.db('lessonpractices').insert({ lessonpracticeid: practiceid, lessonid: DEMO.lessonid, lessonpracticeorder: 1, lessonpracticestatus: true, lessonpracticename: 'Practice', lessonpracticedescription: '', points: 1 });
-  await central.tdb.db('lessonpracticequestions').insert({ lessonpracticequestionid: crypto.randomUUID(), lessonpracticeid: practiceid, questionid, lessonpracticequestionstatus: true, lessonpracticequestionorder: 1 });
+  await central.tdb
+    .db('lessonpractices')
+    .insert({
+      lessonpracticeid: practiceid,
+      lessonid: DEMO.lessonid,
+      lessonpracticeorder: 1,
+      lessonpracticestatus: true,
+      lessonpracticename: 'Practice',
+      lessonpracticedescription: '',
+      points: 1,
+    });
+  await central.tdb
+    .db('lessonpracticequestions')
+    .insert({
+      lessonpracticequestionid: crypto.randomUUID(),
+      lessonpracticeid: practiceid,
+      questionid,
+      lessonpracticequestionstatus: true,
+      lessonpracticequestionorder: 1,
+    });
 });
 
 afterAll(async () => {
@@ -142,10 +198,17 @@ describe('media from central to the classroom through sync-content', () => {
     const part = await fromClassroom(files.video.name).set('Range', 'bytes=1000-1999');
     expect(part.status).toBe(206);
     expect((part.body as Buffer).equals(files.video.bytes.subarray(1000, 2000))).toBe(true);
-    expect(mediaAnswers().map((s) => s.path).sort()).toEqual([`/media/${files.picture.name}`, `/media/${files.video.name}`]);
+    expect(
+      mediaAnswers()
+        .map((s) => s.path)
+        .sort(),
+    ).toEqual([`/media/${files.picture.name}`, `/media/${files.video.name}`]);
     expect(log.some((l) => /Media \[\d\/2\] Counting_1\.mp4: .* of 2\.00 MB/.test(l))).toBe(true);
     expect(log).toContain('Media: 2 files transferred (2.04 MB), 0 unchanged');
-    expect(JSON.parse(fs.readFileSync(path.join(mediaDir, MANIFEST), 'utf8')).files[files.video.name]).toMatchObject({ size: files.video.bytes.length, md5: digest(files.video.bytes) });
+    expect(JSON.parse(fs.readFileSync(path.join(mediaDir, MANIFEST), 'utf8')).files[files.video.name]).toMatchObject({
+      size: files.video.bytes.length,
+      md5: digest(files.video.bytes),
+    });
   });
 
   it('transfers nothing the second time', async () => {
@@ -179,7 +242,9 @@ describe('media from central to the classroom through sync-content', () => {
   });
 
   it('replaces a file changed on central, and only that one', async () => {
-    const documentid = (await central.tdb.db('documents').where({ documentname: files.picture.name, isdeleted: false }).first()).documentid;
+    const documentid = (
+      await central.tdb.db('documents').where({ documentname: files.picture.name, isdeleted: false }).first()
+    ).documentid;
     await request(central.app).delete(`/document/${documentid}`).set('Authorization', `Bearer ${token}`);
     const newer = { name: files.picture.name, bytes: media.png(41_000) };
     await upload(newer);
@@ -194,20 +259,30 @@ describe('media from central to the classroom through sync-content', () => {
     await run({ classroom: undefined, syncKey: undefined, save: pkg, mediaDir });
     const offline = path.join(tmp, 'offline-media');
     const offlineLog: string[] = [];
-    await syncContent({ file: pkg, classroom: classroomUrl, syncKey: SYNC_KEY, mediaFrom: mediaDir, mediaDir: offline }, (l) => offlineLog.push(l));
-    for (const f of [files.video, files.story]) expect(digest(fs.readFileSync(path.join(offline, f.name)))).toBe(digest(f.bytes));
+    await syncContent(
+      { file: pkg, classroom: classroomUrl, syncKey: SYNC_KEY, mediaFrom: mediaDir, mediaDir: offline },
+      (l) => offlineLog.push(l),
+    );
+    for (const f of [files.video, files.story])
+      expect(digest(fs.readFileSync(path.join(offline, f.name)))).toBe(digest(f.bytes));
     const total = files.video.bytes.length + files.story.bytes.length + 41_000;
     expect(offlineLog).toContain(`Media: 3 files transferred (${(total / (1024 * 1024)).toFixed(2)} MB), 0 unchanged`);
     offlineLog.length = 0;
-    await syncContent({ file: pkg, classroom: classroomUrl, syncKey: SYNC_KEY, mediaFrom: mediaDir, mediaDir: offline }, (l) => offlineLog.push(l));
+    await syncContent(
+      { file: pkg, classroom: classroomUrl, syncKey: SYNC_KEY, mediaFrom: mediaDir, mediaDir: offline },
+      (l) => offlineLog.push(l),
+    );
     expect(offlineLog).toContain('Media: 0 files transferred (0.00 MB), 3 unchanged');
 
     // A ZIP of the folder (made by a person with any ZIP tool), into a third folder, then again.
     const zipFile = path.join(tmp, 'media.zip');
     const zip = new yazl.ZipFile();
-    for (const name of fs.readdirSync(mediaDir)) if (fs.statSync(path.join(mediaDir, name)).isFile()) zip.addFile(path.join(mediaDir, name), `media/${name}`);
+    for (const name of fs.readdirSync(mediaDir))
+      if (fs.statSync(path.join(mediaDir, name)).isFile()) zip.addFile(path.join(mediaDir, name), `media/${name}`);
     zip.end();
-    await new Promise<void>((resolve, reject) => zip.outputStream.pipe(fs.createWriteStream(zipFile)).on('close', resolve).on('error', reject));
+    await new Promise<void>((resolve, reject) =>
+      zip.outputStream.pipe(fs.createWriteStream(zipFile)).on('close', resolve).on('error', reject),
+    );
     const third = path.join(tmp, 'zip-media');
     const once = await mediaFromSaved({ source: zipFile, dir: third });
     expect({ transferred: once.transferred, failed: once.failed }).toEqual({ transferred: 3, failed: [] });
@@ -218,12 +293,15 @@ describe('media from central to the classroom through sync-content', () => {
 });
 
 describe('media names with folders (as the demo names its videos)', () => {
-  it('brings demo/<name> from central into a sub-folder the classroom serves, online and from a saved folder or ZIP', async () => {
+  it('brings demo/<name> from central into a sub-folder the classroom serves, ' +
+      'online and from a saved folder or ZIP', async () => {
     const clip = { name: 'demo/Counting_2.mp4', bytes: media.mp4(300_000) };
     const store = createFolderStore({ dir: path.relative(repoRoot, path.join(tmp, 'central-objects')) });
     await store.put(clip.name, clip.bytes, { contentType: 'video/mp4' });
     const documentid = crypto.randomUUID();
-    await central.tdb.db('documents').insert({ documentid, documentname: clip.name, documenttypeid: 2, isdeleted: false });
+    await central.tdb
+      .db('documents')
+      .insert({ documentid, documentname: clip.name, documenttypeid: 2, isdeleted: false });
     await learningItem(documentid, 3);
     served.length = 0;
     log.length = 0;
@@ -245,10 +323,16 @@ describe('media names with folders (as the demo names its videos)', () => {
     zip.addFile(path.join(mediaDir, 'demo', 'Counting_2.mp4'), 'media/demo/Counting_2.mp4');
     zip.addBuffer(Buffer.from('x'), 'media/.partial/Half.mp4');
     zip.end();
-    await new Promise<void>((resolve, reject) => zip.outputStream.pipe(fs.createWriteStream(zipFile)).on('close', resolve).on('error', reject));
+    await new Promise<void>((resolve, reject) =>
+      zip.outputStream.pipe(fs.createWriteStream(zipFile)).on('close', resolve).on('error', reject),
+    );
     const fromZip = path.join(tmp, 'zip-folder-copy');
     const summary = await mediaFromSaved({ source: zipFile, dir: fromZip });
-    expect({ files: summary.files, transferred: summary.transferred, failed: summary.failed }).toEqual({ files: 1, transferred: 1, failed: [] });
+    expect({ files: summary.files, transferred: summary.transferred, failed: summary.failed }).toEqual({
+      files: 1,
+      transferred: 1,
+      failed: [],
+    });
     expect(digest(fs.readFileSync(path.join(fromZip, 'demo', 'Counting_2.mp4')))).toBe(digest(clip.bytes));
     expect(fs.existsSync(path.join(fromZip, '.partial', 'Half.mp4'))).toBe(false);
   });

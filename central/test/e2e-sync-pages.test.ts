@@ -36,11 +36,13 @@ async function listen(app: object): Promise<{ server: Server; origin: string }> 
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-const count = async (db: TestDatabase, table: string): Promise<number> => Number((await db.db(table).count({ n: '*' }))[0].n);
+const count = async (db: TestDatabase, table: string): Promise<number> =>
+  Number((await db.db(table).count({ n: '*' }))[0].n);
 
 /** Signs in with the keyboard alone: Tab from the top of the page to the user name, type, Tab, type, Enter. */
 async function keyboardSignIn(page: Page, user: string, password: string): Promise<void> {
-  for (let i = 0; i < 5 && (await page.evaluate(() => document.activeElement?.id)) !== 'user'; i += 1) await page.keyboard.press('Tab');
+  for (let i = 0; i < 5 && (await page.evaluate(() => document.activeElement?.id)) !== 'user'; i += 1)
+    await page.keyboard.press('Tab');
   expect(await page.evaluate(() => document.activeElement?.id)).toBe('user');
   await page.keyboard.type(user);
   await page.keyboard.press('Tab');
@@ -73,7 +75,9 @@ describe('the log-sync pages in a browser', () => {
   beforeAll(async () => {
     // Never skipped: a machine without the browser fails here with the way to install it.
     await fsp.access(CHROMIUM).catch(() => {
-      throw new Error(`${CHROMIUM} is missing: install Debian's chromium (bash scripts/ci/ensure-chromium.sh, as root)`);
+      throw new Error(
+        `${CHROMIUM} is missing: install Debian's chromium (bash scripts/ci/ensure-chromium.sh, as root)`,
+      );
     });
     tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'lms-e2e-pages-'));
     centralDb = await testDatabase();
@@ -81,17 +85,46 @@ describe('the log-sync pages in a browser', () => {
     await seedDemo(centralDb.db);
     await seedClassroomDemo(classroomDb.db);
     const objects = createObjectStore({ kind: 'folder', dir: path.relative(repoRoot, path.join(tmp, 'objects')) });
-    const env = { NODE_ENV: 'test', DATABASE_URL: centralDb.url, RATE_LIMIT_MAX: '100000', MAX_CONCURRENT_IMPORTS: '1' };
-    central = await listen(createApp(loadConfig({ ...env, LOG_IMPORT_ENABLED: 'true' }), { db: centralDb.db, logger: silentLogger, objects }));
-    switchedOff = await listen(createApp(loadConfig({ ...env, LOG_IMPORT_ENABLED: 'false' }), { db: centralDb.db, logger: silentLogger, objects }));
+    const env = {
+      NODE_ENV: 'test',
+      DATABASE_URL: centralDb.url,
+      RATE_LIMIT_MAX: '100000',
+      MAX_CONCURRENT_IMPORTS: '1',
+    };
+    central = await listen(
+      createApp(loadConfig({ ...env, LOG_IMPORT_ENABLED: 'true' }), {
+        db: centralDb.db,
+        logger: silentLogger,
+        objects,
+      }),
+    );
+    switchedOff = await listen(
+      createApp(loadConfig({ ...env, LOG_IMPORT_ENABLED: 'false' }), {
+        db: centralDb.db,
+        logger: silentLogger,
+        objects,
+      }),
+    );
     const unreachable: typeof objects = Object.create(objects);
     unreachable.put = (...args: Parameters<typeof objects.put>) =>
-      storeDown ? Promise.reject(new ObjectStoreError('Unavailable', 'connect ECONNREFUSED 127.0.0.1:9')) : objects.put(...args);
-    flaky = await listen(createApp(loadConfig({ ...env, LOG_IMPORT_ENABLED: 'true' }), { db: centralDb.db, logger: silentLogger, objects: unreachable }));
-    room = await listen(
-      createClassroomApp(loadClassroomConfig({ NODE_ENV: 'test', DATABASE_URL: classroomDb.url, LOG_DIR: path.join(tmp, 'logs') }), {
-        db: classroomDb.db, logger: silentLogger,
+      storeDown
+        ? Promise.reject(new ObjectStoreError('Unavailable', 'connect ECONNREFUSED 127.0.0.1:9'))
+        : objects.put(...args);
+    flaky = await listen(
+      createApp(loadConfig({ ...env, LOG_IMPORT_ENABLED: 'true' }), {
+        db: centralDb.db,
+        logger: silentLogger,
+        objects: unreachable,
       }),
+    );
+    room = await listen(
+      createClassroomApp(
+        loadClassroomConfig({ NODE_ENV: 'test', DATABASE_URL: classroomDb.url, LOG_DIR: path.join(tmp, 'logs') }),
+        {
+          db: classroomDb.db,
+          logger: silentLogger,
+        },
+      ),
     );
     // launch() gives the browser a fresh profile of its own (a new temporary --user-data-dir, removed on close);
     // each test then opens a fresh context in it.
@@ -110,21 +143,34 @@ describe('the log-sync pages in a browser', () => {
   });
 
   async function context(o: { locale?: string; phone?: boolean } = {}): Promise<BrowserContext> {
-    return browser.newContext({ locale: o.locale ?? 'en-US', viewport: o.phone ? PHONE : { width: 1024, height: 768 }, acceptDownloads: true });
+    return browser.newContext({
+      locale: o.locale ?? 'en-US',
+      viewport: o.phone ? PHONE : { width: 1024, height: 768 },
+      acceptDownloads: true,
+    });
   }
 
-  it('a teacher saves the log on the classroom page and uploads it on central, whose rows then hold the learner\'s results', async () => {
+  it("a teacher saves the log on the classroom page and uploads it on central, " +
+      "whose rows then hold the learner's results", async () => {
     // A learner's quiz on the classroom server.
     const login = await fetch(`${room.origin}/auth/login`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ studentusername: C.students[0].schoolusername, studentpassword: C.password }),
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ studentusername: C.students[0].schoolusername, studentpassword: C.password }),
     });
     const learner = ((await login.json()) as { data: { accessToken: string } }).data.accessToken;
     const started = Date.now() - 60_000;
     const quiz = await fetch(`${room.origin}/result/lesson/quiz/${C.quizid}`, {
       method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${learner}` },
       body: JSON.stringify({
-        starttime: started, endtime: started + 30_000,
-        result: C.quizquestions.map((q, i) => ({ iscorrect: i !== 2, questionid: C.questions[i], lessonquizid: C.quizid, lessonquizquestionid: q })),
+        starttime: started,
+        endtime: started + 30_000,
+        result: C.quizquestions.map((q, i) => ({
+          iscorrect: i !== 2,
+          questionid: C.questions[i],
+          lessonquizid: C.quizid,
+          lessonquizquestionid: q,
+        })),
       }),
     });
     expect(quiz.status).toBe(200);
@@ -138,7 +184,12 @@ describe('the log-sync pages in a browser', () => {
     expect(res?.status()).toBe(200);
     expect(res?.headers()['content-security-policy']).toBe(PAGE_CSP);
     await expect.poll(() => page.title()).toBe('Save the classroom log');
-    expect(await page.evaluate(() => typeof localStorage !== 'undefined' && localStorage.length + sessionStorage.length + document.cookie.length)).toBe(0);
+    expect(
+      await page.evaluate(
+        () =>
+          typeof localStorage !== 'undefined' && localStorage.length + sessionStorage.length + document.cookie.length,
+      ),
+    ).toBe(0);
 
     await keyboardSignIn(page, C.teacher.schoolusername, C.password);
     await page.locator('#summary').waitFor({ state: 'visible' });
@@ -156,8 +207,12 @@ describe('the log-sync pages in a browser', () => {
     expect(download.suggestedFilename()).toBe('studentlog.zip');
     const zip = path.join(tmp, 'studentlog.zip');
     await download.saveAs(zip);
-    await expect.poll(() => page.locator('#save-status').textContent()).toMatch(/^Saved studentlog\.zip \(.+\)\. Upload it on the central page\.$/);
-    await expect.poll(() => page.locator('#s-last').textContent()).toMatch(new RegExp(`by ${C.teacher.schoolusername}$`));
+    await expect
+      .poll(() => page.locator('#save-status').textContent())
+      .toMatch(/^Saved studentlog\.zip \(.+\)\. Upload it on the central page\.$/);
+    await expect
+      .poll(() => page.locator('#s-last').textContent())
+      .toMatch(new RegExp(`by ${C.teacher.schoolusername}$`));
     // The keyboard's focus stayed on the button it pressed.
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('save');
     expect(summaryBytes).toMatch(/^[\d.,]+ (B|KB)$/);
@@ -183,14 +238,24 @@ describe('the log-sync pages in a browser', () => {
     const text = (await status.textContent()) ?? '';
     expect(text).toContain(`Results: 1. Answers: ${C.quizquestions.length}.`);
     expect(text).toContain('Learners whose work was saved: 1.');
-    expect(await cpage.locator('#upload-progress').evaluate((p: HTMLProgressElement) => p.value === p.max && p.max > 0)).toBe(true);
-    const inCentral = await centralDb.db('studentprogress').whereIn('studentprogressid', results.map((r) => r.studentprogressid)).select('studentprogressid', 'studentid');
+    expect(
+      await cpage.locator('#upload-progress').evaluate((p: HTMLProgressElement) => p.value === p.max && p.max > 0),
+    ).toBe(true);
+    const inCentral = await centralDb
+      .db('studentprogress')
+      .whereIn(
+        'studentprogressid',
+        results.map((r) => r.studentprogressid),
+      )
+      .select('studentprogressid', 'studentid');
     expect(inCentral).toEqual(results);
     expect(await count(centralDb, 'syncs')).toBe(syncsBefore + 1);
 
     // The same file again: central says it changed nothing.
     await cpage.locator('#upload-button').click();
-    await expect.poll(() => status.textContent(), { timeout: 15_000 }).toBe('Nothing changed: central already had everything in this file.');
+    await expect
+      .poll(() => status.textContent(), { timeout: 15_000 })
+      .toBe('Nothing changed: central already had everything in this file.');
     expect(elsewhere2).toEqual([]);
     await ctx2.close();
   });
@@ -239,7 +304,10 @@ describe('the log-sync pages in a browser', () => {
     await ctx.close();
   });
 
-  /** Central's page at `origin` under a fake clock: the teacher signs in and uploads the saved log; `imports` collects the answers' statuses. */
+  /**
+   * Central's page at `origin` under a fake clock: the teacher signs in
+   * and uploads the saved log; `imports` collects the answers' statuses.
+   */
   async function uploadWithClock(origin: string): Promise<{ ctx: BrowserContext; page: Page; imports: number[] }> {
     const ctx = await context();
     const page = await ctx.newPage();
@@ -257,11 +325,18 @@ describe('the log-sync pages in a browser', () => {
   it('on a 429 says central is busy, counts down from Retry-After and uploads again by itself', async () => {
     // Another upload holds central's only import slot: its body stops after the first bytes.
     const login = await fetch(`${central.origin}/auth/school/login`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ lmsusername: C.teacher.schoolusername, lmsuserpassword: C.password }),
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ lmsusername: C.teacher.schoolusername, lmsuserpassword: C.password }),
     });
     const token = ((await login.json()) as { data: { accessToken: string } }).data.accessToken;
     const stalled = http.request(`${central.origin}/log/import`, {
-      method: 'PUT', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'multipart/form-data; boundary=x', 'Content-Length': '100000' },
+      method: 'PUT',
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'Content-Type': 'multipart/form-data; boundary=x',
+        'Content-Length': '100000',
+      },
     });
     stalled.on('error', () => undefined);
     stalled.write('--x\r\nContent-Disposition: form-data; name="importfile"; filename="a.zip"\r\n\r\nPK');
@@ -269,7 +344,10 @@ describe('the log-sync pages in a browser', () => {
     // refused 400 for its missing file and writes nothing).
     for (let i = 0; ; i += 1) {
       await new Promise((r) => setTimeout(r, 100));
-      const probe = await fetch(`${central.origin}/log/import`, { method: 'PUT', headers: { Authorization: `Bearer ${token}` } });
+      const probe = await fetch(`${central.origin}/log/import`, {
+        method: 'PUT',
+        headers: { Authorization: `Bearer ${token}` },
+      });
       await probe.arrayBuffer();
       if (probe.status === 429) break;
       expect(i).toBeLessThan(50);
@@ -295,7 +373,8 @@ describe('the log-sync pages in a browser', () => {
     await ctx.close();
   });
 
-  it('when central cannot store the log now (400 with Retry-After), says it is not the file and uploads again by itself', async () => {
+  it('when central cannot store the log now (400 with Retry-After), ' +
+      'says it is not the file and uploads again by itself', async () => {
     storeDown = true;
     const { ctx, page, imports } = await uploadWithClock(flaky.origin);
     await expect.poll(() => page.locator('#upload-status').textContent())
@@ -304,27 +383,59 @@ describe('the log-sync pages in a browser', () => {
     storeDown = false;
     await page.clock.runFor(31_000);
     await expect.poll(() => imports, { timeout: 15_000 }).toEqual([400, 200]);
-    await expect.poll(() => page.locator('#upload-status').textContent(), { timeout: 15_000 }).not.toContain('Central cannot take');
+    await expect
+      .poll(() => page.locator('#upload-status').textContent(), { timeout: 15_000 })
+      .not.toContain('Central cannot take');
     expect(await page.locator('#countdown').isHidden()).toBe(true);
     await ctx.close();
   });
 
   it('names the learners central refused: one it does not know yet, one of another school', async () => {
-    const roomApp = { tdb: classroomDb, config: loadClassroomConfig({ NODE_ENV: 'test', DATABASE_URL: classroomDb.url }) } as unknown as ClassroomTestApp;
+    const roomApp = {
+      tdb: classroomDb,
+      config: loadClassroomConfig({ NODE_ENV: 'test', DATABASE_URL: classroomDb.url }),
+    } as unknown as ClassroomTestApp;
     const newcomer = await tokenFor(roomApp, 4);
     const moved = await tokenFor(roomApp, 4);
     // The second learner is in central too, but on another school's roll.
-    await centralDb.db('schoolusers').insert({ schooluserid: moved.schooluserid, schoolusername: moved.schoolusername, schooluserpasswordhash: 'x', schooluserrole: 4, schoolname: 'Another School' });
+    await centralDb
+      .db('schoolusers')
+      .insert({
+        schooluserid: moved.schooluserid,
+        schoolusername: moved.schoolusername,
+        schooluserpasswordhash: 'x',
+        schooluserrole: 4,
+        schoolname: 'Another School',
+      });
     const { curriculumid } = await centralDb.db('curriculums').first('curriculumid');
     await centralDb.db('students').insert({
-      studentid: moved.studentid, studentfirstname: 'Moved', genderid: 1, city: 'C', country: 'X', state: 'S', curriculumid,
-      schooluserid: moved.schooluserid, schoolname: 'Another School',
+      studentid: moved.studentid,
+      studentfirstname: 'Moved',
+      genderid: 1,
+      city: 'C',
+      country: 'X',
+      state: 'S',
+      curriculumid,
+      schooluserid: moved.schooluserid,
+      schoolname: 'Another School',
     });
     const when = new Date(Date.now() - 3_600_000).toISOString();
-    await classroomDb.db('studentprogress').insert([newcomer, moved].map((l) => ({
-      studentprogressid: crypto.randomUUID(), studentid: l.studentid, ispass: true, studentprogressreferenceid: crypto.randomUUID(), progresstype: 2,
-      resultpercentage: 90, points: 10, fullpoints: 10, marks: 9, scores: 2, starttime: when, endtime: when,
-    })));
+    await classroomDb.db('studentprogress').insert(
+      [newcomer, moved].map((l) => ({
+        studentprogressid: crypto.randomUUID(),
+        studentid: l.studentid,
+        ispass: true,
+        studentprogressreferenceid: crypto.randomUUID(),
+        progresstype: 2,
+        resultpercentage: 90,
+        points: 10,
+        fullpoints: 10,
+        marks: 9,
+        scores: 2,
+        starttime: when,
+        endtime: when,
+      })),
+    );
 
     const ctx = await context();
     const page = await ctx.newPage();
@@ -346,13 +457,19 @@ describe('the log-sync pages in a browser', () => {
     const lines = await status.locator('p').allTextContents();
     expect(lines).toContain('Learners whose work was saved: 1.');
     expect(lines).toContain('Learners refused because they belong to another school: 1. Rows not written: 1.');
-    expect(lines).toContain('Learners refused because central does not know them yet: 1. Their rows (1) are kept and written once they are added.');
+    expect(lines).toContain(
+      'Learners refused because central does not know them yet: ' +
+        '1. Their rows (1) are kept and written once they are added.',
+    );
     expect(await centralDb.db('studentprogress').where({ studentid: moved.studentid }).first()).toBeUndefined();
-    expect(await centralDb.db('logimportpending').where({ learnerid: newcomer.studentid }).pluck('tablename')).toEqual(['studentprogress']);
+    expect(await centralDb.db('logimportpending').where({ learnerid: newcomer.studentid }).pluck('tablename')).toEqual([
+      'studentprogress',
+    ]);
     await ctx.close();
   });
 
-  it('works at a phone\'s size and in Khmer, chosen from the browser\'s language and switchable on the page', async () => {
+  it("works at a phone's size and in Khmer, chosen from the browser's language " +
+      "and switchable on the page", async () => {
     const ctx = await context({ locale: 'km-KH', phone: true });
     const page = await ctx.newPage();
     for (const origin of [room.origin, central.origin]) {
@@ -364,7 +481,8 @@ describe('the log-sync pages in a browser', () => {
       const button = await page.locator('#signin button[type=submit]').boundingBox();
       expect(button!.height).toBeGreaterThanOrEqual(44);
       await keyboardSignIn(page, C.teacher.schoolusername, 'wrong');
-      await expect.poll(() => page.locator('#signin-status').textContent()).toBe('ឈ្មោះអ្នកប្រើ ឬពាក្យសម្ងាត់មិនត្រឹមត្រូវ។');
+      await expect.poll(() => page.locator('#signin-status').textContent()).toBe('ឈ្មោះអ្នកប្រើ ' +
+        'ឬពាក្យសម្ងាត់មិនត្រឹមត្រូវ។');
       // Switched to English with the keyboard: the message already shown follows.
       await page.locator('#lang').selectOption('en');
       expect(await page.locator('#signin-status').textContent()).toBe('Wrong user name or password.');

@@ -23,17 +23,48 @@ function bigLog(studentid: string, schooluserid: string, n: number): LogDocument
   const at = new Date('2026-08-20T05:00:00Z').getTime();
   return {
     log: {
-      result: [{
-        studentprogressid: crypto.randomUUID(), studentid, ispass: true, studentprogressreferenceid: DEMO.lessonid, starttime: new Date(at).toISOString(),
-        endtime: new Date(at + 60_000).toISOString(), progresstype: 2, resultpercentage: 80, marks: 4, points: 40, scores: 2, fullpoints: 50,
-      }],
+      result: [
+        {
+          studentprogressid: crypto.randomUUID(),
+          studentid,
+          ispass: true,
+          studentprogressreferenceid: DEMO.lessonid,
+          starttime: new Date(at).toISOString(),
+          endtime: new Date(at + 60_000).toISOString(),
+          progresstype: 2,
+          resultpercentage: 80,
+          marks: 4,
+          points: 40,
+          scores: 2,
+          fullpoints: 50,
+        },
+      ],
       progress: {
-        studentlearningprogress: [], studentgradesprogress: [], studentlevelsprogress: [], studentlessonsprogress: [], studentpoints: [], studentappusages: [],
+        studentlearningprogress: [],
+        studentgradesprogress: [],
+        studentlevelsprogress: [],
+        studentlessonsprogress: [],
+        studentpoints: [],
+        studentappusages: [],
         studentactives: Array.from({ length: n }, (_, i) => ({
-          studentactiveid: crypto.randomUUID(), studentid, referenceid: DEMO.lessonid, referencetype: 3, created_at: new Date(at + i * 1000).toISOString(),
+          studentactiveid: crypto.randomUUID(),
+          studentid,
+          referenceid: DEMO.lessonid,
+          referencetype: 3,
+          created_at: new Date(at + i * 1000).toISOString(),
         })),
       },
-      access: [{ rpiuseraccessid: crypto.randomUUID(), userid: schooluserid, logintime: new Date(at).toISOString(), logouttime: null, timespent: '0', status: 1, ipaddress: '10.0.0.5' }],
+      access: [
+        {
+          rpiuseraccessid: crypto.randomUUID(),
+          userid: schooluserid,
+          logintime: new Date(at).toISOString(),
+          logouttime: null,
+          timespent: '0',
+          status: 1,
+          ipaddress: '10.0.0.5',
+        },
+      ],
     },
   } as unknown as LogDocument;
 }
@@ -60,13 +91,36 @@ describe('log import under faults: a clear error, nothing left behind, and the n
     await seedDemoContent(db);
     objectDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-faults-'));
     objects = createObjectStore({ kind: 'folder', dir: objectDir });
-    const teacherid = await createSchoolUser(db, { schoolusername: 'fault.teacher', role: 3, schoolname: DEMO.schoolname });
+    const teacherid = await createSchoolUser(db, {
+      schoolusername: 'fault.teacher',
+      role: 3,
+      schoolname: DEMO.schoolname,
+    });
     const schooluserid = crypto.randomUUID();
-    await db('schoolusers').insert({ schooluserid, schoolusername: 'fault.learner', schooluserpasswordhash: 'x', schooluserrole: 4, schoolname: DEMO.schoolname });
+    await db('schoolusers').insert({
+      schooluserid,
+      schoolusername: 'fault.learner',
+      schooluserpasswordhash: 'x',
+      schooluserrole: 4,
+      schoolname: DEMO.schoolname,
+    });
     const studentid = crypto.randomUUID();
-    await db('students').insert({ studentid, studentfirstname: 'F', genderid: 1, city: 'C', country: 'X', state: 'S', curriculumid: DEMO.curriculumid, schooluserid, schoolname: DEMO.schoolname });
+    await db('students').insert({
+      studentid,
+      studentfirstname: 'F',
+      genderid: 1,
+      city: 'C',
+      country: 'X',
+      state: 'S',
+      curriculumid: DEMO.curriculumid,
+      schooluserid,
+      schoolname: DEMO.schoolname,
+    });
     zip = await streamToBuffer(writeLogZipFromDocument(bigLog(studentid, schooluserid, 5000), []));
-    app = createApp(loadConfig({ NODE_ENV: 'test', DATABASE_URL: tdb.url, LOG_IMPORT_ENABLED: 'true', RATE_LIMIT_MAX: '100000' }), { db, logger: silentLogger, objects });
+    app = createApp(
+      loadConfig({ NODE_ENV: 'test', DATABASE_URL: tdb.url, LOG_IMPORT_ENABLED: 'true', RATE_LIMIT_MAX: '100000' }),
+      { db, logger: silentLogger, objects },
+    );
     auth = `Bearer ${(await schoolLogin(app, 'fault.teacher')).accessToken}`;
     expect(teacherid).toBeTruthy();
   });
@@ -78,7 +132,8 @@ describe('log import under faults: a clear error, nothing left behind, and the n
     fs.rmSync(objectDir, { recursive: true, force: true });
   });
 
-  const upload = (a: ReturnType<typeof createApp> = app) => request(a).put('/log/import').set('Authorization', auth).attach('importfile', zip, 'studentlog');
+  const upload = (a: ReturnType<typeof createApp> = app) =>
+    request(a).put('/log/import').set('Authorization', auth).attach('importfile', zip, 'studentlog');
 
   async function expectUntouchedThenRecovers(): Promise<void> {
     expect(await counts(db)).toEqual(empty);
@@ -99,7 +154,8 @@ describe('log import under faults: a clear error, nothing left behind, and the n
       return new Writable({
         write(chunk: Buffer, _enc, cb) {
           written += chunk.length;
-          if (written > 16 * 1024) cb(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+          if (written > 16 * 1024)
+            cb(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
           else cb();
         },
       });
@@ -112,10 +168,15 @@ describe('log import under faults: a clear error, nothing left behind, and the n
   });
 
   it('the object store fails while the rows are written: 400, and the rows are rolled back', async () => {
-    vi.spyOn(objects, 'put').mockRejectedValueOnce(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9000'), { code: 'ECONNREFUSED' }));
+    vi.spyOn(objects, 'put').mockRejectedValueOnce(
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9000'), { code: 'ECONNREFUSED' }),
+    );
     const res = await upload();
     // An outage, not the file's fault: the contract's 400 envelope, saying so, with Retry-After.
-    expect([res.status, res.body.errormessage]).toEqual([400, 'Invalid File (the object store is unavailable, please try again later)']);
+    expect([res.status, res.body.errormessage]).toEqual([
+      400,
+      'Invalid File (the object store is unavailable, please try again later)',
+    ]);
     expect(res.headers['retry-after']).toBe('30');
     await expectUntouchedThenRecovers();
   });
@@ -128,7 +189,10 @@ describe('log import under faults: a clear error, nothing left behind, and the n
     const appDb = openDatabase(url.toString());
     const admin = knexFactory({ client: 'pg', connection: process.env.TEST_DATABASE_URL, pool: { min: 0, max: 1 } });
     try {
-      const faulty = createApp(loadConfig({ NODE_ENV: 'test', DATABASE_URL: tdb.url, LOG_IMPORT_ENABLED: 'true', RATE_LIMIT_MAX: '100000' }), { db: appDb, logger: silentLogger, objects });
+      const faulty = createApp(
+        loadConfig({ NODE_ENV: 'test', DATABASE_URL: tdb.url, LOG_IMPORT_ENABLED: 'true', RATE_LIMIT_MAX: '100000' }),
+        { db: appDb, logger: silentLogger, objects },
+      );
       await admin.raw('select 1');
       let killed: Promise<unknown> | undefined;
       let signal!: (p: Promise<unknown>) => void;
@@ -137,7 +201,9 @@ describe('log import under faults: a clear error, nothing left behind, and the n
         // The sync row is the import's first write: its transaction is open and the rows follow.
         if (!killed && /insert into "syncs"/i.test(q.sql)) {
           // A Knex query runs each time it is awaited: run it once, here.
-          killed = Promise.resolve(admin.raw('select pg_terminate_backend(pid) from pg_stat_activity where application_name = ?', [name]));
+          killed = Promise.resolve(
+            admin.raw('select pg_terminate_backend(pid) from pg_stat_activity where application_name = ?', [name]),
+          );
           signal(killed);
         }
       });
@@ -154,7 +220,11 @@ describe('log import under faults: a clear error, nothing left behind, and the n
       const terminated = (await killed) as { rows: Array<{ pg_terminate_backend: boolean }> };
       expect(terminated.rows.some((r) => r.pg_terminate_backend)).toBe(true);
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: true, errormessage: 'Invalid File (the database is unavailable, please try again later)', data: false });
+      expect(res.body).toEqual({
+        error: true,
+        errormessage: 'Invalid File (the database is unavailable, please try again later)',
+        data: false,
+      });
       expect(res.headers['retry-after']).toBe('30');
       expect(JSON.stringify(res.body)).not.toMatch(/terminat|administrator/i);
       // The same pool serves the next import.

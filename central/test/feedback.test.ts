@@ -39,7 +39,12 @@ describe.each(['folder', 's3'] as const)('feedback on the %s store', (kind) => {
     const db = t.tdb.db;
     await seedDemoContent(db);
     await db('countries').insert({ countryid: hill.countryid, countryname: 'Hill Country' });
-    await db('schools').insert({ schoolid: hill.schoolid, schoolname: hill.schoolname, countryid: hill.countryid, curriculums: JSON.stringify([]) });
+    await db('schools').insert({
+      schoolid: hill.schoolid,
+      schoolname: hill.schoolname,
+      countryid: hill.countryid,
+      curriculums: JSON.stringify([]),
+    });
     teacherId = await createSchoolUser(db, { schoolusername: 'achieng', role: 3, schoolname: DEMO.schoolname });
     await createSchoolUser(db, { schoolusername: 'hillteacher', role: 3, schoolname: hill.schoolname });
     teacher = `Bearer ${(await schoolLogin(t.app, 'achieng')).accessToken}`;
@@ -51,24 +56,50 @@ describe.each(['folder', 's3'] as const)('feedback on the %s store', (kind) => {
   });
   afterAll(async () => { await t.tdb.dispose(); });
 
-  const create = (body: object, who = teacher) => request(t.app).post('/feedback/create').set('Authorization', who).send(body);
+  const create = (body: object, who = teacher) =>
+    request(t.app).post('/feedback/create').set('Authorization', who).send(body);
   const feedbackKeys = async () => (await store.list('feedback/')).map((o) => o.key);
   const rows = () => t.tdb.db('feedbacks');
   async function refused(res: request.Response, status: number, message: string) {
-    expect({ status: res.status, body: res.body }).toEqual({ status, body: { error: true, errormessage: message, data: false } });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status,
+      body: { error: true, errormessage: message, data: false },
+    });
   }
 
   it('stores each picture under feedback/ with its generated name and writes one row', async () => {
     const pics = { a: media.png(3000), b: media.jpg(2000), c: media.gif(1500) };
-    const res = await create(form({
-      rpi: { feedback: 'Box restarts', selected_error: [1, 3], images: [{ filename: 'box-front.png', content: b64(pics.a) }, { filename: 'box_back.jpg', content: `data:image/jpeg;base64,${b64(pics.b)}` }] },
-      tablet: { feedback: 'Cracked screen', selected_error: [2], images: [{ filename: 'screen.gif', content: b64(pics.c) }] },
-    }));
+    const res = await create(
+      form({
+        rpi: {
+          feedback: 'Box restarts',
+          selected_error: [1, 3],
+          images: [
+            { filename: 'box-front.png', content: b64(pics.a) },
+            { filename: 'box_back.jpg', content: `data:image/jpeg;base64,${b64(pics.b)}` },
+          ],
+        },
+        tablet: {
+          feedback: 'Cracked screen',
+          selected_error: [2],
+          images: [{ filename: 'screen.gif', content: b64(pics.c) }],
+        },
+      }),
+    );
     expect(res.body).toEqual({ error: false, data: 'feedback is created successfully!' });
     const [row] = await rows();
     const name = (section: string, ext: string) => new RegExp(`^${teacherId}_${section}_\\d{13}\\.${ext}$`);
-    expect(row).toMatchObject({ teachername: 'Ms Achieng', curriculumid: DEMO.curriculumid, created_by: teacherId, isdeleted: false });
-    expect(row.feedback.rpi).toEqual({ feedback: 'Box restarts', selected_error: [1, 3], images: [expect.stringMatching(name('rpi', 'png')), expect.stringMatching(name('rpi', 'jpg'))] });
+    expect(row).toMatchObject({
+      teachername: 'Ms Achieng',
+      curriculumid: DEMO.curriculumid,
+      created_by: teacherId,
+      isdeleted: false,
+    });
+    expect(row.feedback.rpi).toEqual({
+      feedback: 'Box restarts',
+      selected_error: [1, 3],
+      images: [expect.stringMatching(name('rpi', 'png')), expect.stringMatching(name('rpi', 'jpg'))],
+    });
     expect(row.feedback.tablet.images).toEqual([expect.stringMatching(name('tablet', 'gif'))]);
     expect(row.feedback.general).toEqual({ feedback: '', selected_error: [], images: [] });
     expect(row.image).toEqual([...row.feedback.rpi.images, ...row.feedback.tablet.images]);
@@ -83,25 +114,81 @@ describe.each(['folder', 's3'] as const)('feedback on the %s store', (kind) => {
 
   it('refuses a failing third picture, or any picture, before it stores one: no row, no object', async () => {
     const before = { rows: (await rows()).length, keys: await feedbackKeys() };
-    const two = [{ filename: 'one.png', content: b64(media.png()) }, { filename: 'two.png', content: b64(media.png()) }];
+    const two = [
+      { filename: 'one.png', content: b64(media.png()) },
+      { filename: 'two.png', content: b64(media.png()) },
+    ];
     const long = 'Invalid file name, only alpha numeric is allowed and file name max length of 25 characters only';
     const cases: Array<[object, number, string]> = [
-      [form({ rpi: { images: two }, app: { images: [{ filename: 'three.png', content: b64(media.html()) }] } }), 400, 'Invalid file type'],
-      [form({ rpi: { images: two }, app: { images: [{ filename: 'three.mp3', content: b64(media.png()) }] } }), 400, 'Invalid file type'],
-      [form({ rpi: { images: two }, app: { images: [{ filename: 'three.exe', content: b64(media.png()) }] } }), 400, 'Invalid file type'],
-      [form({ rpi: { images: two }, app: { images: [{ filename: 'noextension', content: b64(media.png()) }] } }), 400, 'Invalid file name'],
-      [form({ rpi: { images: two }, app: { images: [{ filename: '../../three.png', content: b64(media.png()) }] } }), 400, long],
-      [form({ rpi: { images: two }, app: { images: [{ filename: 'a/three.png', content: b64(media.png()) }] } }), 400, long],
-      [form({ rpi: { images: two }, app: { images: [{ filename: 'three.png', content: 'not base64 at all!' }] } }), 400, 'Invalid file type'],
-      [form({ rpi: { images: [...two, { filename: 'one.png', content: b64(media.png()) }] } }), 400, 'Duplicate file name, please check and rename your file!'],
-      [form({ rpi: { images: two }, app: { images: [{ filename: 'big.png', content: b64(media.png(5 * 1024 * 1024 + 1)) }] } }), 413, 'File too large (at most 5 MB)'],
-      [form({ rpi: { images: two }, app: { images: Array.from({ length: 11 }, (_, i) => ({ filename: `p${i}.png`, content: b64(media.png(100)) })) } }), 400, 'At most 12 pictures can be sent with one feedback'],
+      [
+        form({ rpi: { images: two }, app: { images: [{ filename: 'three.png', content: b64(media.html()) }] } }),
+        400,
+        'Invalid file type',
+      ],
+      [
+        form({ rpi: { images: two }, app: { images: [{ filename: 'three.mp3', content: b64(media.png()) }] } }),
+        400,
+        'Invalid file type',
+      ],
+      [
+        form({ rpi: { images: two }, app: { images: [{ filename: 'three.exe', content: b64(media.png()) }] } }),
+        400,
+        'Invalid file type',
+      ],
+      [
+        form({ rpi: { images: two }, app: { images: [{ filename: 'noextension', content: b64(media.png()) }] } }),
+        400,
+        'Invalid file name',
+      ],
+      [
+        form({ rpi: { images: two }, app: { images: [{ filename: '../../three.png', content: b64(media.png()) }] } }),
+        400,
+        long,
+      ],
+      [
+        form({ rpi: { images: two }, app: { images: [{ filename: 'a/three.png', content: b64(media.png()) }] } }),
+        400,
+        long,
+      ],
+      [
+        form({ rpi: { images: two }, app: { images: [{ filename: 'three.png', content: 'not base64 at all!' }] } }),
+        400,
+        'Invalid file type',
+      ],
+      [
+        form({ rpi: { images: [...two, { filename: 'one.png', content: b64(media.png()) }] } }),
+        400,
+        'Duplicate file name, please check and rename your file!',
+      ],
+      [
+        form({
+          rpi: { images: two },
+          app: { images: [{ filename: 'big.png', content: b64(media.png(5 * 1024 * 1024 + 1)) }] },
+        }),
+        413,
+        'File too large (at most 5 MB)',
+      ],
+      [
+        form({
+          rpi: { images: two },
+          app: {
+            images: Array.from({ length: 11 }, (_, i) => ({ filename: `p${i}.png`, content: b64(media.png(100)) })),
+          },
+        }),
+        400,
+        'At most 12 pictures can be sent with one feedback',
+      ],
       [form({ curriculumid: crypto.randomUUID(), rpi: { images: two } }), 400, 'Invalid Curriculum id'],
     ];
     for (const [body, status, message] of cases) await refused(await create(body), status, message);
     await refused(await create(form({ rpi: { images: two } }), admin), 400, 'Please login as a teacher!');
-    const huge = await create(form({ rpi: { images: [{ filename: 'x.png', content: 'A'.repeat(25 * 1024 * 1024) }] } }));
-    expect({ status: huge.status, message: huge.body.errormessage }).toEqual({ status: 413, message: 'Request body is too large' });
+    const huge = await create(
+      form({ rpi: { images: [{ filename: 'x.png', content: 'A'.repeat(25 * 1024 * 1024) }] } }),
+    );
+    expect({ status: huge.status, message: huge.body.errormessage }).toEqual({
+      status: 413,
+      message: 'Request body is too large',
+    });
     expect((await create({ curriculumid: DEMO.curriculumid })).body.errormessage).toBe('"teachername" is required');
     expect((await rows()).length).toBe(before.rows);
     expect(await feedbackKeys()).toEqual(before.keys);
@@ -121,12 +208,26 @@ describe.each(['folder', 's3'] as const)('feedback on the %s store', (kind) => {
     };
     const app = (await makeApp({ RATE_LIMIT_MAX: '100000' }, t.tdb, { objects: failing })).app;
     const before = { rows: (await rows()).length, keys: await feedbackKeys() };
-    const res = await request(app).post('/feedback/create').set('Authorization', teacher).send(form({
-      rpi: { images: [{ filename: 'one.png', content: b64(media.png()) }, { filename: 'two.png', content: b64(media.png()) }] },
-      general: { images: [{ filename: 'three.png', content: b64(media.png()) }] },
-    }));
+    const res = await request(app)
+      .post('/feedback/create')
+      .set('Authorization', teacher)
+      .send(
+        form({
+          rpi: {
+            images: [
+              { filename: 'one.png', content: b64(media.png()) },
+              { filename: 'two.png', content: b64(media.png()) },
+            ],
+          },
+          general: { images: [{ filename: 'three.png', content: b64(media.png()) }] },
+        }),
+      );
     // The store out of reach is an outage: 503 with Retry-After, and nothing left behind.
-    expect([res.status, res.headers['retry-after'], res.body.errormessage]).toEqual([503, '30', 'Service temporarily unavailable (the object store cannot be reached), please try again later']);
+    expect([res.status, res.headers['retry-after'], res.body.errormessage]).toEqual([
+      503,
+      '30',
+      'Service temporarily unavailable (the object store cannot be reached), please try again later',
+    ]);
     expect(puts).toBe(3);
     expect((await rows()).length).toBe(before.rows);
     expect(await feedbackKeys()).toEqual(before.keys);
@@ -144,7 +245,10 @@ describe.each(['folder', 's3'] as const)('feedback on the %s store', (kind) => {
     try {
       const before = (await rows()).length;
       const res = await create(form({ router: { images: [{ filename: 'cable.png', content: b64(media.png()) }] } }));
-      expect({ status: res.status, message: res.body.errormessage }).toEqual({ status: 400, message: `${taken} already exists, please rename your file!` });
+      expect({ status: res.status, message: res.body.errormessage }).toEqual({
+        status: 400,
+        message: `${taken} already exists, please rename your file!`,
+      });
       expect((await rows()).length).toBe(before);
     } finally {
       vi.useRealTimers();
@@ -156,31 +260,60 @@ describe.each(['folder', 's3'] as const)('feedback on the %s store', (kind) => {
   });
 
   it('accepts feedback without pictures and missing parts of the form', async () => {
-    expect((await create({ teachername: 'Mr Hill', curriculumid: DEMO.curriculumid, router: { feedback: 'No signal', selected_error: [4] } }, hillTeacher)).status).toBe(200);
+    expect(
+      (
+        await create(
+          {
+            teachername: 'Mr Hill',
+            curriculumid: DEMO.curriculumid,
+            router: { feedback: 'No signal', selected_error: [4] },
+          },
+          hillTeacher,
+        )
+      ).status,
+    ).toBe(200);
     const row = await rows().where({ teachername: 'Mr Hill' }).first();
     expect(row.feedback.router).toEqual({ feedback: 'No signal', selected_error: [4], images: [] });
     expect(row.image).toEqual([]);
   });
 
-  it('lists feedback newest first with the teacher, school and curriculum, filtered and within the caller\'s scope', async () => {
+  it("lists feedback newest first with the teacher, school and curriculum, " +
+      "filtered and within the caller's scope", async () => {
     const list = (body: object, who = admin) => request(t.app).post('/feedback').set('Authorization', who).send(body);
     const all = await list({ filter: [], pageindex: 1, pagesize: 10 });
     expect(all.status).toBe(200);
     expect(all.body.data).toMatchObject({ total: 2, pageindex: 1, pagesize: 10 });
     const [newest, older] = all.body.data.data;
     expect(newest).toEqual({
-      feedbackid: expect.any(String), feedback: expect.objectContaining({ router: { feedback: 'No signal', selected_error: [4], images: [] } }), image: [],
-      teachername: 'Mr Hill', created_at: expect.any(String),
-      schooluser: { schooluserid: expect.any(String), schoolname: hill.schoolname, school: { schoolname: hill.schoolname, countryid: hill.countryid } },
+      feedbackid: expect.any(String),
+      feedback: expect.objectContaining({ router: { feedback: 'No signal', selected_error: [4], images: [] } }),
+      image: [],
+      teachername: 'Mr Hill',
+      created_at: expect.any(String),
+      schooluser: {
+        schooluserid: expect.any(String),
+        schoolname: hill.schoolname,
+        school: { schoolname: hill.schoolname, countryid: hill.countryid },
+      },
       curriculum: { curriculumid: DEMO.curriculumid, curriculumname: DEMO.curriculumname },
     });
     expect(older.teachername).toBe('Ms Achieng');
-    const names = async (body: object, who = admin) => ((await list(body, who)).body.data.data as Array<{ teachername: string }>).map((f) => f.teachername);
+    const names = async (body: object, who = admin) =>
+      ((await list(body, who)).body.data.data as Array<{ teachername: string }>).map((f) => f.teachername);
     expect(await names({ filter: [{ key: 'countryid', value: hill.countryid }] })).toEqual(['Mr Hill']);
     expect(await names({ filter: [{ key: 'schoolname', value: DEMO.schoolname }] })).toEqual(['Ms Achieng']);
     expect(await names({ filter: [{ key: 'schoolname', value: DEMO.schoolid }] })).toEqual(['Ms Achieng']);
-    expect(await names({ filter: [{ key: 'startDate', value: '2000-01-01T00:00:00.000Z' }, { key: 'endDate', value: '2001-01-01T00:00:00.000Z' }] })).toEqual([]);
-    expect(await names({ filter: [{ key: 'startDate', value: new Date(Date.now() - 3600_000).toISOString() }] })).toEqual(['Mr Hill', 'Ms Achieng']);
+    expect(
+      await names({
+        filter: [
+          { key: 'startDate', value: '2000-01-01T00:00:00.000Z' },
+          { key: 'endDate', value: '2001-01-01T00:00:00.000Z' },
+        ],
+      }),
+    ).toEqual([]);
+    expect(
+      await names({ filter: [{ key: 'startDate', value: new Date(Date.now() - 3600_000).toISOString() }] }),
+    ).toEqual(['Mr Hill', 'Ms Achieng']);
     expect(await names({ pagesize: 1, pageindex: 2 })).toEqual(['Ms Achieng']);
     expect(await names({ filter: [] }, countryScoped)).toEqual(['Mr Hill']);
   });
@@ -189,8 +322,15 @@ describe.each(['folder', 's3'] as const)('feedback on the %s store', (kind) => {
     const mine = await rows().where({ teachername: 'Ms Achieng' }).first();
     const res = await request(t.app).get(`/feedback/${mine.feedbackid}`).set('Authorization', admin);
     expect(res.body.data).toEqual({ feedbackid: mine.feedbackid, feedback: mine.feedback, teachername: 'Ms Achieng' });
-    expect((await request(t.app).get(`/feedback/${mine.feedbackid}`).set('Authorization', countryScoped)).body).toEqual({ error: false, data: null });
-    expect((await request(t.app).get(`/feedback/${crypto.randomUUID()}`).set('Authorization', admin)).body).toEqual({ error: false, data: null });
-    expect((await request(t.app).get('/feedback/nope').set('Authorization', admin)).body.errormessage).toBe('"feedbackid" must be a valid GUID');
+    expect((await request(t.app).get(`/feedback/${mine.feedbackid}`).set('Authorization', countryScoped)).body).toEqual(
+      { error: false, data: null },
+    );
+    expect((await request(t.app).get(`/feedback/${crypto.randomUUID()}`).set('Authorization', admin)).body).toEqual({
+      error: false,
+      data: null,
+    });
+    expect((await request(t.app).get('/feedback/nope').set('Authorization', admin)).body.errormessage).toBe(
+      '"feedbackid" must be a valid GUID',
+    );
   });
 });

@@ -5,9 +5,25 @@ import { authDecision, centralGates, permsDecision, rolesDecision } from '../src
 import type { Caller } from '../src/http/types';
 
 const staff = (roleids: string[], permissions: string[], wildcard = false): Caller => ({
-  kind: 'staff', lmsuserid: 'u', lmsusername: 'u@x.org', roleids, permissions, wildcard, jti: 'j', sessionid: null, claims: {},
+  kind: 'staff',
+  lmsuserid: 'u',
+  lmsusername: 'u@x.org',
+  roleids,
+  permissions,
+  wildcard,
+  jti: 'j',
+  sessionid: null,
+  claims: {},
 });
-const school = (schooluserrole: number): Caller => ({ kind: 'school', schooluserid: 's', schoolusername: 's', schooluserrole, jti: 'j', sessionid: null, claims: {} });
+const school = (schooluserrole: number): Caller => ({
+  kind: 'school',
+  schooluserid: 's',
+  schoolusername: 's',
+  schooluserrole,
+  jti: 'j',
+  sessionid: null,
+  claims: {},
+});
 const anonymous: Caller = { kind: 'anonymous' };
 const apikey: Caller = { kind: 'apikey', user: 'API KEY' };
 
@@ -19,13 +35,17 @@ describe('guards are pure functions of one caller', () => {
     expect(authDecision(apikey)).toBe(401);
     expect(authDecision(anonymous)).toBe(401);
     expect(authDecision({ kind: 'token', type: 'REFRESH', sub: 'u', jti: 'j', sessionid: null }, 'REFRESH')).toBe(0);
-    expect(authDecision({ kind: 'token', type: 'CHANGEPASSWORD', sub: 'u', jti: 'j', sessionid: null }, 'REFRESH')).toBe(401);
+    expect(
+      authDecision({ kind: 'token', type: 'CHANGEPASSWORD', sub: 'u', jti: 'j', sessionid: null }, 'REFRESH'),
+    ).toBe(401);
     expect(authDecision({ kind: 'token', type: 'REFRESH', sub: 'u', jti: 'j', sessionid: null })).toBe(401);
   });
 
   it('requireRoles reads lmsuserroles only; the API key only where listed', () => {
     expect(rolesDecision(staff([ROLE_IDS.admin], []), ['superadmin', 'admin'])).toBe(0);
-    expect(rolesDecision(staff([ROLE_IDS.user], ['create_student'], true), ['apikey', 'superadmin', 'admin'])).toBe(403);
+    expect(rolesDecision(staff([ROLE_IDS.user], ['create_student'], true), ['apikey', 'superadmin', 'admin'])).toBe(
+      403,
+    );
     expect(rolesDecision(apikey, ['apikey'])).toBe(0);
     expect(rolesDecision(apikey, ['superadmin'])).toBe(401);
     expect(rolesDecision(school(3), ['teacher'])).toBe(403);

@@ -19,7 +19,11 @@ export async function testDatabase(): Promise<TestDatabase> {
 }
 
 /** A central app on a fresh, migrated database; env overrides the test defaults. */
-export async function makeApp(env: Record<string, string> = {}, tdb?: TestDatabase, deps: Partial<Deps> = {}): Promise<TestApp> {
+export async function makeApp(
+  env: Record<string, string> = {},
+  tdb?: TestDatabase,
+  deps: Partial<Deps> = {},
+): Promise<TestApp> {
   const db = tdb ?? (await testDatabase());
   // Port 9 refuses at once: no test reaches a classroom server a developer may be running on :3001.
   const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: db.url, RPI_CLOUD: 'http://127.0.0.1:9', ...env });

@@ -8,7 +8,12 @@ import { createStaff, staffLogin } from './accounts';
 
 let t: TestApp;
 let admin: string;
-const ids = { ghana: crypto.randomUUID(), kenya: crypto.randomUUID(), lotus: crypto.randomUUID(), baobab: crypto.randomUUID() };
+const ids = {
+  ghana: crypto.randomUUID(),
+  kenya: crypto.randomUUID(),
+  lotus: crypto.randomUUID(),
+  baobab: crypto.randomUUID(),
+};
 
 beforeAll(async () => {
   t = await makeApp({ RATE_LIMIT_MAX: '100000' });
@@ -39,7 +44,8 @@ const LISTS = [
   ['/subject', 'subjectname'],
 ] as const;
 
-const list = (path: string, filter: unknown) => request(t.app).post(path).set('Authorization', admin).send({ pageindex: 1, pagesize: 20, filter });
+const list = (path: string, filter: unknown) =>
+  request(t.app).post(path).set('Authorization', admin).send({ pageindex: 1, pagesize: 20, filter });
 const texts = (n: number, last = 'zz') => [...Array.from({ length: n - 1 }, (_, i) => `n${i}`), last];
 
 describe('list filters stay below what the database takes', () => {
@@ -51,7 +57,10 @@ describe('list filters stay below what the database takes', () => {
     const atCap = await list(path, [{ key, value: texts(MAX_FILTER_TERMS) }]);
     expect(atCap.status, JSON.stringify(atCap.body).slice(0, 300)).toBe(200);
     const overCap = await list(path, [{ key, value: texts(MAX_FILTER_TERMS + 1) }]);
-    expect([overCap.status, overCap.body.errormessage]).toEqual([400, `Invalid filter: at most ${MAX_FILTER_TERMS} texts to search for in one list`]);
+    expect([overCap.status, overCap.body.errormessage]).toEqual([
+      400,
+      `Invalid filter: at most ${MAX_FILTER_TERMS} texts to search for in one list`,
+    ]);
 
     // Comma parts count the same as array values, and the count is per request, not per filter.
     expect((await list(path, [{ key, value: texts(MAX_FILTER_TERMS).join(',') }])).status).toBe(200);
@@ -69,17 +78,29 @@ describe('list filters stay below what the database takes', () => {
     expect(schools.status, JSON.stringify(schools.body)).toBe(200);
     // The school list takes any of an array's values (the admin UI's multi-select).
     expect(schools.body.data.data.map((s: { schoolname: string }) => s.schoolname)).toEqual(['Lotus School']);
-    const allParts = await list('/school', [{ key: 'schoolname', value: Array.from({ length: MAX_FILTER_TERMS }, (_, i) => (i % 2 ? 'lo' : 'sch')).join(',') }]);
+    const allParts = await list('/school', [
+      {
+        key: 'schoolname',
+        value: Array.from({ length: MAX_FILTER_TERMS }, (_, i) => (i % 2 ? 'lo' : 'sch')).join(','),
+      },
+    ]);
     expect(allParts.body.data.data.map((s: { schoolname: string }) => s.schoolname)).toEqual(['Lotus School']);
   });
 
   it(`ids are one IN: ${MAX_FILTER_VALUES} country ids or school ids find their rows; one more is a 400`, async () => {
     const countryIds = [...Array.from({ length: MAX_FILTER_VALUES - 1 }, () => crypto.randomUUID()), ids.kenya];
-    const schools = await list('/school', [{ key: 'countryid', value: countryIds }, { key: 'schoolname', value: '' }, { key: 'curriculums', value: [] }]);
+    const schools = await list('/school', [
+      { key: 'countryid', value: countryIds },
+      { key: 'schoolname', value: '' },
+      { key: 'curriculums', value: [] },
+    ]);
     expect(schools.status).toBe(200);
     expect(schools.body.data.data.map((s: { schoolname: string }) => s.schoolname)).toEqual(['Baobab School']);
     const over = await list('/school', [{ key: 'countryid', value: [...countryIds, ids.ghana] }]);
-    expect([over.status, over.body]).toEqual([400, { error: true, errormessage: `"filter.0.value" must hold at most ${MAX_FILTER_VALUES} values`, data: false }]);
+    expect([over.status, over.body]).toEqual([
+      400,
+      { error: true, errormessage: `"filter.0.value" must hold at most ${MAX_FILTER_VALUES} values`, data: false },
+    ]);
     const long = await list('/school', [{ key: 'schoolname', value: ['x'.repeat(501)] }]);
     expect([long.status, long.body.errormessage]).toEqual([400, '"filter.0.value" must be at most 500 characters']);
 

@@ -28,10 +28,18 @@ describe('log archive names and the orphan sweep', () => {
     await fsp.rm(dir, { recursive: true, force: true });
   });
 
-  const exists = (key: string) => objects.stat(key).then(() => true, (err: unknown) => (isObjectNotFound(err) ? false : Promise.reject(err)));
-  const age = (archive: string, ms: number) => db('logarchives').where({ archive }).update({ claimed_at: new Date(Date.now() - ms) });
+  const exists = (key: string) =>
+    objects.stat(key).then(
+      () => true,
+      (err: unknown) => (isObjectNotFound(err) ? false : Promise.reject(err)),
+    );
+  const age = (archive: string, ms: number) =>
+    db('logarchives')
+      .where({ archive })
+      .update({ claimed_at: new Date(Date.now() - ms) });
 
-  it('a name another instance claimed in the same millisecond moves to the next one, keeping the contract shape', async () => {
+  it('a name another instance claimed in the same millisecond moves to the next one, ' +
+      'keeping the contract shape', async () => {
     const at = Date.now() + 3_600_000;
     // What another instance would have claimed: its process counter is not ours, only the table is shared.
     await db('logarchives').insert({ archive: `logupload-${at}.zip`, claimed_at: new Date() });
@@ -66,28 +74,31 @@ describe('log archive names and the orphan sweep', () => {
     expect(await db('logarchives').where({ archive: settled }).first()).toBeTruthy();
   });
 
-  it.skipIf(!isPg)('the sweep skips an old claim whose import is still running on another connection (PostgreSQL)', async () => {
-    const running = await claimArchiveName(db);
-    await objects.put(running, 'zip bytes');
-    await age(running, 120_000);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let locked!: () => void;
-    const isLocked = new Promise<void>((resolve) => (locked = resolve));
-    const importing = db.transaction(async (trx) => {
-      await holdArchiveClaim(trx, running);
-      locked();
-      await held;
-      await settleArchiveClaim(trx, running);
-    });
-    await isLocked;
-    const removed = await sweepArchives({ db, objects, logger: silentLogger }, 60_000);
-    expect(removed).not.toContain(running);
-    expect(await exists(running)).toBe(true);
-    release();
-    await importing;
-    expect((await db('logarchives').where({ archive: running }).first())?.settled_at).toBeTruthy();
-  });
+  it.skipIf(!isPg)(
+    'the sweep skips an old claim whose import is still running on another connection (PostgreSQL)',
+    async () => {
+      const running = await claimArchiveName(db);
+      await objects.put(running, 'zip bytes');
+      await age(running, 120_000);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let locked!: () => void;
+      const isLocked = new Promise<void>((resolve) => (locked = resolve));
+      const importing = db.transaction(async (trx) => {
+        await holdArchiveClaim(trx, running);
+        locked();
+        await held;
+        await settleArchiveClaim(trx, running);
+      });
+      await isLocked;
+      const removed = await sweepArchives({ db, objects, logger: silentLogger }, 60_000);
+      expect(removed).not.toContain(running);
+      expect(await exists(running)).toBe(true);
+      release();
+      await importing;
+      expect((await db('logarchives').where({ archive: running }).first())?.settled_at).toBeTruthy();
+    },
+  );
 
   it('an import whose claim was swept meanwhile refuses to go on', async () => {
     const lapsed = await claimArchiveName(db);

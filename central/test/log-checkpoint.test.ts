@@ -5,7 +5,8 @@ import { deferCheckpoint } from '../src/areas/log/store';
 import { testDatabase } from './helpers';
 
 describe('WAL checkpoint after an import', () => {
-  it('is off during the import transaction and restored (after a checkpoint off this thread) once it ends', async () => {
+  it('is off during the import transaction and restored (after a checkpoint off ' +
+      'this thread) once it ends', async () => {
     const tdb = await testDatabase();
     try {
       const sqlite = tdb.db.client.dialect !== 'postgresql';
@@ -19,7 +20,14 @@ describe('WAL checkpoint after an import', () => {
       let release: () => void = () => undefined;
       await tdb.db.transaction(async (trx) => {
         release = await deferCheckpoint(trx);
-        await trx('syncs').insert({ syncid: crypto.randomUUID(), filename: 'x.zip', type: 1, offlineonline: false, created_by: 'u', created_at: new Date() });
+        await trx('syncs').insert({
+          syncid: crypto.randomUUID(),
+          filename: 'x.zip',
+          type: 1,
+          offlineonline: false,
+          created_by: 'u',
+          created_at: new Date(),
+        });
         during = await setting(trx);
       });
       release();

@@ -9,7 +9,10 @@ import { createTurns } from '../src/http/turns';
 import { ImportSlots } from '../src/areas/log/slots';
 
 const BOUNDARY = 'lms-test-boundary';
-const head = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="importfile"; filename="studentlog"\r\nContent-Type: application/zip\r\n\r\n`);
+const head = Buffer.from(
+  `--${BOUNDARY}\r\nContent-Disposition: form-data; name="importfile"; ` +
+    `filename="studentlog"\r\nContent-Type: application/zip\r\n\r\n`,
+);
 const tail = Buffer.from(`\r\n--${BOUNDARY}--\r\n`);
 
 async function zipBytes(): Promise<Buffer> {
@@ -24,7 +27,12 @@ describe('PUT /log/import: slots are shared fairly, and a stalled upload holds n
   let port: number;
   const auth: Record<'a' | 'b' | 'c', string> = { a: '', b: '', c: '' };
   beforeAll(async () => {
-    t = await makeApp({ LOG_IMPORT_ENABLED: 'true', MAX_CONCURRENT_IMPORTS: '2', UPLOAD_IDLE_SECONDS: '1', RATE_LIMIT_MAX: '100000' });
+    t = await makeApp({
+      LOG_IMPORT_ENABLED: 'true',
+      MAX_CONCURRENT_IMPORTS: '2',
+      UPLOAD_IDLE_SECONDS: '1',
+      RATE_LIMIT_MAX: '100000',
+    });
     await seedDemoContent(t.tdb.db);
     for (const k of ['a', 'b', 'c'] as const) {
       await createSchoolUser(t.tdb.db, { schoolusername: `teacher.limits.${k}`, role: 3, schoolname: DEMO.schoolname });
@@ -42,10 +50,21 @@ describe('PUT /log/import: slots are shared fairly, and a stalled upload holds n
 
   type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string };
   /** Starts an upload as `who` that announces `length` bytes and sends `first` of them; resolves with the answer. */
-  function upload(who: keyof typeof auth, length: number, first: Buffer): { answer: Promise<Answer>; req: http.ClientRequest } {
+  function upload(
+    who: keyof typeof auth,
+    length: number,
+    first: Buffer,
+  ): { answer: Promise<Answer>; req: http.ClientRequest } {
     const req = http.request({
-      host: '127.0.0.1', port, method: 'PUT', path: '/log/import',
-      headers: { Authorization: auth[who], 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`, 'Content-Length': length },
+      host: '127.0.0.1',
+      port,
+      method: 'PUT',
+      path: '/log/import',
+      headers: {
+        Authorization: auth[who],
+        'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`,
+        'Content-Length': length,
+      },
     });
     const answer = new Promise<Answer>((resolve, reject) => {
       req.on('response', (res) => {
@@ -54,14 +73,19 @@ describe('PUT /log/import: slots are shared fairly, and a stalled upload holds n
         res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
         res.on('error', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
       });
-      req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'ECONNRESET' || err.code === 'EPIPE' ? resolve({ status: -1, headers: {}, body: '' }) : reject(err)));
+      req.on('error', (err: NodeJS.ErrnoException) =>
+        err.code === 'ECONNRESET' || err.code === 'EPIPE'
+          ? resolve({ status: -1, headers: {}, body: '' })
+          : reject(err),
+      );
     });
     req.write(first);
     return { answer, req };
   }
   const syncs = async () => Number((await t.tdb.db('syncs').count({ n: '*' }).first())?.n);
 
-  it('one account trickling uploads holds its own turn only: its second gets 429, every other account imports meanwhile', async () => {
+  it('one account trickling uploads holds its own turn only: its second gets 429, ' +
+      'every other account imports meanwhile', async () => {
     const zip = await zipBytes();
     const whole = Buffer.concat([head, zip, tail]);
     // Account a trickles one upload: a byte every 300 ms, never silent long enough for the 1 s idle limit.
@@ -97,7 +121,8 @@ describe('PUT /log/import: slots are shared fairly, and a stalled upload holds n
 });
 
 describe('ImportSlots', () => {
-  it('grants the import slots in arrival order once free, and answers 429 to an upload that waited too long', async () => {
+  it('grants the import slots in arrival order once free, ' +
+      'and answers 429 to an upload that waited too long', async () => {
     const slots = new ImportSlots(1, 200);
     const first = await slots.slot();
     const order: string[] = [];

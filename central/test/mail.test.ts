@@ -41,7 +41,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
   const port = (smtp.address() as net.AddressInfo).port;
-  t = await makeApp({ SMTP_URL: `smtp://127.0.0.1:${port}`, MAIL_FROM: 'lms@example.org', UI_URL: 'https://admin.example.org/' });
+  t = await makeApp({
+    SMTP_URL: `smtp://127.0.0.1:${port}`,
+    MAIL_FROM: 'lms@example.org',
+    UI_URL: 'https://admin.example.org/',
+  });
   await createStaff(t.tdb.db, { lmsusername: 'mailme@example.org', roleids: [ROLE_IDS.admin] });
 });
 afterAll(async () => {
@@ -56,7 +60,9 @@ describe('mail by SMTP when SMTP_URL is set', () => {
     await vi.waitFor(() => expect(messages).toHaveLength(1), { timeout: 5000 });
     expect(messages[0]).toMatch(/^To: mailme@example.org/m);
     expect(messages[0]).toMatch(/^From: lms@example.org/m);
-    const link = /https:\/\/admin\.example\.org\/auth\/changepassword\/([\w-]+\.[\w-]+\.[\w-]+)/.exec(messages[0].replace(/=\r\n/g, ''));
+    const link = /https:\/\/admin\.example\.org\/auth\/changepassword\/([\w-]+\.[\w-]+\.[\w-]+)/.exec(
+      messages[0].replace(/=\r\n/g, ''),
+    );
     expect(link).not.toBeNull();
     const valid = await request(t.app).post(`/auth/token/validate/changepassword?changepasswordtoken=${link![1]}`);
     expect(valid.body.data).toBe(true);
@@ -65,39 +71,60 @@ describe('mail by SMTP when SMTP_URL is set', () => {
 
 describe('without SMTP_URL', () => {
   const secrets = () => ({
-    JWT_SECRET: crypto.randomBytes(32).toString('base64url'), APPLICATION_API_KEY: crypto.randomBytes(32).toString('base64url'),
-    SERVER_SYNC_KEY: crypto.randomBytes(32).toString('base64url'), RPI_SECRET: crypto.randomBytes(32).toString('base64url'),
+    JWT_SECRET: crypto.randomBytes(32).toString('base64url'),
+    APPLICATION_API_KEY: crypto.randomBytes(32).toString('base64url'),
+    SERVER_SYNC_KEY: crypto.randomBytes(32).toString('base64url'),
+    RPI_SECRET: crypto.randomBytes(32).toString('base64url'),
   });
   const capture = () => {
     const lines: Array<Record<string, unknown>> = [];
-    const logger = createLogger({ name: 'mail-test', level: 'info' }, { write: (l: string) => { lines.push(JSON.parse(l)); } });
+    const logger = createLogger(
+      { name: 'mail-test', level: 'info' },
+      {
+        write: (l: string) => {
+          lines.push(JSON.parse(l));
+        },
+      },
+    );
     return { lines, logger };
   };
 
   it('in production logs that a reset mail was not sent, never its link, and warns at start', async () => {
     const { lines, logger } = capture();
-    const p = await makeApp({ NODE_ENV: 'production', ...secrets(), UI_URL: 'https://admin.example.org/' }, t.tdb, { logger });
+    const p = await makeApp({ NODE_ENV: 'production', ...secrets(), UI_URL: 'https://admin.example.org/' }, t.tdb, {
+      logger,
+    });
     const res = await request(p.app).post('/auth/forgotpassword').send({ lmsusername: 'mailme@example.org' });
     expect(res.body).toEqual({ error: false, data: 'Password reset mail sent.' });
-    await vi.waitFor(() => expect(lines.some((l) => l.msg === 'mail not sent: SMTP_URL is not set')).toBe(true), { timeout: 5000 });
+    await vi.waitFor(() => expect(lines.some((l) => l.msg === 'mail not sent: SMTP_URL is not set')).toBe(true), {
+      timeout: 5000,
+    });
     const text = JSON.stringify(lines);
     expect(text).not.toMatch(/changepassword/i);
     expect(text).not.toMatch(/eyJ[\w-]+\.[\w-]+\.[\w-]+/);
-    expect(lines.find((l) => l.msg === 'mail not sent: SMTP_URL is not set')).toMatchObject({ level: 40, mail: { to: 'mailme@example.org' } });
+    expect(lines.find((l) => l.msg === 'mail not sent: SMTP_URL is not set')).toMatchObject({
+      level: 40,
+      mail: { to: 'mailme@example.org' },
+    });
 
     const start = capture();
     warnMailNotSent(p.config, start.logger);
-    expect(start.lines).toEqual([expect.objectContaining({ level: 40, msg: expect.stringContaining('SMTP_URL is not set') })]);
+    expect(start.lines).toEqual([
+      expect.objectContaining({ level: 40, msg: expect.stringContaining('SMTP_URL is not set') }),
+    ]);
     const withSmtp = capture();
     warnMailNotSent({ ...p.config, smtpUrl: 'smtp://127.0.0.1:25' }, withSmtp.logger);
     expect(withSmtp.lines).toEqual([]);
   });
 
-  it('in development and test writes the whole mail to the log (demos take the link from there), without a start warning', async () => {
+  it('in development and test writes the whole mail to the log (demos take the link from ' +
+      'there), without a start warning', async () => {
     const { lines, logger } = capture();
     const d = await makeApp({ UI_URL: 'https://admin.example.org/' }, t.tdb, { logger });
     await request(d.app).post('/auth/forgotpassword').send({ lmsusername: 'mailme@example.org' });
-    await vi.waitFor(() => expect(JSON.stringify(lines)).toMatch(/admin\.example\.org\/auth\/changepassword\/eyJ/), { timeout: 5000 });
+    await vi.waitFor(() => expect(JSON.stringify(lines)).toMatch(/admin\.example\.org\/auth\/changepassword\/eyJ/), {
+      timeout: 5000,
+    });
     warnMailNotSent(d.config, logger);
     expect(lines.some((l) => String(l.msg).includes('SMTP_URL is not set:'))).toBe(false);
   });

@@ -21,7 +21,11 @@ export const media = {
 };
 
 /** One store per test file and driver: a fresh folder under the scratch folder, or a fresh S3 bucket. */
-export function storeFor(kind: 'folder' | 's3', sandbox: S3Sandbox, name: string): { store: ObjectStore; env: Record<string, string>; dir?: string } {
+export function storeFor(
+  kind: 'folder' | 's3',
+  sandbox: S3Sandbox,
+  name: string,
+): { store: ObjectStore; env: Record<string, string>; dir?: string } {
   if (kind === 'folder') {
     const dir = path.join(sandbox.tmp, name);
     const rel = path.relative(repoRoot, dir);
@@ -30,7 +34,13 @@ export function storeFor(kind: 'folder' | 's3', sandbox: S3Sandbox, name: string
   const cfg = sandbox.s3(name);
   return {
     store: createObjectStore(cfg),
-    env: { S3_ENDPOINT: cfg.endpoint, S3_ACCESS_KEY: cfg.accessKey, S3_SECRET_KEY: cfg.secretKey, S3_BUCKET: cfg.bucket, S3_REGION: cfg.region },
+    env: {
+      S3_ENDPOINT: cfg.endpoint,
+      S3_ACCESS_KEY: cfg.accessKey,
+      S3_SECRET_KEY: cfg.secretKey,
+      S3_BUCKET: cfg.bucket,
+      S3_REGION: cfg.region,
+    },
   };
 }
 
@@ -46,7 +56,8 @@ export async function listen(app: http.RequestListener): Promise<{ server: http.
   return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
-export const count = async (db: Knex, table: string, where: object = {}) => Number((await db(table).where(where).count({ n: '*' }).first())?.n);
+export const count = async (db: Knex, table: string, where: object = {}) =>
+  Number((await db(table).where(where).count({ n: '*' }).first())?.n);
 
 export interface StreamedUpload {
   status: number;
@@ -59,15 +70,25 @@ export interface StreamedUpload {
  * that many bytes of the file (the promise then resolves with status 0 unless an answer came first); with
  * `stallAt`, the client stops sending there and waits for the answer.
  */
-export function streamUpload(origin: string, o: { auth: string; filename: string; head: Buffer; size: number; cutAt?: number; stallAt?: number; path?: string }): Promise<StreamedUpload> {
+export function streamUpload(
+  origin: string,
+  o: { auth: string; filename: string; head: Buffer; size: number; cutAt?: number; stallAt?: number; path?: string },
+): Promise<StreamedUpload> {
   const boundary = `----lms-test-${crypto.randomBytes(6).toString('hex')}`;
-  const pre = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${o.filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const pre = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${o.filename}"\r\nContent-Type: ` +
+      `application/octet-stream\r\n\r\n`,
+  );
   const post = Buffer.from(`\r\n--${boundary}--\r\n`);
   const chunk = crypto.randomBytes(1024 * 1024);
   return new Promise((resolve, reject) => {
     const req = http.request(`${origin}${o.path ?? '/document/upload'}`, {
       method: 'POST',
-      headers: { Authorization: o.auth, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': pre.length + o.size + post.length },
+      headers: {
+        Authorization: o.auth,
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Content-Length': pre.length + o.size + post.length,
+      },
     });
     let answered = false;
     req.on('response', (res) => {
@@ -80,13 +101,16 @@ export function streamUpload(origin: string, o: { auth: string; filename: string
         resolve({ status: res.statusCode ?? 0, body });
       });
     });
-    req.on('error', (err) => (answered ? undefined : o.cutAt !== undefined ? resolve({ status: 0, body: {} }) : reject(err)));
+    req.on('error', (err) =>
+      answered ? undefined : o.cutAt !== undefined ? resolve({ status: 0, body: {} }) : reject(err),
+    );
     let sent = 0;
     const limit = o.cutAt ?? o.stallAt ?? o.size;
     req.write(pre);
     const pump = () => {
       while (sent < limit) {
-        let piece = sent === 0 ? Buffer.concat([o.head, chunk.subarray(0, Math.max(0, chunk.length - o.head.length))]) : chunk;
+        let piece =
+          sent === 0 ? Buffer.concat([o.head, chunk.subarray(0, Math.max(0, chunk.length - o.head.length))]) : chunk;
         piece = piece.subarray(0, Math.min(piece.length, limit - sent));
         sent += piece.length;
         if (!req.write(piece)) {

@@ -37,7 +37,9 @@ describe.each(['folder', 's3'] as const)('media served from the %s store', (kind
     await store.put('book.pdf', media.pdf(), { contentType: 'application/pdf' });
     await store.put('rpi.log', media.log(), { contentType: 'text/plain' });
     await store.put('feedback/u1_rpi_1700000000000.jpg', media.jpg(), { contentType: 'image/jpeg' });
-    await store.put('logupload-1700000000000.zip', Buffer.from('PK\x05\x06'.padEnd(22, '\0')), { contentType: 'application/zip' });
+    await store.put('logupload-1700000000000.zip', Buffer.from('PK\x05\x06'.padEnd(22, '\0')), {
+      contentType: 'application/zip',
+    });
   });
   afterAll(async () => { await t.tdb.dispose(); });
 
@@ -52,7 +54,12 @@ describe.each(['folder', 's3'] as const)('media served from the %s store', (kind
       'x-content-type-options': 'nosniff',
       etag: `"${(await store.stat('Pic_1.png')).etag}"`,
     });
-    for (const [path, type] of [['/media/song.mp3', 'audio/mpeg'], ['/media/book.pdf', 'application/pdf'], ['/media/rpi.log', 'text/plain; charset=utf-8'], ['/media/Clip_1.mp4', 'video/mp4']]) {
+    for (const [path, type] of [
+      ['/media/song.mp3', 'audio/mpeg'],
+      ['/media/book.pdf', 'application/pdf'],
+      ['/media/rpi.log', 'text/plain; charset=utf-8'],
+      ['/media/Clip_1.mp4', 'video/mp4'],
+    ]) {
       expect([path, (await get(t.app, path)).headers['content-type']]).toEqual([path, type]);
     }
   });
@@ -81,7 +88,10 @@ describe.each(['folder', 's3'] as const)('media served from the %s store', (kind
     expect(binary(tail).equals(video.subarray(video.length - 10))).toBe(true);
     const rest = await get(t.app, '/media/Clip_1.mp4').set('Range', `bytes=${video.length - 5}-`);
     expect(binary(rest).equals(video.subarray(video.length - 5))).toBe(true);
-    const clamped = await get(t.app, '/media/Clip_1.mp4').set('Range', `bytes=${video.length - 3}-${video.length + 100}`);
+    const clamped = await get(t.app, '/media/Clip_1.mp4').set(
+      'Range',
+      `bytes=${video.length - 3}-${video.length + 100}`,
+    );
     expect(clamped.headers['content-range']).toBe(`bytes ${video.length - 3}-${video.length - 1}/${video.length}`);
 
     const beyond = await request(t.app).get('/media/Clip_1.mp4').set('Range', `bytes=${video.length}-`);

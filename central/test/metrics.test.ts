@@ -20,17 +20,48 @@ function activityLog(studentid: string, schooluserid: string, n: number): LogDoc
   const at = new Date('2026-08-20T05:00:00Z').getTime();
   return {
     log: {
-      result: [{
-        studentprogressid: crypto.randomUUID(), studentid, ispass: true, studentprogressreferenceid: DEMO.lessonid, starttime: new Date(at).toISOString(),
-        endtime: new Date(at + 60_000).toISOString(), progresstype: 2, resultpercentage: 80, marks: 4, points: 40, scores: 2, fullpoints: 50,
-      }],
+      result: [
+        {
+          studentprogressid: crypto.randomUUID(),
+          studentid,
+          ispass: true,
+          studentprogressreferenceid: DEMO.lessonid,
+          starttime: new Date(at).toISOString(),
+          endtime: new Date(at + 60_000).toISOString(),
+          progresstype: 2,
+          resultpercentage: 80,
+          marks: 4,
+          points: 40,
+          scores: 2,
+          fullpoints: 50,
+        },
+      ],
       progress: {
-        studentlearningprogress: [], studentgradesprogress: [], studentlevelsprogress: [], studentlessonsprogress: [], studentpoints: [], studentappusages: [],
+        studentlearningprogress: [],
+        studentgradesprogress: [],
+        studentlevelsprogress: [],
+        studentlessonsprogress: [],
+        studentpoints: [],
+        studentappusages: [],
         studentactives: Array.from({ length: n }, (_, i) => ({
-          studentactiveid: crypto.randomUUID(), studentid, referenceid: DEMO.lessonid, referencetype: 3, created_at: new Date(at + i * 1000).toISOString(),
+          studentactiveid: crypto.randomUUID(),
+          studentid,
+          referenceid: DEMO.lessonid,
+          referencetype: 3,
+          created_at: new Date(at + i * 1000).toISOString(),
         })),
       },
-      access: [{ rpiuseraccessid: crypto.randomUUID(), userid: schooluserid, logintime: new Date(at).toISOString(), logouttime: null, timespent: '0', status: 1, ipaddress: '10.0.0.5' }],
+      access: [
+        {
+          rpiuseraccessid: crypto.randomUUID(),
+          userid: schooluserid,
+          logintime: new Date(at).toISOString(),
+          logouttime: null,
+          timespent: '0',
+          status: 1,
+          ipaddress: '10.0.0.5',
+        },
+      ],
     },
   } as unknown as LogDocument;
 }
@@ -65,18 +96,46 @@ describe('central GET /metrics', () => {
     }
   });
 
-  it('counts a request by its route template, an import with its rows, an import refused while busy, a rate-limit refusal and a store error', async () => {
-    const teacherid = await createSchoolUser(tdb.db, { schoolusername: 'metrics.teacher', role: 3, schoolname: DEMO.schoolname });
+  it('counts a request by its route template, an import with its rows, an import refused while busy, ' +
+      'a rate-limit refusal and a store error', async () => {
+    const teacherid = await createSchoolUser(tdb.db, {
+      schoolusername: 'metrics.teacher',
+      role: 3,
+      schoolname: DEMO.schoolname,
+    });
     const schooluserid = crypto.randomUUID();
-    await tdb.db('schoolusers').insert({ schooluserid, schoolusername: 'metrics.learner', schooluserpasswordhash: 'x', schooluserrole: 4, schoolname: DEMO.schoolname });
+    await tdb
+      .db('schoolusers')
+      .insert({
+        schooluserid,
+        schoolusername: 'metrics.learner',
+        schooluserpasswordhash: 'x',
+        schooluserrole: 4,
+        schoolname: DEMO.schoolname,
+      });
     const studentid = crypto.randomUUID();
     await tdb.db('students').insert({
-      studentid, studentfirstname: 'M', genderid: 1, city: 'C', country: 'X', state: 'S', curriculumid: DEMO.curriculumid, schooluserid, schoolname: DEMO.schoolname,
+      studentid,
+      studentfirstname: 'M',
+      genderid: 1,
+      city: 'C',
+      country: 'X',
+      state: 'S',
+      curriculumid: DEMO.curriculumid,
+      schooluserid,
+      schoolname: DEMO.schoolname,
     });
     expect(teacherid).toBeTruthy();
-    const { app } = await makeApp({
-      OBJECT_DIR: objectDir, METRICS_TOKEN: TOKEN, LOG_IMPORT_ENABLED: 'true', MAX_CONCURRENT_IMPORTS: '1', RATE_LIMIT_MAX: '40',
-    }, tdb);
+    const { app } = await makeApp(
+      {
+        OBJECT_DIR: objectDir,
+        METRICS_TOKEN: TOKEN,
+        LOG_IMPORT_ENABLED: 'true',
+        MAX_CONCURRENT_IMPORTS: '1',
+        RATE_LIMIT_MAX: '40',
+      },
+      tdb,
+    );
     const scrape = async () => {
       const res = await request(app).get('/metrics').set('Authorization', `Bearer ${TOKEN}`);
       expect(res.status).toBe(200);
@@ -90,39 +149,72 @@ describe('central GET /metrics', () => {
     expect((await request(app).get(`/grade/${gradeid}`)).status).toBe(401);
     expect((await request(app).get(`/no/such/${gradeid}`)).status).toBe(404);
     let text = await scrape();
-    expect(sample(text, 'lms_http_request_duration_seconds_count', { route: '/grade/:gradeid', method: 'GET', status: '401' })).toBe(1);
-    expect(sample(text, 'lms_http_request_duration_seconds_count', { route: 'unmatched', method: 'GET', status: '404' })).toBe(1);
+    expect(
+      sample(text, 'lms_http_request_duration_seconds_count', {
+        route: '/grade/:gradeid',
+        method: 'GET',
+        status: '401',
+      }),
+    ).toBe(1);
+    expect(
+      sample(text, 'lms_http_request_duration_seconds_count', { route: 'unmatched', method: 'GET', status: '404' }),
+    ).toBe(1);
     expect(text).not.toContain(gradeid);
     // Scrapes and health checks are not requests of the API.
     expect(text).not.toContain('route="/metrics"');
 
     // An import: finished, with the rows it wrote.
     const zip = await streamToBuffer(writeLogZipFromDocument(activityLog(studentid, schooluserid, 30), []));
-    const ok = await request(app).put('/log/import').set('Authorization', auth).attach('importfile', zip, 'studentlog.zip');
+    const ok = await request(app)
+      .put('/log/import')
+      .set('Authorization', auth)
+      .attach('importfile', zip, 'studentlog.zip');
     expect(ok.status).toBe(200);
-    const imported = (JSON.parse(ok.headers['x-log-import'] as string) as { imported: Record<string, number> }).imported;
+    const imported = (JSON.parse(ok.headers['x-log-import'] as string) as { imported: Record<string, number> })
+      .imported;
     const rows = Object.values(imported).reduce((n, r) => n + r, 0);
     expect(rows).toBe(32);
     // A file that is not a ZIP: failed.
-    expect((await request(app).put('/log/import').set('Authorization', auth).attach('importfile', Buffer.from('not a zip'), 'studentlog.zip')).status).toBe(400);
+    expect(
+      (
+        await request(app)
+          .put('/log/import')
+          .set('Authorization', auth)
+          .attach('importfile', Buffer.from('not a zip'), 'studentlog.zip')
+      ).status,
+    ).toBe(400);
     text = await scrape();
     expect(sample(text, 'lms_imports_total', { kind: 'log', outcome: 'finished' })).toBe(1);
     expect(sample(text, 'lms_imports_total', { kind: 'log', outcome: 'failed' })).toBe(1);
     expect(sample(text, 'lms_import_rows_written_total', { kind: 'log' })).toBe(rows);
     expect(sample(text, 'lms_imports_running', { kind: 'log' })).toBe(0);
-    expect(sample(text, 'lms_http_request_duration_seconds_count', { route: '/log/import', method: 'PUT', status: '200' })).toBe(1);
+    expect(
+      sample(text, 'lms_http_request_duration_seconds_count', { route: '/log/import', method: 'PUT', status: '200' }),
+    ).toBe(1);
 
-    // An import still arriving is running and holds its account's turn: the account's next is refused with 429 and counted.
+    // An import still arriving is running and holds its account's
+    // turn: the account's next is refused with 429 and counted.
     const server = http.createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     const boundary = 'metricsboundary';
     const held = http.request({
-      host: '127.0.0.1', port, method: 'PUT', path: '/log/import', agent: false,
-      headers: { Authorization: auth, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': 100_000 },
+      host: '127.0.0.1',
+      port,
+      method: 'PUT',
+      path: '/log/import',
+      agent: false,
+      headers: {
+        Authorization: auth,
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Content-Length': 100_000,
+      },
     });
     held.on('error', () => undefined);
-    held.write(`--${boundary}\r\nContent-Disposition: form-data; name="importfile"; filename="studentlog.zip"\r\nContent-Type: application/zip\r\n\r\n`);
+    held.write(
+      `--${boundary}\r\nContent-Disposition: form-data; name="importfile"; ` +
+        `filename="studentlog.zip"\r\nContent-Type: application/zip\r\n\r\n`,
+    );
     try {
       let running: number | undefined;
       for (let i = 0; i < 50 && running !== 1; i++) {
@@ -130,7 +222,10 @@ describe('central GET /metrics', () => {
         running = sample(await scrape(), 'lms_imports_running', { kind: 'log' });
       }
       expect(running).toBe(1);
-      const busy = await request(app).put('/log/import').set('Authorization', auth).attach('importfile', zip, 'studentlog.zip');
+      const busy = await request(app)
+        .put('/log/import')
+        .set('Authorization', auth)
+        .attach('importfile', zip, 'studentlog.zip');
       expect(busy.status).toBe(429);
       text = await scrape();
       expect(sample(text, 'lms_imports_refused_total', { kind: 'log' })).toBe(1);
@@ -146,7 +241,9 @@ describe('central GET /metrics', () => {
     text = await scrape();
     expect(sample(text, 'lms_rate_limit_refusals_total', { limiter: 'central' })).toBe(1);
     // Refused before any route was matched: no template to name.
-    expect(sample(text, 'lms_http_request_duration_seconds_count', { route: 'unmatched', method: 'GET', status: '429' })).toBe(1);
+    expect(
+      sample(text, 'lms_http_request_duration_seconds_count', { route: 'unmatched', method: 'GET', status: '429' }),
+    ).toBe(1);
 
     // The pool and the process.
     expect(sample(text, 'lms_db_pool_max')).toBeGreaterThan(0);
@@ -158,7 +255,10 @@ describe('central GET /metrics', () => {
 
   it('counts the errors of an object store that does not answer, not a missing object', async () => {
     const port = await closedPort();
-    const { app } = await makeApp({ METRICS_TOKEN: TOKEN, S3_ENDPOINT: `http://127.0.0.1:${port}`, S3_ACCESS_KEY: 'k', S3_SECRET_KEY: 'k' }, tdb);
+    const { app } = await makeApp(
+      { METRICS_TOKEN: TOKEN, S3_ENDPOINT: `http://127.0.0.1:${port}`, S3_ACCESS_KEY: 'k', S3_SECRET_KEY: 'k' },
+      tdb,
+    );
     expect((await request(app).get('/readyz')).body).toEqual({ status: 'ready', degraded: ['objects'] });
     const text = (await request(app).get('/metrics').set('Authorization', `Bearer ${TOKEN}`)).text;
     expect(sample(text, 'lms_object_store_errors_total', { operation: 'probe' })).toBe(1);

@@ -25,7 +25,10 @@ const sqlitePass = process.env.LMS_TEST_PASS === 'sqlite';
 const runs = !!pgUrl && !!redisUrl;
 
 if (process.env.CI && !sqlitePass && !runs) {
-  throw new Error('the multi-instance test needs TEST_DATABASE_URL and TEST_REDIS_URL in CI (scripts/ci/ensure-services.sh provides them)');
+  throw new Error(
+    'the multi-instance test needs TEST_DATABASE_URL and TEST_REDIS_URL in CI ' +
+      '(scripts/ci/ensure-services.sh provides them)',
+  );
 }
 
 // LMS_CENTRAL_SERVER runs the same test against another build of central (for instance an older release).
@@ -44,9 +47,18 @@ function logOf(name: string, n: number): LogDocument {
     log: {
       result: [],
       progress: {
-        studentlearningprogress: [], studentgradesprogress: [], studentlevelsprogress: [], studentlessonsprogress: [], studentpoints: [], studentappusages: [],
+        studentlearningprogress: [],
+        studentgradesprogress: [],
+        studentlevelsprogress: [],
+        studentlessonsprogress: [],
+        studentpoints: [],
+        studentappusages: [],
         studentactives: Array.from({ length: n }, (_, i) => ({
-          studentactiveid: crypto.randomUUID(), studentid: name, referenceid: DEMO.lessonid, referencetype: 3, created_at: new Date(at + i * 1000).toISOString(),
+          studentactiveid: crypto.randomUUID(),
+          studentid: name,
+          referenceid: DEMO.lessonid,
+          referencetype: 3,
+          created_at: new Date(at + i * 1000).toISOString(),
         })),
       },
       access: [],
@@ -54,7 +66,10 @@ function logOf(name: string, n: number): LogDocument {
   } as unknown as LogDocument;
 }
 
-/** Pairs of uploads finished in the same tick, one on each instance (before names were claimed, 4-5 of 40 pairs collided here). */
+/**
+ * Pairs of uploads finished in the same tick, one on each instance
+ * (before names were claimed, 4-5 of 40 pairs collided here).
+ */
 const PAIRS = 60;
 
 const md5 = (b: Buffer) => crypto.createHash('md5').update(b).digest('hex');
@@ -74,7 +89,10 @@ describe.runIf(runs)('two central instances on one PostgreSQL, Redis and S3 stor
   async function start(): Promise<Instance> {
     const port = await closedPort();
     const output: string[] = [];
-    const child = spawn(process.execPath, ['--max-old-space-size=256', server], { env: { ...env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--max-old-space-size=256', server], {
+      env: { ...env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     child.stdout!.on('data', (c: Buffer) => output.push(c.toString()));
     child.stderr!.on('data', (c: Buffer) => output.push(c.toString()));
     const inst = { child, port, origin: `http://127.0.0.1:${port}`, output };
@@ -90,7 +108,11 @@ describe.runIf(runs)('two central instances on one PostgreSQL, Redis and S3 stor
   }
 
   const login = async (inst: Instance, pathname: string, lmsusername: string, lmsuserpassword: string) =>
-    fetch(`${inst.origin}${pathname}`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ lmsusername, lmsuserpassword }) });
+    fetch(`${inst.origin}${pathname}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ lmsusername, lmsuserpassword }),
+    });
   const tokenOf = async (inst: Instance, pathname: string, user: string, password: string) => {
     const res = await login(inst, pathname, user, password);
     expect(res.status).toBe(200);
@@ -131,15 +153,37 @@ describe.runIf(runs)('two central instances on one PostgreSQL, Redis and S3 stor
       LOG_LEVEL: 'warn',
       MALLOC_MMAP_THRESHOLD_: '1048576',
     };
-    store = createS3Store({ endpoint: s3.origin, accessKey: SIGNED_S3_KEY, secretKey: SIGNED_S3_KEY, bucket, region: 'us-east-1' });
+    store = createS3Store({
+      endpoint: s3.origin,
+      accessKey: SIGNED_S3_KEY,
+      secretKey: SIGNED_S3_KEY,
+      bucket,
+      region: 'us-east-1',
+    });
     await createSchoolUser(db, { schoolusername: 'multi.teacher', role: 3, schoolname: DEMO.schoolname });
     // Each account imports one log at a time across the instances, so the pairs come from two teachers.
     await createSchoolUser(db, { schoolusername: 'multi.teacher2', role: 3, schoolname: DEMO.schoolname });
     await createStaff(db, { lmsusername: 'multi.admin@example.org', roleids: [ROLE_IDS.superadmin] });
     const schooluserid = crypto.randomUUID();
-    await db('schoolusers').insert({ schooluserid, schoolusername: 'multi.learner', schooluserpasswordhash: 'x', schooluserrole: 4, schoolname: DEMO.schoolname });
+    await db('schoolusers').insert({
+      schooluserid,
+      schoolusername: 'multi.learner',
+      schooluserpasswordhash: 'x',
+      schooluserrole: 4,
+      schoolname: DEMO.schoolname,
+    });
     studentid = crypto.randomUUID();
-    await db('students').insert({ studentid, studentfirstname: 'M', genderid: 1, city: 'C', country: 'X', state: 'S', curriculumid: DEMO.curriculumid, schooluserid, schoolname: DEMO.schoolname });
+    await db('students').insert({
+      studentid,
+      studentfirstname: 'M',
+      genderid: 1,
+      city: 'C',
+      country: 'X',
+      state: 'S',
+      curriculumid: DEMO.curriculumid,
+      schooluserid,
+      schoolname: DEMO.schoolname,
+    });
     [a, b] = await Promise.all([start(), start()]);
     teacher = await tokenOf(a, '/auth/school/login', 'multi.teacher', 'demo');
     teacher2 = await tokenOf(b, '/auth/school/login', 'multi.teacher2', 'demo');
@@ -156,36 +200,67 @@ describe.runIf(runs)('two central instances on one PostgreSQL, Redis and S3 stor
    * PUT /log/import with every byte but the last sent; the returned `finish` sends the last one, so that
    * two uploads finished in the same tick reach their instances within the same millisecond.
    */
-  async function heldUpload(inst: Instance, zip: Buffer, token = teacher): Promise<{ finish: () => void; answer: Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> }> {
+  async function heldUpload(
+    inst: Instance,
+    zip: Buffer,
+    token = teacher,
+  ): Promise<{
+    finish: () => void;
+    answer: Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>;
+  }> {
     const boundary = `----multi${crypto.randomBytes(8).toString('hex')}`;
     const body = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="importfile"; filename="studentlog.zip"\r\nContent-Type: application/zip\r\n\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="importfile"; ` +
+          `filename="studentlog.zip"\r\nContent-Type: application/zip\r\n\r\n`,
+      ),
       zip,
       Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
     const req = http.request({
-      host: '127.0.0.1', port: inst.port, method: 'PUT', path: '/log/import', agent: false,
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': String(body.length) },
+      host: '127.0.0.1',
+      port: inst.port,
+      method: 'PUT',
+      path: '/log/import',
+      agent: false,
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Content-Length': String(body.length),
+      },
     });
     req.setNoDelay(true);
-    const answer = new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
-      req.on('response', (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }));
-      });
-      req.on('error', reject);
-    });
+    const answer = new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>(
+      (resolve, reject) => {
+        req.on('response', (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString() }),
+          );
+        });
+        req.on('error', reject);
+      },
+    );
     await new Promise<void>((resolve) => req.write(body.subarray(0, body.length - 1), () => resolve()));
     return { finish: () => req.end(body.subarray(body.length - 1)), answer };
   }
 
-  it('gives every upload its own archive when pairs of uploads end in the same millisecond on the two instances', async () => {
+  it('gives every upload its own archive when pairs of uploads end in the same ' +
+      'millisecond on the two instances', async () => {
 
     const sent: Array<{ zip: Buffer; archive: string }> = [];
     for (let p = 0; p < PAIRS; p++) {
       // Every ZIP differs (its RPI-API text), so an archive overwritten by another upload shows.
-      const zips = await Promise.all([0, 1].map((i) => streamToBuffer(writeLogZipFromDocument(logOf(studentid, 3), [{ name: 'RPI-API-info-2026-08-20.log', content: `pair ${p} instance ${i} ${crypto.randomUUID()}\n` }]))));
+      const zips = await Promise.all(
+        [0, 1].map((i) =>
+          streamToBuffer(
+            writeLogZipFromDocument(logOf(studentid, 3), [
+              { name: 'RPI-API-info-2026-08-20.log', content: `pair ${p} instance ${i} ${crypto.randomUUID()}\n` },
+            ]),
+          ),
+        ),
+      );
       const held = await Promise.all([heldUpload(a, zips[0]), heldUpload(b, zips[1], teacher2)]);
       await new Promise((r) => setTimeout(r, 20));
       held[0].finish();
@@ -200,7 +275,9 @@ describe.runIf(runs)('two central instances on one PostgreSQL, Redis and S3 stor
     // The test did bring both instances to name an archive in the same millisecond: such a pair's names
     // are one millisecond apart (the second claim moved on), where before they were equal.
     const stamp = (n: string) => Number(/\d{13}/.exec(n)![0]);
-    const close = Array.from({ length: PAIRS }, (_, p) => Math.abs(stamp(names[2 * p]) - stamp(names[2 * p + 1]))).filter((d) => d <= 1).length;
+    const close = Array.from({ length: PAIRS }, (_, p) =>
+      Math.abs(stamp(names[2 * p]) - stamp(names[2 * p + 1])),
+    ).filter((d) => d <= 1).length;
     expect(close, 'no pair of uploads reached the two instances within a millisecond').toBeGreaterThan(0);
     expect(names.every((n) => /^logupload-\d{13}\.zip$/.test(n))).toBe(true);
     expect(new Set(names).size).toBe(names.length);
@@ -213,19 +290,36 @@ describe.runIf(runs)('two central instances on one PostgreSQL, Redis and S3 stor
     }
   }, 120_000);
 
-  it('kill -9 in the middle of an import leaves neither an archive nor a spool folder once the sweep has run', async () => {
-    const zip = await streamToBuffer(writeLogZipFromDocument(logOf(studentid, 60_000), [{ name: 'RPI-API-info-2026-08-21.log', content: 'big\n' }]));
+  it('kill -9 in the middle of an import leaves neither an archive nor a spool ' +
+      'folder once the sweep has run', async () => {
+    const zip = await streamToBuffer(
+      writeLogZipFromDocument(logOf(studentid, 60_000), [{ name: 'RPI-API-info-2026-08-21.log', content: 'big\n' }]),
+    );
     const victim = await start();
     const before = new Set((await store.list('logupload-')).map((o) => o.key));
     const spoolBefore = new Set(fs.readdirSync(spool));
     const token = await tokenOf(victim, '/auth/school/login', 'multi.teacher', 'demo');
     const boundary = '----multikill';
     const body = Buffer.concat([
-      Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="importfile"; filename="studentlog.zip"\r\nContent-Type: application/zip\r\n\r\n`),
-      zip, Buffer.from(`\r\n--${boundary}--\r\n`),
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="importfile"; ` +
+          `filename="studentlog.zip"\r\nContent-Type: application/zip\r\n\r\n`,
+      ),
+      zip,
+      Buffer.from(`\r\n--${boundary}--\r\n`),
     ]);
-    const req = http.request({ host: '127.0.0.1', port: victim.port, method: 'PUT', path: '/log/import', agent: false,
-      headers: { Authorization: `Bearer ${token}`, 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': String(body.length) } });
+    const req = http.request({
+      host: '127.0.0.1',
+      port: victim.port,
+      method: 'PUT',
+      path: '/log/import',
+      agent: false,
+      headers: {
+        Authorization: `Bearer ${token}`,
+        'Content-Type': `multipart/form-data; boundary=${boundary}`,
+        'Content-Length': String(body.length),
+      },
+    });
     req.on('error', () => undefined);
     req.on('response', (res) => res.resume());
     req.end(body);
@@ -284,7 +378,9 @@ describe.runIf(runs)('two central instances on one PostgreSQL, Redis and S3 stor
 
   it('hands out presigned URLs for the public address, which the store honours, and refuses altered ones', async () => {
     const admin = await tokenOf(a, '/auth/login', 'multi.admin@example.org', PASSWORD);
-    const res = await fetch(`${a.origin}/document/presign/Multi_1.mp3`, { headers: { Authorization: `Bearer ${admin}` } });
+    const res = await fetch(`${a.origin}/document/presign/Multi_1.mp3`, {
+      headers: { Authorization: `Bearer ${admin}` },
+    });
     expect(res.status).toBe(200);
     const url = ((await res.json()) as { data: string }).data;
     expect(url.startsWith(`${env.S3_PUBLIC_ENDPOINT}/${env.S3_BUCKET}/Multi_1.mp3?`)).toBe(true);
@@ -295,14 +391,25 @@ describe.runIf(runs)('two central instances on one PostgreSQL, Redis and S3 stor
     const refusedBefore = s3.refused.length;
     expect((await fetch(otherName, { method: 'PUT', body: bytes })).status).toBe(403);
     expect((await fetch(badSig, { method: 'PUT', body: bytes })).status).toBe(403);
-    expect(s3.refused.slice(refusedBefore).map((r) => r.reason)).toEqual(['SignatureDoesNotMatch', 'SignatureDoesNotMatch']);
+    expect(s3.refused.slice(refusedBefore).map((r) => r.reason)).toEqual([
+      'SignatureDoesNotMatch',
+      'SignatureDoesNotMatch',
+    ]);
     // A client with the wrong secret is refused as well.
-    const wrong = createS3Store({ endpoint: s3.origin, accessKey: SIGNED_S3_KEY, secretKey: 'not-the-secret', bucket: env.S3_BUCKET, region: 'us-east-1' });
+    const wrong = createS3Store({
+      endpoint: s3.origin,
+      accessKey: SIGNED_S3_KEY,
+      secretKey: 'not-the-secret',
+      bucket: env.S3_BUCKET,
+      region: 'us-east-1',
+    });
     await expect(wrong.put('Multi_3.mp3', bytes)).rejects.toThrow(/AccessDenied|SignatureDoesNotMatch/);
     expect(s3.refused.at(-1)?.reason).toBe('SignatureDoesNotMatch');
     expect((await store.list('Multi_')).map((o) => o.key)).toEqual([]);
     // s3rver alone takes the altered URL: it checks no V4 signature, which is why the gate stands in front of it.
-    expect((await fetch(badSig.replace(env.S3_PUBLIC_ENDPOINT, s3.rawOrigin), { method: 'PUT', body: bytes })).status).toBe(200);
+    expect(
+      (await fetch(badSig.replace(env.S3_PUBLIC_ENDPOINT, s3.rawOrigin), { method: 'PUT', body: bytes })).status,
+    ).toBe(200);
     await store.delete('Multi_1.mp3');
     // The genuine URL stores the file; central reads it back on the other instance.
     expect((await fetch(url, { method: 'PUT', body: bytes })).status).toBe(200);
@@ -315,7 +422,10 @@ describe.runIf(runs)('two central instances on one PostgreSQL, Redis and S3 stor
     const admin = await tokenOf(a, '/auth/login', 'multi.admin@example.org', PASSWORD);
     const read = () => fetch(`${b.origin}/curriculum/all`, { headers: { Authorization: `Bearer ${admin}` } });
     expect((await read()).status).toBe(200);
-    expect((await fetch(`${a.origin}/auth/logout`, { method: 'POST', headers: { Authorization: `Bearer ${admin}` } })).status).toBe(200);
+    expect(
+      (await fetch(`${a.origin}/auth/logout`, { method: 'POST', headers: { Authorization: `Bearer ${admin}` } }))
+        .status,
+    ).toBe(200);
     // Well within the 5 s for which an instance would otherwise keep trusting a token it has checked.
     let status = 0;
     for (let i = 0; i < 20 && status !== 401; i++) {
@@ -327,7 +437,8 @@ describe.runIf(runs)('two central instances on one PostgreSQL, Redis and S3 stor
 
   it('counts failed sign-ins across both instances', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await login(i % 2 ? b : a, '/auth/login', 'multi.admin@example.org', 'Wrong-Passw0rd')).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push((await login(i % 2 ? b : a, '/auth/login', 'multi.admin@example.org', 'Wrong-Passw0rd')).status);
     // LOGIN_RATE_LIMIT_MAX=5 for both together: three failures on each would be within a per-instance limit.
     expect(statuses.slice(0, 5)).not.toContain(429);
     expect(statuses[5]).toBe(429);

@@ -45,7 +45,12 @@ export async function seedWorld(db: Knex): Promise<World> {
     { curriculumid: w.curriculum2, curriculumname: 'Numbers', subjectid, curriculumstatus: true },
   ]);
   await db('schools').insert([
-    { ...w.schoolA, countryid: w.countryX, curriculums: JSON.stringify([w.curriculum1, w.curriculum2]), brandingconfig: JSON.stringify({ logo: 'a.png', colours: ['#fff'] }) },
+    {
+      ...w.schoolA,
+      countryid: w.countryX,
+      curriculums: JSON.stringify([w.curriculum1, w.curriculum2]),
+      brandingconfig: JSON.stringify({ logo: 'a.png', colours: ['#fff'] }),
+    },
     { ...w.schoolB, countryid: w.countryY, curriculums: JSON.stringify([w.curriculum1]) },
   ]);
   await db('standards').insert([
@@ -61,23 +66,56 @@ let learnerHash: Promise<string> | undefined;
 /** A learner and its school user, written directly (the routes under test are not the way in). */
 export async function addLearner(
   db: Knex,
-  o: { schoolname: string; standard: string | null; schoolusername: string; curriculumids: string[]; studentfirstname?: string; extra?: Record<string, unknown> },
+  o: {
+    schoolname: string;
+    standard: string | null;
+    schoolusername: string;
+    curriculumids: string[];
+    studentfirstname?: string;
+    extra?: Record<string, unknown>;
+  },
 ): Promise<{ studentid: string; schooluserid: string }> {
   learnerHash ??= hashPassword('pass1');
   const schooluserid = crypto.randomUUID();
   const studentid = crypto.randomUUID();
   await db('schoolusers').insert({
-    schooluserid, schoolusername: o.schoolusername, schooluserpasswordhash: await learnerHash, schooluserrole: 4, schoolname: o.schoolname,
+    schooluserid,
+    schoolusername: o.schoolusername,
+    schooluserpasswordhash: await learnerHash,
+    schooluserrole: 4,
+    schoolname: o.schoolname,
   });
   await db('students').insert({
-    studentid, schooluserid, studentfirstname: o.studentfirstname ?? 'Kofi', studentlastname: 'Mensah', genderid: 1, city: 'Accra', country: 'Ghana',
-    state: 'Greater Accra', schoolname: o.schoolname, standard: o.standard, curriculumid: o.curriculumids[0], curriculumids: JSON.stringify(o.curriculumids),
-    dateofjoin: '2026-01-05T00:00:00.000Z', isactive: true, type: 'offline', ...o.extra,
+    studentid,
+    schooluserid,
+    studentfirstname: o.studentfirstname ?? 'Kofi',
+    studentlastname: 'Mensah',
+    genderid: 1,
+    city: 'Accra',
+    country: 'Ghana',
+    state: 'Greater Accra',
+    schoolname: o.schoolname,
+    standard: o.standard,
+    curriculumid: o.curriculumids[0],
+    curriculumids: JSON.stringify(o.curriculumids),
+    dateofjoin: '2026-01-05T00:00:00.000Z',
+    isactive: true,
+    type: 'offline',
+    ...o.extra,
   });
   return { studentid, schooluserid };
 }
 
-export type Who = 'admin' | 'teacher' | 'user' | 'superadmin' | 'scopedSchool' | 'scopedCountry' | 'apikey' | 'schoolteacher' | 'schoolteacherB';
+export type Who =
+  | 'admin'
+  | 'teacher'
+  | 'user'
+  | 'superadmin'
+  | 'scopedSchool'
+  | 'scopedCountry'
+  | 'apikey'
+  | 'schoolteacher'
+  | 'schoolteacherB';
 
 /** Bearer headers of every kind of caller the people routes meet. */
 export async function callers(t: TestApp, w: World, apiKey?: string): Promise<Record<Who, string>> {
@@ -90,7 +128,13 @@ export async function callers(t: TestApp, w: World, apiKey?: string): Promise<Re
   };
   const schoolTeacher = async (schoolname: string) => {
     const schoolusername = `t${tag}${schoolname.slice(0, 1)}`;
-    await db('schoolusers').insert({ schooluserid: crypto.randomUUID(), schoolusername, schooluserpasswordhash: await hashPassword('demo'), schooluserrole: 3, schoolname });
+    await db('schoolusers').insert({
+      schooluserid: crypto.randomUUID(),
+      schoolusername,
+      schooluserpasswordhash: await hashPassword('demo'),
+      schooluserrole: 3,
+      schoolname,
+    });
     return `Bearer ${(await schoolLogin(t.app, schoolusername, 'demo')).accessToken}`;
   };
   return {

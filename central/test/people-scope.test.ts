@@ -15,7 +15,10 @@ import { addLearner, callers, parseCsv, seedWorld, snapshot, type Who, type Worl
 let t: TestApp;
 let w: World;
 let as: Record<Who, string>;
-const o = {} as Record<'learnerA' | 'learnerB' | 'userA' | 'userB' | 'teacherA' | 'teacherB' | 'recordA' | 'recordB', string>;
+const o = {} as Record<
+  'learnerA' | 'learnerB' | 'userA' | 'userB' | 'teacherA' | 'teacherB' | 'recordA' | 'recordB',
+  string
+>;
 const TABLES = ['schools', 'standards', 'students', 'schoolusers', 'schoolcontributedata', 'tokens'];
 
 beforeAll(async () => {
@@ -23,17 +26,45 @@ beforeAll(async () => {
   const db = t.tdb.db;
   w = await seedWorld(db);
   as = await callers(t, w);
-  const a = await addLearner(db, { schoolname: 'Accra Primary', standard: w.classA1, schoolusername: 'ama1', curriculumids: [w.curriculum1], studentfirstname: 'Ama' });
-  const b = await addLearner(db, { schoolname: 'Bamako Primary', standard: w.classB1, schoolusername: 'bintou1', curriculumids: [w.curriculum1], studentfirstname: 'Bintou' });
+  const a = await addLearner(db, {
+    schoolname: 'Accra Primary',
+    standard: w.classA1,
+    schoolusername: 'ama1',
+    curriculumids: [w.curriculum1],
+    studentfirstname: 'Ama',
+  });
+  const b = await addLearner(db, {
+    schoolname: 'Bamako Primary',
+    standard: w.classB1,
+    schoolusername: 'bintou1',
+    curriculumids: [w.curriculum1],
+    studentfirstname: 'Bintou',
+  });
   Object.assign(o, { learnerA: a.studentid, userA: a.schooluserid, learnerB: b.studentid, userB: b.schooluserid });
   const hash = await hashPassword('teach1');
   for (const [k, schoolname] of [['teacherA', 'Accra Primary'], ['teacherB', 'Bamako Primary']] as const) {
     o[k] = crypto.randomUUID();
-    await db('schoolusers').insert({ schooluserid: o[k], schoolusername: k, schooluserpasswordhash: hash, schooluserrole: 3, schoolname });
+    await db('schoolusers').insert({
+      schooluserid: o[k],
+      schoolusername: k,
+      schooluserpasswordhash: hash,
+      schooluserrole: 3,
+      schoolname,
+    });
   }
-  for (const [k, school, countryid] of [['recordA', w.schoolA, w.countryX], ['recordB', w.schoolB, w.countryY]] as const) {
+  for (const [k, school, countryid] of [
+    ['recordA', w.schoolA, w.countryX],
+    ['recordB', w.schoolB, w.countryY],
+  ] as const) {
     o[k] = crypto.randomUUID();
-    await db('schoolcontributedata').insert({ schoolcontributeid: o[k], ...school, countryid, expected: 10, actual: 5, created_at: '2025-05-05T05:05:05.000Z' });
+    await db('schoolcontributedata').insert({
+      schoolcontributeid: o[k],
+      ...school,
+      countryid,
+      expected: 10,
+      actual: 5,
+      created_at: '2025-05-05T05:05:05.000Z',
+    });
   }
 });
 afterAll(async () => { await t.tdb.dispose(); });
@@ -45,8 +76,19 @@ const call = (who: Who, method: Method, url: string, body?: object) => {
 };
 
 const editRow = (studentid: string, schooluserid: string, username: string, schoolname: string) => ({
-  studentid, schooluserid, schoolusername: username, schoolname, curriculums: 'Reading', standard: 'Class 1', studentfirstname: 'Edited', genderid: '1',
-  dateofjoin: '05-01-2026', city: 'Accra', country: 'Ghana', state: 'State', isactive: 1,
+  studentid,
+  schooluserid,
+  schoolusername: username,
+  schoolname,
+  curriculums: 'Reading',
+  standard: 'Class 1',
+  studentfirstname: 'Edited',
+  genderid: '1',
+  dateofjoin: '05-01-2026',
+  city: 'Accra',
+  country: 'Ghana',
+  state: 'State',
+  isactive: 1,
 });
 
 /** Every id route of the five areas, for an object of school `s` (A or B). */
@@ -61,7 +103,12 @@ function idRoutes(s: 'A' | 'B'): Array<[Method, string, object | undefined, stri
   return [
     ['get', `/school/${school.schoolid}`, undefined, 'Invalid school id'],
     ['get', `/school/${school.schoolid}/curriculums`, undefined, 'Invalid school id'],
-    ['put', `/school/update/${school.schoolid}`, { schoolname: school.schoolname, countryid: country, curriculums: [w.curriculum1] }, 'Invalid school id'],
+    [
+      'put',
+      `/school/update/${school.schoolid}`,
+      { schoolname: school.schoolname, countryid: country, curriculums: [w.curriculum1] },
+      'Invalid school id',
+    ],
     ['post', '/school/create', { schoolname: `New ${s}`, countryid: country, curriculums: [] }, 'Invalid country id'],
     ['get', `/standard/${klass}`, undefined, 'Invalid standard id'],
     ['put', `/standard/${klass}`, { standardname: 'Class 1', schoolid: school.schoolid }, 'Invalid standard id'],
@@ -72,14 +119,65 @@ function idRoutes(s: 'A' | 'B'): Array<[Method, string, object | undefined, stri
     ['get', `/student/stats/${learner}/practice`, undefined, 'Invalid student id'],
     ['get', `/student/stats/${learner}/quiz`, undefined, 'Invalid student id'],
     ['get', `/student/stats/${learner}/level`, undefined, 'Invalid student id'],
-    ['put', '/student/update', { students: [editRow(learner, user, s === 'A' ? 'ama1' : 'bintou1', school.schoolname)] }, 'Student not found!'],
-    ['post', '/student/create', { curriculumid: [w.curriculum1], schoolid: school.schoolid, standard: klass, students: [{ studentfirstname: 'New', dateofjoin: '05-01-2026', genderid: '1', city: 'Accra', country: 'Ghana', state: 'S', schoolusername: `new${s}1`, schooluserpasswordhash: 'p1' }] }, 'Invalid School Name'],
-    ['post', '/teacher/create', { schoolname: school.schoolname, teachers: [{ schoolusername: `newt${s}`, schooluserpasswordhash: 'p1' }] }, 'Invalid School Name'],
-    ['post', '/school-contribute/create', { schoolname: school.schoolname, schoolid: school.schoolid, countryid: country, expected: 1, actual: 1 }, 'Invalid schoolid'],
+    [
+      'put',
+      '/student/update',
+      { students: [editRow(learner, user, s === 'A' ? 'ama1' : 'bintou1', school.schoolname)] },
+      'Student not found!',
+    ],
+    [
+      'post',
+      '/student/create',
+      {
+        curriculumid: [w.curriculum1],
+        schoolid: school.schoolid,
+        standard: klass,
+        students: [
+          {
+            studentfirstname: 'New',
+            dateofjoin: '05-01-2026',
+            genderid: '1',
+            city: 'Accra',
+            country: 'Ghana',
+            state: 'S',
+            schoolusername: `new${s}1`,
+            schooluserpasswordhash: 'p1',
+          },
+        ],
+      },
+      'Invalid School Name',
+    ],
+    [
+      'post',
+      '/teacher/create',
+      { schoolname: school.schoolname, teachers: [{ schoolusername: `newt${s}`, schooluserpasswordhash: 'p1' }] },
+      'Invalid School Name',
+    ],
+    [
+      'post',
+      '/school-contribute/create',
+      { schoolname: school.schoolname, schoolid: school.schoolid, countryid: country, expected: 1, actual: 1 },
+      'Invalid schoolid',
+    ],
     ['post', `/school-contribute/getallschoolcontribute/${school.schoolid}`, {}, 'Invalid schoolid'],
-    ['put', `/school-contribute/updateschoolname/${school.schoolid}`, { schoolname: school.schoolname, countryid: country }, 'School Contribute not create yet'],
-    ['put', `/school-contribute/updateschooldashboard/${record}`, { expected: 10, actual: 5 }, 'School Contribute not create yet'],
-    ['get', `/school-contribute/getschooldashboard/schoolcontributeid/${record}`, undefined, 'Invalid schoolcontributeid'],
+    [
+      'put',
+      `/school-contribute/updateschoolname/${school.schoolid}`,
+      { schoolname: school.schoolname, countryid: country },
+      'School Contribute not create yet',
+    ],
+    [
+      'put',
+      `/school-contribute/updateschooldashboard/${record}`,
+      { expected: 10, actual: 5 },
+      'School Contribute not create yet',
+    ],
+    [
+      'get',
+      `/school-contribute/getschooldashboard/schoolcontributeid/${record}`,
+      undefined,
+      'Invalid schoolcontributeid',
+    ],
     ['get', `/school-contribute/getschooldashboardid/${school.schoolid}`, undefined, 'Invalid schoolid'],
     ['get', `/school-contribute/getschoolcontribute/${school.schoolid}`, undefined, 'Invalid schoolid'],
     // The deletes go last: the control run really deletes school A's objects.
@@ -92,13 +190,15 @@ function idRoutes(s: 'A' | 'B'): Array<[Method, string, object | undefined, stri
 }
 
 describe('scoping matrix', () => {
-  it('refuses every id route for school B and country Y objects to an account of school A and to one of country X, changing nothing', async () => {
+  it('refuses every id route for school B and country Y objects to an account of school A and to one of ' +
+      'country X, changing nothing', async () => {
     const before = await snapshot(t.tdb.db, TABLES);
     const wrong: string[] = [];
     for (const who of ['scopedSchool', 'scopedCountry'] as const) {
       for (const [method, url, body, message] of idRoutes('B')) {
         const res = await call(who, method, url, body);
-        if (res.status !== 400 || res.body.errormessage !== message) wrong.push(`${who} ${method} ${url}: ${res.status} ${res.body.errormessage}`);
+        if (res.status !== 400 || res.body.errormessage !== message)
+          wrong.push(`${who} ${method} ${url}: ${res.status} ${res.body.errormessage}`);
       }
       // A school with learners cannot be deleted anyway; B's must be refused for its scope first.
       const del = await call(who, 'delete', `/school/${w.schoolB.schoolid}`);
@@ -112,15 +212,23 @@ describe('scoping matrix', () => {
     const bNames = /Bamako|bintou|teacherB|Mali/;
     for (const who of ['scopedSchool', 'scopedCountry'] as const) {
       const lists: Array<[Method, string, object | undefined]> = [
-        ['get', '/school/all', undefined], ['get', '/school', undefined], ['post', '/school', { pagesize: 200 }],
-        ['get', `/school/curriculumid?curriculumid=${w.curriculum1}`, undefined], ['get', `/school/country/${w.countryY}`, undefined],
+        ['get', '/school/all', undefined],
+        ['get', '/school', undefined],
+        ['post', '/school', { pagesize: 200 }],
+        ['get', `/school/curriculumid?curriculumid=${w.curriculum1}`, undefined],
+        ['get', `/school/country/${w.countryY}`, undefined],
         ['get', `/school/country/${w.countryY}/curriculum/${w.curriculum1}`, undefined],
-        ['post', '/standard', { pagesize: 200 }], ['get', '/standard/all', undefined],
-        ['post', '/student', { pagesize: 200 }], ['get', '/student/all?teacher=true', undefined], ['get', '/student/download-students', undefined],
+        ['post', '/standard', { pagesize: 200 }],
+        ['get', '/standard/all', undefined],
+        ['post', '/student', { pagesize: 200 }],
+        ['get', '/student/all?teacher=true', undefined],
+        ['get', '/student/download-students', undefined],
         ['get', `/student/download-students?studentid=${o.learnerB}`, undefined],
         ['post', '/teacher', { pagesize: 200 }],
-        ['get', '/school-contribute/getallschooldashboard', undefined], ['get', '/school-contribute/getallschoolcontribute', undefined],
-        ['get', `/school-contribute/all?countryid=${w.countryY}`, undefined], ['post', '/school-contribute/report/download', {}],
+        ['get', '/school-contribute/getallschooldashboard', undefined],
+        ['get', '/school-contribute/getallschoolcontribute', undefined],
+        ['get', `/school-contribute/all?countryid=${w.countryY}`, undefined],
+        ['post', '/school-contribute/report/download', {}],
       ];
       for (const [method, url, body] of lists) {
         const res = await call(who, method, url, body);
@@ -129,8 +237,14 @@ describe('scoping matrix', () => {
         expect([who, url, bNames.test(text)]).toEqual([who, url, false]);
       }
       // School A's objects are there.
-      expect((await call(who, 'post', '/student', {})).body.data.data.map((r: { studentfirstname: string }) => r.studentfirstname)).toEqual(['Ama']);
-      expect(parseCsv((await call(who, 'get', '/student/download-students')).text).map((r) => r.schoolusername)).toEqual(['ama1']);
+      expect(
+        (await call(who, 'post', '/student', {})).body.data.data.map(
+          (r: { studentfirstname: string }) => r.studentfirstname,
+        ),
+      ).toEqual(['Ama']);
+      expect(
+        parseCsv((await call(who, 'get', '/student/download-students')).text).map((r) => r.schoolusername),
+      ).toEqual(['ama1']);
     }
   });
 
@@ -143,7 +257,12 @@ describe('scoping matrix', () => {
         const res = await call(who, method, url, body);
         // Creating the same thing twice is refused by its own rule, not by the scope.
         const ok = res.status === 200 || (res.status === 400 && res.body.errormessage !== message);
-        expect([who, method, url, ok ? 'ok' : `${res.status} ${res.body.errormessage}`]).toEqual([who, method, url, 'ok']);
+        expect([who, method, url, ok ? 'ok' : `${res.status} ${res.body.errormessage}`]).toEqual([
+          who,
+          method,
+          url,
+          'ok',
+        ]);
       }
     }
     for (const [method, url] of idRoutes('A').filter(([m]) => m === 'delete')) {
@@ -152,23 +271,45 @@ describe('scoping matrix', () => {
     }
   });
 
-  it('every area refuses a token of the wrong type, a malformed body and an oversize one, writing nothing', async () => {
+  it('every area refuses a token of the wrong type, ' +
+      'a malformed body and an oversize one, writing nothing', async () => {
     const account = (await t.tdb.db('lmsusers').where('lmsusername', 'like', 'admin-%').first()).lmsusername;
     const refresh = `Bearer ${(await staffLogin(t.app, account)).refreshToken}`;
     const before = await snapshot(t.tdb.db, TABLES);
     const writes: Array<[Method, string]> = [
-      ['post', '/school/create'], ['put', `/school/update/${w.schoolA.schoolid}`], ['post', '/standard/create'], ['put', `/standard/${w.classA1}`],
-      ['post', '/student/create'], ['put', '/student/update'], ['post', '/teacher/create'], ['post', '/school-contribute/create'],
-      ['put', `/school-contribute/updateschooldashboard/${o.recordA}`], ['post', '/school'], ['post', '/student'], ['post', '/teacher'],
+      ['post', '/school/create'],
+      ['put', `/school/update/${w.schoolA.schoolid}`],
+      ['post', '/standard/create'],
+      ['put', `/standard/${w.classA1}`],
+      ['post', '/student/create'],
+      ['put', '/student/update'],
+      ['post', '/teacher/create'],
+      ['post', '/school-contribute/create'],
+      ['put', `/school-contribute/updateschooldashboard/${o.recordA}`],
+      ['post', '/school'],
+      ['post', '/student'],
+      ['post', '/teacher'],
     ];
     for (const [method, url] of writes) {
       const wrongType = await request(t.app)[method](url).set('Authorization', refresh).send({});
       expect([url, wrongType.status]).toEqual([url, 401]);
-      const malformed = await request(t.app)[method](url).set('Authorization', as.admin).set('Content-Type', 'application/json').send('{"schoolname": ');
-      expect([url, malformed.status, malformed.body.errormessage]).toEqual([url, 400, 'Request body is not valid JSON']);
+      const malformed = await request(t.app)
+        [method](url)
+        .set('Authorization', as.admin)
+        .set('Content-Type', 'application/json')
+        .send('{"schoolname": ');
+      expect([url, malformed.status, malformed.body.errormessage]).toEqual([
+        url,
+        400,
+        'Request body is not valid JSON',
+      ]);
       // 1 MB for every route but the two bulk learner routes, which take 5 MB.
       const size = url.startsWith('/student/create') || url.startsWith('/student/update') ? 5.5 : 1.2;
-      const oversize = await request(t.app)[method](url).set('Authorization', as.admin).set('Content-Type', 'application/json').send(JSON.stringify({ pad: 'x'.repeat(size * 1024 * 1024) }));
+      const oversize = await request(t.app)
+        [method](url)
+        .set('Authorization', as.admin)
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify({ pad: 'x'.repeat(size * 1024 * 1024) }));
       expect([url, oversize.status, oversize.body.errormessage]).toEqual([url, 413, 'Request body is too large']);
     }
     expect(await snapshot(t.tdb.db, TABLES)).toEqual(before);

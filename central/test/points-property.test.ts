@@ -21,7 +21,12 @@ function prng(seed: number): () => number {
 }
 
 type ItemKind = 'learning' | 'plan' | 'practice' | 'quiz';
-const TABLE: Record<ItemKind, string> = { learning: 'lessonlearnings', plan: 'lessonplans', practice: 'lessonpractices', quiz: 'lessonquizzes' };
+const TABLE: Record<ItemKind, string> = {
+  learning: 'lessonlearnings',
+  plan: 'lessonplans',
+  practice: 'lessonpractices',
+  quiz: 'lessonquizzes',
+};
 
 let a: Authoring;
 beforeAll(async () => {
@@ -54,27 +59,51 @@ describe('points invariants under random authoring', () => {
       expect([200, 201, 400], `${method.toUpperCase()} ${url} ${JSON.stringify(res.body)}`).toContain(res.status);
       return res;
     };
-    const idOf = async (kind: ItemKind, column: string, value: string) => (await a.db(TABLE[kind]).where({ [column]: value }).first())?.[`lesson${kind}id`] as string | undefined;
+    const idOf = async (kind: ItemKind, column: string, value: string) =>
+      (
+        await a
+          .db(TABLE[kind])
+          .where({ [column]: value })
+          .first()
+      )?.[`lesson${kind}id`] as string | undefined;
 
     // A creator answers how to record what it made; writes sent at once are recorded in a fixed order
     // afterwards, so that the lists the next steps pick from do not depend on which answer came first.
     type Record_ = () => void;
     const nothing: Record_ = () => undefined;
     async function createLevel(): Promise<Record_> {
-      const res = await send('post', '/level/create', { levelname: name('Level'), gradeid: pick(grades), levelorder: int(5), quiz_points: int(300), passing_points: 1 });
+      const res = await send('post', '/level/create', {
+        levelname: name('Level'),
+        gradeid: pick(grades),
+        levelorder: int(5),
+        quiz_points: int(300),
+        passing_points: 1,
+      });
       return res.status === 200 ? () => levels.push(res.body.data.levelid) : nothing;
     }
     async function createLesson(): Promise<Record_> {
       const levelid = pick(levels);
       if (!levelid) return createLevel();
-      const res = await send('post', '/lesson/create', { lessonname: name('Lesson'), levelid, lessonorder: int(5), total_points: int(300), passing_points: 2 });
+      const res = await send('post', '/lesson/create', {
+        lessonname: name('Lesson'),
+        levelid,
+        lessonorder: int(5),
+        total_points: int(300),
+        passing_points: 2,
+      });
       return res.status === 200 ? () => lessons.push(res.body.data.lessonid) : nothing;
     }
-    async function createItem(kind: ItemKind = pick(['learning', 'plan', 'practice', 'quiz', 'quiz', 'practice', 'learning'] as ItemKind[])!): Promise<Record_> {
+    async function createItem(
+      kind: ItemKind = pick(['learning', 'plan', 'practice', 'quiz', 'quiz', 'practice', 'learning'] as ItemKind[])!,
+    ): Promise<Record_> {
       const lessonid = pick(lessons);
       if (!lessonid) return createLesson();
       const label = name(kind);
-      const body: Record<string, unknown> = { [`lesson${kind}name`]: label, [`lesson${kind}description`]: 'd', [`lesson${kind}order`]: int(6) };
+      const body: Record<string, unknown> = {
+        [`lesson${kind}name`]: label,
+        [`lesson${kind}description`]: 'd',
+        [`lesson${kind}order`]: int(6),
+      };
       if (kind === 'learning' || kind === 'plan') body.documentid = pick(docs);
       else body.points = int(100);
       const res = await send('post', `/lesson/${kind}/${lessonid}`, body);
@@ -88,49 +117,100 @@ describe('points invariants under random authoring', () => {
       [3, () => now(createLevel())],
       [5, () => now(createLesson())],
       [12, () => now(createItem())],
-      [2, async () => {
-        const levelid = pick(levels);
-        if (levelid) await send('put', `/level/${levelid}`, { levelname: name('Level'), gradeid: pick(grades), levelorder: int(5), quiz_points: 1, passing_points: 1 });
-      }],
-      [1, async () => {
-        const levelid = pick(levels);
-        if (levelid) await send('delete', `/level/${levelid}`);
-      }],
-      [3, async () => {
-        const lessonid = pick(lessons);
-        const levelid = pick(levels);
-        if (lessonid && levelid) await send('put', `/lesson/${lessonid}`, { lessonname: name('Lesson'), levelid, lessonorder: int(5), total_points: 1, passing_points: 1 });
-      }],
-      [1, async () => {
-        const lessonid = pick(lessons);
-        if (lessonid) await send('delete', `/lesson/${lessonid}`);
-      }],
-      [1, async () => {
-        const lessonid = pick(lessons);
-        if (lessonid) await send('put', `/lesson/${rnd() < 0.5 ? 'deactivate' : 'activate'}/${lessonid}`);
-      }],
-      [4, async () => {
-        const item = pick(items);
-        if (!item) return;
-        const body: Record<string, unknown> = { lessonid: pick(lessons), [`lesson${item.kind}name`]: name(item.kind), [`lesson${item.kind}description`]: 'e' };
-        if (item.kind === 'learning' || item.kind === 'plan') body.documentid = pick(docs);
-        else body.points = 3;
-        await send('put', `/lesson/${item.kind}/${item.id}`, body);
-      }],
-      [3, async () => {
-        const item = pick(items);
-        if (item) await send('put', `/lesson/${item.kind}/order/${item.id}/${int(8)}`);
-      }],
-      [3, async () => {
-        const item = pick(items);
-        if (!item) return;
-        await send('delete', `/lesson/${item.kind}/${item.id}`);
-        items.splice(items.indexOf(item), 1);
-      }],
+      [
+        2,
+        async () => {
+          const levelid = pick(levels);
+          if (levelid)
+            await send('put', `/level/${levelid}`, {
+              levelname: name('Level'),
+              gradeid: pick(grades),
+              levelorder: int(5),
+              quiz_points: 1,
+              passing_points: 1,
+            });
+        },
+      ],
+      [
+        1,
+        async () => {
+          const levelid = pick(levels);
+          if (levelid) await send('delete', `/level/${levelid}`);
+        },
+      ],
+      [
+        3,
+        async () => {
+          const lessonid = pick(lessons);
+          const levelid = pick(levels);
+          if (lessonid && levelid)
+            await send('put', `/lesson/${lessonid}`, {
+              lessonname: name('Lesson'),
+              levelid,
+              lessonorder: int(5),
+              total_points: 1,
+              passing_points: 1,
+            });
+        },
+      ],
+      [
+        1,
+        async () => {
+          const lessonid = pick(lessons);
+          if (lessonid) await send('delete', `/lesson/${lessonid}`);
+        },
+      ],
+      [
+        1,
+        async () => {
+          const lessonid = pick(lessons);
+          if (lessonid) await send('put', `/lesson/${rnd() < 0.5 ? 'deactivate' : 'activate'}/${lessonid}`);
+        },
+      ],
+      [
+        4,
+        async () => {
+          const item = pick(items);
+          if (!item) return;
+          const body: Record<string, unknown> = {
+            lessonid: pick(lessons),
+            [`lesson${item.kind}name`]: name(item.kind),
+            [`lesson${item.kind}description`]: 'e',
+          };
+          if (item.kind === 'learning' || item.kind === 'plan') body.documentid = pick(docs);
+          else body.points = 3;
+          await send('put', `/lesson/${item.kind}/${item.id}`, body);
+        },
+      ],
+      [
+        3,
+        async () => {
+          const item = pick(items);
+          if (item) await send('put', `/lesson/${item.kind}/order/${item.id}/${int(8)}`);
+        },
+      ],
+      [
+        3,
+        async () => {
+          const item = pick(items);
+          if (!item) return;
+          await send('delete', `/lesson/${item.kind}/${item.id}`);
+          items.splice(items.indexOf(item), 1);
+        },
+      ],
       // Several writes at once into the same lesson and level.
-      [2, async () => {
-        for (const record of await Promise.all([createItem('learning'), createItem('practice'), createItem('quiz'), createLesson()])) record();
-      }],
+      [
+        2,
+        async () => {
+          for (const record of await Promise.all([
+            createItem('learning'),
+            createItem('practice'),
+            createItem('quiz'),
+            createLesson(),
+          ]))
+            record();
+        },
+      ],
       [1, () => send('post', '/lesson/update_reward_points')],
       [1, () => send('post', '/level/update_quiz_points')],
     ];
@@ -143,7 +223,9 @@ describe('points invariants under random authoring', () => {
     }
     // The sequence did real work: many writes succeeded and some were refused.
     expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(STEPS / 2);
-    expect(await a.db('lessons').where({ isdeleted: false }).count({ n: '*' }).first()).toMatchObject({ n: expect.any(Number) });
+    expect(await a.db('lessons').where({ isdeleted: false }).count({ n: '*' }).first()).toMatchObject({
+      n: expect.any(Number),
+    });
     expect(items.length).toBeGreaterThan(10);
   }, 240_000);
 });

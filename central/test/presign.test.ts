@@ -27,7 +27,9 @@ async function objectDigest(store: ObjectStore, key: string): Promise<string> {
 
 async function setup(kind: 'folder' | 's3', env: Record<string, string> = {}) {
   const s = storeFor(kind, sandbox, `presign-${kind}-${crypto.randomBytes(3).toString('hex')}`);
-  const t = await makeApp({ ...s.env, MAX_MEDIA_MB: '1', RATE_LIMIT_MAX: '100000', ...env }, undefined, { objects: s.store });
+  const t = await makeApp({ ...s.env, MAX_MEDIA_MB: '1', RATE_LIMIT_MAX: '100000', ...env }, undefined, {
+    objects: s.store,
+  });
   const { server, origin } = await listen(t.app);
   const userid = await createStaff(t.tdb.db, { lmsusername: 'presign@media.test', roleids: [ROLE_IDS.superadmin] });
   const admin = `Bearer ${(await staffLogin(t.app, 'presign@media.test')).accessToken}`;
@@ -36,16 +38,22 @@ async function setup(kind: 'folder' | 's3', env: Record<string, string> = {}) {
 
 describe('presigned uploads on the folder store (a URL signed by central)', () => {
   let ctx: Awaited<ReturnType<typeof setup>>;
-  beforeAll(async () => { ctx = await setup('folder', { PUBLIC_URL: 'http://media.example.org/api/', UPLOAD_IDLE_SECONDS: '1' }); });
+  beforeAll(async () => {
+    ctx = await setup('folder', { PUBLIC_URL: 'http://media.example.org/api/', UPLOAD_IDLE_SECONDS: '1' });
+  });
   afterAll(async () => {
     await new Promise((r) => ctx.server.close(r));
     await ctx.t.tdb.dispose();
   });
 
-  const presign = (name: string) => request(ctx.t.app).get(`/document/presign/${encodeURIComponent(name)}`).set('Authorization', ctx.admin);
+  const presign = (name: string) =>
+    request(ctx.t.app)
+      .get(`/document/presign/${encodeURIComponent(name)}`)
+      .set('Authorization', ctx.admin);
   /** The URL's path and query against the test server (PUBLIC_URL names the address clients would use). */
   const local = (url: string) => url.replace('http://media.example.org/api', '');
-  const put = (url: string, body: Buffer, type = 'application/octet-stream') => request(ctx.t.app).put(local(url)).set('Content-Type', type).send(body);
+  const put = (url: string, body: Buffer, type = 'application/octet-stream') =>
+    request(ctx.t.app).put(local(url)).set('Content-Type', type).send(body);
   const db = () => ctx.t.tdb.db;
   const nothingOf = async (name: string) => {
     expect(await db()('documents').where({ documentname: name })).toEqual([]);
@@ -57,19 +65,28 @@ describe('presigned uploads on the folder store (a URL signed by central)', () =
     const res = await presign('Video_1.mp4');
     expect(res.status).toBe(200);
     const url = res.body.data as string;
-    expect(url).toMatch(/^http:\/\/media\.example\.org\/api\/media\/Video_1\.mp4\?expires=\d+&by=[0-9a-f-]+&signature=[0-9a-f]{64}$/);
+    expect(url).toMatch(
+      /^http:\/\/media\.example\.org\/api\/media\/Video_1\.mp4\?expires=\d+&by=[0-9a-f-]+&signature=[0-9a-f]{64}$/,
+    );
     const expires = Number(new URL(url).searchParams.get('expires'));
     expect(Math.abs(expires - (Date.now() / 1000 + 300))).toBeLessThan(5);
 
     const bytes = media.mp4(50_000);
     const up = await put(url, bytes, 'video/mp4');
     expect({ status: up.status, body: up.body }).toEqual({ status: 200, body: { error: false, data: true } });
-    expect(await db()('documents').where({ documentname: 'Video_1.mp4' }).first()).toMatchObject({ documenttypeid: 2, isdeleted: false, created_by: ctx.userid });
+    expect(await db()('documents').where({ documentname: 'Video_1.mp4' }).first()).toMatchObject({
+      documenttypeid: 2,
+      isdeleted: false,
+      created_by: ctx.userid,
+    });
     expect(await objectDigest(ctx.store, 'Video_1.mp4')).toBe(digest(bytes));
 
     // Replayed: refused, and neither the row nor the file changes.
     const again = await put(url, media.mp4(60_000));
-    expect({ status: again.status, message: again.body.errormessage }).toEqual({ status: 403, message: 'The upload URL has been used' });
+    expect({ status: again.status, message: again.body.errormessage }).toEqual({
+      status: 403,
+      message: 'The upload URL has been used',
+    });
     expect(await db()('documents').where({ documentname: 'Video_1.mp4' })).toHaveLength(1);
     expect(await objectDigest(ctx.store, 'Video_1.mp4')).toBe(digest(bytes));
   });
@@ -78,7 +95,10 @@ describe('presigned uploads on the folder store (a URL signed by central)', () =
     const req = { protocol: 'http', get: () => 'media.example.org' } as never;
     const expired = presignedMediaUrl(req, ctx.t.config, 'Old_1.png', null, Date.now() - 6 * 60 * 1000);
     const res = await put(expired, media.png());
-    expect({ status: res.status, message: res.body.errormessage }).toEqual({ status: 403, message: 'The upload URL has expired' });
+    expect({ status: res.status, message: res.body.errormessage }).toEqual({
+      status: 403,
+      message: 'The upload URL has expired',
+    });
     await nothingOf('Old_1.png');
 
     const good = (await presign('Good_1.png')).body.data as string;
@@ -100,10 +120,16 @@ describe('presigned uploads on the folder store (a URL signed by central)', () =
   it('applies the upload checks to the PUT; a refused attempt may be retried while the URL lives', async () => {
     const url = (await presign('Retry_1.png')).body.data as string;
     const fake = await put(url, media.html());
-    expect({ status: fake.status, message: fake.body.errormessage }).toEqual({ status: 400, message: 'Invalid file type' });
+    expect({ status: fake.status, message: fake.body.errormessage }).toEqual({
+      status: 400,
+      message: 'Invalid file type',
+    });
     await nothingOf('Retry_1.png');
     const big = await put(url, media.png(1024 * 1024 + 1));
-    expect({ status: big.status, message: big.body.errormessage }).toEqual({ status: 413, message: 'File too large (at most 1 MB)' });
+    expect({ status: big.status, message: big.body.errormessage }).toEqual({
+      status: 413,
+      message: 'File too large (at most 1 MB)',
+    });
     await nothingOf('Retry_1.png');
     const ok = await put(url, media.png(1000));
     expect(ok.status).toBe(200);
@@ -113,7 +139,10 @@ describe('presigned uploads on the folder store (a URL signed by central)', () =
   it('answers 408 to a PUT that stops sending, keeps nothing, and lets the URL be used again', async () => {
     const url = local((await presign('Stall_1.mp4')).body.data as string);
     const result = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = http.request(`${ctx.origin}${url}`, { method: 'PUT', headers: { 'Content-Type': 'video/mp4', 'Content-Length': 200_000 } });
+      const req = http.request(`${ctx.origin}${url}`, {
+        method: 'PUT',
+        headers: { 'Content-Type': 'video/mp4', 'Content-Length': 200_000 },
+      });
       req.on('response', (res) => {
         let body = '';
         res.on('data', (c: Buffer) => { body += c.toString(); });
@@ -134,12 +163,18 @@ describe('presigned uploads on the folder store (a URL signed by central)', () =
     expect((await presign('noext')).body.errormessage).toBe('Invalid file name');
     expect((await presign('x.exe')).body.errormessage).toBe('Invalid file type');
     const held = await presign('Video_1.mp4');
-    expect({ status: held.status, message: held.body.errormessage }).toEqual({ status: 400, message: 'File exists, Please delete old file before upload' });
+    expect({ status: held.status, message: held.body.errormessage }).toEqual({
+      status: 400,
+      message: 'File exists, Please delete old file before upload',
+    });
   });
 
   it('without PUBLIC_URL, signs for the address the request came to', async () => {
     const t = await makeApp({ OBJECT_DIR: 'unused-objects' }, ctx.t.tdb, { objects: ctx.store });
-    const res = await request(t.app).get('/document/presign/Here_1.png').set('Authorization', ctx.admin).set('Host', 'classroom.local:3000');
+    const res = await request(t.app)
+      .get('/document/presign/Here_1.png')
+      .set('Authorization', ctx.admin)
+      .set('Host', 'classroom.local:3000');
     expect(res.body.data).toMatch(/^http:\/\/classroom\.local:3000\/media\/Here_1\.png\?expires=/);
   });
 });
@@ -164,10 +199,22 @@ describe('presigned uploads on an S3-compatible store (the store signs)', () => 
     expect(await objectDigest(ctx.store, 'Direct_1.mp3')).toBe(digest(bytes));
   });
 
-  it('signs for S3_PUBLIC_ENDPOINT, the address clients reach the store at, when it differs from S3_ENDPOINT', async () => {
+  it('signs for S3_PUBLIC_ENDPOINT, the address clients reach the store at, ' +
+      'when it differs from S3_ENDPOINT', async () => {
     const port = new URL(sandbox.origin).port;
-    const config = loadConfig({ NODE_ENV: 'test', S3_ENDPOINT: sandbox.origin, S3_PUBLIC_ENDPOINT: `http://localhost:${port}`, S3_BUCKET: 'public-presign', S3_ACCESS_KEY: 'S3RVER', S3_SECRET_KEY: 'S3RVER' });
-    expect(config.objectStore).toMatchObject({ kind: 's3', endpoint: sandbox.origin, publicEndpoint: `http://localhost:${port}` });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      S3_ENDPOINT: sandbox.origin,
+      S3_PUBLIC_ENDPOINT: `http://localhost:${port}`,
+      S3_BUCKET: 'public-presign',
+      S3_ACCESS_KEY: 'S3RVER',
+      S3_SECRET_KEY: 'S3RVER',
+    });
+    expect(config.objectStore).toMatchObject({
+      kind: 's3',
+      endpoint: sandbox.origin,
+      publicEndpoint: `http://localhost:${port}`,
+    });
     const store = createObjectStore(config.objectStore);
     const url = await store.presignPut!('Public_1.mp3', 300);
     expect(url.startsWith(`http://localhost:${port}/public-presign/Public_1.mp3?`)).toBe(true);
@@ -186,9 +233,18 @@ describe('presigned uploads on an S3-compatible store (the store signs)', () => 
 
   it('checks the name and refuses a name a live document holds', async () => {
     const bytes = media.png();
-    expect((await request(ctx.t.app).post('/document/upload').set('Authorization', ctx.admin).attach('f', bytes, 'Held_1.png')).status).toBe(200);
+    expect(
+      (
+        await request(ctx.t.app)
+          .post('/document/upload')
+          .set('Authorization', ctx.admin)
+          .attach('f', bytes, 'Held_1.png')
+      ).status,
+    ).toBe(200);
     const res = await request(ctx.t.app).get('/document/presign/Held_1.png').set('Authorization', ctx.admin);
     expect(res.body.errormessage).toBe('File exists, Please delete old file before upload');
-    expect((await request(ctx.t.app).get('/document/presign/..%2Fx.png').set('Authorization', ctx.admin)).status).toBe(400);
+    expect((await request(ctx.t.app).get('/document/presign/..%2Fx.png').set('Authorization', ctx.admin)).status).toBe(
+      400,
+    );
   });
 });

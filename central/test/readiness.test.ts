@@ -22,7 +22,10 @@ const DEGRADED = (...degraded: string[]) => ({ status: 'ready', degraded });
 const LOGIN = { lmsusername: 'nobody@example.org', lmsuserpassword: 'Wrong-Passw0rd1' };
 /** What every route answers while the database is out of reach: an outage, not a failure of the request. */
 const UNAVAILABLE = {
-  error: true, data: false, errormessage: 'Service temporarily unavailable (the database cannot be reached), please try again later', logid: expect.any(String),
+  error: true,
+  data: false,
+  errormessage: 'Service temporarily unavailable (the database cannot be reached), please try again later',
+  logid: expect.any(String),
 };
 async function expectOutage(res: request.Response): Promise<void> {
   expect([res.status, res.headers['retry-after'], res.body]).toEqual([503, '30', UNAVAILABLE]);
@@ -46,7 +49,8 @@ describe('central /healthz and /readyz', () => {
   const folder = (name: string) => ({ OBJECT_DIR: path.join(tmp, name) });
   const ready = async (app: Parameters<typeof request>[0]) => (await request(app).get('/readyz')).status === 200;
   /** Ready with nothing degraded: every dependency answers again. */
-  const plainReady = async (app: Parameters<typeof request>[0]) => (await request(app).get('/readyz')).body.degraded === undefined;
+  const plainReady = async (app: Parameters<typeof request>[0]) =>
+    (await request(app).get('/readyz')).body.degraded === undefined;
 
   it('answer without a token, outside the rate limit and with nothing but a status', async () => {
     const { app } = await makeApp({ RATE_LIMIT_MAX: '2', ...folder('plain') }, tdb);
@@ -67,7 +71,8 @@ describe('central /healthz and /readyz', () => {
     expect((await request(app).get('/')).status).toBe(429);
   });
 
-  it('database down: /readyz 503 "database" while GET / still answers 200, then 200 again when it returns', async () => {
+  it('database down: /readyz 503 "database" while GET / still answers 200, ' +
+      'then 200 again when it returns', async () => {
     if (isPg) {
       // PostgreSQL behind a relay that the test cuts: connections refused, as when the server is stopped.
       const target = new URL(process.env.TEST_DATABASE_URL!);
@@ -89,7 +94,12 @@ describe('central /healthz and /readyz', () => {
         // Every route names the outage: the sign-in, the token check of a staff route, a log upload.
         await expectOutage(await request(app).post('/auth/login').send(LOGIN));
         await expectOutage(await request(app).get('/school/all').set('Authorization', bearer));
-        await expectOutage(await request(app).put('/log/import').set('Authorization', bearer).attach('importfile', Buffer.from('PK'), 'studentlog'));
+        await expectOutage(
+          await request(app)
+            .put('/log/import')
+            .set('Authorization', bearer)
+            .attach('importfile', Buffer.from('PK'), 'studentlog'),
+        );
         await proxy.up();
         expect(await eventually(() => ready(app))).toBe(true);
         expect((await request(app).post('/auth/login').send(LOGIN)).status).toBe(400);
@@ -118,33 +128,39 @@ describe('central /healthz and /readyz', () => {
     }
   });
 
-  it.runIf(!!redisUrl)('Redis down: /readyz 200 naming "redis" as degraded, sign-in and reads answer 200, then plain ready again', async () => {
-    const target = new URL(redisUrl!);
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
-    proxies.push(proxy);
-    const redis: RedisClient = await connectRedis(throughProxy(redisUrl!, proxy), silentLogger);
-    try {
-      const token = 'readiness-metrics-token-0123456789abcdef';
-      const { app } = await makeApp({ READY_TIMEOUT_MS: '500', METRICS_TOKEN: token, ...folder('redis') }, tdb, { redis });
-      expect((await request(app).get('/readyz')).status).toBe(200);
-      await createStaff(tdb.db, { lmsusername: 'outage-redis@example.org', roleids: [ROLE_IDS.superadmin] });
-      await proxy.down();
-      const down = await request(app).get('/readyz');
-      expect(down.status).toBe(200);
-      expect(down.body).toEqual(DEGRADED('redis'));
-      expect((await request(app).get('/healthz')).status).toBe(200);
-      // Requests are still served: the rate limiter lets them through rather than wait for Redis, and counts the error.
-      expect((await request(app).get('/')).status).toBe(200);
-      const bearer = `Bearer ${(await staffLogin(app, 'outage-redis@example.org')).accessToken}`;
-      expect((await request(app).get('/school/all').set('Authorization', bearer)).status).toBe(200);
-      const text = (await request(app).get('/metrics').set('Authorization', `Bearer ${token}`)).text;
-      expect(sample(text, 'lms_redis_errors_total')).toBeGreaterThanOrEqual(1);
-      await proxy.up();
-      expect(await eventually(() => plainReady(app))).toBe(true);
-    } finally {
-      await redis.quit().catch(() => redis.destroy());
-    }
-  });
+  it.runIf(!!redisUrl)(
+    'Redis down: /readyz 200 naming "redis" as degraded, sign-in and reads answer 200, then plain ready again',
+    async () => {
+      const target = new URL(redisUrl!);
+      const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 6379) });
+      proxies.push(proxy);
+      const redis: RedisClient = await connectRedis(throughProxy(redisUrl!, proxy), silentLogger);
+      try {
+        const token = 'readiness-metrics-token-0123456789abcdef';
+        const { app } = await makeApp({ READY_TIMEOUT_MS: '500', METRICS_TOKEN: token, ...folder('redis') }, tdb, {
+          redis,
+        });
+        expect((await request(app).get('/readyz')).status).toBe(200);
+        await createStaff(tdb.db, { lmsusername: 'outage-redis@example.org', roleids: [ROLE_IDS.superadmin] });
+        await proxy.down();
+        const down = await request(app).get('/readyz');
+        expect(down.status).toBe(200);
+        expect(down.body).toEqual(DEGRADED('redis'));
+        expect((await request(app).get('/healthz')).status).toBe(200);
+        // Requests are still served: the rate limiter lets them
+        // through rather than wait for Redis, and counts the error.
+        expect((await request(app).get('/')).status).toBe(200);
+        const bearer = `Bearer ${(await staffLogin(app, 'outage-redis@example.org')).accessToken}`;
+        expect((await request(app).get('/school/all').set('Authorization', bearer)).status).toBe(200);
+        const text = (await request(app).get('/metrics').set('Authorization', `Bearer ${token}`)).text;
+        expect(sample(text, 'lms_redis_errors_total')).toBeGreaterThanOrEqual(1);
+        await proxy.up();
+        expect(await eventually(() => plainReady(app))).toBe(true);
+      } finally {
+        await redis.quit().catch(() => redis.destroy());
+      }
+    },
+  );
 
   describe('object store down', () => {
     let sandbox: S3Sandbox;
@@ -155,7 +171,8 @@ describe('central /healthz and /readyz', () => {
       await sandbox.close();
     });
 
-    it('S3 unreachable: /readyz 200 naming "objects" as degraded, sign-in 200, upload 503 with Retry-After', async () => {
+    it('S3 unreachable: /readyz 200 naming "objects" as degraded, sign-in 200, ' +
+        'upload 503 with Retry-After', async () => {
       const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(sandbox.origin).port) });
       proxies.push(proxy);
       const objects = createObjectStore({ ...sandbox.s3('ready-bucket'), endpoint: `http://127.0.0.1:${proxy.port}` });

@@ -19,7 +19,9 @@ let ana: Learner;
 let bopha: Learner;
 
 // A stand-in classroom server: `answer` writes the response of the next report request.
-let answer: (req: express.Request, res: express.Response) => void = (_req, res) => { res.json({ error: false, data: [] }); };
+let answer: (req: express.Request, res: express.Response) => void = (_req, res) => {
+  res.json({ error: false, data: [] });
+};
 const received: Array<{ url: string; body: any }> = [];
 
 beforeAll(async () => {
@@ -41,7 +43,9 @@ beforeAll(async () => {
     { school: 'sunrise', username: 'សុខា', created_at: '2026-02-01T00:00:00Z' },
     { school: 'sunrise', username: '=cmd', created_at: '2026-03-01T00:00:00Z' },
   ]);
-  await addAttempts(db, [{ studentid: bopha.studentid, reference: W.quiz.ls1, ispass: false, pct: 72.5, at: '2026-06-01T08:00:00Z' }]);
+  await addAttempts(db, [
+    { studentid: bopha.studentid, reference: W.quiz.ls1, ispass: false, pct: 72.5, at: '2026-06-01T08:00:00Z' },
+  ]);
   await addLessonProgress(db, bopha.studentid, ['ls1']);
   await createStaff(db, { lmsusername: 'super@csv.test', roleids: [ROLE_IDS.superadmin] });
   auth.super = `Bearer ${(await staffLogin(t.app, 'super@csv.test')).accessToken}`;
@@ -57,8 +61,13 @@ beforeEach(() => {
   received.length = 0;
 });
 
-const post = (url: string, body: object, who = 'super') => request(t.app).post(url).set('Authorization', auth[who]).send(body);
-const f = (filters: Record<string, unknown>) => ({ pageindex: 1, pagesize: 1000, filter: Object.entries(filters).map(([key, value]) => ({ key, value })) });
+const post = (url: string, body: object, who = 'super') =>
+  request(t.app).post(url).set('Authorization', auth[who]).send(body);
+const f = (filters: Record<string, unknown>) => ({
+  pageindex: 1,
+  pagesize: 1000,
+  filter: Object.entries(filters).map(([key, value]) => ({ key, value })),
+});
 const lines = (text: string) => text.split('\n');
 
 function expectCsvHeaders(res: request.Response): void {
@@ -83,13 +92,19 @@ describe('POST /report/studentprogress/download', () => {
   it('is the header line alone when no learner is chosen', async () => {
     const res = await post('/report/studentprogress/download', f({ studentid: '', curriculumid: '' }));
     expectCsvHeaders(res);
-    expect(res.text).toBe('curriculum,school,userid,class,course,level,lesson,marks,totalquestions,percentage,quizscore,result');
+    expect(res.text).toBe(
+      'curriculum,school,userid,class,course,level,lesson,marks,totalquestions,percentage,quizscore,result',
+    );
   });
 });
 
 describe('POST /report/studentprogress/class/download', () => {
   it('every learner of the class, whatever the page size; UTF-8 names survive; no cell runs as a formula', async () => {
-    const res = await post('/report/studentprogress/class/download', { pageindex: 1, pagesize: 1, filter: [{ key: 'standard', value: W.class.sunrise }] });
+    const res = await post('/report/studentprogress/class/download', {
+      pageindex: 1,
+      pagesize: 1,
+      filter: [{ key: 'standard', value: W.class.sunrise }],
+    });
     expectCsvHeaders(res);
     expect(lines(res.text)).toEqual([
       'curriculum,school,userid,class,course,level,lesson,marks,totalquestions,percentage,quizscore,result',
@@ -112,7 +127,9 @@ describe('POST /report/studentlevelquiz/download and /studentlevelquiz/class/dow
     ]);
     const cls = await post('/report/studentlevelquiz/class/download', f({ standard: W.class.sunrise }));
     expect(lines(cls.text)[2]).toBe('Maths,Sunrise School,ana,Class A,Grade 1,Level 1,3,3,90%,8,Pass');
-    expect((await post('/report/studentlevelquiz/class/download', f({}))).text).toBe('curriculum,school,userid,class,course,level,marks,totalquestions,percentage,quizscore,result');
+    expect((await post('/report/studentlevelquiz/class/download', f({}))).text).toBe(
+      'curriculum,school,userid,class,course,level,marks,totalquestions,percentage,quizscore,result',
+    );
   });
 });
 
@@ -130,10 +147,34 @@ describe('POST /report/studentlastcompletedquiz/download', () => {
 });
 
 describe('POST /report/studentstatus/download', () => {
-  it('the original\'s layout: the period, a blank line, the titles, one line per learner', async () => {
-    await t.tdb.db('rpiuseraccess').insert({ rpiuseraccessid: uuid(), userid: ana.schooluserid, logintime: new Date('2026-05-03T14:05:09Z'), ipaddress: '1' });
-    await t.tdb.db('studentappusages').insert({ studentappusageid: uuid(), schooluserid: ana.schooluserid, time_spent: 125, created_at: new Date('2026-05-03T14:10:00Z') });
-    const res = await post('/report/studentstatus/download', f({ countryid: '', schoolname: W.schoolname.sunrise, standard: '', studentid: '', startDate: '2026-05-01T00:00:00.000Z', endDate: '' }));
+  it("the original's layout: the period, a blank line, the titles, one line per learner", async () => {
+    await t.tdb
+      .db('rpiuseraccess')
+      .insert({
+        rpiuseraccessid: uuid(),
+        userid: ana.schooluserid,
+        logintime: new Date('2026-05-03T14:05:09Z'),
+        ipaddress: '1',
+      });
+    await t.tdb
+      .db('studentappusages')
+      .insert({
+        studentappusageid: uuid(),
+        schooluserid: ana.schooluserid,
+        time_spent: 125,
+        created_at: new Date('2026-05-03T14:10:00Z'),
+      });
+    const res = await post(
+      '/report/studentstatus/download',
+      f({
+        countryid: '',
+        schoolname: W.schoolname.sunrise,
+        standard: '',
+        studentid: '',
+        startDate: '2026-05-01T00:00:00.000Z',
+        endDate: '',
+      }),
+    );
     expectCsvHeaders(res);
     expect(lines(res.text)).toEqual([
       'Start Date,End Date,, ,  ,   ,    ,     ',
@@ -147,7 +188,11 @@ describe('POST /report/studentstatus/download', () => {
   });
 
   it('without any filter but the school, only the page asked for (as the original did)', async () => {
-    const res = await post('/report/studentstatus/download', { pageindex: 1, pagesize: 1, filter: [{ key: 'countryid', value: '' }] });
+    const res = await post('/report/studentstatus/download', {
+      pageindex: 1,
+      pagesize: 1,
+      filter: [{ key: 'countryid', value: '' }],
+    });
     expect(lines(res.text)).toHaveLength(5);
     expect(lines(res.text)[1]).toBe('N/A,N/A,,,,,,');
   });
@@ -155,9 +200,15 @@ describe('POST /report/studentstatus/download', () => {
 
 describe('the online downloads (proxied to the classroom server)', () => {
   const row = (i: number) => ({
-    school: { schoolid: W.school.sunrise, schoolname: 'Sunrise School' }, schooluser: { schoolusername: `learner${i}` }, class: { standardname: 'Class A' },
-    grade: { gradename: 'Grade 1' }, level: { levelname: 'Level 1' }, lesson: { lessonname: 'Counting' }, curriculum: { curriculumname: 'Maths' },
-    laststudentprogress: { marks: 2, resultpercentage: 90, scores: 5 }, totalquestions: 2,
+    school: { schoolid: W.school.sunrise, schoolname: 'Sunrise School' },
+    schooluser: { schoolusername: `learner${i}` },
+    class: { standardname: 'Class A' },
+    grade: { gradename: 'Grade 1' },
+    level: { levelname: 'Level 1' },
+    lesson: { lessonname: 'Counting' },
+    curriculum: { curriculumname: 'Maths' },
+    laststudentprogress: { marks: 2, resultpercentage: 90, scores: 5 },
+    totalquestions: 2,
   });
 
   it('writes the CSV while the classroom\'s rows are still arriving (nothing is held whole)', async () => {
@@ -166,7 +217,8 @@ describe('the online downloads (proxied to the classroom server)', () => {
     answer = (_req, res) => {
       res.setHeader('Content-Type', 'application/json');
       // Split inside a row and inside a multi-byte character, as a network does.
-      const head = `{"error":false,"data":[${Array.from({ length: 3000 }, (_, i) => JSON.stringify(row(i))).join(',')},`;
+      const first = Array.from({ length: 3000 }, (_, i) => JSON.stringify(row(i))).join(',');
+      const head = `{"error":false,"data":[${first},`;
       const tail = Buffer.from(`${JSON.stringify({ ...row(3000), schooluser: { schoolusername: 'សុខា' } })}]}`, 'utf8');
       res.write(head.slice(0, 1001));
       res.write(head.slice(1001));
@@ -182,25 +234,39 @@ describe('the online downloads (proxied to the classroom server)', () => {
     try {
       const port = (server.address() as AddressInfo).port;
       const text = await new Promise<string>((resolve, reject) => {
-        const req = http.request({ port, host: '127.0.0.1', path: '/report/online/studentprogress/download', method: 'POST', headers: { authorization: auth.super, 'content-type': 'application/json' } }, (res) => {
-          expect(res.headers['content-type']).toMatch(/^application\/csv/);
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => {
-            chunks.push(c);
-            release();
-          });
-          res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-          res.on('error', reject);
-        });
+        const req = http.request(
+          {
+            port,
+            host: '127.0.0.1',
+            path: '/report/online/studentprogress/download',
+            method: 'POST',
+            headers: { authorization: auth.super, 'content-type': 'application/json' },
+          },
+          (res) => {
+            expect(res.headers['content-type']).toMatch(/^application\/csv/);
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => {
+              chunks.push(c);
+              release();
+            });
+            res.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+            res.on('error', reject);
+          },
+        );
         req.on('error', reject);
         req.end(JSON.stringify(f({ standard: W.class.sunrise })));
       });
       const out = lines(text);
-      expect(out[0]).toBe('curriculum,school,userid,class,course,level,lesson,marks,totalquestions,percentage,quizscore,result');
+      expect(out[0]).toBe(
+        'curriculum,school,userid,class,course,level,lesson,marks,totalquestions,percentage,quizscore,result',
+      );
       expect(out[1]).toBe('Maths,Sunrise School,learner0,Class A,Grade 1,Level 1,Counting,2,2,90%,5,Pass');
       expect(out).toHaveLength(3002);
       expect(out[3001]).toBe('Maths,Sunrise School,សុខា,Class A,Grade 1,Level 1,Counting,2,2,90%,5,Pass');
-      expect(received[0]).toMatchObject({ url: '/report/studentprogress/download', body: f({ standard: W.class.sunrise }) });
+      expect(received[0]).toMatchObject({
+        url: '/report/studentprogress/download',
+        body: f({ standard: W.class.sunrise }),
+      });
     } finally {
       await new Promise((r) => server.close(r));
     }
@@ -211,12 +277,33 @@ describe('the online downloads (proxied to the classroom server)', () => {
       res.json({
         error: false,
         data: [
-          { curriculum: { curriculumname: 'Maths' }, school: { schoolid: W.school.lotus, schoolname: 'Lotus School', countries: { countryname: 'Cambodia' } }, schoolname: 'Lotus School', schooluser: { schoolusername: 'l1' }, class: { standardname: 'Class B' }, status: true, totalusages: 4, lastLogin: '2026-05-03T14:05:09.000Z' },
-          { curriculum: { curriculumname: 'Maths' }, school: { schoolid: W.school.sunrise, schoolname: 'Sunrise School' }, schoolname: 'Sunrise School', schooluser: { schoolusername: 's1' }, class: { standardname: 'Class A' }, status: false, totalusages: 0 },
+          {
+            curriculum: { curriculumname: 'Maths' },
+            school: { schoolid: W.school.lotus, schoolname: 'Lotus School', countries: { countryname: 'Cambodia' } },
+            schoolname: 'Lotus School',
+            schooluser: { schoolusername: 'l1' },
+            class: { standardname: 'Class B' },
+            status: true,
+            totalusages: 4,
+            lastLogin: '2026-05-03T14:05:09.000Z',
+          },
+          {
+            curriculum: { curriculumname: 'Maths' },
+            school: { schoolid: W.school.sunrise, schoolname: 'Sunrise School' },
+            schoolname: 'Sunrise School',
+            schooluser: { schoolusername: 's1' },
+            class: { standardname: 'Class A' },
+            status: false,
+            totalusages: 0,
+          },
         ],
       });
     };
-    const res = await post('/report/online/studentstatus/download', f({ endDate: '2026-06-30T00:00:00.000Z' }), 'scoped');
+    const res = await post(
+      '/report/online/studentstatus/download',
+      f({ endDate: '2026-06-30T00:00:00.000Z' }),
+      'scoped',
+    );
     expectCsvHeaders(res);
     expect(lines(res.text)).toEqual([
       'Start Date,End Date,, ,  ,   ,    ,     ',

@@ -4,7 +4,17 @@ import { streamRows } from '@lms/db';
 import { ROLE_IDS } from '@lms/shared';
 import { makeApp, type TestApp } from './helpers';
 import { createStaff, staffLogin } from './accounts';
-import { W, addAttempts, addLearners, addLessonProgress, addLevelProgress, seedWorld, uuid, type Attempt, type Learner } from './report-data';
+import {
+  W,
+  addAttempts,
+  addLearners,
+  addLessonProgress,
+  addLevelProgress,
+  seedWorld,
+  uuid,
+  type Attempt,
+  type Learner,
+} from './report-data';
 
 // Every report is a fixed number of queries whatever the number of learners, lessons or attempts: the
 // same requests against a class of 5 and a class of 500 (each learner with attempts, progress rows,
@@ -20,14 +30,40 @@ async function world(size: number): Promise<World> {
   const t = await makeApp({ RATE_LIMIT_MAX: '100000' });
   const db = t.tdb.db;
   await seedWorld(db);
-  const learners = await addLearners(db, Array.from({ length: size }, (_, i) => ({ school: 'sunrise' as const, username: `l${String(i).padStart(4, '0')}`, genderid: 1 + (i % 2) })));
+  const learners = await addLearners(
+    db,
+    Array.from({ length: size }, (_, i) => ({
+      school: 'sunrise' as const,
+      username: `l${String(i).padStart(4, '0')}`,
+      genderid: 1 + (i % 2),
+    })),
+  );
   const attempts: Attempt[] = [];
   for (const [i, l] of learners.entries()) {
     for (const quiz of [W.quiz.ls1, W.quiz.ls2, W.quiz.ls3]) {
-      attempts.push({ studentid: l.studentid, reference: quiz, ispass: false, pct: 40, at: `2026-05-0${1 + (i % 5)}T08:00:00Z` });
-      attempts.push({ studentid: l.studentid, reference: quiz, ispass: i % 3 === 0, pct: 85, at: `2026-06-0${1 + (i % 5)}T08:00:00Z` });
+      attempts.push({
+        studentid: l.studentid,
+        reference: quiz,
+        ispass: false,
+        pct: 40,
+        at: `2026-05-0${1 + (i % 5)}T08:00:00Z`,
+      });
+      attempts.push({
+        studentid: l.studentid,
+        reference: quiz,
+        ispass: i % 3 === 0,
+        pct: 85,
+        at: `2026-06-0${1 + (i % 5)}T08:00:00Z`,
+      });
     }
-    attempts.push({ studentid: l.studentid, reference: W.level.l1, type: 3, ispass: true, pct: 90, at: '2026-06-09T08:00:00Z' });
+    attempts.push({
+      studentid: l.studentid,
+      reference: W.level.l1,
+      type: 3,
+      ispass: true,
+      pct: 90,
+      at: '2026-06-09T08:00:00Z',
+    });
   }
   await addAttempts(db, attempts);
   for (const l of learners) {
@@ -37,10 +73,41 @@ async function world(size: number): Promise<World> {
   const rows = (fn: (l: Learner) => Record<string, unknown>) => learners.map(fn);
   for (let i = 0; i < learners.length; i += 50) {
     const part = learners.slice(i, i + 50);
-    await db('rpiuseraccess').insert(part.map((l) => ({ rpiuseraccessid: uuid(), userid: l.schooluserid, logintime: new Date('2026-06-01T00:00:00Z'), ipaddress: '1' })));
-    await db('studentappusages').insert(part.map((l) => ({ studentappusageid: uuid(), schooluserid: l.schooluserid, time_spent: 120, created_at: new Date() })));
-    await db('studentgradesprogress').insert(part.map((l) => ({ studentgradeprogressid: uuid(), studentid: l.studentid, curriculumid: W.curriculum, gradeid: W.grade.g1, progress: 10 })));
-    await db('syncs').insert(part.map(() => ({ syncid: uuid(), filename: 'x.zip', type: 1, offlineonline: false, created_by: W.teacher, created_at: new Date() })));
+    await db('rpiuseraccess').insert(
+      part.map((l) => ({
+        rpiuseraccessid: uuid(),
+        userid: l.schooluserid,
+        logintime: new Date('2026-06-01T00:00:00Z'),
+        ipaddress: '1',
+      })),
+    );
+    await db('studentappusages').insert(
+      part.map((l) => ({
+        studentappusageid: uuid(),
+        schooluserid: l.schooluserid,
+        time_spent: 120,
+        created_at: new Date(),
+      })),
+    );
+    await db('studentgradesprogress').insert(
+      part.map((l) => ({
+        studentgradeprogressid: uuid(),
+        studentid: l.studentid,
+        curriculumid: W.curriculum,
+        gradeid: W.grade.g1,
+        progress: 10,
+      })),
+    );
+    await db('syncs').insert(
+      part.map(() => ({
+        syncid: uuid(),
+        filename: 'x.zip',
+        type: 1,
+        offlineonline: false,
+        created_by: W.teacher,
+        created_at: new Date(),
+      })),
+    );
   }
   void rows;
   await createStaff(db, { lmsusername: 'super@queries.test', roleids: [ROLE_IDS.superadmin] });
@@ -61,7 +128,11 @@ afterAll(async () => {
 });
 
 type Call = { method: 'GET' | 'POST'; url: string; body?: (w: World) => object };
-const f = (filters: Record<string, unknown>) => ({ pageindex: 1, pagesize: 1000, filter: Object.entries(filters).map(([key, value]) => ({ key, value })) });
+const f = (filters: Record<string, unknown>) => ({
+  pageindex: 1,
+  pagesize: 1000,
+  filter: Object.entries(filters).map(([key, value]) => ({ key, value })),
+});
 const classBody = () => f({ standard: W.class.sunrise });
 const learnerBody = (w: World) => f({ studentid: w.first.studentid });
 
@@ -131,7 +202,10 @@ describe('streamRows', () => {
   it('reads rows as they are consumed, and stopping early closes the read', async () => {
     const db = large.t.tdb.db;
     let seen = 0;
-    for await (const row of streamRows<{ studentprogressid: string }>(db, db('studentprogress').select('studentprogressid').orderBy('studentprogressid'))) {
+    for await (const row of streamRows<{ studentprogressid: string }>(
+      db,
+      db('studentprogress').select('studentprogressid').orderBy('studentprogressid'),
+    )) {
       expect(typeof row.studentprogressid).toBe('string');
       seen += 1;
       if (seen === 1500) break;
@@ -140,7 +214,10 @@ describe('streamRows', () => {
     // The connection (SQLite) or cursor and transaction (PostgreSQL) are gone: the pool serves as before.
     expect(Number((await db('studentprogress').count({ n: '*' }).first())?.n)).toBe(500 * 7);
     let all = 0;
-    for await (const row of streamRows<{ ispass: unknown; starttime: unknown }>(db, db('studentprogress').select('ispass', 'starttime'))) {
+    for await (const row of streamRows<{ ispass: unknown; starttime: unknown }>(
+      db,
+      db('studentprogress').select('ispass', 'starttime'),
+    )) {
       // Rows come back normalised as an awaited query's would.
       expect(typeof row.ispass).toBe('boolean');
       expect(row.starttime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);

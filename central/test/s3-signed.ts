@@ -29,7 +29,8 @@ export interface SignedS3 {
 
 const hex = (b: crypto.BinaryLike) => crypto.createHash('sha256').update(b).digest('hex');
 const hmac = (key: crypto.BinaryLike, data: string) => crypto.createHmac('sha256', key).update(data).digest();
-const awsEncode = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const awsEncode = (s: string) =>
+  encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 function canonicalQuery(raw: string, skip?: string): string {
   if (!raw) return '';
@@ -86,7 +87,8 @@ export function signatureProblem(req: http.IncomingMessage, now = Date.now()): s
   }
   const [accessKey, date, region, service, terminal] = credential.split('/');
   if (accessKey !== SIGNED_S3_KEY) return 'unknown access key';
-  if (!date || !region || service !== 's3' || terminal !== 'aws4_request' || !amzDate.startsWith(date)) return 'bad credential scope';
+  if (!date || !region || service !== 's3' || terminal !== 'aws4_request' || !amzDate.startsWith(date))
+    return 'bad credential scope';
   const headerLines = signedHeaders.split(';').map((name) => {
     const v = req.headers[name];
     return `${name}:${(Array.isArray(v) ? v.join(',') : v ?? '').trim().replace(/\s+/g, ' ')}\n`;
@@ -97,7 +99,8 @@ export function signatureProblem(req: http.IncomingMessage, now = Date.now()): s
   const toSign = ['AWS4-HMAC-SHA256', amzDate, scope, hex(canonical)].join('\n');
   const key = hmac(hmac(hmac(hmac(`AWS4${SECRET}`, date), region), 's3'), 'aws4_request');
   const expected = crypto.createHmac('sha256', key).update(toSign).digest('hex');
-  if (signature.length !== expected.length || !crypto.timingSafeEqual(Buffer.from(signature), Buffer.from(expected))) return 'SignatureDoesNotMatch';
+  if (signature.length !== expected.length || !crypto.timingSafeEqual(Buffer.from(signature), Buffer.from(expected)))
+    return 'SignatureDoesNotMatch';
   return null;
 }
 
@@ -111,15 +114,25 @@ export async function startSignedS3(prefix: string): Promise<SignedS3 & { tmp: s
     if (problem) {
       refused.push({ method: req.method ?? '', url: req.url ?? '', reason: problem });
       req.resume();
-      const code = problem === 'SignatureDoesNotMatch' ? 'SignatureDoesNotMatch' : problem === 'unknown access key' ? 'InvalidAccessKeyId' : 'AccessDenied';
+      const code =
+        problem === 'SignatureDoesNotMatch'
+          ? 'SignatureDoesNotMatch'
+          : problem === 'unknown access key'
+            ? 'InvalidAccessKeyId'
+            : 'AccessDenied';
       res.writeHead(403, { 'Content-Type': 'application/xml' });
-      res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${problem}</Message></Error>`);
+      res.end(
+        `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${problem}</Message></Error>`,
+      );
       return;
     }
-    const upstream = http.request({ host: '127.0.0.1', port: rawPort, method: req.method, path: req.url, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
+    const upstream = http.request(
+      { host: '127.0.0.1', port: rawPort, method: req.method, path: req.url, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
     upstream.on('error', () => res.destroy());
     req.pipe(upstream);
   });

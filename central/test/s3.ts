@@ -12,7 +12,14 @@ export interface S3Sandbox {
   /** The S3-compatible server's address on loopback. */
   origin: string;
   /** An object-store configuration for one bucket of that server. */
-  s3(bucket: string): { kind: 's3'; endpoint: string; accessKey: string; secretKey: string; bucket: string; region: string };
+  s3(bucket: string): {
+    kind: 's3';
+    endpoint: string;
+    accessKey: string;
+    secretKey: string;
+    bucket: string;
+    region: string;
+  };
   close(): Promise<void>;
 }
 
@@ -25,7 +32,14 @@ export async function startS3Sandbox(prefix: string): Promise<S3Sandbox> {
   return {
     tmp,
     origin,
-    s3: (bucket) => ({ kind: 's3', endpoint: origin, accessKey: S3_KEY, secretKey: S3_KEY, bucket, region: 'us-east-1' }),
+    s3: (bucket) => ({
+      kind: 's3',
+      endpoint: origin,
+      accessKey: S3_KEY,
+      secretKey: S3_KEY,
+      bucket,
+      region: 'us-east-1',
+    }),
     async close() {
       await server.close();
       await fsp.rm(tmp, { recursive: true, force: true });

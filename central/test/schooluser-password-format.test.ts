@@ -35,8 +35,15 @@ function captureBox() {
   });
   return {
     files,
-    start: () => new Promise<string>((resolve) => server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))),
-    stop: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    start: () =>
+      new Promise<string>((resolve) =>
+        server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)),
+      ),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -65,20 +72,33 @@ afterAll(async () => {
 });
 
 const hashOf = async (t: TestApp, schoolusername: string) =>
-  String((await t.tdb.db('schoolusers').where({ schoolusername }).first('schooluserpasswordhash'))?.schooluserpasswordhash);
-const schoolLogin = (t: TestApp, name: string, password: string) => request(t.app).post('/auth/school/login').send({ lmsusername: name, lmsuserpassword: password });
+  String(
+    (await t.tdb.db('schoolusers').where({ schoolusername }).first('schooluserpasswordhash'))?.schooluserpasswordhash,
+  );
+const schoolLogin = (t: TestApp, name: string, password: string) =>
+  request(t.app).post('/auth/school/login').send({ lmsusername: name, lmsuserpassword: password });
 
 async function addTeacher(t: TestApp, schoolusername: string, hash: string) {
   await t.tdb.db('schoolusers').insert({
-    schooluserid: crypto.randomUUID(), schoolusername, schooluserpasswordhash: hash, schooluserrole: 3, schooluserstatus: true, schoolname: DEMO.schoolname,
+    schooluserid: crypto.randomUUID(),
+    schoolusername,
+    schooluserpasswordhash: hash,
+    schooluserrole: 3,
+    schooluserstatus: true,
+    schoolname: DEMO.schoolname,
   });
 }
 
 describe('SCHOOLUSER_PASSWORD_FORMAT=bcrypt-md5', () => {
   it('stores teachers created here in the existing system\'s form, and pushes that hash to the box', async () => {
     const before = box.files.length;
-    const res = await request(legacy.app).post('/teacher/create?cloud=true').set('Authorization', `Bearer ${legacyAdmin}`)
-      .send({ schoolname: DEMO.schoolname, teachers: [{ schoolusername: 'fmtteacher', schooluserpasswordhash: 'Pass42' }] });
+    const res = await request(legacy.app)
+      .post('/teacher/create?cloud=true')
+      .set('Authorization', `Bearer ${legacyAdmin}`)
+      .send({
+        schoolname: DEMO.schoolname,
+        teachers: [{ schoolusername: 'fmtteacher', schooluserpasswordhash: 'Pass42' }],
+      });
     expect([res.status, res.body]).toEqual([200, { error: false, data: true }]);
     const stored = await hashOf(legacy, 'fmtteacher');
     expect(stored).toMatch(/^\$2b\$10\$.{53}$/);
@@ -87,7 +107,9 @@ describe('SCHOOLUSER_PASSWORD_FORMAT=bcrypt-md5', () => {
     const pushed = box.files.slice(before);
     expect(pushed.map((f) => f.url)).toEqual(['/import/teachers']);
     const { json } = await readPackageJson({ buffer: pushed[0].bytes });
-    const row = (json as Array<{ schoolusername: string; schooluserpasswordhash: string }>).find((r) => r.schoolusername === 'fmtteacher');
+    const row = (json as Array<{ schoolusername: string; schooluserpasswordhash: string }>).find(
+      (r) => r.schoolusername === 'fmtteacher',
+    );
     expect(row?.schooluserpasswordhash).toBe(stored);
     expect(await originalAccepts(row!.schooluserpasswordhash, 'Pass42')).toBe(true);
     expect((await schoolLogin(legacy, 'fmtteacher', 'Pass42')).status).toBe(200);
@@ -95,12 +117,27 @@ describe('SCHOOLUSER_PASSWORD_FORMAT=bcrypt-md5', () => {
 
   it('creates learners in that form too, and a reset password keeps it', async () => {
     const student = {
-      studentfirstname: 'Ana', studentlastname: 'Format', dateofbirth: '02-03-2016', dateofjoin: '05-01-2026', genderid: '1',
-      city: 'Accra', country: 'Ghana', state: 'Greater Accra', schoolusername: 'fmtlearner', schooluserpasswordhash: 'abc123',
+      studentfirstname: 'Ana',
+      studentlastname: 'Format',
+      dateofbirth: '02-03-2016',
+      dateofjoin: '05-01-2026',
+      genderid: '1',
+      city: 'Accra',
+      country: 'Ghana',
+      state: 'Greater Accra',
+      schoolusername: 'fmtlearner',
+      schooluserpasswordhash: 'abc123',
     };
     const before = box.files.length;
-    const created = await request(legacy.app).post('/student/create?cloud=true').set('Authorization', `Bearer ${legacyAdmin}`)
-      .send({ curriculumid: [DEMO.curriculumid], schoolid: DEMO.schoolid, standard: DEMO.standardid, students: [student] });
+    const created = await request(legacy.app)
+      .post('/student/create?cloud=true')
+      .set('Authorization', `Bearer ${legacyAdmin}`)
+      .send({
+        curriculumid: [DEMO.curriculumid],
+        schoolid: DEMO.schoolid,
+        standard: DEMO.standardid,
+        students: [student],
+      });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const first = await hashOf(legacy, 'fmtlearner');
     expect(first).toMatch(/^\$2b\$10\$/);
@@ -109,15 +146,38 @@ describe('SCHOOLUSER_PASSWORD_FORMAT=bcrypt-md5', () => {
     const pushed = box.files.slice(before);
     expect(pushed.map((f) => f.url)).toEqual(['/import/students']);
     const { json } = await readPackageJson({ buffer: pushed[0].bytes });
-    const users = (json as { studentusers: Array<{ schoolusername: string; schooluserpasswordhash: string }> }).studentusers;
+    const users = (json as { studentusers: Array<{ schoolusername: string; schooluserpasswordhash: string }> })
+      .studentusers;
     expect(users.map((u) => [u.schoolusername, u.schooluserpasswordhash])).toEqual([['fmtlearner', first]]);
     expect(await originalAccepts(users[0].schooluserpasswordhash, 'abc123')).toBe(true);
-    const ids = await legacy.tdb.db('students as s').join('schoolusers as u', 'u.schooluserid', 's.schooluserid').where('u.schoolusername', 'fmtlearner').first('s.studentid', 'u.schooluserid');
-    const reset = await request(legacy.app).put('/student/update').set('Authorization', `Bearer ${legacyAdmin}`).send({ students: [{
-      ...ids, schoolusername: 'fmtlearner', schoolname: DEMO.schoolname, curriculums: DEMO.curriculumname, standard: DEMO.standardname,
-      studentfirstname: 'Ana', studentlastname: 'Format', genderid: '1', dateofjoin: '05-01-2026', city: 'Accra', country: 'Ghana', state: 'Greater Accra',
-      isactive: 1, schooluserpasswordhash: 'xyz789',
-    }] });
+    const ids = await legacy.tdb
+      .db('students as s')
+      .join('schoolusers as u', 'u.schooluserid', 's.schooluserid')
+      .where('u.schoolusername', 'fmtlearner')
+      .first('s.studentid', 'u.schooluserid');
+    const reset = await request(legacy.app)
+      .put('/student/update')
+      .set('Authorization', `Bearer ${legacyAdmin}`)
+      .send({
+        students: [
+          {
+            ...ids,
+            schoolusername: 'fmtlearner',
+            schoolname: DEMO.schoolname,
+            curriculums: DEMO.curriculumname,
+            standard: DEMO.standardname,
+            studentfirstname: 'Ana',
+            studentlastname: 'Format',
+            genderid: '1',
+            dateofjoin: '05-01-2026',
+            city: 'Accra',
+            country: 'Ghana',
+            state: 'Greater Accra',
+            isactive: 1,
+            schooluserpasswordhash: 'xyz789',
+          },
+        ],
+      });
     expect(reset.status, JSON.stringify(reset.body)).toBe(200);
     const second = await hashOf(legacy, 'fmtlearner');
     expect(second).toMatch(/^\$2b\$10\$/);
@@ -125,7 +185,8 @@ describe('SCHOOLUSER_PASSWORD_FORMAT=bcrypt-md5', () => {
     expect(await originalAccepts(second, 'abc123')).toBe(false);
   });
 
-  it('at sign-in wraps a bare MD5 row into bcrypt and turns an argon2id row back into bcrypt, never into argon2id', async () => {
+  it('at sign-in wraps a bare MD5 row into bcrypt and turns an argon2id row back into ' +
+      'bcrypt, never into argon2id', async () => {
     await addTeacher(legacy, 'md5teacher', md5hex('Old1'));
     await addTeacher(legacy, 'argonteacher', await hashPassword('New1'));
     expect((await schoolLogin(legacy, 'md5teacher', 'Old1')).status).toBe(200);
@@ -151,18 +212,31 @@ describe('SCHOOLUSER_PASSWORD_FORMAT=bcrypt-md5', () => {
   it('keeps staff on argon2id: their hashes never leave central', async () => {
     const id = crypto.randomUUID();
     await legacy.tdb.db('lmsusers').insert({
-      lmsuserid: id, lmsusername: 'oldstaff@example.org', lmsuserpasswordhash: await bcrypt.hash(md5hex('Staff1234'), 10), firstname: 'O', lastname: 'S',
-      lmsuserrole: ROLE_IDS.superadmin, isverified: true, isdisabled: false,
+      lmsuserid: id,
+      lmsusername: 'oldstaff@example.org',
+      lmsuserpasswordhash: await bcrypt.hash(md5hex('Staff1234'), 10),
+      firstname: 'O',
+      lastname: 'S',
+      lmsuserrole: ROLE_IDS.superadmin,
+      isverified: true,
+      isdisabled: false,
     });
     await staffLogin(legacy.app, 'oldstaff@example.org', 'Staff1234');
-    expect((await legacy.tdb.db('lmsusers').where({ lmsuserid: id }).first()).lmsuserpasswordhash).toMatch(/^\$argon2id\$/);
+    expect((await legacy.tdb.db('lmsusers').where({ lmsuserid: id }).first()).lmsuserpasswordhash).toMatch(
+      /^\$argon2id\$/,
+    );
   });
 });
 
 describe('SCHOOLUSER_PASSWORD_FORMAT=argon2id (the default)', () => {
   it('stores new teachers as argon2id and replaces a legacy row at sign-in', async () => {
-    const res = await request(modern.app).post('/teacher/create').set('Authorization', `Bearer ${modernAdmin}`)
-      .send({ schoolname: DEMO.schoolname, teachers: [{ schoolusername: 'newteacher', schooluserpasswordhash: 'Pass42' }] });
+    const res = await request(modern.app)
+      .post('/teacher/create')
+      .set('Authorization', `Bearer ${modernAdmin}`)
+      .send({
+        schoolname: DEMO.schoolname,
+        teachers: [{ schoolusername: 'newteacher', schooluserpasswordhash: 'Pass42' }],
+      });
     expect(res.status).toBe(200);
     expect(await hashOf(modern, 'newteacher')).toMatch(/^\$argon2id\$/);
     await addTeacher(modern, 'legacyteacher', await bcrypt.hash(md5hex('Old1'), 10));

@@ -31,100 +31,302 @@ type Build = (x: Side, s: Sides) => Req;
 
 /** Path parameters: those naming a row of a side, and those that do not (shared rows, orders). */
 const SIDE_PARAMS: Record<string, (x: Side) => string> = {
-  countryid: (x) => x.countryid, schoolid: (x) => x.schoolid, schoolname: (x) => x.schoolname, standardid: (x) => x.standardid, studentid: (x) => x.studentid,
-  schooluserid: (x) => x.schooluserid, curriculumid: (x) => x.curriculumid, gradeid: (x) => x.gradeid, levelid: (x) => x.levelid, lessonid: (x) => x.lessonid,
-  lessonlearningid: (x) => x.lessonlearningid, lessonplanid: (x) => x.lessonplanid, lessonpracticeid: (x) => x.lessonpracticeid, lessonquizid: (x) => x.lessonquizid,
-  lessonpracticequestionid: (x) => x.lessonpracticequestionid, lessonquizquestionid: (x) => x.lessonquizquestionid, levelquizquestionid: (x) => x.levelquizquestionid,
-  curriculumbaselineid: (x) => x.curriculumbaselineid, baselinequestionid: (x) => x.baselinequestionid, feedbackid: (x) => x.feedbackid,
-  schoolcontributeid: (x) => x.schoolcontributeid, lmsuserid: (x) => x.lmsuserid,
+  countryid: (x) => x.countryid,
+  schoolid: (x) => x.schoolid,
+  schoolname: (x) => x.schoolname,
+  standardid: (x) => x.standardid,
+  studentid: (x) => x.studentid,
+  schooluserid: (x) => x.schooluserid,
+  curriculumid: (x) => x.curriculumid,
+  gradeid: (x) => x.gradeid,
+  levelid: (x) => x.levelid,
+  lessonid: (x) => x.lessonid,
+  lessonlearningid: (x) => x.lessonlearningid,
+  lessonplanid: (x) => x.lessonplanid,
+  lessonpracticeid: (x) => x.lessonpracticeid,
+  lessonquizid: (x) => x.lessonquizid,
+  lessonpracticequestionid: (x) => x.lessonpracticequestionid,
+  lessonquizquestionid: (x) => x.lessonquizquestionid,
+  levelquizquestionid: (x) => x.levelquizquestionid,
+  curriculumbaselineid: (x) => x.curriculumbaselineid,
+  baselinequestionid: (x) => x.baselinequestionid,
+  feedbackid: (x) => x.feedbackid,
+  schoolcontributeid: (x) => x.schoolcontributeid,
+  lmsuserid: (x) => x.lmsuserid,
 };
 const OTHER_PARAMS: Record<string, (s: Sides) => string> = {
   questionid: (s) => s.questionid,
-  ...Object.fromEntries(['levelquizquestionorder', 'lessonpracticequestionorder', 'lessonquizquestionorder', 'lessonlearningorder', 'lessonplanorder', 'lessonpracticeorder', 'lessonquizorder', 'baselinequestionorder'].map((k) => [k, () => '2'])),
+  ...Object.fromEntries(
+    [
+      'levelquizquestionorder',
+      'lessonpracticequestionorder',
+      'lessonquizquestionorder',
+      'lessonlearningorder',
+      'lessonplanorder',
+      'lessonpracticeorder',
+      'lessonquizorder',
+      'baselinequestionorder',
+    ].map((k) => [k, () => '2']),
+  ),
 };
 /** Query and body keys that name a row of a side. */
 const ID_KEYS = new Set([
-  'countryid', 'schoolid', 'schoolname', 'standardid', 'standard', 'studentid', 'userid', 'schooluserid', 'curriculumid', 'curid', 'curriculums', 'gradeid', 'levelid',
-  'lessonid', 'curriculumbaselineid', 'clonecurriculumbaselineid', 'baselineid', 'feedbackid', 'schoolcontributeid', 'lmsuserid', 'schoolids', 'countryids',
+  'countryid',
+  'schoolid',
+  'schoolname',
+  'standardid',
+  'standard',
+  'studentid',
+  'userid',
+  'schooluserid',
+  'curriculumid',
+  'curid',
+  'curriculums',
+  'gradeid',
+  'levelid',
+  'lessonid',
+  'curriculumbaselineid',
+  'clonecurriculumbaselineid',
+  'baselineid',
+  'feedbackid',
+  'schoolcontributeid',
+  'lmsuserid',
+  'schoolids',
+  'countryids',
 ]);
 
 const fresh = (tag: string) => `${tag} ${crypto.randomBytes(3).toString('hex')}`;
 const user = () => `u${crypto.randomBytes(4).toString('hex')}`;
-const pathOf = (r: CentralRoute, x: Side, s: Sides) => r.path.replace(/:(\w+)/g, (_, p: string) => encodeURIComponent(SIDE_PARAMS[p] ? SIDE_PARAMS[p](x) : OTHER_PARAMS[p](s)));
+const pathOf = (r: CentralRoute, x: Side, s: Sides) =>
+  r.path.replace(/:(\w+)/g, (_, p: string) =>
+    encodeURIComponent(SIDE_PARAMS[p] ? SIDE_PARAMS[p](x) : OTHER_PARAMS[p](s)),
+  );
 
 /** Requests of the routes that need more than their path: ids in the query or body, or a body to be valid. */
 const CASES: Record<string, ((r: CentralRoute) => Build) | { none: string }> = {
-  'POST /school-contribute/create': () => (x) => ({ url: '/school-contribute/create', body: { schoolname: x.schoolname, schoolid: x.schoolid, countryid: x.countryid, expected: 1, actual: 1 } }),
-  'PUT /school-contribute/updateschoolname/:schoolid': (r) => (x, s) => ({ url: pathOf(r, x, s), body: { schoolname: x.schoolname, countryid: x.countryid } }),
-  'PUT /school-contribute/updateschooldashboard/:schoolcontributeid': (r) => (x, s) => ({ url: pathOf(r, x, s), body: { expected: 3, actual: 2 } }),
-  'GET /school-contribute/all': () => (x) => ({ url: '/school-contribute/all', query: { countryid: x.countryid, schoolname: x.schoolname } }),
+  'POST /school-contribute/create': () => (x) => ({
+    url: '/school-contribute/create',
+    body: { schoolname: x.schoolname, schoolid: x.schoolid, countryid: x.countryid, expected: 1, actual: 1 },
+  }),
+  'PUT /school-contribute/updateschoolname/:schoolid': (r) => (x, s) => ({
+    url: pathOf(r, x, s),
+    body: { schoolname: x.schoolname, countryid: x.countryid },
+  }),
+  'PUT /school-contribute/updateschooldashboard/:schoolcontributeid': (r) => (x, s) => ({
+    url: pathOf(r, x, s),
+    body: { expected: 3, actual: 2 },
+  }),
+  'GET /school-contribute/all': () => (x) => ({
+    url: '/school-contribute/all',
+    query: { countryid: x.countryid, schoolname: x.schoolname },
+  }),
   'GET /curriculum/all': () => (x) => ({ url: '/curriculum/all', query: { curid: x.curriculumid } }),
-  'POST /curriculum/create': () => (x, s) => ({ url: '/curriculum/create', body: { curriculumname: fresh('Course'), countryid: [x.countryid], subjectid: s.subjectid } }),
-  'PUT /curriculum/:curriculumid': (r) => (x, s) => ({ url: pathOf(r, x, s), body: { curriculumname: fresh('Course'), countryid: [x.countryid], subjectid: s.subjectid } }),
-  'POST /baselinequestion/create': () => (x, s) => ({ url: '/baselinequestion/create', body: { curriculumbaselineid: x.curriculumbaselineid, questionid: s.questionid, baselinequestionorder: 2 } }),
-  'POST /baselinequestion/clone': () => (x) => ({ url: '/baselinequestion/clone', body: { curriculumbaselineid: x.curriculumbaselineid, clonecurriculumbaselineid: x.curriculumbaselineid } }),
+  'POST /curriculum/create': () => (x, s) => ({
+    url: '/curriculum/create',
+    body: { curriculumname: fresh('Course'), countryid: [x.countryid], subjectid: s.subjectid },
+  }),
+  'PUT /curriculum/:curriculumid': (r) => (x, s) => ({
+    url: pathOf(r, x, s),
+    body: { curriculumname: fresh('Course'), countryid: [x.countryid], subjectid: s.subjectid },
+  }),
+  'POST /baselinequestion/create': () => (x, s) => ({
+    url: '/baselinequestion/create',
+    body: { curriculumbaselineid: x.curriculumbaselineid, questionid: s.questionid, baselinequestionorder: 2 },
+  }),
+  'POST /baselinequestion/clone': () => (x) => ({
+    url: '/baselinequestion/clone',
+    body: { curriculumbaselineid: x.curriculumbaselineid, clonecurriculumbaselineid: x.curriculumbaselineid },
+  }),
   'GET /grade/all': () => (x) => ({ url: '/grade/all', query: { curid: x.curriculumid } }),
-  'POST /grade/create': () => (x) => ({ url: '/grade/create', body: { gradename: fresh('Grade'), gradeorder: 2, curriculumid: x.curriculumid, passing_points: 0 } }),
-  'PUT /grade/:gradeid': (r) => (x, s) => ({ url: pathOf(r, x, s), body: { gradename: fresh('Grade'), gradeorder: 2, curriculumid: x.curriculumid, passing_points: 0 } }),
-  'PUT /level/quiz/question/setlesson/:levelquizquestionid': (r) => (x, s) => ({ url: pathOf(r, x, s), body: { lessonid: x.lessonid } }),
+  'POST /grade/create': () => (x) => ({
+    url: '/grade/create',
+    body: { gradename: fresh('Grade'), gradeorder: 2, curriculumid: x.curriculumid, passing_points: 0 },
+  }),
+  'PUT /grade/:gradeid': (r) => (x, s) => ({
+    url: pathOf(r, x, s),
+    body: { gradename: fresh('Grade'), gradeorder: 2, curriculumid: x.curriculumid, passing_points: 0 },
+  }),
+  'PUT /level/quiz/question/setlesson/:levelquizquestionid': (r) => (x, s) => ({
+    url: pathOf(r, x, s),
+    body: { lessonid: x.lessonid },
+  }),
   'GET /level/all': () => (x) => ({ url: '/level/all', query: { gradeid: x.gradeid } }),
-  'POST /level/create': () => (x) => ({ url: '/level/create', body: { levelname: fresh('Level'), levelorder: 2, gradeid: x.gradeid, quiz_points: 1, passing_points: 0 } }),
-  'PUT /level/:levelid': (r) => (x, s) => ({ url: pathOf(r, x, s), body: { levelname: fresh('Level'), levelorder: 2, gradeid: x.gradeid, quiz_points: 1, passing_points: 0 } }),
+  'POST /level/create': () => (x) => ({
+    url: '/level/create',
+    body: { levelname: fresh('Level'), levelorder: 2, gradeid: x.gradeid, quiz_points: 1, passing_points: 0 },
+  }),
+  'PUT /level/:levelid': (r) => (x, s) => ({
+    url: pathOf(r, x, s),
+    body: { levelname: fresh('Level'), levelorder: 2, gradeid: x.gradeid, quiz_points: 1, passing_points: 0 },
+  }),
   'GET /lesson/all': () => (x) => ({ url: '/lesson/all', query: { levelid: x.levelid } }),
-  'POST /lesson/create': () => (x) => ({ url: '/lesson/create', body: { lessonname: fresh('Lesson'), lessonorder: 2, total_points: 1, levelid: x.levelid, passing_points: 0 } }),
-  'PUT /lesson/:lessonid': (r) => (x, s) => ({ url: pathOf(r, x, s), body: { lessonname: fresh('Lesson'), lessonorder: 2, total_points: 1, levelid: x.levelid, passing_points: 0 } }),
-  ...Object.fromEntries((['learning', 'plan', 'practice', 'quiz'] as const).flatMap((k) => {
-    const p = `lesson${k}`;
-    const doc = k === 'learning' || k === 'plan';
-    const fields = (s: Sides) => ({ ...(doc ? { documentid: s.documentid } : { points: 1 }), [`${p}name`]: fresh(k), [`${p}description`]: 'about' });
-    return [
-      [`POST /lesson/${k}/:lessonid`, (r: CentralRoute) => (x: Side, s: Sides) => ({ url: pathOf(r, x, s), body: { ...fields(s), [`${p}order`]: 2 } })],
-      [`PUT /lesson/${k}/:${p}id`, (r: CentralRoute) => (x: Side, s: Sides) => ({ url: pathOf(r, x, s), body: { lessonid: x.lessonid, ...fields(s) } })],
-    ];
-  })),
-  'PUT /log/import': { none: 'the log names no school: it is imported for the signed-in teacher\'s own learners' },
+  'POST /lesson/create': () => (x) => ({
+    url: '/lesson/create',
+    body: { lessonname: fresh('Lesson'), lessonorder: 2, total_points: 1, levelid: x.levelid, passing_points: 0 },
+  }),
+  'PUT /lesson/:lessonid': (r) => (x, s) => ({
+    url: pathOf(r, x, s),
+    body: { lessonname: fresh('Lesson'), lessonorder: 2, total_points: 1, levelid: x.levelid, passing_points: 0 },
+  }),
+  ...Object.fromEntries(
+    (['learning', 'plan', 'practice', 'quiz'] as const).flatMap((k) => {
+      const p = `lesson${k}`;
+      const doc = k === 'learning' || k === 'plan';
+      const fields = (s: Sides) => ({
+        ...(doc ? { documentid: s.documentid } : { points: 1 }),
+        [`${p}name`]: fresh(k),
+        [`${p}description`]: 'about',
+      });
+      return [
+        [
+          `POST /lesson/${k}/:lessonid`,
+          (r: CentralRoute) => (x: Side, s: Sides) => ({
+            url: pathOf(r, x, s),
+            body: { ...fields(s), [`${p}order`]: 2 },
+          }),
+        ],
+        [
+          `PUT /lesson/${k}/:${p}id`,
+          (r: CentralRoute) => (x: Side, s: Sides) => ({
+            url: pathOf(r, x, s),
+            body: { lessonid: x.lessonid, ...fields(s) },
+          }),
+        ],
+      ];
+    }),
+  ),
+  'PUT /log/import': { none: "the log names no school: it is imported for the signed-in teacher's own learners" },
   'GET /school/all': () => (x) => ({ url: '/school/all', query: { countryid: x.countryid } }),
   'GET /school/curriculumid': () => (x) => ({ url: '/school/curriculumid', query: { curriculumid: x.curriculumid } }),
-  'POST /school/create': () => (x) => ({ url: '/school/create', body: { schoolname: fresh('School'), countryid: x.countryid, curriculums: [x.curriculumid] } }),
-  'PUT /school/update/:schoolid': (r) => (x, s) => ({ url: pathOf(r, x, s), body: { schoolname: x.schoolname, countryid: x.countryid, curriculums: [x.curriculumid] } }),
+  'POST /school/create': () => (x) => ({
+    url: '/school/create',
+    body: { schoolname: fresh('School'), countryid: x.countryid, curriculums: [x.curriculumid] },
+  }),
+  'PUT /school/update/:schoolid': (r) => (x, s) => ({
+    url: pathOf(r, x, s),
+    body: { schoolname: x.schoolname, countryid: x.countryid, curriculums: [x.curriculumid] },
+  }),
   'PUT /import/:schoolname/teachers': (r) => (x, s) => ({ url: pathOf(r, x, s), upload: true }),
-  'GET /student/download-students': () => (x) => ({ url: '/student/download-students', query: { schoolname: x.schoolname } }),
-  'GET /student/all': () => (x) => ({ url: '/student/all', query: { schoolname: x.schoolname, standard: x.standardid } }),
+  'GET /student/download-students': () => (x) => ({
+    url: '/student/download-students',
+    query: { schoolname: x.schoolname },
+  }),
+  'GET /student/all': () => (x) => ({
+    url: '/student/all',
+    query: { schoolname: x.schoolname, standard: x.standardid },
+  }),
   'POST /student/create': () => (x) => ({
     url: '/student/create',
     body: {
-      curriculumid: [x.curriculumid], schoolid: x.schoolid, standard: x.standardid,
-      students: [{ studentfirstname: 'New', dateofjoin: '05-01-2026', genderid: '1', city: 'Town', country: 'Land', state: 'State', schoolusername: user(), schooluserpasswordhash: 'p1' }],
+      curriculumid: [x.curriculumid],
+      schoolid: x.schoolid,
+      standard: x.standardid,
+      students: [
+        {
+          studentfirstname: 'New',
+          dateofjoin: '05-01-2026',
+          genderid: '1',
+          city: 'Town',
+          country: 'Land',
+          state: 'State',
+          schoolusername: user(),
+          schooluserpasswordhash: 'p1',
+        },
+      ],
     },
   }),
   'PUT /student/update': () => (x) => ({
     url: '/student/update',
     body: {
-      students: [{
-        studentid: x.studentid, schooluserid: x.schooluserid, schoolusername: x.schoolusername, schoolname: x.schoolname,
-        curriculums: 'Numbers', standard: 'Class 1', studentfirstname: 'Edited', genderid: '1', dateofjoin: '05-01-2026', city: 'Town', country: 'Land', state: 'State', isactive: 1,
-      }],
+      students: [
+        {
+          studentid: x.studentid,
+          schooluserid: x.schooluserid,
+          schoolusername: x.schoolusername,
+          schoolname: x.schoolname,
+          curriculums: 'Numbers',
+          standard: 'Class 1',
+          studentfirstname: 'Edited',
+          genderid: '1',
+          dateofjoin: '05-01-2026',
+          city: 'Town',
+          country: 'Land',
+          state: 'State',
+          isactive: 1,
+        },
+      ],
     },
   }),
   'GET /standard/all': () => (x) => ({ url: '/standard/all', query: { schoolname: x.schoolname } }),
-  'POST /standard/create': () => (x) => ({ url: '/standard/create', body: { standardname: fresh('Class'), schoolid: x.schoolid } }),
-  'PUT /standard/:standardid': (r) => (x, s) => ({ url: pathOf(r, x, s), body: { standardname: fresh('Class'), schoolid: x.schoolid } }),
-  'POST /teacher/create': () => (x) => ({ url: '/teacher/create', body: { schoolname: x.schoolname, teachers: [{ schoolusername: user(), schooluserpasswordhash: 'p1' }] } }),
+  'POST /standard/create': () => (x) => ({
+    url: '/standard/create',
+    body: { standardname: fresh('Class'), schoolid: x.schoolid },
+  }),
+  'PUT /standard/:standardid': (r) => (x, s) => ({
+    url: pathOf(r, x, s),
+    body: { standardname: fresh('Class'), schoolid: x.schoolid },
+  }),
+  'POST /teacher/create': () => (x) => ({
+    url: '/teacher/create',
+    body: { schoolname: x.schoolname, teachers: [{ schoolusername: user(), schooluserpasswordhash: 'p1' }] },
+  }),
   'DELETE /teacher/:schooluserid': () => (x) => ({ url: `/teacher/${x.teacherid}` }),
   'POST /curriculumbaseline/create': () => (x) => ({
     url: '/curriculumbaseline/create',
-    body: { baselineid: x.curriculumid, curriculumid: x.curriculumid, baselinename: fresh('Baseline'), baselinetype: 2, startdate: '2026-01-10', enddate: '2026-03-01', schoolid: [x.schoolid] },
+    body: {
+      baselineid: x.curriculumid,
+      curriculumid: x.curriculumid,
+      baselinename: fresh('Baseline'),
+      baselinetype: 2,
+      startdate: '2026-01-10',
+      enddate: '2026-03-01',
+      schoolid: [x.schoolid],
+    },
   }),
-  'PUT /curriculumbaseline/update/:curriculumbaselineid': (r) => (x, s) => ({ url: pathOf(r, x, s), body: { curriculumid: x.curriculumid, baselinename: fresh('Baseline'), schoolid: [x.schoolid] } }),
-  'PUT /country/:countryid': (r) => (x, s) => ({ url: pathOf(r, x, s), body: { countryname: x.countryid === s.A.countryid ? 'Ghana' : x.countryid === s.B.countryid ? 'Mali' : fresh('Land'), expectedusage: 1 } }),
-  'POST /feedback/create': () => (x) => ({ url: '/feedback/create', body: { teachername: 'T', curriculumid: x.curriculumid, general: { feedback: 'fine' } } }),
+  'PUT /curriculumbaseline/update/:curriculumbaselineid': (r) => (x, s) => ({
+    url: pathOf(r, x, s),
+    body: { curriculumid: x.curriculumid, baselinename: fresh('Baseline'), schoolid: [x.schoolid] },
+  }),
+  'PUT /country/:countryid': (r) => (x, s) => ({
+    url: pathOf(r, x, s),
+    body: {
+      countryname: x.countryid === s.A.countryid ? 'Ghana' : x.countryid === s.B.countryid ? 'Mali' : fresh('Land'),
+      expectedusage: 1,
+    },
+  }),
+  'POST /feedback/create': () => (x) => ({
+    url: '/feedback/create',
+    body: { teachername: 'T', curriculumid: x.curriculumid, general: { feedback: 'fine' } },
+  }),
   // A staff account narrowed to the side's school; side B's is beyond every narrowed caller of side A.
-  'POST /user/create': () => (x) => ({ url: '/user/create', body: { lmsusername: `${user()}@scope.test`, lmsuserpasswordhash: 'Passw0rd!x', lmsuserroles: [ROLE_IDS.teacher], schoolids: [x.schoolid] } }),
-  'PUT /user/:lmsuserid': (r) => (x, s) => ({ url: pathOf(r, x, s), body: { lmsuserroles: [ROLE_IDS.teacher], schoolids: [x.schoolid] } }),
-  'POST /roles/user-bind-role': () => (x) => ({ url: '/roles/user-bind-role', body: { lmsuserid: x.lmsuserid, rolesid: [ROLE_IDS.teacher] } }),
+  'POST /user/create': () => (x) => ({
+    url: '/user/create',
+    body: {
+      lmsusername: `${user()}@scope.test`,
+      lmsuserpasswordhash: 'Passw0rd!x',
+      lmsuserroles: [ROLE_IDS.teacher],
+      schoolids: [x.schoolid],
+    },
+  }),
+  'PUT /user/:lmsuserid': (r) => (x, s) => ({
+    url: pathOf(r, x, s),
+    body: { lmsuserroles: [ROLE_IDS.teacher], schoolids: [x.schoolid] },
+  }),
+  'POST /roles/user-bind-role': () => (x) => ({
+    url: '/roles/user-bind-role',
+    body: { lmsuserid: x.lmsuserid, rolesid: [ROLE_IDS.teacher] },
+  }),
   'GET /report/dashboard': () => (x) => ({ url: '/report/dashboard', query: { countryid: x.countryid } }),
-  ...Object.fromEntries(['gender', 'disability', 'offlineonline'].map((k) => [`GET /report/${k}`, () => (x: Side) => ({ url: `/report/${k}`, query: { countryid: x.countryid, schoolname: x.schoolname } })])),
-  'GET /report/syncstatus': () => (x) => ({ url: '/report/syncstatus', query: { countryid: x.countryid, schoolid: x.schoolid, schoolname: x.schoolname } }),
+  ...Object.fromEntries(
+    ['gender', 'disability', 'offlineonline'].map((k) => [
+      `GET /report/${k}`,
+      () => (x: Side) => ({ url: `/report/${k}`, query: { countryid: x.countryid, schoolname: x.schoolname } }),
+    ]),
+  ),
+  'GET /report/syncstatus': () => (x) => ({
+    url: '/report/syncstatus',
+    query: { countryid: x.countryid, schoolid: x.schoolid, schoolname: x.schoolname },
+  }),
 };
 
 /** Routes declared global or ownAccount whose path names a side's row, each reviewed (the rest must narrow). */
@@ -152,7 +354,8 @@ const HANDLER_ADMITS: Record<string, readonly Narrowed[]> = {
 
 /** The top-level keys of an object schema (through optional/default/pipe wrappers); undefined for anything else. */
 function keysOf(schema: ZodType | undefined): string[] | undefined {
-  let x = schema as unknown as { shape?: Record<string, unknown>; def?: { innerType?: unknown; in?: unknown } } | undefined;
+  let x = schema as unknown as
+    { shape?: Record<string, unknown>; def?: { innerType?: unknown; in?: unknown } } | undefined;
   for (let i = 0; i < 5 && x && !x.shape; i += 1) x = (x.def?.innerType ?? x.def?.in) as typeof x;
   return x?.shape ? Object.keys(x.shape) : undefined;
 }
@@ -174,25 +377,40 @@ function catalogue(): { entries: Entry[]; missing: string[]; reviewedNone: numbe
     // wholeOrganisation refuses every narrowed caller outright (scope-narrowing.test.ts shows it).
     if (rule === 'wholeOrganisation') continue;
     if (rule === 'global' || rule === 'ownAccount') {
-      if (params.some((p) => SIDE_PARAMS[p]) && !GLOBAL_BY_DECISION.has(key)) missing.push(`${key}: declared ${rule} but names a row of a school, country, curriculum or staff account in its path`);
+      if (params.some((p) => SIDE_PARAMS[p]) && !GLOBAL_BY_DECISION.has(key))
+        missing.push(
+          `${key}: declared ${rule} but names a row of a school, country, curriculum or staff account in its path`,
+        );
       continue;
     }
     const unknownParams = params.filter((p) => !SIDE_PARAMS[p] && !OTHER_PARAMS[p]);
-    if (unknownParams.length) { missing.push(`${key}: no fixture for path parameter(s) ${unknownParams.join(', ')}`); continue; }
+    if (unknownParams.length) {
+      missing.push(`${key}: no fixture for path parameter(s) ${unknownParams.join(', ')}`);
+      continue;
+    }
     const queryKeys = keysOf(route.input.query) ?? [];
     const bodyKeys = keysOf(route.input.body);
     const readsBody = route.method !== 'GET' && route.method !== 'DELETE';
     const bodyNeeded = readsBody && route.input.body !== undefined && !route.input.body.safeParse({}).success;
-    const idBearing = params.some((p) => SIDE_PARAMS[p]) || queryKeys.some((k) => ID_KEYS.has(k)) || (bodyKeys ?? []).some((k) => ID_KEYS.has(k))
-      || (readsBody && route.input.body === undefined && !params.length);
-    const needsCase = queryKeys.some((k) => ID_KEYS.has(k)) || (bodyKeys ?? []).some((k) => ID_KEYS.has(k)) || bodyNeeded || (readsBody && route.input.body === undefined && !params.length);
+    const idBearing =
+      params.some((p) => SIDE_PARAMS[p]) ||
+      queryKeys.some((k) => ID_KEYS.has(k)) ||
+      (bodyKeys ?? []).some((k) => ID_KEYS.has(k)) ||
+      (readsBody && route.input.body === undefined && !params.length);
+    const needsCase =
+      queryKeys.some((k) => ID_KEYS.has(k)) ||
+      (bodyKeys ?? []).some((k) => ID_KEYS.has(k)) ||
+      bodyNeeded ||
+      (readsBody && route.input.body === undefined && !params.length);
     if (!idBearing) continue;
     const c = CASES[key];
     if (c && 'none' in c) { reviewedNone += 1; continue; }
     if (needsCase && !c) { missing.push(`${key}: takes ids in its query or body (or a body): add a CASE`); continue; }
     entries.push({ route, key, build: c ? c(route) : (x, s) => ({ url: pathOf(route, x, s) }) });
   }
-  for (const k of Object.keys(CASES)) if (!serviceRoutes.some((r) => `${r.method} ${r.path}` === k)) missing.push(`${k}: a CASE for a route that does not exist`);
+  for (const k of Object.keys(CASES))
+    if (!serviceRoutes.some((r) => `${r.method} ${r.path}` === k))
+      missing.push(`${k}: a CASE for a route that does not exist`);
   return { entries, missing, reviewedNone };
 }
 
@@ -242,7 +460,10 @@ beforeAll(async () => {
     }
   });
   await new Promise<void>((resolve) => classroom.listen(0, '127.0.0.1', resolve));
-  t = await makeApp({ RATE_LIMIT_MAX: '100000000', RPI_CLOUD: `http://127.0.0.1:${(classroom.address() as AddressInfo).port}` });
+  t = await makeApp({
+    RATE_LIMIT_MAX: '100000000',
+    RPI_CLOUD: `http://127.0.0.1:${(classroom.address() as AddressInfo).port}`,
+  });
   // A question and a document that no lesson uses yet: linking the ones both sides' trees hold already is
   // refused as a duplicate, which would hide whether the caller's own ids work.
   const seeded = await seedSides(t.tdb.db);
@@ -271,13 +492,31 @@ async function sideB(db: Knex): Promise<unknown[]> {
     ['schoolusers', db('schoolusers').where({ schoolname: B.schoolname })],
     ['countries', db('countries').where({ countryid: B.countryid })],
     ['curriculums', db('curriculums').where({ curriculumid: B.curriculumid })],
-    ['curriculumcountry', db('curriculumcountry').where({ curriculumid: B.curriculumid }).orWhere({ countryid: B.countryid })],
+    [
+      'curriculumcountry',
+      db('curriculumcountry').where({ curriculumid: B.curriculumid }).orWhere({ countryid: B.countryid }),
+    ],
     ['grades', db('grades').where({ curriculumid: B.curriculumid })],
     ['levels', db('levels').whereIn('gradeid', grades)],
     ['lessons', db('lessons').whereIn('levelid', levels)],
-    ...['lessonlearnings', 'lessonplans', 'lessonpractices', 'lessonquizzes'].map((tb): [string, Knex.QueryBuilder] => [tb, db(tb).whereIn('lessonid', lessons)]),
-    ['lessonpracticequestions', db('lessonpracticequestions').whereIn('lessonpracticeid', db('lessonpractices').whereIn('lessonid', lessons).select('lessonpracticeid'))],
-    ['lessonquizquestions', db('lessonquizquestions').whereIn('lessonquizid', db('lessonquizzes').whereIn('lessonid', lessons).select('lessonquizid'))],
+    ...['lessonlearnings', 'lessonplans', 'lessonpractices', 'lessonquizzes'].map((tb): [string, Knex.QueryBuilder] => [
+      tb,
+      db(tb).whereIn('lessonid', lessons),
+    ]),
+    [
+      'lessonpracticequestions',
+      db('lessonpracticequestions').whereIn(
+        'lessonpracticeid',
+        db('lessonpractices').whereIn('lessonid', lessons).select('lessonpracticeid'),
+      ),
+    ],
+    [
+      'lessonquizquestions',
+      db('lessonquizquestions').whereIn(
+        'lessonquizid',
+        db('lessonquizzes').whereIn('lessonid', lessons).select('lessonquizid'),
+      ),
+    ],
     ['levelquizquestions', db('levelquizquestions').whereIn('levelid', levels)],
     ['curriculumbaseline', db('curriculumbaseline').where({ curriculumid: B.curriculumid })],
     ['baselinequestion', db('baselinequestion').whereIn('curriculumbaselineid', baselines)],
@@ -285,7 +524,10 @@ async function sideB(db: Knex): Promise<unknown[]> {
     ['feedbacks', db('feedbacks').where({ created_by: B.teacherid })],
     ['schoolcontributedata', db('schoolcontributedata').where({ schoolid: B.schoolid })],
     // Staff accounts: side B's (and any account created or changed in the call), and their roles.
-    ['lmsusers', db('lmsusers').select('lmsuserid', 'lmsusername', 'lmsuserpasswordhash', 'schools', 'countries', 'isdisabled')],
+    [
+      'lmsusers',
+      db('lmsusers').select('lmsuserid', 'lmsusername', 'lmsuserpasswordhash', 'schools', 'countries', 'isdisabled'),
+    ],
     ['lmsusers_roles', db('lmsusers_roles').select('lmsuserid', 'roleid').orderBy(2)],
   ];
   const out: unknown[] = [];
@@ -315,7 +557,12 @@ async function callOnce(auth: string, method: string, req: Req, watchB: boolean)
     const before = watchB ? JSON.stringify(await sideB(trx)) : '';
     let r = request(app)[method.toLowerCase() as 'get'](req.url).set('Authorization', auth);
     if (req.query) r = r.query(req.query);
-    if (req.upload) r = r.attach('importfile', Buffer.from('teacherusername,teacheruserpassword\nimported1,Teach123\n'), 'teachers.csv');
+    if (req.upload)
+      r = r.attach(
+        'importfile',
+        Buffer.from('teacherusername,teacheruserpassword\nimported1,Teach123\n'),
+        'teachers.csv',
+      );
     else if (req.body !== undefined) r = r.send(req.body as object);
     const res = await r.buffer(true).parse((stream, cb) => {
       const chunks: Buffer[] = [];
@@ -325,7 +572,11 @@ async function callOnce(auth: string, method: string, req: Req, watchB: boolean)
     // What the caller reads, and what the call sent on to the classroom server.
     const text = [await readable(res.body as Buffer), ...(await Promise.all(pushed.map(readable)))].join('\n');
     let message: string | undefined;
-    try { message = (JSON.parse((res.body as Buffer).toString('utf8')) as { errormessage?: string }).errormessage; } catch { message = undefined; }
+    try {
+      message = (JSON.parse((res.body as Buffer).toString('utf8')) as { errormessage?: string }).errormessage;
+    } catch {
+      message = undefined;
+    }
     const changedB = watchB ? JSON.stringify(await sideB(trx)) !== before : false;
     return { status: res.status, message, text, changedB };
   } finally {
@@ -337,10 +588,27 @@ async function callOnce(auth: string, method: string, req: Req, watchB: boolean)
 /** Side B's ids under every query and body key that names a row of a side. */
 function idsOf(x: Side): Record<string, unknown> {
   return {
-    countryid: x.countryid, schoolid: x.schoolid, schoolname: x.schoolname, standardid: x.standardid, standard: x.standardid, studentid: x.studentid,
-    userid: x.schooluserid, schooluserid: x.schooluserid, curriculumid: x.curriculumid, curid: x.curriculumid, curriculums: [x.curriculumid],
-    gradeid: x.gradeid, levelid: x.levelid, lessonid: x.lessonid, curriculumbaselineid: x.curriculumbaselineid, clonecurriculumbaselineid: x.curriculumbaselineid,
-    baselineid: x.curriculumid, feedbackid: x.feedbackid, schoolcontributeid: x.schoolcontributeid, lmsuserid: x.lmsuserid, schoolids: [x.schoolid],
+    countryid: x.countryid,
+    schoolid: x.schoolid,
+    schoolname: x.schoolname,
+    standardid: x.standardid,
+    standard: x.standardid,
+    studentid: x.studentid,
+    userid: x.schooluserid,
+    schooluserid: x.schooluserid,
+    curriculumid: x.curriculumid,
+    curid: x.curriculumid,
+    curriculums: [x.curriculumid],
+    gradeid: x.gradeid,
+    levelid: x.levelid,
+    lessonid: x.lessonid,
+    curriculumbaselineid: x.curriculumbaselineid,
+    clonecurriculumbaselineid: x.curriculumbaselineid,
+    baselineid: x.curriculumid,
+    feedbackid: x.feedbackid,
+    schoolcontributeid: x.schoolcontributeid,
+    lmsuserid: x.lmsuserid,
+    schoolids: [x.schoolid],
     countryids: [x.countryid],
   };
 }
@@ -350,7 +618,8 @@ function idsOf(x: Side): Record<string, unknown> {
  * each by decision: the reason stands next to the route's declaration.
  */
 const GLOBAL_NAMES_OTHERS: Record<string, string> = {
-  'POST /sync/cloud': 'pushes the whole package server to server to the classroom server of every school; the caller reads nothing of it',
+  'POST /sync/cloud':
+    'pushes the whole package server to server to the classroom server of every school; the caller reads nothing of it',
 };
 
 describe('scope catalogue', () => {
@@ -359,10 +628,22 @@ describe('scope catalogue', () => {
     serviceRoutes.push(bare as CentralRoute);
     try {
       expect(() => createApp(t.config, { db: t.tdb.db, logger: silentLogger })).toThrow(
-        "Route GET /health/ready declares no scope: add one of scope.global, scope.schoolsOfCaller, scope.countriesOfCaller, scope.curriculaOfCaller, scope.ownAccount, scope.staffOfCaller, scope.wholeOrganisation after its gate, as in route('GET', '/health/ready', <gate>, scope.<rule>, <input>, <handler>)",
+        "Route GET /health/ready declares no scope: add one of scope.global, scope.schoolsOfCaller, " +
+          "scope.countriesOfCaller, scope.curriculaOfCaller, scope.ownAccount, scope.staffOfCaller, " +
+            "scope.wholeOrganisation after its gate, as in route('GET', '/health/ready', <gate>, " +
+              "scope.<rule>, <input>, <handler>)",
       );
-      serviceRoutes[serviceRoutes.length - 1] = route('GET', '/health/ready', anyUser(), { scope: 'everyone', doc: 'made up' }, noInput, () => true) as CentralRoute;
-      expect(() => createApp(t.config, { db: t.tdb.db, logger: silentLogger })).toThrow("Route GET /health/ready: unknown scope rule 'everyone'");
+      serviceRoutes[serviceRoutes.length - 1] = route(
+        'GET',
+        '/health/ready',
+        anyUser(),
+        { scope: 'everyone', doc: 'made up' },
+        noInput,
+        () => true,
+      ) as CentralRoute;
+      expect(() => createApp(t.config, { db: t.tdb.db, logger: silentLogger })).toThrow(
+        "Route GET /health/ready: unknown scope rule 'everyone'",
+      );
     } finally {
       serviceRoutes.pop();
     }
@@ -374,7 +655,8 @@ describe('scope catalogue', () => {
     expect(missing).toEqual([]);
   });
 
-  it('global routes given side B\'s ids in their query and body change nothing of side B and name nothing of it', async () => {
+  it("global routes given side B's ids in their query and body change nothing of side " +
+      "B and name nothing of it", async () => {
     const problems: string[] = [];
     let calls = 0;
     const markers = markersOfB();
@@ -386,15 +668,24 @@ describe('scope catalogue', () => {
       const key = `${route.method} ${route.path}`;
       const url = route.path.replace(/:(\w+)/g, (_, p: string) => encodeURIComponent(OTHER_PARAMS[p](s)));
       const ids = idsOf(s.B);
-      const query = Object.fromEntries(Object.entries(ids).filter(([, v]) => typeof v === 'string')) as Record<string, string>;
+      const query = Object.fromEntries(Object.entries(ids).filter(([, v]) => typeof v === 'string')) as Record<
+        string,
+        string
+      >;
       const readsBody = route.method !== 'GET' && route.method !== 'DELETE';
       for (const who of NARROWED) {
         calls += 1;
-        const res = await callOnce(as[who], route.method, { url, query, body: readsBody ? { pageindex: 1, pagesize: 10, ...ids } : undefined }, true);
+        const res = await callOnce(
+          as[who],
+          route.method,
+          { url, query, body: readsBody ? { pageindex: 1, pagesize: 10, ...ids } : undefined },
+          true,
+        );
         const named = res.status < 400 ? markers.filter((m) => res.text.includes(m)) : [];
         if (res.status >= 500) problems.push(`${key} as ${who}: answered ${res.status} ${res.text.slice(0, 200)}`);
         if (res.changedB) problems.push(`${key} as ${who}: side B's rows changed (answer ${res.status})`);
-        if (named.length && !GLOBAL_NAMES_OTHERS[key]) problems.push(`${key} as ${who}: answered ${res.status} naming ${named.join(', ')} of side B`);
+        if (named.length && !GLOBAL_NAMES_OTHERS[key])
+          problems.push(`${key} as ${who}: answered ${res.status} naming ${named.join(', ')} of side B`);
       }
     }
     process.stdout.write(`scope catalogue: ${calls} calls of global routes with side B's ids in query and body\n`);
@@ -417,7 +708,10 @@ describe('scope catalogue', () => {
           gated += 1;
           const other = await callOnce(as[who], e.route.method, e.build(s.B, s), true);
           if (other.status !== own.status || other.message !== own.message || other.changedB) {
-            problems.push(`${e.key} as ${who}: own ${own.status} ${own.message} (refused whatever the ids) but side B ${other.status} ${other.message}${other.changedB ? ', side B changed' : ''}`);
+            problems.push(
+              `${e.key} as ${who}: own ${own.status} ${own.message} (refused whatever the ids) but side B ` +
+                `${other.status} ${other.message}${other.changedB ? ', side B changed' : ''}`,
+            );
           }
           continue;
         }
@@ -425,10 +719,13 @@ describe('scope catalogue', () => {
         const other = await callOnce(as[who], e.route.method, e.build(s.B, s), true);
         const unknown = await callOnce(as[who], e.route.method, e.build(nowhere(), s), false);
         const named = markers.filter((m) => other.text.includes(m));
-        if (other.status >= 500) problems.push(`${e.key} as ${who}: side B answered ${other.status} ${other.text.slice(0, 200)}`);
-        else if (other.status < 400 && named.length) problems.push(`${e.key} as ${who}: side B answered ${other.status} naming ${named.join(', ')}`);
+        if (other.status >= 500)
+          problems.push(`${e.key} as ${who}: side B answered ${other.status} ${other.text.slice(0, 200)}`);
+        else if (other.status < 400 && named.length)
+          problems.push(`${e.key} as ${who}: side B answered ${other.status} naming ${named.join(', ')}`);
         if (other.changedB) problems.push(`${e.key} as ${who}: side B's rows changed (answer ${other.status})`);
-        if (own.status >= 500) problems.push(`${e.key} as ${who}: side A answered ${own.status} ${own.text.slice(0, 200)}`);
+        if (own.status >= 500)
+          problems.push(`${e.key} as ${who}: side A answered ${own.status} ${own.text.slice(0, 200)}`);
         else if (own.status >= 400 && own.status === unknown.status && own.message === unknown.message) {
           problems.push(`${e.key} as ${who}: side A is answered as an unknown id (${own.status} ${own.message})`);
         } else if (own.status >= 300 && !OWN_REFUSED[e.key]?.test(`${own.status} ${own.message}`)) {
@@ -439,8 +736,9 @@ describe('scope catalogue', () => {
     }
     const routes = entries.length;
     process.stdout.write(
-      `scope catalogue: ${routes} id routes x ${NARROWED.length} narrowed caller kinds (${NARROWED.join(', ')}): ${tried} calls tried with own, other and unknown ids, `
-      + `${succeeded} own calls succeeded, ${gated} left to the gate; ${reviewedNone} id-less write routes reviewed\n`,
+      `scope catalogue: ${routes} id routes x ${NARROWED.length} narrowed caller kinds (${NARROWED.join(', ')}): ` +
+        `${tried} calls tried with own, other and unknown ids, ` +
+        `${succeeded} own calls succeeded, ${gated} left to the gate; ${reviewedNone} id-less write routes reviewed\n`,
     );
     expect(problems).toEqual([]);
     expect(routes).toBeGreaterThan(100);

@@ -56,30 +56,107 @@ export interface Sides {
 
 const uuid = () => crypto.randomUUID();
 
-async function contentTree(db: Knex, s: Partial<Side>, tag: string, questionid: string, documentid: string): Promise<void> {
+async function contentTree(
+  db: Knex,
+  s: Partial<Side>,
+  tag: string,
+  questionid: string,
+  documentid: string,
+): Promise<void> {
   const ids = {
-    gradeid: uuid(), levelid: uuid(), lessonid: uuid(), lessonlearningid: uuid(), lessonplanid: uuid(), lessonpracticeid: uuid(), lessonquizid: uuid(),
-    lessonpracticequestionid: uuid(), lessonquizquestionid: uuid(), levelquizquestionid: uuid(), curriculumbaselineid: uuid(), baselinequestionid: uuid(),
+    gradeid: uuid(),
+    levelid: uuid(),
+    lessonid: uuid(),
+    lessonlearningid: uuid(),
+    lessonplanid: uuid(),
+    lessonpracticeid: uuid(),
+    lessonquizid: uuid(),
+    lessonpracticequestionid: uuid(),
+    lessonquizquestionid: uuid(),
+    levelquizquestionid: uuid(),
+    curriculumbaselineid: uuid(),
+    baselinequestionid: uuid(),
   };
   Object.assign(s, ids);
-  await db('grades').insert({ gradeid: ids.gradeid, curriculumid: s.curriculumid, gradename: `Grade ${tag}`, gradeorder: 1, gradestatus: true, passing_points: 0, points: 0 });
-  await db('levels').insert({ levelid: ids.levelid, gradeid: ids.gradeid, levelname: `Level ${tag}`, levelorder: 1, levelstatus: true, quiz_points: 100, passing_points: 0, points: 0 });
-  await db('lessons').insert({ lessonid: ids.lessonid, levelid: ids.levelid, lessonname: `Lesson ${tag}`, lessonorder: 1, lessonstatus: true, total_points: 100, passing_points: 0 });
+  await db('grades').insert({
+    gradeid: ids.gradeid,
+    curriculumid: s.curriculumid,
+    gradename: `Grade ${tag}`,
+    gradeorder: 1,
+    gradestatus: true,
+    passing_points: 0,
+    points: 0,
+  });
+  await db('levels').insert({
+    levelid: ids.levelid,
+    gradeid: ids.gradeid,
+    levelname: `Level ${tag}`,
+    levelorder: 1,
+    levelstatus: true,
+    quiz_points: 100,
+    passing_points: 0,
+    points: 0,
+  });
+  await db('lessons').insert({
+    lessonid: ids.lessonid,
+    levelid: ids.levelid,
+    lessonname: `Lesson ${tag}`,
+    lessonorder: 1,
+    lessonstatus: true,
+    total_points: 100,
+    passing_points: 0,
+  });
   const item = (p: string, extra: Record<string, unknown>) => ({
-    [`${p}id`]: (ids as Record<string, string>)[`${p}id`], lessonid: ids.lessonid, [`${p}name`]: `${p} ${tag}`, [`${p}description`]: 'd', [`${p}order`]: 1, [`${p}status`]: true, points: 0, ...extra,
+    [`${p}id`]: (ids as Record<string, string>)[`${p}id`],
+    lessonid: ids.lessonid,
+    [`${p}name`]: `${p} ${tag}`,
+    [`${p}description`]: 'd',
+    [`${p}order`]: 1,
+    [`${p}status`]: true,
+    points: 0,
+    ...extra,
   });
   await db('lessonlearnings').insert(item('lessonlearning', { documentid }));
   await db('lessonplans').insert(item('lessonplan', { documentid }));
   await db('lessonpractices').insert(item('lessonpractice', {}));
   await db('lessonquizzes').insert(item('lessonquiz', {}));
-  await db('lessonpracticequestions').insert({ lessonpracticequestionid: ids.lessonpracticequestionid, lessonpracticeid: ids.lessonpracticeid, questionid, lessonpracticequestionstatus: true, lessonpracticequestionorder: 1 });
-  await db('lessonquizquestions').insert({ lessonquizquestionid: ids.lessonquizquestionid, lessonquizid: ids.lessonquizid, questionid, lessonquizquestionstatus: true, lessonquizquestionorder: 1 });
-  await db('levelquizquestions').insert({ levelquizquestionid: ids.levelquizquestionid, levelid: ids.levelid, questionid, levelquizquestionstatus: true, levelquizquestionorder: 1 });
+  await db('lessonpracticequestions').insert({
+    lessonpracticequestionid: ids.lessonpracticequestionid,
+    lessonpracticeid: ids.lessonpracticeid,
+    questionid,
+    lessonpracticequestionstatus: true,
+    lessonpracticequestionorder: 1,
+  });
+  await db('lessonquizquestions').insert({
+    lessonquizquestionid: ids.lessonquizquestionid,
+    lessonquizid: ids.lessonquizid,
+    questionid,
+    lessonquizquestionstatus: true,
+    lessonquizquestionorder: 1,
+  });
+  await db('levelquizquestions').insert({
+    levelquizquestionid: ids.levelquizquestionid,
+    levelid: ids.levelid,
+    questionid,
+    levelquizquestionstatus: true,
+    levelquizquestionorder: 1,
+  });
   await db('curriculumbaseline').insert({
-    curriculumbaselineid: ids.curriculumbaselineid, curriculumid: s.curriculumid, baselineid: s.curriculumid, baselinename: `Baseline ${tag}`, baselinetype: 1, baselinestatus: false,
+    curriculumbaselineid: ids.curriculumbaselineid,
+    curriculumid: s.curriculumid,
+    baselineid: s.curriculumid,
+    baselinename: `Baseline ${tag}`,
+    baselinetype: 1,
+    baselinestatus: false,
     schoolid: JSON.stringify([s.schoolid]),
   });
-  await db('baselinequestion').insert({ baselinequestionid: ids.baselinequestionid, curriculumbaselineid: ids.curriculumbaselineid, questionid, baselinequestionstatus: true, baselinequestionorder: 1 });
+  await db('baselinequestion').insert({
+    baselinequestionid: ids.baselinequestionid,
+    curriculumbaselineid: ids.curriculumbaselineid,
+    questionid,
+    baselinequestionstatus: true,
+    baselinequestionorder: 1,
+  });
 }
 
 /** Seeds both sides (on top of the people tests' world: school A in country X, school B in country Y). */
@@ -89,32 +166,77 @@ export async function seedSides(db: Knex): Promise<Sides> {
   const documentid = await document(db);
   // Curriculum 2 (Numbers) is offered in country X only; a third, in country Y only, is school B's.
   const curriculumB = uuid();
-  const subject = (await db('curriculums').where({ curriculumid: world.curriculum2 }).first('subjectid')) as { subjectid: string };
-  await db('curriculums').insert({ curriculumid: curriculumB, curriculumname: 'Calcul', subjectid: subject.subjectid, curriculumstatus: true });
+  const subject = (await db('curriculums').where({ curriculumid: world.curriculum2 }).first('subjectid')) as {
+    subjectid: string;
+  };
+  await db('curriculums').insert({
+    curriculumid: curriculumB,
+    curriculumname: 'Calcul',
+    subjectid: subject.subjectid,
+    curriculumstatus: true,
+  });
   await db('curriculumcountry').insert([
     { curriculumcountryid: uuid(), curriculumid: world.curriculum2, countryid: world.countryX },
     { curriculumcountryid: uuid(), curriculumid: curriculumB, countryid: world.countryY },
   ]);
-  await db('schools').where({ schoolid: world.schoolB.schoolid }).update({ curriculums: JSON.stringify([world.curriculum1, curriculumB]) });
+  await db('schools')
+    .where({ schoolid: world.schoolB.schoolid })
+    .update({ curriculums: JSON.stringify([world.curriculum1, curriculumB]) });
   const sides = { world, questionid, documentid, subjectid: subject.subjectid } as Sides;
   const hash = await hashPassword('teach1');
   for (const [k, school, klass, country, curriculumid] of [
     ['A', world.schoolA, world.classA1, world.countryX, world.curriculum2],
     ['B', world.schoolB, world.classB1, world.countryY, curriculumB],
   ] as const) {
-    const s: Partial<Side> = { countryid: country, schoolid: school.schoolid, schoolname: school.schoolname, standardid: klass, curriculumid };
-    const learner = await addLearner(db, { schoolname: school.schoolname, standard: klass, schoolusername: `learner${k}`, curriculumids: [curriculumid], studentfirstname: `Learner${k}` });
+    const s: Partial<Side> = {
+      countryid: country,
+      schoolid: school.schoolid,
+      schoolname: school.schoolname,
+      standardid: klass,
+      curriculumid,
+    };
+    const learner = await addLearner(db, {
+      schoolname: school.schoolname,
+      standard: klass,
+      schoolusername: `learner${k}`,
+      curriculumids: [curriculumid],
+      studentfirstname: `Learner${k}`,
+    });
     s.studentid = learner.studentid;
     s.schooluserid = learner.schooluserid;
     s.schoolusername = `learner${k}`;
     s.teacherid = uuid();
-    await db('schoolusers').insert({ schooluserid: s.teacherid, schoolusername: `teacher${k}`, schooluserpasswordhash: hash, schooluserrole: 3, schoolname: school.schoolname });
+    await db('schoolusers').insert({
+      schooluserid: s.teacherid,
+      schoolusername: `teacher${k}`,
+      schooluserpasswordhash: hash,
+      schooluserrole: 3,
+      schoolname: school.schoolname,
+    });
     await contentTree(db, s, k, questionid, documentid);
     s.feedbackid = uuid();
-    await db('feedbacks').insert({ feedbackid: s.feedbackid, created_by: s.teacherid, teachername: `Teacher ${k}`, curriculumid, feedback: JSON.stringify({ general: 'fine' }), image: JSON.stringify([]) });
+    await db('feedbacks').insert({
+      feedbackid: s.feedbackid,
+      created_by: s.teacherid,
+      teachername: `Teacher ${k}`,
+      curriculumid,
+      feedback: JSON.stringify({ general: 'fine' }),
+      image: JSON.stringify([]),
+    });
     s.schoolcontributeid = uuid();
-    await db('schoolcontributedata').insert({ schoolcontributeid: s.schoolcontributeid, ...school, countryid: country, expected: 10, actual: 5, created_at: '2026-05-05T05:05:05.000Z' });
-    s.lmsuserid = await createStaff(db, { lmsusername: `staff${k}-${crypto.randomBytes(3).toString('hex')}@scope.test`, roleids: [ROLE_IDS.teacher], schools: [school.schoolid] });
+    await db('schoolcontributedata').insert({
+      schoolcontributeid: s.schoolcontributeid,
+      ...school,
+      countryid: country,
+      expected: 10,
+      actual: 5,
+      created_at: '2026-05-05T05:05:05.000Z',
+    });
+    s.lmsuserid = await createStaff(db, {
+      lmsusername: `staff${k}-${crypto.randomBytes(3).toString('hex')}@scope.test`,
+      roleids: [ROLE_IDS.teacher],
+      schools: [school.schoolid],
+    });
     sides[k] = s as Side;
   }
   return sides;
@@ -122,7 +244,12 @@ export async function seedSides(db: Knex): Promise<Sides> {
 
 /** The narrowed caller kinds every scope test runs as. */
 export type Narrowed = 'adminOfSchoolA' | 'adminOfCountryX' | 'teacherOfSchoolA' | 'schoolTeacherA';
-export const NARROWED: readonly Narrowed[] = ['adminOfSchoolA', 'adminOfCountryX', 'teacherOfSchoolA', 'schoolTeacherA'];
+export const NARROWED: readonly Narrowed[] = [
+  'adminOfSchoolA',
+  'adminOfCountryX',
+  'teacherOfSchoolA',
+  'schoolTeacherA',
+];
 
 /** Bearer headers of the narrowed callers and of an unnarrowed super admin (who seeds and checks). */
 export async function narrowedCallers(t: TestApp, s: Sides): Promise<Record<Narrowed | 'superadmin', string>> {
@@ -134,7 +261,12 @@ export async function narrowedCallers(t: TestApp, s: Sides): Promise<Record<Narr
     return `Bearer ${(await staffLogin(t.app, lmsusername)).accessToken}`;
   };
   // The narrowed Admins also manage staff accounts (a role the Admin role lacks, given here on purpose).
-  const manager = await createRole(db, `Staff manager ${tag}`, ['create_user', 'view_user', 'update_user', 'delete_user']);
+  const manager = await createRole(db, `Staff manager ${tag}`, [
+    'create_user',
+    'view_user',
+    'update_user',
+    'delete_user',
+  ]);
   return {
     superadmin: await staff('super', [ROLE_IDS.superadmin]),
     adminOfSchoolA: await staff('admin-school', [ROLE_IDS.admin, manager], { schools: [s.A.schoolid] }),

@@ -29,11 +29,19 @@ async function waitUntilUp(port: number, child: ChildProcess): Promise<void> {
   throw new Error('server did not start');
 }
 
-const exited = (child: ChildProcess) => new Promise<number | null>((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+const exited = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) =>
+    child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code)),
+  );
 
 const services = [
   { name: 'central', server: '../dist/server.js', portVar: 'PORT', db: () => testDatabase() },
-  { name: 'classroom', server: '../../classroom/dist/server.js', portVar: 'RPI_PORT', db: () => createTestDatabase({ kinds: classroom.kinds, migrations: classroom.migrations }) },
+  {
+    name: 'classroom',
+    server: '../../classroom/dist/server.js',
+    portVar: 'RPI_PORT',
+    db: () => createTestDatabase({ kinds: classroom.kinds, migrations: classroom.migrations }),
+  },
 ];
 
 describe.each(services)('graceful shutdown of the $name service', (svc) => {
@@ -48,14 +56,34 @@ describe.each(services)('graceful shutdown of the $name service', (svc) => {
     const port = await closedPort();
     const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-shutdown-'));
     const child = spawn(process.execPath, [path.resolve(__dirname, svc.server)], {
-      env: { PATH: process.env.PATH, NODE_ENV: 'test', DATABASE_URL: tdb.url, [svc.portVar]: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_DIR: logDir },
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: 'test',
+        DATABASE_URL: tdb.url,
+        [svc.portVar]: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        LOG_DIR: logDir,
+      },
       stdio: 'ignore',
     });
     try {
       await waitUntilUp(port, child);
       // A request whose body is still arriving when the signal comes.
-      const body = JSON.stringify({ lmsusername: 'nobody@example.org', lmsuserpassword: 'Wrong-Passw0rd', studentusername: 'x', studentpassword: 'y' });
-      const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/auth/login', agent: false, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } });
+      const body = JSON.stringify({
+        lmsusername: 'nobody@example.org',
+        lmsuserpassword: 'Wrong-Passw0rd',
+        studentusername: 'x',
+        studentpassword: 'y',
+      });
+      const req = http.request({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/auth/login',
+        agent: false,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+      });
       const answer = new Promise<number>((resolve, reject) => {
         req.on('response', (res) => { res.resume(); res.on('end', () => resolve(res.statusCode ?? 0)); });
         req.on('error', reject);
@@ -77,25 +105,36 @@ describe.each(services)('graceful shutdown of the $name service', (svc) => {
     }
   });
 
-  it('with a stop delay, /readyz answers 503 "draining" after SIGTERM while requests are still served; a new start is ready again', async () => {
+  it('with a stop delay, /readyz answers 503 "draining" after SIGTERM while requests are still served; ' +
+      'a new start is ready again', async () => {
     const tdb = await svc.db();
     dbs.push(tdb);
     const port = await closedPort();
     const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-drain-'));
-    const start = () => spawn(process.execPath, [path.resolve(__dirname, svc.server)], {
-      env: {
-        PATH: process.env.PATH, NODE_ENV: 'test', DATABASE_URL: tdb.url, [svc.portVar]: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_DIR: logDir,
-        SHUTDOWN_DELAY_SECONDS: '2',
-      },
-      stdio: 'ignore',
-    });
+    const start = () =>
+      spawn(process.execPath, [path.resolve(__dirname, svc.server)], {
+        env: {
+          PATH: process.env.PATH,
+          NODE_ENV: 'test',
+          DATABASE_URL: tdb.url,
+          [svc.portVar]: String(port),
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'warn',
+          LOG_DIR: logDir,
+          SHUTDOWN_DELAY_SECONDS: '2',
+        },
+        stdio: 'ignore',
+      });
     let child = start();
     try {
       await waitUntilUp(port, child);
       expect(await getBody(port, '/readyz')).toEqual({ status: 200, body: JSON.stringify({ status: 'ready' }) });
       child.kill('SIGTERM');
       await new Promise((r) => setTimeout(r, 300));
-      expect(await getBody(port, '/readyz')).toEqual({ status: 503, body: JSON.stringify({ status: 'not ready', failed: ['draining'] }) });
+      expect(await getBody(port, '/readyz')).toEqual({
+        status: 503,
+        body: JSON.stringify({ status: 'not ready', failed: ['draining'] }),
+      });
       // Alive, and still serving while the load balancer takes it out of rotation.
       expect(await get(port, '/healthz')).toBe(200);
       expect(await get(port)).toBe(200);
@@ -110,23 +149,38 @@ describe.each(services)('graceful shutdown of the $name service', (svc) => {
     }
   });
 
-  it('a second start on a port already in use exits 1 naming the address, and the first one keeps serving', async () => {
+  it('a second start on a port already in use exits 1 naming the address, ' +
+      'and the first one keeps serving', async () => {
     const tdb = await svc.db();
     dbs.push(tdb);
     const port = await closedPort();
     const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-port-in-use-'));
-    const start = () => spawn(process.execPath, [path.resolve(__dirname, svc.server)], {
-      env: { PATH: process.env.PATH, NODE_ENV: 'test', DATABASE_URL: tdb.url, [svc.portVar]: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_DIR: logDir },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const start = () =>
+      spawn(process.execPath, [path.resolve(__dirname, svc.server)], {
+        env: {
+          PATH: process.env.PATH,
+          NODE_ENV: 'test',
+          DATABASE_URL: tdb.url,
+          [svc.portVar]: String(port),
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'warn',
+          LOG_DIR: logDir,
+        },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
     const first = start();
     let second: ChildProcess | undefined;
     try {
       await waitUntilUp(port, first);
       second = start();
       let stderr = '';
-      second.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
-      const code = await Promise.race([exited(second), new Promise<string>((r) => setTimeout(() => r('still running'), 40_000))]);
+      second.stderr!.on('data', (c: Buffer) => {
+        stderr += c.toString();
+      });
+      const code = await Promise.race([
+        exited(second),
+        new Promise<string>((r) => setTimeout(() => r('still running'), 40_000)),
+      ]);
       expect(code).toBe(1);
       expect(stderr).toContain(`cannot listen on 127.0.0.1:${port}: EADDRINUSE`);
       expect(await get(port)).toBe(200);
@@ -137,7 +191,8 @@ describe.each(services)('graceful shutdown of the $name service', (svc) => {
     }
   }, 60_000);
 
-  it('with Redis unreachable at start, exits 1 within REDIS_START_TIMEOUT_SECONDS, naming Redis and the reason', async () => {
+  it('with Redis unreachable at start, exits 1 within REDIS_START_TIMEOUT_SECONDS, ' +
+      'naming Redis and the reason', async () => {
     const tdb = await svc.db();
     dbs.push(tdb);
     const port = await closedPort();
@@ -145,17 +200,29 @@ describe.each(services)('graceful shutdown of the $name service', (svc) => {
     const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-redis-start-'));
     const child = spawn(process.execPath, [path.resolve(__dirname, svc.server)], {
       env: {
-        PATH: process.env.PATH, NODE_ENV: 'test', DATABASE_URL: tdb.url, [svc.portVar]: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', LOG_DIR: logDir,
-        REDIS_URL: `redis://:pass-w0rd-x@127.0.0.1:${redisPort}`, REDIS_START_TIMEOUT_SECONDS: '1',
+        PATH: process.env.PATH,
+        NODE_ENV: 'test',
+        DATABASE_URL: tdb.url,
+        [svc.portVar]: String(port),
+        HOST: '127.0.0.1',
+        LOG_LEVEL: 'warn',
+        LOG_DIR: logDir,
+        REDIS_URL: `redis://:pass-w0rd-x@127.0.0.1:${redisPort}`,
+        REDIS_START_TIMEOUT_SECONDS: '1',
       },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
     child.stderr!.on('data', (c: Buffer) => { stderr += c.toString(); });
     try {
-      const code = await Promise.race([exited(child), new Promise<string>((r) => setTimeout(() => r('still running'), 40_000))]);
+      const code = await Promise.race([
+        exited(child),
+        new Promise<string>((r) => setTimeout(() => r('still running'), 40_000)),
+      ]);
       expect(code).toBe(1);
-      expect(stderr).toContain(`cannot start: Redis at redis://:***@127.0.0.1:${redisPort} did not answer within 1 s (ECONNREFUSED)`);
+      expect(stderr).toContain(
+        `cannot start: Redis at redis://:***@127.0.0.1:${redisPort} did not answer within 1 s (ECONNREFUSED)`,
+      );
       expect(stderr).not.toContain('pass-w0rd-x');
       // It never listened.
       await expect(get(port)).rejects.toMatchObject({ code: 'ECONNREFUSED' });

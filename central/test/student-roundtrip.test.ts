@@ -41,22 +41,68 @@ const learner = (i: number) => ({
 });
 
 const STUDENT_COLUMNS = [
-  'studentfirstname', 'studentlastname', 'familyname', 'mothername', 'fathername', 'contact', 'dateofbirth', 'genderid', 'standard', 'schooltype', 'schoolname',
-  'city', 'country', 'state', 'dateofjoin', 'curriculumid', 'curriculumids', 'isactive', 'type', 'is_teacher_acc',
-  'wg_seeing', 'wg_hearing', 'wg_walking', 'wg_remembering', 'wg_selfcare', 'wg_communicating', 'wg_source', 'wg_collected_at', 'updated_at', 'updated_by', 'isdeleted',
+  'studentfirstname',
+  'studentlastname',
+  'familyname',
+  'mothername',
+  'fathername',
+  'contact',
+  'dateofbirth',
+  'genderid',
+  'standard',
+  'schooltype',
+  'schoolname',
+  'city',
+  'country',
+  'state',
+  'dateofjoin',
+  'curriculumid',
+  'curriculumids',
+  'isactive',
+  'type',
+  'is_teacher_acc',
+  'wg_seeing',
+  'wg_hearing',
+  'wg_walking',
+  'wg_remembering',
+  'wg_selfcare',
+  'wg_communicating',
+  'wg_source',
+  'wg_collected_at',
+  'updated_at',
+  'updated_by',
+  'isdeleted',
 ] as const;
 
 async function learners() {
-  const rows = await t.tdb.db('students as s').join('schoolusers as u', 'u.schooluserid', 's.schooluserid').whereRaw("lower(u.schoolusername) like 'rt%'")
-    .select('s.studentid', 'u.schooluserid', 'u.schoolusername', 'u.schoolname as userschool', 'u.schooluserpasswordhash', 'u.updated_at as userupdated', ...STUDENT_COLUMNS.map((c) => `s.${c}`));
+  const rows = await t.tdb
+    .db('students as s')
+    .join('schoolusers as u', 'u.schooluserid', 's.schooluserid')
+    .whereRaw("lower(u.schoolusername) like 'rt%'")
+    .select(
+      's.studentid',
+      'u.schooluserid',
+      'u.schoolusername',
+      'u.schoolname as userschool',
+      'u.schooluserpasswordhash',
+      'u.updated_at as userupdated',
+      ...STUDENT_COLUMNS.map((c) => `s.${c}`),
+    );
   return new Map(rows.map((r: Record<string, unknown>) => [String(r.studentid), r]));
 }
 
 describe('the learner CSV round trip', () => {
   it('changes exactly what was edited, and nothing the second time', async () => {
     const enrol = async (from: number, standard: string) => {
-      const res = await request(t.app).post('/student/create?online=false').set('Authorization', as.admin)
-        .send({ curriculumid: [w.curriculum1], schoolid: w.schoolA.schoolid, standard, students: Array.from({ length: 20 }, (_, k) => learner(from + k)) });
+      const res = await request(t.app)
+        .post('/student/create?online=false')
+        .set('Authorization', as.admin)
+        .send({
+          curriculumid: [w.curriculum1],
+          schoolid: w.schoolA.schoolid,
+          standard,
+          students: Array.from({ length: 20 }, (_, k) => learner(from + k)),
+        });
       expect([res.status, res.body]).toEqual([200, { error: false, data: true }]);
     };
     await enrol(0, w.classA1);
@@ -64,7 +110,9 @@ describe('the learner CSV round trip', () => {
     const before = await learners();
     expect(before.size).toBe(40);
 
-    const download = await request(t.app).get(`/student/download-students?schoolname=${encodeURIComponent('Accra Primary')}`).set('Authorization', as.admin);
+    const download = await request(t.app)
+      .get(`/student/download-students?schoolname=${encodeURIComponent('Accra Primary')}`)
+      .set('Authorization', as.admin);
     expect(download.status).toBe(200);
     // Formula-like cells are neutralised and a cell with a line break, quotes and a comma is quoted.
     expect(download.text).toContain(`,"'=HYPERLINK(""http://x"",""y"")",`);
@@ -74,7 +122,15 @@ describe('the learner CSV round trip', () => {
     const rows = parseCsv(download.text);
     expect(rows).toHaveLength(40);
     const byName = new Map(rows.map((r) => [r.schoolusername, r]));
-    expect(byName.get('rt1')).toMatchObject({ studentfirstname: 'สมชาย 1', curriculums: 'Reading', standard: 'Class 1', contact: "'+855 12 345 001", wg_hearing: '1', isactive: '1', schooluserpasswordhash: '' });
+    expect(byName.get('rt1')).toMatchObject({
+      studentfirstname: 'สมชาย 1',
+      curriculums: 'Reading',
+      standard: 'Class 1',
+      contact: "'+855 12 345 001",
+      wg_hearing: '1',
+      isactive: '1',
+      schooluserpasswordhash: '',
+    });
     expect(byName.get('rt3')?.wg_hearing).toBe('');
 
     // What a person does in the spreadsheet.
@@ -126,8 +182,10 @@ describe('the learner CSV round trip', () => {
         expect(now.wg_collected_at).not.toBe(old.wg_collected_at);
         expected.wg_collected_at = now.wg_collected_at;
       }
-      if (old.schoolusername === 'rt11') Object.assign(expected, { schoolusername: 'RT11new', userupdated: now.userupdated });
-      if (old.schoolusername === 'rt2') Object.assign(expected, { schooluserpasswordhash: now.schooluserpasswordhash, userupdated: now.userupdated });
+      if (old.schoolusername === 'rt11')
+        Object.assign(expected, { schoolusername: 'RT11new', userupdated: now.userupdated });
+      if (old.schoolusername === 'rt2')
+        Object.assign(expected, { schooluserpasswordhash: now.schooluserpasswordhash, userupdated: now.userupdated });
       expect([old.schoolusername, now]).toEqual([old.schoolusername, expected]);
     }
     const rt2 = [...after.values()].find((r) => r.schoolusername === 'rt2')!;
@@ -142,7 +200,13 @@ describe('the learner CSV round trip', () => {
     expect(await learners()).toEqual(after);
 
     // The next download reflects the edits (the inactive learner has left it).
-    const next = parseCsv((await request(t.app).get(`/student/download-students?schoolname=${encodeURIComponent('Accra Primary')}`).set('Authorization', as.admin)).text);
+    const next = parseCsv(
+      (
+        await request(t.app)
+          .get(`/student/download-students?schoolname=${encodeURIComponent('Accra Primary')}`)
+          .set('Authorization', as.admin)
+      ).text,
+    );
     expect(next).toHaveLength(39);
     const n = new Map(next.map((r) => [r.schoolusername, r]));
     expect(n.get('RT11new')).toMatchObject({ studentid: id('rt11') });

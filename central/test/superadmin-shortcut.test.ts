@@ -20,9 +20,13 @@ describe('SUPERADMIN_USERNAME (development and test only)', () => {
     const c = claimsOf(pair.accessToken);
     expect(c.lmsuserroles).toEqual([]);
     expect([...(c.permissions as string[])].sort()).toEqual([...PERMISSION_NAMES, 'superadmin'].sort());
-    expect((await request(t.app).post('/user').set('Authorization', `Bearer ${pair.accessToken}`).send({})).status).toBe(200);
+    expect(
+      (await request(t.app).post('/user').set('Authorization', `Bearer ${pair.accessToken}`).send({})).status,
+    ).toBe(200);
     // Roles are not permissions: the shortcut does not open role-gated routes.
-    expect((await request(t.app).get('/curriculum/all').set('Authorization', `Bearer ${pair.accessToken}`)).status).toBe(403);
+    expect(
+      (await request(t.app).get('/curriculum/all').set('Authorization', `Bearer ${pair.accessToken}`)).status,
+    ).toBe(403);
   });
 
   it('does nothing for another account', async () => {
@@ -33,7 +37,12 @@ describe('SUPERADMIN_USERNAME (development and test only)', () => {
   it('is off in production', () => {
     const key = () => crypto.randomBytes(32).toString('hex');
     const secrets = { JWT_SECRET: key(), APPLICATION_API_KEY: key(), SERVER_SYNC_KEY: key(), RPI_SECRET: key() };
-    expect(loadConfig({ NODE_ENV: 'production', SUPERADMIN_USERNAME: 'dev.root@example.org', ...secrets }).superadminUsername).toBeUndefined();
-    expect(loadConfig({ NODE_ENV: 'development', SUPERADMIN_USERNAME: 'dev.root@example.org' }).superadminUsername).toBe('dev.root@example.org');
+    expect(
+      loadConfig({ NODE_ENV: 'production', SUPERADMIN_USERNAME: 'dev.root@example.org', ...secrets })
+        .superadminUsername,
+    ).toBeUndefined();
+    expect(
+      loadConfig({ NODE_ENV: 'development', SUPERADMIN_USERNAME: 'dev.root@example.org' }).superadminUsername,
+    ).toBe('dev.root@example.org');
   });
 });

@@ -22,7 +22,10 @@ afterAll(async () => {
 
 describe('GET /sync-log/', () => {
   it('serves each service its own page, the shared files, and nothing else', async () => {
-    for (const [app, page, other] of [[central.app, 'central', 'classroom'], [room.app, 'classroom', 'central']] as const) {
+    for (const [app, page, other] of [
+      [central.app, 'central', 'classroom'],
+      [room.app, 'classroom', 'central'],
+    ] as const) {
       const html = await request(app).get('/sync-log/');
       expect(html.status).toBe(200);
       expect(html.headers['content-type']).toBe('text/html; charset=utf-8');

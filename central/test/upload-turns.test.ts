@@ -19,7 +19,12 @@ describe('media uploads in progress are capped per caller (MAX_UPLOADS_PER_CALLE
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-upload-turns-'));
-    t = await makeApp({ OBJECT_DIR: dir, MAX_UPLOADS_PER_CALLER: '2', UPLOAD_IDLE_SECONDS: '2', RATE_LIMIT_MAX: '100000' });
+    t = await makeApp({
+      OBJECT_DIR: dir,
+      MAX_UPLOADS_PER_CALLER: '2',
+      UPLOAD_IDLE_SECONDS: '2',
+      RATE_LIMIT_MAX: '100000',
+    });
     ({ server, origin } = await listen(t.app));
     for (const k of ['a', 'b'] as const) {
       await createStaff(t.tdb.db, { lmsusername: `${k}@uploads.test`, roleids: [ROLE_IDS.superadmin] });
@@ -34,7 +39,10 @@ describe('media uploads in progress are capped per caller (MAX_UPLOADS_PER_CALLE
   });
 
   const upload = (who: keyof typeof auth, name: string) =>
-    request(t.app).post('/document/upload').set('Authorization', auth[who]).attach('inputfile', media.png(), { filepath: name } as never);
+    request(t.app)
+      .post('/document/upload')
+      .set('Authorization', auth[who])
+      .attach('inputfile', media.png(), { filepath: name } as never);
   const presignedPath = async (who: keyof typeof auth, name: string) => {
     const res = await request(t.app).get(`/document/presign/${name}`).set('Authorization', auth[who]);
     expect(res.status).toBe(200);
@@ -42,9 +50,18 @@ describe('media uploads in progress are capped per caller (MAX_UPLOADS_PER_CALLE
     return `${url.pathname}${url.search}`;
   };
 
-  it('a caller with two uploads still arriving gets 429 for a third (direct or presigned); another caller uploads meanwhile', async () => {
+  it('a caller with two uploads still arriving gets 429 for a third (direct or presigned); ' +
+      'another caller uploads meanwhile', async () => {
     // Caller a starts two uploads and stops sending after the first bytes of each.
-    const stalled = [1, 2].map((i) => streamUpload(origin, { auth: auth.a, filename: `slow${i}.png`, head: media.png(16), size: 100_000, stallAt: 1000 }));
+    const stalled = [1, 2].map((i) =>
+      streamUpload(origin, {
+        auth: auth.a,
+        filename: `slow${i}.png`,
+        head: media.png(16),
+        size: 100_000,
+        stallAt: 1000,
+      }),
+    );
     await new Promise((r) => setTimeout(r, 300));
 
     const third = await upload('a', 'third.png');
@@ -52,7 +69,10 @@ describe('media uploads in progress are capped per caller (MAX_UPLOADS_PER_CALLE
     expect(third.body.errormessage).toBe('Too many uploads in progress (at most 2 at once), please try again later.');
     expect(Number(third.headers['retry-after'])).toBeGreaterThan(0);
     // A presigned URL the same account asked for counts as the same caller.
-    const viaUrl = await request(t.app).put(await presignedPath('a', 'byurl.png')).set('Content-Type', 'image/png').send(media.png());
+    const viaUrl = await request(t.app)
+      .put(await presignedPath('a', 'byurl.png'))
+      .set('Content-Type', 'image/png')
+      .send(media.png());
     expect(viaUrl.status).toBe(429);
     expect(await count(t.tdb.db, 'documents')).toBe(0);
 
@@ -64,14 +84,25 @@ describe('media uploads in progress are capped per caller (MAX_UPLOADS_PER_CALLE
     for (const r of await Promise.all(stalled)) expect([408, 0]).toContain(r.status);
     const again = await upload('a', 'third.png');
     expect([again.status, again.body]).toEqual([200, { error: false, data: true }]);
-    const url = await request(t.app).put(await presignedPath('a', 'byurl.png')).set('Content-Type', 'image/png').send(media.png());
+    const url = await request(t.app)
+      .put(await presignedPath('a', 'byurl.png'))
+      .set('Content-Type', 'image/png')
+      .send(media.png());
     expect(url.status).toBe(200);
-    expect((await t.tdb.db('documents').orderBy('documentname').pluck('documentname')).sort()).toEqual(['byurl.png', 'other.png', 'third.png']);
+    expect((await t.tdb.db('documents').orderBy('documentname').pluck('documentname')).sort()).toEqual([
+      'byurl.png',
+      'other.png',
+      'third.png',
+    ]);
   });
 
-  it('turns are given back after refused uploads too: many refused uploads in a row never lock the caller out', async () => {
+  it('turns are given back after refused uploads too: ' +
+      'many refused uploads in a row never lock the caller out', async () => {
     for (let i = 0; i < 5; i += 1) {
-      const bad = await request(t.app).post('/document/upload').set('Authorization', auth.b).attach('inputfile', media.html(), { filepath: `bad${i}.png` } as never);
+      const bad = await request(t.app)
+        .post('/document/upload')
+        .set('Authorization', auth.b)
+        .attach('inputfile', media.html(), { filepath: `bad${i}.png` } as never);
       expect(bad.status).toBe(400);
     }
     expect((await upload('b', 'after.png')).status).toBe(200);
@@ -81,20 +112,39 @@ describe('media uploads in progress are capped per caller (MAX_UPLOADS_PER_CALLE
 describe.runIf(!!process.env.TEST_REDIS_URL)('instances sharing Redis count one caller\'s uploads together', () => {
   it('an upload in progress on one instance counts on the other', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-upload-turns-redis-'));
-    const clients: RedisClient[] = [await connectRedis(process.env.TEST_REDIS_URL!, silentLogger), await connectRedis(process.env.TEST_REDIS_URL!, silentLogger)];
-    const one = await makeApp({ OBJECT_DIR: dir, MAX_UPLOADS_PER_CALLER: '1', UPLOAD_IDLE_SECONDS: '2', RATE_LIMIT_MAX: '100000' }, undefined, { redis: clients[0] });
+    const clients: RedisClient[] = [
+      await connectRedis(process.env.TEST_REDIS_URL!, silentLogger),
+      await connectRedis(process.env.TEST_REDIS_URL!, silentLogger),
+    ];
+    const one = await makeApp(
+      { OBJECT_DIR: dir, MAX_UPLOADS_PER_CALLER: '1', UPLOAD_IDLE_SECONDS: '2', RATE_LIMIT_MAX: '100000' },
+      undefined,
+      { redis: clients[0] },
+    );
     const two = createApp(one.config, { db: one.tdb.db, logger: silentLogger, redis: clients[1] });
     const { server, origin } = await listen(one.app);
     try {
       await createStaff(one.tdb.db, { lmsusername: 'shared@uploads.test', roleids: [ROLE_IDS.superadmin] });
       const auth = `Bearer ${(await staffLogin(one.app, 'shared@uploads.test')).accessToken}`;
-      const stalled = streamUpload(origin, { auth, filename: 'slow.png', head: media.png(16), size: 100_000, stallAt: 1000 });
+      const stalled = streamUpload(origin, {
+        auth,
+        filename: 'slow.png',
+        head: media.png(16),
+        size: 100_000,
+        stallAt: 1000,
+      });
       await new Promise((r) => setTimeout(r, 300));
-      const elsewhere = await request(two).post('/document/upload').set('Authorization', auth).attach('inputfile', media.png(), { filepath: 'elsewhere.png' } as never);
+      const elsewhere = await request(two)
+        .post('/document/upload')
+        .set('Authorization', auth)
+        .attach('inputfile', media.png(), { filepath: 'elsewhere.png' } as never);
       expect(elsewhere.status).toBe(429);
       expect([408, 0]).toContain((await stalled).status);
       await new Promise((r) => setTimeout(r, 100));
-      const after = await request(two).post('/document/upload').set('Authorization', auth).attach('inputfile', media.png(), { filepath: 'elsewhere.png' } as never);
+      const after = await request(two)
+        .post('/document/upload')
+        .set('Authorization', auth)
+        .attach('inputfile', media.png(), { filepath: 'elsewhere.png' } as never);
       expect(after.status).toBe(200);
     } finally {
       server.closeAllConnections();

@@ -1,5 +1,12 @@
 import type { Knex } from 'knex';
-import { DEFAULT_LOCK_TIMEOUT_MS, appliedMigrations, migrate, pendingMigrations, rollback, type MigrationList } from './migrator';
+import {
+  DEFAULT_LOCK_TIMEOUT_MS,
+  appliedMigrations,
+  migrate,
+  pendingMigrations,
+  rollback,
+  type MigrationList,
+} from './migrator';
 
 export interface DbCommandContext {
   service: string;
@@ -19,11 +26,15 @@ function lockTimeoutOf(args: string[]): number {
   const i = args.indexOf('--lock-timeout');
   if (i < 0) return DEFAULT_LOCK_TIMEOUT_MS;
   const seconds = Number(args[i + 1]);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError('--lock-timeout takes a number of seconds, e.g. --lock-timeout 30');
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new UsageError('--lock-timeout takes a number of seconds, e.g. --lock-timeout 30');
   return seconds * 1000;
 }
 
-/** migrate | rollback | status | seed-demo, shared by both services' command lines. Returns false for an unknown command. */
+/**
+ * migrate | rollback | status | seed-demo, shared by both
+ * services' command lines. Returns false for an unknown command.
+ */
 export async function runDbCommand(cmd: string, c: DbCommandContext): Promise<boolean> {
   const out = c.out ?? ((l: string) => process.stdout.write(`${l}\n`));
   const args = c.args ?? [];
@@ -34,7 +45,11 @@ export async function runDbCommand(cmd: string, c: DbCommandContext): Promise<bo
         onWait: (m) => out(`${c.service}: ${m}`),
       });
       if (r.applied.length) out(`${c.service}: applied ${r.applied.join(', ')}`);
-      else if (r.appliedByOther.length) out(`${c.service}: applied nothing; another run applied ${r.appliedByOther.join(', ')} while this one waited for the lock; up to date`);
+      else if (r.appliedByOther.length)
+        out(
+          `${c.service}: applied nothing; another run applied ${r.appliedByOther.join(', ')} ` +
+            'while this one waited for the lock; up to date',
+        );
       else out(`${c.service}: applied nothing; already up to date`);
       return true;
     }
@@ -45,8 +60,8 @@ export async function runDbCommand(cmd: string, c: DbCommandContext): Promise<bo
       const applied = await appliedMigrations(c.db);
       if (step === all || (all && !args.includes('--yes'))) {
         throw new UsageError(
-          `${c.service}: rollback needs --step (undo the last migration, ${applied[0] ?? 'none applied'}) or --all --yes ` +
-          `(undo all ${applied.length}, dropping every table and all data in them); nothing was changed`,
+          `${c.service}: rollback needs --step (undo the last migration, ${applied[0] ?? 'none applied'}) ` +
+          `or --all --yes (undo all ${applied.length}, dropping every table and all data in them); nothing was changed`,
         );
       }
       const undone = await rollback(c.db, c.migrations, all ? Infinity : 1, {
@@ -66,7 +81,8 @@ export async function runDbCommand(cmd: string, c: DbCommandContext): Promise<bo
         throw new Error(`seed-demo loads demo accounts with known passwords and is refused when NODE_ENV=${c.nodeEnv}`);
       }
       const pending = await pendingMigrations(c.db, c.migrations);
-      if (pending.length) throw new Error(`${c.service}: run \`make migrate\` before seeding (pending: ${pending.join(', ')})`);
+      if (pending.length)
+        throw new Error(`${c.service}: run \`make migrate\` before seeding (pending: ${pending.join(', ')})`);
       for (const line of await c.seedDemo(c.db)) out(line);
       return true;
     }
@@ -103,7 +119,17 @@ export function runServiceCli(o: ServiceCliOptions, argv: string[] = process.arg
     try {
       const own = await o.extra?.withDb?.(cmd, args, db);
       if (own !== undefined) return own;
-      if (await runDbCommand(cmd, { service: o.service, db, migrations: o.migrations, nodeEnv, seedDemo: o.seedDemo, args })) return 0;
+      if (
+        await runDbCommand(cmd, {
+          service: o.service,
+          db,
+          migrations: o.migrations,
+          nodeEnv,
+          seedDemo: o.seedDemo,
+          args,
+        })
+      )
+        return 0;
       process.stderr.write(`${o.usage}\n`);
       return 2;
     } finally {

@@ -29,12 +29,46 @@ export async function seedDemoContent(db: Knex): Promise<void> {
   const rows: Array<[string, string, Record<string, unknown>]> = [
     ['countries', 'countryid', { countryid: d.countryid, countryname: d.countryname }],
     ['subjects', 'subjectid', { subjectid: d.subjectid, subjectname: d.subjectname }],
-    ['curriculums', 'curriculumid', { curriculumid: d.curriculumid, curriculumname: d.curriculumname, subjectid: d.subjectid, curriculumstatus: true }],
-    ['schools', 'schoolid', { schoolid: d.schoolid, schoolname: d.schoolname, countryid: d.countryid, curriculums: JSON.stringify([d.curriculumid]) }],
-    ['standards', 'standardid', { standardid: d.standardid, standardname: d.standardname, schoolid: d.schoolid, schoolname: d.schoolname }],
-    ['grades', 'gradeid', { gradeid: d.gradeid, curriculumid: d.curriculumid, gradename: d.gradename, gradeorder: 1, gradestatus: true }],
-    ['levels', 'levelid', { levelid: d.levelid, gradeid: d.gradeid, levelname: d.levelname, levelorder: 1, levelstatus: true }],
-    ['lessons', 'lessonid', { lessonid: d.lessonid, levelid: d.levelid, lessonname: d.lessonname, lessonorder: 1, lessonstatus: true }],
+    [
+      'curriculums',
+      'curriculumid',
+      {
+        curriculumid: d.curriculumid,
+        curriculumname: d.curriculumname,
+        subjectid: d.subjectid,
+        curriculumstatus: true,
+      },
+    ],
+    [
+      'schools',
+      'schoolid',
+      {
+        schoolid: d.schoolid,
+        schoolname: d.schoolname,
+        countryid: d.countryid,
+        curriculums: JSON.stringify([d.curriculumid]),
+      },
+    ],
+    [
+      'standards',
+      'standardid',
+      { standardid: d.standardid, standardname: d.standardname, schoolid: d.schoolid, schoolname: d.schoolname },
+    ],
+    [
+      'grades',
+      'gradeid',
+      { gradeid: d.gradeid, curriculumid: d.curriculumid, gradename: d.gradename, gradeorder: 1, gradestatus: true },
+    ],
+    [
+      'levels',
+      'levelid',
+      { levelid: d.levelid, gradeid: d.gradeid, levelname: d.levelname, levelorder: 1, levelstatus: true },
+    ],
+    [
+      'lessons',
+      'lessonid',
+      { lessonid: d.lessonid, levelid: d.levelid, lessonname: d.lessonname, lessonorder: 1, lessonstatus: true },
+    ],
   ];
   await db.transaction(async (trx) => {
     for (const [table, key, row] of rows) {

@@ -135,10 +135,19 @@ export function rowNormaliser(dialect: Dialect, kinds: ColumnKinds): (row: Recor
         row[key] = Number.isNaN(v.getTime()) ? null : v.toISOString();
       } else if (dialect === 'sqlite') {
         if (kinds.boolean.has(key) && (v === 0 || v === 1)) row[key] = v === 1;
-        else if (kinds.json.has(key) && typeof v === 'string' && (v.startsWith('[') || v.startsWith('{') || v === 'null')) {
-          try { row[key] = JSON.parse(v); } catch { /* not JSON after all: leave the text */ }
+        else if (
+          kinds.json.has(key) &&
+          typeof v === 'string' &&
+          (v.startsWith('[') || v.startsWith('{') || v === 'null')
+        ) {
+          try {
+            row[key] = JSON.parse(v);
+          } catch {
+            /* not JSON after all: leave the text */
+          }
         } else if (kinds.timestamp.has(key)) {
-          if (typeof v === 'string' && SQLITE_DATETIME.test(v)) row[key] = new Date(v.replace(' ', 'T') + 'Z').toISOString();
+          if (typeof v === 'string' && SQLITE_DATETIME.test(v))
+            row[key] = new Date(v.replace(' ', 'T') + 'Z').toISOString();
           else if (typeof v === 'number') row[key] = new Date(v).toISOString();
         }
       }
@@ -148,14 +157,18 @@ export function rowNormaliser(dialect: Dialect, kinds: ColumnKinds): (row: Recor
 
 function normaliseResult(result: unknown, normalise: (row: Record<string, unknown>) => void): unknown {
   if (Array.isArray(result)) {
-    for (const r of result) if (r && typeof r === 'object' && !Array.isArray(r)) normalise(r as Record<string, unknown>);
+    for (const r of result)
+      if (r && typeof r === 'object' && !Array.isArray(r)) normalise(r as Record<string, unknown>);
   } else if (result && typeof result === 'object' && Object.getPrototypeOf(result) === Object.prototype) {
     normalise(result as Record<string, unknown>);
   }
   return result;
 }
 
-/** PostgreSQL connection settings of a service (DATABASE_POOL_MAX, DATABASE_STATEMENT_TIMEOUT_SECONDS, DATABASE_SESSION_SETTINGS). */
+/**
+ * PostgreSQL connection settings of a service (DATABASE_POOL_MAX,
+ * DATABASE_STATEMENT_TIMEOUT_SECONDS, DATABASE_SESSION_SETTINGS).
+ */
 export interface DatabaseSettings {
   /** Connections per process (default 10). */
   poolMax?: number;
@@ -224,7 +237,10 @@ export function createKnex(target: DatabaseTarget, options: KnexOptions): Knex {
       pool: {
         min: options.poolMin ?? 0,
         max: options.poolMax ?? 10,
-        afterCreate(conn: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) {
+        afterCreate(
+          conn: { query(sql: string, cb: (err: Error | null) => void): void },
+          done: (err: Error | null, conn: unknown) => void,
+        ) {
           if (!statements.length) {
             done(null, conn);
             return;

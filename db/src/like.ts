@@ -10,7 +10,12 @@ export function containsPattern(text: string): string {
  * PostgreSQL's does not: both sides are lower-cased). The column name comes from code, never from a
  * request; it is bound as an identifier all the same. No text, no condition.
  */
-export function whereContains<Q extends Knex.QueryBuilder>(q: Q, column: string, text: string | undefined, or = false): Q {
+export function whereContains<Q extends Knex.QueryBuilder>(
+  q: Q,
+  column: string,
+  text: string | undefined,
+  or = false,
+): Q {
   if (!text) return q;
   const method = or ? 'orWhereRaw' : 'whereRaw';
   return q[method]("lower(??) like ? escape '\\'", [column, containsPattern(text)]) as Q;

@@ -116,13 +116,18 @@ async function withMigrationLock<T>(knex: Knex, o: MigrateOptions, fn: (waited: 
     if (!waited) o.onWait?.(`another migrate or rollback run holds the lock (${holder}); waiting for it to finish`);
     waited = true;
     if (Date.now() - started > maxWait) {
-      throw new MigrationError(`gave up after waiting ${Math.round(maxWait / 1000)} s for another migrate or rollback run (${holder})`);
+      throw new MigrationError(
+        `gave up after waiting ${Math.round(maxWait / 1000)} s for another migrate or rollback run (${holder})`,
+      );
     }
   };
   if (dialectOf(knex) === 'pg') {
     // A connection of its own, outside the pool, so that holding the lock takes none of the pool's
     // connections away from the migrations (a pool of one would otherwise wait for itself).
-    const client = knex.client as unknown as { acquireRawConnection(): Promise<PgConnection>; destroyRawConnection(c: PgConnection): Promise<void> };
+    const client = knex.client as unknown as {
+      acquireRawConnection(): Promise<PgConnection>;
+      destroyRawConnection(c: PgConnection): Promise<void>;
+    };
     const own = await client.acquireRawConnection();
     const onOwn = async <T>(fn: (conn: PgConnection) => Promise<T>): Promise<T> => {
       try {
@@ -172,7 +177,8 @@ function explain(name: string, err: unknown, ctx: MigrationContext, transactiona
   const undone = transactional ? `nothing of ${name} was applied` : `${name} stopped halfway and is safe to run again`;
   if (code === '55P03') {
     return new MigrationError(
-      `${name}: a table lock was not granted within ${ctx.lockTimeoutMs / 1000} s (a long query or transaction holds it); ` +
+      `${name}: a table lock was not granted within ${ctx.lockTimeoutMs / 1000} s ` +
+      '(a long query or transaction holds it); ' +
       `${undone}. Run migrate again when the database is quieter, or give more time with --lock-timeout SECONDS`,
       { cause: err },
     );
@@ -180,7 +186,14 @@ function explain(name: string, err: unknown, ctx: MigrationContext, transactiona
   return new MigrationError(`${name}: ${message} (${undone})`, { cause: err });
 }
 
-async function runOne(knex: Knex, name: string, m: Migration, direction: 'up' | 'down', ctx: MigrationContext, batch: number): Promise<void> {
+async function runOne(
+  knex: Knex,
+  name: string,
+  m: Migration,
+  direction: 'up' | 'down',
+  ctx: MigrationContext,
+  batch: number,
+): Promise<void> {
   const record = async (k: Knex) => {
     if (direction === 'up') await k(MIGRATIONS_TABLE).insert({ name, batch, migration_time: new Date() });
     else await k(MIGRATIONS_TABLE).where({ name }).del();
@@ -233,7 +246,12 @@ export async function migrateLatest(knex: Knex, list: MigrationList, o: MigrateO
 }
 
 /** Undoes the last `steps` applied migrations (all of them with Infinity), newest first; returns the names undone. */
-export async function rollback(knex: Knex, list: MigrationList, steps: number, o: MigrateOptions = {}): Promise<string[]> {
+export async function rollback(
+  knex: Knex,
+  list: MigrationList,
+  steps: number,
+  o: MigrateOptions = {},
+): Promise<string[]> {
   const ctx = contextOf(knex, o);
   return withMigrationLock(knex, o, async () => {
     const byName = new Map(list);
@@ -241,7 +259,10 @@ export async function rollback(knex: Knex, list: MigrationList, steps: number, o
     const undone: string[] = [];
     for (const name of done.slice(0, steps)) {
       const m = byName.get(name);
-      if (!m) throw new MigrationError(`${name} is applied but this release does not know it; roll back with the release that added it`);
+      if (!m)
+        throw new MigrationError(
+          `${name} is applied but this release does not know it; roll back with the release that added it`,
+        );
       await runOne(knex, name, m, 'down', ctx, 0);
       undone.push(name);
     }
@@ -275,7 +296,13 @@ export const ONLINE_INDEX_MIN_ROWS = 10_000;
  * report or import ran. A table of fewer than ONLINE_INDEX_MIN_ROWS rows is indexed in place instead,
  * under the lock time limit: writes wait the few milliseconds the build takes, not for older transactions.
  */
-export async function createIndexOnline(knex: Knex, ctx: MigrationContext, table: string, columns: string[], name: string): Promise<void> {
+export async function createIndexOnline(
+  knex: Knex,
+  ctx: MigrationContext,
+  table: string,
+  columns: string[],
+  name: string,
+): Promise<void> {
   const cols = columns.map(quoteIdent).join(', ');
   if (ctx.dialect !== 'pg') {
     await knex.raw(`CREATE INDEX IF NOT EXISTS ${quoteIdent(name)} ON ${quoteIdent(table)} (${cols})`);
@@ -288,7 +315,9 @@ export async function createIndexOnline(knex: Knex, ctx: MigrationContext, table
       [name],
     );
     if (rows.length && !rows[0].valid) await conn.query(`DROP INDEX CONCURRENTLY IF EXISTS ${quoteIdent(name)}`);
-    const counted = await conn.query(`select count(*)::int as n from (select 1 from ${quoteIdent(table)} limit ${ONLINE_INDEX_MIN_ROWS}) s`);
+    const counted = await conn.query(
+      `select count(*)::int as n from (select 1 from ${quoteIdent(table)} limit ${ONLINE_INDEX_MIN_ROWS}) s`,
+    );
     if (Number(counted.rows[0].n) >= ONLINE_INDEX_MIN_ROWS) {
       await conn.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${quoteIdent(name)} ON ${quoteIdent(table)} (${cols})`);
       return;

@@ -90,7 +90,10 @@ export async function* streamRows<T = Record<string, unknown>>(db: Knex, query: 
     let finished = false;
     try {
       await trx.raw('set transaction read only');
-      await trx.raw(`declare ${cursor} no scroll cursor for ${compiled.sql}`, compiled.bindings as readonly Knex.RawBinding[]);
+      await trx.raw(
+        `declare ${cursor} no scroll cursor for ${compiled.sql}`,
+        compiled.bindings as readonly Knex.RawBinding[],
+      );
       for (;;) {
         const batch = (await trx.raw(`fetch forward ${STREAM_FETCH_ROWS} from ${cursor}`)) as { rows: unknown[] };
         for (const row of normalise(batch.rows)) yield row;

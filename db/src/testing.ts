@@ -19,7 +19,11 @@ export interface TestDatabase {
  * A fresh database for one test file: a temporary SQLite file, or a new schema in the PostgreSQL
  * database named by TEST_DATABASE_URL. Migrated unless `migrate: false`.
  */
-export async function createTestDatabase(o: { kinds: ColumnKinds; migrations?: MigrationList; migrate?: boolean }): Promise<TestDatabase> {
+export async function createTestDatabase(o: {
+  kinds: ColumnKinds;
+  migrations?: MigrationList;
+  migrate?: boolean;
+}): Promise<TestDatabase> {
   const pgUrl = process.env.TEST_DATABASE_URL;
   let target: DatabaseTarget;
   let url: string;

@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import {
-  central, classroom, createKnex, createTestDatabase, migrate, migrateLatest, pendingMigrations, runDbCommand, UsageError, type Knex, type MigrationList, ONLINE_INDEX_MIN_ROWS,
+  central,
+  classroom,
+  createKnex,
+  createTestDatabase,
+  migrate,
+  migrateLatest,
+  pendingMigrations,
+  runDbCommand,
+  UsageError,
+  type Knex,
+  type MigrationList,
+  ONLINE_INDEX_MIN_ROWS,
 } from '../src';
 
 const onPg = !!process.env.TEST_DATABASE_URL;
@@ -22,7 +33,9 @@ describe('rollback', () => {
     try {
       await t.db('countries').insert({ countryid: 'c1', countryname: 'Kenya' });
       await expect(run(t.db, 'rollback')).rejects.toThrow(UsageError);
-      await expect(run(t.db, 'rollback')).rejects.toThrow(`rollback needs --step (undo the last migration, ${last}) or --all --yes (undo all ${names.length}`);
+      await expect(run(t.db, 'rollback')).rejects.toThrow(
+        `rollback needs --step (undo the last migration, ${last}) or --all --yes (undo all ${names.length}`,
+      );
       await expect(run(t.db, 'rollback', ['--all'])).rejects.toThrow(UsageError);
       await expect(run(t.db, 'rollback', ['--step', '--all', '--yes'])).rejects.toThrow(UsageError);
       expect(await pendingMigrations(t.db, central.migrations)).toEqual([]);
@@ -42,7 +55,8 @@ describe('rollback', () => {
 });
 
 describe('migrate', () => {
-  it('two runs at once: one applies every migration, the other says it applied nothing after waiting for the lock', async () => {
+  it('two runs at once: one applies every migration, ' +
+      'the other says it applied nothing after waiting for the lock', async () => {
     const t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations, migrate: false });
     const other = createKnex(t.target, { kinds: central.kinds });
     try {
@@ -75,7 +89,10 @@ describe('migrate', () => {
       let waiting!: () => void;
       const started = new Promise<void>((r) => { waiting = r; });
       const lines: string[] = [];
-      const first = migrate(other, [...central.migrations.slice(0, 8), ['0010_hold', { up: () => held, down: async () => undefined }]]);
+      const first = migrate(other, [
+        ...central.migrations.slice(0, 8),
+        ['0010_hold', { up: () => held, down: async () => undefined }],
+      ]);
       await new Promise((r) => setTimeout(r, 300));
       const second = runDbCommand('migrate', {
         service: 'central', db: t.db, migrations: central.migrations, nodeEnv: 'test', seedDemo: async () => [],
@@ -99,18 +116,27 @@ describe('migrate', () => {
 async function columns(db: Knex): Promise<Set<string>> {
   const out = new Set<string>();
   if (db.client.config.client === 'pg') {
-    const r = await db.raw('select table_name, column_name from information_schema.columns where table_schema = current_schema()');
-    for (const c of r.rows as Array<{ table_name: string; column_name: string }>) out.add(`${c.table_name}.${c.column_name}`);
+    const r = await db.raw(
+      'select table_name, column_name from information_schema.columns where table_schema = current_schema()',
+    );
+    for (const c of r.rows as Array<{ table_name: string; column_name: string }>)
+      out.add(`${c.table_name}.${c.column_name}`);
     return out;
   }
-  const tables = (await db.raw("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'")) as Array<{ name: string }>;
+  const tables = (await db.raw(
+    "select name from sqlite_master where type = 'table' and name not like 'sqlite_%'",
+  )) as Array<{ name: string }>;
   for (const { name } of tables) {
-    for (const c of (await db.raw(`pragma table_info("${name}")`)) as Array<{ name: string }>) out.add(`${name}.${c.name}`);
+    for (const c of (await db.raw(`pragma table_info("${name}")`)) as Array<{ name: string }>)
+      out.add(`${name}.${c.name}`);
   }
   return out;
 }
 
-describe.each([['central', central.migrations, central.kinds], ['classroom', classroom.migrations, classroom.kinds]] as const)('%s migrations: expand, then contract', (_name, list, kinds) => {
+describe.each([
+  ['central', central.migrations, central.kinds],
+  ['classroom', classroom.migrations, classroom.kinds],
+] as const)('%s migrations: expand, then contract', (_name, list, kinds) => {
   // Old and new instances run side by side on the migrated database during a rolling upgrade, so a
   // migration may add tables and columns but not remove one the previous release reads. A release that
   // contracts lists its migration here, with the release whose code stopped reading what it drops.
@@ -124,7 +150,8 @@ describe.each([['central', central.migrations, central.kinds], ['classroom', cla
         await migrateLatest(t.db, list.slice(0, i + 1) as MigrationList);
         const after = await columns(t.db);
         const removed = [...before].filter((c) => !after.has(c) && !c.startsWith('knex_migrations'));
-        if (!contracting.has(list[i][0])) expect({ migration: list[i][0], removed }).toEqual({ migration: list[i][0], removed: [] });
+        if (!contracting.has(list[i][0]))
+          expect({ migration: list[i][0], removed }).toEqual({ migration: list[i][0], removed: [] });
         before = after;
       }
     } finally {
@@ -149,15 +176,26 @@ describe('migrations built outside a transaction', () => {
 });
 
 describe.runIf(onPg)('PostgreSQL: lock time limit, indexes built concurrently', () => {
-  it('builds 0009\'s index CONCURRENTLY: while the build waits for an older transaction, writes to the table go on', async () => {
+  it("builds 0009's index CONCURRENTLY: while the build waits for an older transaction, " +
+      "writes to the table go on", async () => {
     const t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations.slice(0, 8) });
     const holder = createKnex(t.target, { kinds: central.kinds });
     const writer = createKnex(t.target, { kinds: central.kinds });
     try {
-      await t.db('schoolusers').insert({ schooluserid: 'u1', schoolusername: 'amina', schooluserpasswordhash: 'x', schooluserrole: 4 });
-      const usage = (id: string) => ({ studentappusageid: id, schooluserid: 'u1', time_spent: 5, created_at: new Date() });
+      await t
+        .db('schoolusers')
+        .insert({ schooluserid: 'u1', schoolusername: 'amina', schooluserpasswordhash: 'x', schooluserrole: 4 });
+      const usage = (id: string) => ({
+        studentappusageid: id,
+        schooluserid: 'u1',
+        time_spent: 5,
+        created_at: new Date(),
+      });
       // A table large enough to be indexed concurrently (a smaller one is indexed in place).
-      await t.db.raw(`insert into studentappusages (studentappusageid, schooluserid, time_spent) select 'g' || i, 'u1', i from generate_series(1, ${ONLINE_INDEX_MIN_ROWS}) i`);
+      await t.db.raw(
+        `insert into studentappusages (studentappusageid, schooluserid, time_spent) select 'g' || i, 'u1', ` +
+          `i from generate_series(1, ${ONLINE_INDEX_MIN_ROWS}) i`,
+      );
       let release!: () => void;
       const released = new Promise<void>((r) => { release = r; });
       let reading!: () => void;
@@ -182,7 +220,9 @@ describe.runIf(onPg)('PostgreSQL: lock time limit, indexes built concurrently', 
       await tx;
       expect(await migrating).toEqual(names.slice(8));
       const after = await t.db.raw(
-        "select c.relname, i.indisvalid from pg_index i join pg_class c on c.oid = i.indexrelid join pg_namespace n on n.oid = c.relnamespace where n.nspname = current_schema() and c.relname like 'studentappusages_user_time%'",
+        "select c.relname, i.indisvalid from pg_index i join pg_class c on c.oid = i.indexrelid join pg_namespace n " +
+          "on n.oid = c.relnamespace where n.nspname = current_schema() and c.relname like " +
+            "'studentappusages_user_time%'",
       );
       expect(after.rows).toEqual([{ relname: 'studentappusages_user_time_spent_index', indisvalid: true }]);
       expect(await t.db('studentappusages').count({ n: '*' }).first()).toEqual({ n: ONLINE_INDEX_MIN_ROWS + 1 });
@@ -245,9 +285,18 @@ describe.runIf(onPg)('PostgreSQL: lock time limit, indexes built concurrently', 
         await released;
       });
       await isLocked;
-      const addColumn = { up: (k: Knex) => k.schema.alterTable('countries', (tb) => { tb.string('extra').nullable(); }), down: async () => undefined };
-      await expect(migrateLatest(t.db, [...central.migrations, ['9999_extra', addColumn]], { lockTimeoutMs: 300 })).rejects.toThrow(
-        '9999_extra: a table lock was not granted within 0.3 s (a long query or transaction holds it); nothing of 9999_extra was applied',
+      const addColumn = {
+        up: (k: Knex) =>
+          k.schema.alterTable('countries', (tb) => {
+            tb.string('extra').nullable();
+          }),
+        down: async () => undefined,
+      };
+      await expect(
+        migrateLatest(t.db, [...central.migrations, ['9999_extra', addColumn]], { lockTimeoutMs: 300 }),
+      ).rejects.toThrow(
+        '9999_extra: a table lock was not granted within 0.3 s (a long query or transaction holds it); ' +
+          'nothing of 9999_extra was applied',
       );
       expect(await t.db.schema.hasColumn('countries', 'extra')).toBe(false);
       release();

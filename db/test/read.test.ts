@@ -18,8 +18,20 @@ describe('readRows', () => {
       tb.timestamp('created', { useTz: true });
     });
     await db('items').insert([
-      { id: 'a', name: 'Apple', active: true, tags: JSON.stringify(['red']), created: new Date('2026-01-02T03:04:05.000Z') },
-      { id: 'b', name: 'Banana', active: false, tags: JSON.stringify([]), created: new Date('2026-02-03T04:05:06.000Z') },
+      {
+        id: 'a',
+        name: 'Apple',
+        active: true,
+        tags: JSON.stringify(['red']),
+        created: new Date('2026-01-02T03:04:05.000Z'),
+      },
+      {
+        id: 'b',
+        name: 'Banana',
+        active: false,
+        tags: JSON.stringify([]),
+        created: new Date('2026-02-03T04:05:06.000Z'),
+      },
       { id: 'c', name: 'Cherry', active: true, tags: null, created: null },
     ]);
   });
@@ -52,7 +64,8 @@ describe('readRows', () => {
     expect((await readRows(db('items').where({ id: 'a' }).select('name')))[0]).toEqual({ name: 'Apple' });
   });
 
-  it('reads inside a transaction on its connection, and outside it the committed rows without waiting for it', async () => {
+  it('reads inside a transaction on its connection, ' +
+      'and outside it the committed rows without waiting for it', async () => {
     const trx = await db.transaction();
     try {
       await trx('items').insert({ id: 'd', name: 'Date', active: true, tags: null, created: null });
@@ -62,19 +75,31 @@ describe('readRows', () => {
         new Promise<'waited'>((resolve) => setTimeout(() => resolve('waited'), 2000)),
       ]);
       expect(outside).toEqual([{ id: 'a' }, { id: 'b' }, { id: 'c' }]);
-      expect(await readRows(trx('items').orderBy('id').select('id'))).toEqual([{ id: 'a' }, { id: 'b' }, { id: 'c' }, { id: 'd' }]);
+      expect(await readRows(trx('items').orderBy('id').select('id'))).toEqual([
+        { id: 'a' },
+        { id: 'b' },
+        { id: 'c' },
+        { id: 'd' },
+      ]);
       await trx.commit();
     } finally {
       if (!trx.isCompleted()) await trx.rollback();
     }
-    expect(await readRows(db('items').orderBy('id').select('id'))).toEqual([{ id: 'a' }, { id: 'b' }, { id: 'c' }, { id: 'd' }]);
+    expect(await readRows(db('items').orderBy('id').select('id'))).toEqual([
+      { id: 'a' },
+      { id: 'b' },
+      { id: 'c' },
+      { id: 'd' },
+    ]);
     await db('items').where({ id: 'd' }).del();
   });
 
   it('fails a bad query with the database error and stays usable', async () => {
     await expect(readRows(db('no_such_table').select())).rejects.toThrow(/no_such_table/);
     // On PostgreSQL the failed read gave its connection back: more reads than the pool holds still run.
-    const many = await Promise.all(Array.from({ length: 25 }, () => readRows(db('items').where({ id: 'b' }).select('name'))));
+    const many = await Promise.all(
+      Array.from({ length: 25 }, () => readRows(db('items').where({ id: 'b' }).select('name'))),
+    );
     expect(many.every((r) => r.length === 1 && r[0].name === 'Banana')).toBe(true);
   });
 
@@ -93,29 +118,47 @@ describe('readRows', () => {
 });
 
 describe('PostgreSQL session settings', () => {
-  it('are SET after connecting (never startup options a pooler refuses), leave a jit setting of the URL alone, and can be switched off', () => {
+  it('are SET after connecting (never startup options a pooler refuses), ' +
+      'leave a jit setting of the URL alone, and can be switched off', () => {
     expect(sessionStatements('postgres://u:p@db:5432/lms', {})).toEqual(['SET jit = off']);
-    expect(sessionStatements('postgres://u:p@db/lms?sslmode=require', { statementTimeoutMs: 5000 })).toEqual(['SET jit = off', 'SET statement_timeout = 5000']);
+    expect(sessionStatements('postgres://u:p@db/lms?sslmode=require', { statementTimeoutMs: 5000 })).toEqual([
+      'SET jit = off',
+      'SET statement_timeout = 5000',
+    ]);
     expect(sessionStatements('postgres://u:p@db/lms?options=-c%20jit%3Don', {})).toEqual([]);
-    expect(sessionStatements('postgres://u:p@db/lms', { sessionSettings: false, statementTimeoutMs: 5000 })).toEqual([]);
+    expect(sessionStatements('postgres://u:p@db/lms', { sessionSettings: false, statementTimeoutMs: 5000 })).toEqual(
+      [],
+    );
   });
 
-  it.runIf(process.env.TEST_DATABASE_URL)('set the pool size and statement timeout of the sessions, and send nothing when off', async () => {
-    const url = process.env.TEST_DATABASE_URL!;
-    const timed = createKnex({ dialect: 'pg', connection: url }, { kinds: { boolean: new Set(), json: new Set(), timestamp: new Set() }, poolMax: 3, statementTimeoutMs: 300 });
-    const plain = createKnex({ dialect: 'pg', connection: url }, { kinds: { boolean: new Set(), json: new Set(), timestamp: new Set() }, sessionSettings: false });
-    try {
-      expect((timed.client as { pool: { max: number } }).pool.max).toBe(3);
-      expect(((await timed.raw('show jit')) as { rows: Array<{ jit: string }> }).rows[0].jit).toBe('off');
-      await expect(timed.raw('select pg_sleep(2)')).rejects.toThrow(/statement timeout/);
-      // The connection still serves the next statement.
-      expect(((await timed.raw('select 1 as n')) as { rows: Array<{ n: number }> }).rows[0].n).toBe(1);
-      const settings = (await plain.raw("select current_setting('statement_timeout') as t, (select setting from pg_settings where name = 'jit') as jit, (select source from pg_settings where name = 'jit') as source")) as { rows: Array<{ t: string; source: string }> };
-      expect(settings.rows[0].t).toBe('0');
-      expect(settings.rows[0].source).not.toBe('session');
-    } finally {
-      await timed.destroy();
-      await plain.destroy();
-    }
-  });
+  it.runIf(process.env.TEST_DATABASE_URL)(
+    'set the pool size and statement timeout of the sessions, and send nothing when off',
+    async () => {
+      const url = process.env.TEST_DATABASE_URL!;
+      const timed = createKnex(
+        { dialect: 'pg', connection: url },
+        { kinds: { boolean: new Set(), json: new Set(), timestamp: new Set() }, poolMax: 3, statementTimeoutMs: 300 },
+      );
+      const plain = createKnex(
+        { dialect: 'pg', connection: url },
+        { kinds: { boolean: new Set(), json: new Set(), timestamp: new Set() }, sessionSettings: false },
+      );
+      try {
+        expect((timed.client as { pool: { max: number } }).pool.max).toBe(3);
+        expect(((await timed.raw('show jit')) as { rows: Array<{ jit: string }> }).rows[0].jit).toBe('off');
+        await expect(timed.raw('select pg_sleep(2)')).rejects.toThrow(/statement timeout/);
+        // The connection still serves the next statement.
+        expect(((await timed.raw('select 1 as n')) as { rows: Array<{ n: number }> }).rows[0].n).toBe(1);
+        const settings = (await plain.raw(
+          "select current_setting('statement_timeout') as t, (select setting from pg_settings where name = 'jit') as " +
+            "jit, (select source from pg_settings where name = 'jit') as source",
+        )) as { rows: Array<{ t: string; source: string }> };
+        expect(settings.rows[0].t).toBe('0');
+        expect(settings.rows[0].source).not.toBe('session');
+      } finally {
+        await timed.destroy();
+        await plain.destroy();
+      }
+    },
+  );
 });

@@ -10,7 +10,10 @@ describe('values of the existing system as this service stores them', () => {
   it('unwraps JSON stored as a JSON string of itself, once or more, and nothing else', () => {
     expect(unwrapJson('{"a":[1,2]}')).toEqual({ json: '{"a":[1,2]}', unwrapped: false });
     expect(unwrapJson(JSON.stringify(JSON.stringify({ a: 1 })))).toEqual({ json: '{"a":1}', unwrapped: true });
-    expect(unwrapJson(JSON.stringify(JSON.stringify(JSON.stringify(['x']))))).toEqual({ json: '["x"]', unwrapped: true });
+    expect(unwrapJson(JSON.stringify(JSON.stringify(JSON.stringify(['x']))))).toEqual({
+      json: '["x"]',
+      unwrapped: true,
+    });
     expect(unwrapJson('"just text"')).toEqual({ json: '"just text"', unwrapped: false });
     expect(unwrapJson('"[not json"')).toEqual({ json: '"[not json"', unwrapped: false });
     expect(unwrapJson('null')).toEqual({ json: 'null', unwrapped: false });
@@ -55,16 +58,26 @@ describe('values of the existing system as this service stores them', () => {
     expect(convert(null, 'datetime', 'timestamp', false, changes as never)).toBeNull();
     expect(convert('0000-00-00 00:00:00', 'datetime', 'timestamp', true, changes as never)).toBeNull();
     expect(convert(Buffer.from('abc'), 'binary', 'text', true, changes as never)).toBe('abc');
-    expect([...changes].sort()).toEqual(['binary text read as UTF-8', 'decimal text read as a number', 'zero date stored as NULL']);
-    expect(() => convert('0000-00-00 00:00:00', 'datetime', 'timestamp', false, new Set())).toThrow('zero date "0000-00-00 00:00:00" where a date is required');
+    expect([...changes].sort()).toEqual([
+      'binary text read as UTF-8',
+      'decimal text read as a number',
+      'zero date stored as NULL',
+    ]);
+    expect(() => convert('0000-00-00 00:00:00', 'datetime', 'timestamp', false, new Set())).toThrow(
+      'zero date "0000-00-00 00:00:00" where a date is required',
+    );
     expect(() => convert('abc', 'varchar', 'number', true, new Set())).toThrow('"abc" is not a number');
   });
 });
 
 describe('command line', () => {
   it('reads the options and refuses what it does not know', () => {
-    expect(parseTakeoverArgs(['--source', 'mysql://u:p@h:3306/db', '--objects-from=/data/bucket', '--dry-run', '--again'], true))
-      .toMatchObject({ source: 'mysql://u:p@h:3306/db', objectsFrom: '/data/bucket', dryRun: true, again: true });
+    expect(
+      parseTakeoverArgs(
+        ['--source', 'mysql://u:p@h:3306/db', '--objects-from=/data/bucket', '--dry-run', '--again'],
+        true,
+      ),
+    ).toMatchObject({ source: 'mysql://u:p@h:3306/db', objectsFrom: '/data/bucket', dryRun: true, again: true });
     expect(() => parseTakeoverArgs(['--source'], true)).toThrow('--source needs a value');
     expect(() => parseTakeoverArgs(['--sauce', 'x'], true)).toThrow('unknown argument --sauce');
   });
@@ -87,14 +100,18 @@ describe('command line', () => {
       expect(new URL(fromEnv.objectsFrom!).password).toBe('env-secret');
       const inline = parseTakeoverArgs(['--source', 'mysql://lms:pw@h/db', '--objects-from', 's3://AKIA:sk@h/b'], true);
       expect(inline.warnings).toEqual([
-        expect.stringMatching(/^warning: the secret in --source is visible in the process list .*TAKEOVER_SOURCE_PASSWORD/),
+        expect.stringMatching(
+          /^warning: the secret in --source is visible in the process list .*TAKEOVER_SOURCE_PASSWORD/,
+        ),
         expect.stringMatching(/^warning: the secret in --objects-from is visible .*--objects-secret-file/),
       ]);
       expect(() => parseTakeoverArgs(['--source', 'mysql://lms:pw@h/db'], true, env)).toThrow('given more than once');
-      expect(() => parseTakeoverArgs(['--source', 'mysql://lms@h/db', '--source-password-file', path.join(dir, 'none')], true))
-        .toThrow('--source-password-file');
-      expect(() => parseTakeoverArgs(['--source', 'mysql://lms@h/db', '--objects-secret-file', path.join(dir, 's3')], true))
-        .toThrow('--objects-secret-file goes with --objects-from s3://');
+      expect(() =>
+        parseTakeoverArgs(['--source', 'mysql://lms@h/db', '--source-password-file', path.join(dir, 'none')], true),
+      ).toThrow('--source-password-file');
+      expect(() =>
+        parseTakeoverArgs(['--source', 'mysql://lms@h/db', '--objects-secret-file', path.join(dir, 's3')], true),
+      ).toThrow('--objects-secret-file goes with --objects-from s3://');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -102,7 +119,13 @@ describe('command line', () => {
 
   it('never prints the source password', () => {
     const o = parseMysqlUrl('mysql://lms:s3cr%40t@10.0.0.5:3307/edtech_lms');
-    expect([o.label, o.user, o.password, o.port, o.database]).toEqual(['mysql://lms@10.0.0.5:3307/edtech_lms', 'lms', 's3cr@t', 3307, 'edtech_lms']);
+    expect([o.label, o.user, o.password, o.port, o.database]).toEqual([
+      'mysql://lms@10.0.0.5:3307/edtech_lms',
+      'lms',
+      's3cr@t',
+      3307,
+      'edtech_lms',
+    ]);
     expect(() => parseMysqlUrl('mysql://lms@10.0.0.5:3306/')).toThrow('names no database');
   });
 });

@@ -1,5 +1,14 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { hasBody, httpError, parseJsonBody, roleIdOf, secretEquals, WILDCARD_PERMISSION, type Gate, type GateResolver } from '@lms/shared';
+import {
+  hasBody,
+  httpError,
+  parseJsonBody,
+  roleIdOf,
+  secretEquals,
+  WILDCARD_PERMISSION,
+  type Gate,
+  type GateResolver,
+} from '@lms/shared';
 import type { Caller } from '../http/types';
 import { appDeps, configOf } from '../http/context';
 import { checkRecorded, decodeVerified, verifyStored, type TokenPayload, type TokenType } from './tokens';
@@ -34,7 +43,11 @@ export function authDecision(c: Caller, type: TokenType = 'ACCESS'): Decision {
  * where `apikey` is listed (otherwise the request has no valid caller: 401). The legacy
  * `lmsuserrole` is never consulted.
  */
-export function rolesDecision(c: Caller, keys: readonly string[], wanted: readonly string[] = roleIdsOf(keys)): Decision {
+export function rolesDecision(
+  c: Caller,
+  keys: readonly string[],
+  wanted: readonly string[] = roleIdsOf(keys),
+): Decision {
   if (c.kind === 'apikey') return keys.includes('apikey') ? 0 : 401;
   if (!hasAccess(c)) return 401;
   if (c.kind !== 'staff') return 403;
@@ -82,7 +95,8 @@ const SPACE = /\s/;
 function bearerToken(header: string): string | undefined {
   if (header.length < 8 || header.slice(0, 6).toLowerCase() !== 'bearer' || !SPACE.test(header[6])) return undefined;
   const token = header.slice(7).trim();
-  // One search for white space (compiled by the regular expression engine) is three times quicker than a loop over a long token.
+  // One search for white space (compiled by the regular expression
+  // engine) is three times quicker than a loop over a long token.
   if (!token || SPACE.test(token)) return undefined;
   return token;
 }
@@ -114,7 +128,8 @@ function staffGrantOf(p: TokenPayload, superadminUsername: string | undefined): 
     g = {
       roleids: strings(p.lmsuserroles),
       permissions,
-      wildcard: permissions.includes(WILDCARD_PERMISSION) || (!!superadminUsername && p.lmsusername === superadminUsername),
+      wildcard:
+        permissions.includes(WILDCARD_PERMISSION) || (!!superadminUsername && p.lmsusername === superadminUsername),
     };
     if (Object.isFrozen(p)) {
       Object.freeze(g.roleids);
@@ -128,7 +143,8 @@ function staffGrantOf(p: TokenPayload, superadminUsername: string | undefined): 
 /** Resolves the request's one Caller from the Authorization header (or `accesstoken`); never throws 401 itself. */
 export async function resolveCaller(req: Request): Promise<Caller> {
   const header = req.headers.authorization;
-  if (!header && !req.query?.accesstoken && !(req.body as Record<string, unknown> | undefined)?.accesstoken) return { kind: 'anonymous' };
+  if (!header && !req.query?.accesstoken && !(req.body as Record<string, unknown> | undefined)?.accesstoken)
+    return { kind: 'anonymous' };
   const config = configOf(req);
   const token = accessTokenOf(req);
   const verified = token ? decodeVerified(config, token, 'ACCESS') : undefined;
@@ -178,18 +194,25 @@ export async function resolveCaller(req: Request): Promise<Caller> {
  * Authorization header nor a query token has its body read here, and then with the default limit.
  * `rawBody` names the requests whose body is a file (an upload through a presigned URL): never read here.
  */
-export const identify = (o: { rawBody?: (req: Request) => boolean } = {}): RequestHandler => (req: Request, res: Response, next: NextFunction) => {
-  const needsBody = !req.headers.authorization && !req.query?.accesstoken && hasBody(req) && !(req as { _body?: boolean })._body && !o.rawBody?.(req);
-  (needsBody ? parseJsonBody(req, res, configOf(req).maxJsonBytes) : Promise.resolve())
-    .then(() => resolveCaller(req))
-    .then(
-      (caller) => {
-        res.locals.caller = caller;
-        next();
-      },
-      (err: unknown) => next(err),
-    );
-};
+export const identify =
+  (o: { rawBody?: (req: Request) => boolean } = {}): RequestHandler =>
+  (req: Request, res: Response, next: NextFunction) => {
+    const needsBody =
+      !req.headers.authorization &&
+      !req.query?.accesstoken &&
+      hasBody(req) &&
+      !(req as { _body?: boolean })._body &&
+      !o.rawBody?.(req);
+    (needsBody ? parseJsonBody(req, res, configOf(req).maxJsonBytes) : Promise.resolve())
+      .then(() => resolveCaller(req))
+      .then(
+        (caller) => {
+          res.locals.caller = caller;
+          next();
+        },
+        (err: unknown) => next(err),
+      );
+  };
 
 const QUERY_PARAM: Record<'REFRESH' | 'CHANGEPASSWORD' | 'VERIFYEMAIL', string> = {
   REFRESH: 'refreshtoken',
@@ -207,20 +230,31 @@ function resolveQueryToken(type: 'REFRESH' | 'CHANGEPASSWORD' | 'VERIFYEMAIL'): 
     const q = req.query?.[name];
     const fromQuery = typeof q === 'string' && q ? q : undefined;
     // The refresh route also takes its token from the body: read it (default limit) only when the query has none.
-    const bodyRead = !fromQuery && type === 'REFRESH' && hasBody(req) ? parseJsonBody(req, res, configOf(req).maxJsonBytes) : Promise.resolve();
-    bodyRead.then(() => {
-      const b = type === 'REFRESH' ? (req.body as Record<string, unknown> | undefined)?.[name] : undefined;
-      const token = fromQuery ?? (typeof b === 'string' ? b : '');
-      return verifyStored(appDeps(req).db, configOf(req), token, type);
-    }).then(
-      (stored) => {
-        res.locals.caller = stored
-          ? ({ kind: 'token', type, sub: stored.payload.sub, jti: stored.payload.jti, sessionid: stored.sessionid } satisfies Caller)
-          : ({ kind: 'anonymous' } satisfies Caller);
-        next();
-      },
-      (err: unknown) => next(err),
-    );
+    const bodyRead =
+      !fromQuery && type === 'REFRESH' && hasBody(req)
+        ? parseJsonBody(req, res, configOf(req).maxJsonBytes)
+        : Promise.resolve();
+    bodyRead
+      .then(() => {
+        const b = type === 'REFRESH' ? (req.body as Record<string, unknown> | undefined)?.[name] : undefined;
+        const token = fromQuery ?? (typeof b === 'string' ? b : '');
+        return verifyStored(appDeps(req).db, configOf(req), token, type);
+      })
+      .then(
+        (stored) => {
+          res.locals.caller = stored
+            ? ({
+                kind: 'token',
+                type,
+                sub: stored.payload.sub,
+                jti: stored.payload.jti,
+                sessionid: stored.sessionid,
+              } satisfies Caller)
+            : ({ kind: 'anonymous' } satisfies Caller);
+          next();
+        },
+        (err: unknown) => next(err),
+      );
   };
 }
 

@@ -34,7 +34,11 @@ export interface StaffGrants {
  * earned by count: the distinct names held (deduplicated across roles) equal the rows of the
  * permissions table. The dev-only username shortcut grants every name and the wildcard.
  */
-export async function loadGrants(db: Knex, config: Config, account: Pick<StaffAccount, 'lmsuserid' | 'lmsusername'>): Promise<StaffGrants> {
+export async function loadGrants(
+  db: Knex,
+  config: Config,
+  account: Pick<StaffAccount, 'lmsuserid' | 'lmsusername'>,
+): Promise<StaffGrants> {
   const roleRows = await db('lmsusers_roles as ur')
     .join('roles as r', 'r.roleid', 'ur.roleid')
     .where('ur.lmsuserid', account.lmsuserid)
@@ -43,7 +47,10 @@ export async function loadGrants(db: Knex, config: Config, account: Pick<StaffAc
   const total = Number((await db('permissions').count({ n: '*' }).first())?.n ?? 0);
   if (config.superadminUsername && account.lmsusername === config.superadminUsername) {
     const all = await db('permissions').distinct('permissionname').orderBy('permissionname');
-    return { roleids, permissions: [...all.map((p: { permissionname: string }) => p.permissionname), WILDCARD_PERMISSION] };
+    return {
+      roleids,
+      permissions: [...all.map((p: { permissionname: string }) => p.permissionname), WILDCARD_PERMISSION],
+    };
   }
   const held = roleids.length
     ? await db('roles_permissions as rp')
@@ -89,8 +96,23 @@ export async function findSchoolUser(db: Knex, schoolusername: string): Promise<
 }
 
 const LEARNER_CLAIMS = [
-  'studentid', 'studentfirstname', 'studentlastname', 'city', 'contact', 'country', 'dateofbirth', 'curriculumid', 'dateofjoin',
-  'fathername', 'mothername', 'genderid', 'schooltype', 'standard', 'state', 'startinglevelid', 'studentcurrentlessonid',
+  'studentid',
+  'studentfirstname',
+  'studentlastname',
+  'city',
+  'contact',
+  'country',
+  'dateofbirth',
+  'curriculumid',
+  'dateofjoin',
+  'fathername',
+  'mothername',
+  'genderid',
+  'schooltype',
+  'standard',
+  'state',
+  'startinglevelid',
+  'studentcurrentlessonid',
   'studentcurrentlevelid',
 ] as const;
 
@@ -102,9 +124,13 @@ export async function schoolClaims(db: Knex, u: SchoolAccount): Promise<Record<s
     schooluserrole: u.schooluserrole,
     schoolname: u.schoolname,
   };
-  const learner = await db('students').where({ schooluserid: u.schooluserid, isdeleted: false }).first(...LEARNER_CLAIMS);
+  const learner = await db('students')
+    .where({ schooluserid: u.schooluserid, isdeleted: false })
+    .first(...LEARNER_CLAIMS);
   if (learner) for (const k of LEARNER_CLAIMS) claims[k] = learner[k] ?? null;
-  const school = u.schoolname ? await db('schools').where({ schoolname: u.schoolname }).first('schoolid', 'uitheme') : undefined;
+  const school = u.schoolname
+    ? await db('schools').where({ schoolname: u.schoolname }).first('schoolid', 'uitheme')
+    : undefined;
   claims.uitheme = school?.uitheme ?? 'kids';
   claims.schoolid = school?.schoolid ?? null;
   return claims;

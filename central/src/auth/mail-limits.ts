@@ -9,10 +9,27 @@ export interface MailCounters {
 
 const HOUR = 60 * 60 * 1000;
 
-export function createMailCounters(o: { perClientPerHour: number; perAccountPerHour: number; redis?: RedisClient; logger: Logger }): MailCounters {
+export function createMailCounters(o: {
+  perClientPerHour: number;
+  perAccountPerHour: number;
+  redis?: RedisClient;
+  logger: Logger;
+}): MailCounters {
   return {
-    perClient: createCounter({ name: 'central-mail-client', windowMs: HOUR, limit: o.perClientPerHour, redis: o.redis, logger: o.logger }),
-    perAccount: createCounter({ name: 'central-mail-account', windowMs: HOUR, limit: o.perAccountPerHour, redis: o.redis, logger: o.logger }),
+    perClient: createCounter({
+      name: 'central-mail-client',
+      windowMs: HOUR,
+      limit: o.perClientPerHour,
+      redis: o.redis,
+      logger: o.logger,
+    }),
+    perAccount: createCounter({
+      name: 'central-mail-account',
+      windowMs: HOUR,
+      limit: o.perAccountPerHour,
+      redis: o.redis,
+      logger: o.logger,
+    }),
   };
 }
 

@@ -34,9 +34,11 @@ const BARE_MD5 = /^[0-9a-f]{32}$/i;
  */
 export async function verifyPassword(hash: string | null | undefined, plain: string): Promise<boolean> {
   try {
-    if (typeof hash === 'string' && hash.startsWith('$argon2')) return await argon2Slot(() => argon2.verify(hash, plain));
+    if (typeof hash === 'string' && hash.startsWith('$argon2'))
+      return await argon2Slot(() => argon2.verify(hash, plain));
     if (typeof hash === 'string' && BCRYPT.test(hash)) return await bcrypt.compare(md5hex(plain), hash);
-    if (typeof hash === 'string' && BARE_MD5.test(hash)) return crypto.timingSafeEqual(Buffer.from(md5hex(plain)), Buffer.from(hash.toLowerCase()));
+    if (typeof hash === 'string' && BARE_MD5.test(hash))
+      return crypto.timingSafeEqual(Buffer.from(md5hex(plain)), Buffer.from(hash.toLowerCase()));
     const d = await dummy();
     await argon2Slot(() => argon2.verify(d, plain));
     return false;
@@ -76,13 +78,22 @@ export function schoolUserNeedsRehash(hash: string, format: SchoolUserPasswordFo
 }
 
 export const PASSWORD_POLICY_MESSAGE =
-  'Invalid password, Required : Minimum length 8, Maximum length 50, at least 1 upper case letter, 1 lower case letter, 1 number and no spaces';
+  'Invalid password, Required : Minimum length 8, Maximum length 50, ' +
+  'at least 1 upper case letter, 1 lower case letter, 1 number and no spaces';
 
 const FORBIDDEN = new Set(['Passw0rd', 'Password123']);
 
 /** The staff password policy; the original enforces it at sign-in too. */
 export function passwordMeetsPolicy(p: string): boolean {
-  return p.length >= 8 && p.length <= 50 && /[A-Z]/.test(p) && /[a-z]/.test(p) && /\d/.test(p) && !/\s/.test(p) && !FORBIDDEN.has(p);
+  return (
+    p.length >= 8 &&
+    p.length <= 50 &&
+    /[A-Z]/.test(p) &&
+    /[a-z]/.test(p) &&
+    /\d/.test(p) &&
+    !/\s/.test(p) &&
+    !FORBIDDEN.has(p)
+  );
 }
 
 export const staffPassword = z

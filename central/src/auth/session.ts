@@ -13,7 +13,12 @@ export interface TokenPair {
  * A new sign-in (or a refresh of one): roles and permissions read fresh, an ACCESS and a REFRESH
  * token sharing one session id. Earlier sessions of the person stay valid (several devices).
  */
-export async function issueStaffPair(db: Knex, config: Config, account: StaffAccount, sessionid?: string): Promise<TokenPair> {
+export async function issueStaffPair(
+  db: Knex,
+  config: Config,
+  account: StaffAccount,
+  sessionid?: string,
+): Promise<TokenPair> {
   const grants = await loadGrants(db, config, account);
   const sid = sessionid ?? crypto.randomUUID();
   await pruneExpired(db);
@@ -25,6 +30,13 @@ export async function issueStaffPair(db: Knex, config: Config, account: StaffAcc
 /** School users get an access token only; the contract's `refreshToken` is the empty string. */
 export async function issueSchoolToken(db: Knex, config: Config, user: SchoolAccount): Promise<TokenPair> {
   await pruneExpired(db);
-  const access = await issueToken(db, config, 'ACCESS', user.schooluserid, await schoolClaims(db, user), crypto.randomUUID());
+  const access = await issueToken(
+    db,
+    config,
+    'ACCESS',
+    user.schooluserid,
+    await schoolClaims(db, user),
+    crypto.randomUUID(),
+  );
   return { accessToken: access.token, refreshToken: '' };
 }

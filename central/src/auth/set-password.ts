@@ -8,7 +8,9 @@ export async function setStaffPassword(db: Knex, lmsusername: string, password: 
   if (!passwordMeetsPolicy(password)) throw new Error(PASSWORD_POLICY_MESSAGE);
   const account = await findStaffByName(db, lmsusername);
   if (!account) throw new Error(`No staff account "${lmsusername}"`);
-  await db('lmsusers').where({ lmsuserid: account.lmsuserid }).update({ lmsuserpasswordhash: await hashPassword(password), updated_at: new Date().toISOString() });
+  await db('lmsusers')
+    .where({ lmsuserid: account.lmsuserid })
+    .update({ lmsuserpasswordhash: await hashPassword(password), updated_at: new Date().toISOString() });
   // Anyone signed in with the old password is signed out.
   await revokeAll(db, account.lmsuserid);
   return `Password set for ${account.lmsusername}${account.isdisabled ? ' (the account is disabled)' : ''}`;

@@ -38,7 +38,10 @@ const keyCache = new WeakMap<object, Keys>();
 function keysOf(config: Config): Keys {
   let k = keyCache.get(config);
   if (!k) {
-    k = { app: crypto.createSecretKey(Buffer.from(config.jwtSecret, 'utf8')), rpi: crypto.createSecretKey(Buffer.from(config.rpiSecret, 'utf8')) };
+    k = {
+      app: crypto.createSecretKey(Buffer.from(config.jwtSecret, 'utf8')),
+      rpi: crypto.createSecretKey(Buffer.from(config.rpiSecret, 'utf8')),
+    };
     keyCache.set(config, k);
   }
   return k;
@@ -82,7 +85,13 @@ export async function issueToken(
     jwtid: jti,
   });
   const expires = new Date(Date.now() + minutes * 60_000).toISOString();
-  await db('tokens').insert({ token: jti, lmsuserid: sub, tokentype: TOKEN_TYPES[type], sessionid, expires_at: expires });
+  await db('tokens').insert({
+    token: jti,
+    lmsuserid: sub,
+    tokentype: TOKEN_TYPES[type],
+    sessionid,
+    expires_at: expires,
+  });
   return { token, jti };
 }
 
@@ -124,7 +133,13 @@ export function decodeVerified(config: Config, token: string, type: TokenType): 
   try {
     const signingKey = type === 'RPIACCESS' ? keysOf(config).rpi : keysOf(config).app;
     const p = jwt.verify(token, signingKey, { algorithms: ALGORITHMS }) as TokenPayload;
-    if (typeof p !== 'object' || p.claims !== TOKEN_TYPES[type] || typeof p.sub !== 'string' || typeof p.jti !== 'string') return undefined;
+    if (
+      typeof p !== 'object' ||
+      p.claims !== TOKEN_TYPES[type] ||
+      typeof p.sub !== 'string' ||
+      typeof p.jti !== 'string'
+    )
+      return undefined;
     if (memo.size >= MAX_VERIFIED) memo.delete(memo.keys().next().value as string);
     memo.set(signature, { token, payload: deepFreeze(p) as TokenPayload });
     return p;
@@ -156,7 +171,8 @@ export type Revocation =
 function forget(r: Revocation): void {
   const match =
     r.kind === 'session'
-      ? (m: Remembered, jti: string) => jti === r.jti || (!!r.sessionid && m.sub === r.sub && m.sessionid === r.sessionid)
+      ? (m: Remembered, jti: string) =>
+          jti === r.jti || (!!r.sessionid && m.sub === r.sub && m.sessionid === r.sessionid)
       : (m: Remembered) => m.sub === r.sub && (!r.types || r.types.includes(m.type as TokenType));
   for (const [jti, m] of remembered) if (match(m, jti)) remembered.delete(jti);
 }
@@ -168,8 +184,13 @@ let announce: ((r: Revocation) => Promise<unknown>) | undefined;
 function isRevocation(v: unknown): v is Revocation {
   const r = v as Partial<Record<string, unknown>> | null;
   if (!r || typeof r.sub !== 'string') return false;
-  if (r.kind === 'session') return typeof r.jti === 'string' && (r.sessionid === null || typeof r.sessionid === 'string');
-  return r.kind === 'person' && (r.types === undefined || (Array.isArray(r.types) && r.types.every((t) => typeof t === 'string' && t in TOKEN_TYPES)));
+  if (r.kind === 'session')
+    return typeof r.jti === 'string' && (r.sessionid === null || typeof r.sessionid === 'string');
+  return (
+    r.kind === 'person' &&
+    (r.types === undefined ||
+      (Array.isArray(r.types) && r.types.every((t) => typeof t === 'string' && t in TOKEN_TYPES)))
+  );
 }
 
 /**
@@ -194,7 +215,9 @@ export async function shareRevocations(redis: RedisClient, logger: Logger): Prom
     else logger.warn({ channel }, 'ignored a malformed revocation message');
   });
   const send = (r: Revocation) =>
-    redis.publish(channel, JSON.stringify(r)).catch((err: unknown) => logger.error({ err }, 'could not announce a revocation'));
+    redis
+      .publish(channel, JSON.stringify(r))
+      .catch((err: unknown) => logger.error({ err }, 'could not announce a revocation'));
   announce = send;
   return async () => {
     if (announce === send) announce = undefined;
@@ -221,16 +244,26 @@ async function revoked(db: Knex, r: Revocation): Promise<void> {
 }
 
 /** A token of `type` that is correctly signed, unexpired, and still recorded (not revoked). */
-export async function verifyStored(db: Knex, config: Config, token: string, type: TokenType): Promise<StoredToken | undefined> {
+export async function verifyStored(
+  db: Knex,
+  config: Config,
+  token: string,
+  type: TokenType,
+): Promise<StoredToken | undefined> {
   const payload = decodeVerified(config, token, type);
   return payload ? checkRecorded(db, payload, type) : undefined;
 }
 
 /** The revocation check of an already verified payload (its jti row still exists). */
-export async function checkRecorded(db: Knex, payload: TokenPayload, type: TokenType): Promise<StoredToken | undefined> {
+export async function checkRecorded(
+  db: Knex,
+  payload: TokenPayload,
+  type: TokenType,
+): Promise<StoredToken | undefined> {
   const now = Date.now();
   const known = remembered.get(payload.jti);
-  if (known && known.until > now && known.sub === payload.sub && known.type === type) return { payload, sessionid: known.sessionid };
+  if (known && known.until > now && known.sub === payload.sub && known.type === type)
+    return { payload, sessionid: known.sessionid };
   const row = await db('tokens')
     .where({ token: payload.jti, tokentype: TOKEN_TYPES[type], lmsuserid: payload.sub })
     .first('sessionid');
@@ -245,7 +278,12 @@ export async function checkRecorded(db: Knex, payload: TokenPayload, type: Token
   const sessionid = (row.sessionid as string | null) ?? null;
   if (type === 'ACCESS') {
     if (remembered.size >= MAX_REMEMBERED) remembered.delete(remembered.keys().next().value as string);
-    remembered.set(payload.jti, { sub: payload.sub, type, sessionid, until: now + Math.min(STILL_VALID_MS, payload.exp * 1000 - now) });
+    remembered.set(payload.jti, {
+      sub: payload.sub,
+      type,
+      sessionid,
+      until: now + Math.min(STILL_VALID_MS, payload.exp * 1000 - now),
+    });
   }
   return { payload, sessionid };
 }

@@ -23,4 +23,6 @@ export function checkPassword(value: string, ctx: z.RefinementCtx): void {
 }
 
 export const uuidParam = (name: string, message: string) =>
-  z.object({ [name]: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, { error: message }) });
+  z.object({
+    [name]: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, { error: message }),
+  });

@@ -55,12 +55,22 @@ export interface ClassroomStream {
 }
 
 /** A request body: bytes, or a file sent from disk (re-opened on every attempt). */
-type Body = { kind: 'json'; value: unknown } | { kind: 'multipart-file'; field: string; filename: string; path: string };
+type Body =
+  { kind: 'json'; value: unknown } | { kind: 'multipart-file'; field: string; filename: string; path: string };
 
 // Network failures worth another attempt: the link dropped in the middle (a school's Wi-Fi or mobile
 // link). A refused connection, a name that does not resolve or a server that stayed silent past the
 // timeout mean a wrong RPI_CLOUD or a server that is down: retrying would only delay a clear answer.
-const TRANSIENT = new Set(['ECONNRESET', 'EPIPE', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN', 'ECONNABORTED', 'UND_ERR_SOCKET']);
+const TRANSIENT = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENETDOWN',
+  'ECONNABORTED',
+  'UND_ERR_SOCKET',
+]);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -82,12 +92,22 @@ export class ClassroomClient {
 
   /** `PUT /import/<kind>` with the ZIP at `zipPath` as the multipart part `importfile` (filename importfile.zip). */
   async putImport(kind: 'master' | 'students' | 'teachers', zipPath: string): Promise<ClassroomAnswer> {
-    return this.call('PUT', `import/${kind}`, { kind: 'multipart-file', field: 'importfile', filename: 'importfile.zip', path: zipPath }, false) as Promise<ClassroomAnswer>;
+    return this.call(
+      'PUT',
+      `import/${kind}`,
+      { kind: 'multipart-file', field: 'importfile', filename: 'importfile.zip', path: zipPath },
+      false,
+    ) as Promise<ClassroomAnswer>;
   }
 
   /** `POST <path>` with a JSON body, answering the classroom's parsed envelope. */
   async postJson(path: string, body: unknown): Promise<ClassroomAnswer> {
-    return this.call('POST', path.replace(/^\/+/, ''), { kind: 'json', value: body ?? {} }, false) as Promise<ClassroomAnswer>;
+    return this.call(
+      'POST',
+      path.replace(/^\/+/, ''),
+      { kind: 'json', value: body ?? {} },
+      false,
+    ) as Promise<ClassroomAnswer>;
   }
 
   /**
@@ -95,10 +115,20 @@ export class ClassroomClient {
    * (only the socket's idle timeout applies once it has begun). Any other answer fails as postJson's does.
    */
   async postJsonStream(path: string, body: unknown): Promise<ClassroomStream> {
-    return this.call('POST', path.replace(/^\/+/, ''), { kind: 'json', value: body ?? {} }, true) as Promise<ClassroomStream>;
+    return this.call(
+      'POST',
+      path.replace(/^\/+/, ''),
+      { kind: 'json', value: body ?? {} },
+      true,
+    ) as Promise<ClassroomStream>;
   }
 
-  private async call(method: string, path: string, body: Body, stream: boolean): Promise<ClassroomAnswer | ClassroomStream> {
+  private async call(
+    method: string,
+    path: string,
+    body: Body,
+    stream: boolean,
+  ): Promise<ClassroomAnswer | ClassroomStream> {
     const url = new URL(path, this.base);
     let delay = this.o.retryDelayMs;
     for (let attempt = 1; ; attempt += 1) {
@@ -133,7 +163,9 @@ export class ClassroomClient {
       } else {
         const boundary = `----lms-central-${Date.now().toString(16)}${Math.random().toString(16).slice(2)}`;
         const head = Buffer.from(
-          `--${boundary}\r\nContent-Disposition: form-data; name="${body.field}"; filename="${body.filename}"\r\nContent-Type: application/zip\r\n\r\n`,
+          `--${boundary}\r\n` +
+            `Content-Disposition: form-data; name="${body.field}"; filename="${body.filename}"\r\n` +
+            'Content-Type: application/zip\r\n\r\n',
         );
         const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
         let size: number;
@@ -143,7 +175,10 @@ export class ClassroomClient {
           reject(err);
           return;
         }
-        headers = { 'Content-Type': `multipart/form-data; boundary=${boundary}`, 'Content-Length': head.length + size + tail.length };
+        headers = {
+          'Content-Type': `multipart/form-data; boundary=${boundary}`,
+          'Content-Length': head.length + size + tail.length,
+        };
         parts = [head, body.path, tail];
       }
 
@@ -189,15 +224,36 @@ export class ClassroomClient {
           }
           finish(() => {
             if (status >= 200 && status < 300) {
-              if (parseFailed) reject(new ClassroomError('bad_response', `Classroom server answered ${status} with a body that is not JSON`, status));
+              if (parseFailed)
+                reject(
+                  new ClassroomError(
+                    'bad_response',
+                    `Classroom server answered ${status} with a body that is not JSON`,
+                    status,
+                  ),
+                );
               else resolve({ status, body: parsed });
               return;
             }
             const remote = remoteMessageOf(parsed);
             if (status === 401 || status === 403) {
-              reject(new ClassroomError('unauthorized', `Classroom server refused the server sync key (${status})`, status, remote));
+              reject(
+                new ClassroomError(
+                  'unauthorized',
+                  `Classroom server refused the server sync key (${status})`,
+                  status,
+                  remote,
+                ),
+              );
             } else {
-              reject(new ClassroomError('rejected', `Classroom server answered ${status}${remote ? `: ${remote}` : ''}`, status, remote));
+              reject(
+                new ClassroomError(
+                  'rejected',
+                  `Classroom server answered ${status}${remote ? `: ${remote}` : ''}`,
+                  status,
+                  remote,
+                ),
+              );
             }
           });
         });
@@ -239,7 +295,10 @@ function classifyNetworkError(err: NodeJS.ErrnoException): Error {
   if (err instanceof TimeoutError || code === 'ETIMEDOUT') {
     return new ClassroomError('timeout', 'Classroom server did not answer in time (check RPI_CLOUD)');
   }
-  const final = new ClassroomError('unreachable', `Classroom server is unreachable (check RPI_CLOUD${code ? `: ${code}` : ''})`);
+  const final = new ClassroomError(
+    'unreachable',
+    `Classroom server is unreachable (check RPI_CLOUD${code ? `: ${code}` : ''})`,
+  );
   return TRANSIENT.has(code) || err.message === 'socket hang up' ? new TransientError(final) : final;
 }
 
@@ -251,7 +310,10 @@ function remoteMessageOf(body: unknown): string | undefined {
 }
 
 /** The client configured from the central config (`RPI_CLOUD`, `SERVER_SYNC_KEY`). */
-export function classroomClientOf(config: { rpiCloud: string; serverSyncKey: string }, overrides: Partial<ClassroomClientOptions> = {}): ClassroomClient {
+export function classroomClientOf(
+  config: { rpiCloud: string; serverSyncKey: string },
+  overrides: Partial<ClassroomClientOptions> = {},
+): ClassroomClient {
   return new ClassroomClient({ baseUrl: config.rpiCloud, serverSyncKey: config.serverSyncKey, ...overrides });
 }
 

@@ -9,7 +9,10 @@ import { StringDecoder } from 'node:string_decoder';
  */
 export class EnvelopeError extends Error {}
 
-export async function* envelopeRows(source: AsyncIterable<Buffer | string>, maxRowChars = 4 * 1024 * 1024): AsyncGenerator<unknown> {
+export async function* envelopeRows(
+  source: AsyncIterable<Buffer | string>,
+  maxRowChars = 4 * 1024 * 1024,
+): AsyncGenerator<unknown> {
   const decoder = new StringDecoder('utf8');
   let depth = 0;
   let inString = false;
@@ -108,5 +111,6 @@ export async function* envelopeRows(source: AsyncIterable<Buffer | string>, maxR
   }
   scan(decoder.end());
   while (pending.length) yield pending.shift();
-  if (!sawData || inData || depth !== 0 || errorValue !== 'false') throw new EnvelopeError('classroom answer is not a success envelope with rows');
+  if (!sawData || inData || depth !== 0 || errorValue !== 'false')
+    throw new EnvelopeError('classroom answer is not a success envelope with rows');
 }

@@ -34,28 +34,66 @@ export interface ItemKind {
 }
 
 export const learningKind: ItemKind = {
-  table: 'lessonlearnings', prefix: 'lessonlearning',
-  labels: { id: 'Lesson Learning ID', name: 'Lesson Learning Name', description: 'Lesson Learning Description', order: 'Lesson Learning order' },
-  document: true, scored: true, moves: false,
-  invalid: 'Invalid lesson learning id', duplicate: 'Learning document already added to lesson',
+  table: 'lessonlearnings',
+  prefix: 'lessonlearning',
+  labels: {
+    id: 'Lesson Learning ID',
+    name: 'Lesson Learning Name',
+    description: 'Lesson Learning Description',
+    order: 'Lesson Learning order',
+  },
+  document: true,
+  scored: true,
+  moves: false,
+  invalid: 'Invalid lesson learning id',
+  duplicate: 'Learning document already added to lesson',
 };
 export const planKind: ItemKind = {
-  table: 'lessonplans', prefix: 'lessonplan',
-  labels: { id: 'Lesson Plan ID', name: 'Lesson Plan Name', description: 'Lesson Plan Description', order: 'Lesson Plan order' },
-  document: true, scored: false, moves: false,
-  invalid: 'Invalid lesson plan id', duplicate: 'Plan document already added to lesson',
+  table: 'lessonplans',
+  prefix: 'lessonplan',
+  labels: {
+    id: 'Lesson Plan ID',
+    name: 'Lesson Plan Name',
+    description: 'Lesson Plan Description',
+    order: 'Lesson Plan order',
+  },
+  document: true,
+  scored: false,
+  moves: false,
+  invalid: 'Invalid lesson plan id',
+  duplicate: 'Plan document already added to lesson',
 };
 export const practiceKind: ItemKind = {
-  table: 'lessonpractices', prefix: 'lessonpractice',
-  labels: { id: 'Lesson Practice ID', name: 'Lesson Practice Name', description: 'Lesson Practice Description', order: 'Lesson Practice order', points: 'Lesson Practice Points' },
-  document: false, scored: true, moves: true,
-  invalid: 'Invalid lesson practice id', duplicate: 'Practice name already added to lesson',
+  table: 'lessonpractices',
+  prefix: 'lessonpractice',
+  labels: {
+    id: 'Lesson Practice ID',
+    name: 'Lesson Practice Name',
+    description: 'Lesson Practice Description',
+    order: 'Lesson Practice order',
+    points: 'Lesson Practice Points',
+  },
+  document: false,
+  scored: true,
+  moves: true,
+  invalid: 'Invalid lesson practice id',
+  duplicate: 'Practice name already added to lesson',
 };
 export const quizKind: ItemKind = {
-  table: 'lessonquizzes', prefix: 'lessonquiz',
-  labels: { id: 'Lesson Quiz ID', name: 'Lesson Quiz Name', description: 'Lesson Quiz Description', order: 'Lesson Quiz order', points: 'Lesson Quiz Points' },
-  document: false, scored: true, moves: true,
-  invalid: 'Invalid lesson quiz id', duplicate: 'Quiz name already added to lesson',
+  table: 'lessonquizzes',
+  prefix: 'lessonquiz',
+  labels: {
+    id: 'Lesson Quiz ID',
+    name: 'Lesson Quiz Name',
+    description: 'Lesson Quiz Description',
+    order: 'Lesson Quiz order',
+    points: 'Lesson Quiz Points',
+  },
+  document: false,
+  scored: true,
+  moves: true,
+  invalid: 'Invalid lesson quiz id',
+  duplicate: 'Quiz name already added to lesson',
 };
 
 const INVALID_DOCUMENT = 'Invalid document id';
@@ -68,7 +106,13 @@ const LINKS: Record<string, { table: string; parent: string }> = {
 
 export function lessonItems(kind: ItemKind) {
   const p = kind.prefix;
-  const col = { id: `${p}id`, name: `${p}name`, description: `${p}description`, status: `${p}status`, order: `${p}order` };
+  const col = {
+    id: `${p}id`,
+    name: `${p}name`,
+    description: `${p}description`,
+    status: `${p}status`,
+    order: `${p}order`,
+  };
   const idField = { [col.id]: guid(kind.labels.id) };
   const lessonid = guid('Lesson ID');
   const name = text(kind.labels.name, { min: 3, max: 100 });
@@ -108,7 +152,15 @@ export function lessonItems(kind: ItemKind) {
     const columns = [`i.${col.id}`, `i.${col.name}`, `i.${col.description}`, 'i.lessonid'];
     if (kind.document) {
       q.leftJoin('documents as d', 'd.documentid', 'i.documentid');
-      columns.push('i.documentid', `i.${col.status}`, `i.${col.order}`, 'l.lessonname', 'l.lessondescription', 'd.documentname', 'd.documenttypeid');
+      columns.push(
+        'i.documentid',
+        `i.${col.status}`,
+        `i.${col.order}`,
+        'l.lessonname',
+        'l.lessondescription',
+        'd.documentname',
+        'd.documenttypeid',
+      );
     } else {
       columns.push(`i.${col.status}`, `i.${col.order}`, 'l.lessonname', 'l.lessondescription', 'i.points');
     }
@@ -119,11 +171,17 @@ export function lessonItems(kind: ItemKind) {
   async function checkRefs(trx: Knex, lessonOk: boolean, body: Body): Promise<void> {
     const problems: string[] = [];
     if (!lessonOk) problems.push(INVALID_LESSON);
-    if (kind.document && !(await trx('documents').where({ documentid: body.documentid, isdeleted: false }).first('documentid'))) problems.push(INVALID_DOCUMENT);
+    if (
+      kind.document &&
+      !(await trx('documents').where({ documentid: body.documentid, isdeleted: false }).first('documentid'))
+    )
+      problems.push(INVALID_DOCUMENT);
     if (problems.length) throw httpError(400, problems.join(', '));
   }
 
-  /** The lesson already holds the document (learnings, plans) or an item of that name, case aside (practices, quizzes). */
+  /**
+   * The lesson already holds the document (learnings, plans) or an item of that name, case aside (practices, quizzes).
+   */
   async function taken(trx: Knex, lesson: string, body: Body, except?: string): Promise<boolean> {
     const q = trx(kind.table).where({ lessonid: lesson });
     if (kind.document) q.where({ documentid: body.documentid });
@@ -143,7 +201,13 @@ export function lessonItems(kind: ItemKind) {
    * points spread again. `id`: given by the demo seed, whose rows have fixed ids; a request's item
    * gets a new one.
    */
-  function add(db: Knex, lessonid: string, input: Record<string, unknown>, by: string | null, id: string = crypto.randomUUID()): Promise<true> {
+  function add(
+    db: Knex,
+    lessonid: string,
+    input: Record<string, unknown>,
+    by: string | null,
+    id: string = crypto.randomUUID(),
+  ): Promise<true> {
     const body = input as Body;
     return writeTransaction(db, kind.duplicate, async (trx) => {
       const lessons = await lockLessons(trx, [lessonid]);
@@ -172,14 +236,24 @@ export function lessonItems(kind: ItemKind) {
 
     /** GET `…/:lessonid`: the lesson's items by order, in one query once the lesson is known. */
     async list({ db, params }: CentralCtx<typeof inputs.list>) {
-      const [lesson] = await readRows(db('lessons').where({ lessonid: params.lessonid, isdeleted: false }).select('lessonid').limit(1));
+      const [lesson] = await readRows(
+        db('lessons').where({ lessonid: params.lessonid, isdeleted: false }).select('lessonid').limit(1),
+      );
       if (!lesson) throw httpError(400, INVALID_LESSON);
-      return readRows(itemQuery(db).where('i.lessonid', params.lessonid).orderBy([{ column: `i.${col.order}` }, { column: `i.${col.id}` }]));
+      return readRows(
+        itemQuery(db)
+          .where('i.lessonid', params.lessonid)
+          .orderBy([{ column: `i.${col.order}` }, { column: `i.${col.id}` }]),
+      );
     },
 
     /** GET `…/:lessonid/:id`: one item of that lesson. */
     async one({ db, params }: CentralCtx<typeof inputs.one>) {
-      const [row] = await readRows(itemQuery(db).where({ [`i.${col.id}`]: (params as Record<string, string>)[col.id], 'i.lessonid': params.lessonid }).limit(1));
+      const [row] = await readRows(
+        itemQuery(db)
+          .where({ [`i.${col.id}`]: (params as Record<string, string>)[col.id], 'i.lessonid': params.lessonid })
+          .limit(1),
+      );
       if (!row) throw httpError(400, kind.invalid);
       return row;
     },
@@ -236,7 +310,10 @@ export function lessonItems(kind: ItemKind) {
       });
     },
 
-    /** DELETE `…/:id`: the row is removed (with a practice's or quiz's question links); the lesson's points spread again. */
+    /**
+     * DELETE `…/:id`: the row is removed (with a practice's or
+     * quiz's question links); the lesson's points spread again.
+     */
     remove({ db, params }: CentralCtx<typeof inputs.id>) {
       const id = params[col.id] as string;
       return writeTransaction(db, undefined, async (trx) => {

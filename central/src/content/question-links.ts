@@ -33,38 +33,93 @@ export interface LinkKind {
 }
 
 export const practiceQuestionKind: LinkKind = {
-  table: 'lessonpracticequestions', prefix: 'lessonpracticequestion', label: 'Lesson Practice Question ID',
-  invalid: 'Invalid Lesson practice question id', duplicate: 'Question already added to lesson practice',
-  parent: { table: 'lessonpractices', id: 'lessonpracticeid', label: 'Lesson Practice ID', invalid: 'Invalid lesson practice id', softDeleted: false },
-  listQuery: (db) => db('lessonpracticequestions as x')
-    .join('lessonpractices as p', 'p.lessonpracticeid', 'x.lessonpracticeid')
-    .leftJoin('lessons as l', 'l.lessonid', 'p.lessonid')
-    .leftJoin('questions as q', 'q.questionid', 'x.questionid')
-    .select('p.lessonid', 'l.lessonname', 'x.lessonpracticequestionid', 'x.lessonpracticeid', 'x.questionid', 'x.lessonpracticequestionstatus', 'x.lessonpracticequestionorder', 'p.lessonpracticename', 'q.questionidentifier'),
+  table: 'lessonpracticequestions',
+  prefix: 'lessonpracticequestion',
+  label: 'Lesson Practice Question ID',
+  invalid: 'Invalid Lesson practice question id',
+  duplicate: 'Question already added to lesson practice',
+  parent: {
+    table: 'lessonpractices',
+    id: 'lessonpracticeid',
+    label: 'Lesson Practice ID',
+    invalid: 'Invalid lesson practice id',
+    softDeleted: false,
+  },
+  listQuery: (db) =>
+    db('lessonpracticequestions as x')
+      .join('lessonpractices as p', 'p.lessonpracticeid', 'x.lessonpracticeid')
+      .leftJoin('lessons as l', 'l.lessonid', 'p.lessonid')
+      .leftJoin('questions as q', 'q.questionid', 'x.questionid')
+      .select(
+        'p.lessonid',
+        'l.lessonname',
+        'x.lessonpracticequestionid',
+        'x.lessonpracticeid',
+        'x.questionid',
+        'x.lessonpracticequestionstatus',
+        'x.lessonpracticequestionorder',
+        'p.lessonpracticename',
+        'q.questionidentifier',
+      ),
 };
 
 export const quizQuestionKind: LinkKind = {
-  table: 'lessonquizquestions', prefix: 'lessonquizquestion', label: 'Lesson Quiz Question ID',
-  invalid: 'Invalid Lesson quiz question id', duplicate: 'Question already added to lesson quiz',
-  parent: { table: 'lessonquizzes', id: 'lessonquizid', label: 'Lesson Quiz ID', invalid: 'Invalid lesson quiz id', softDeleted: false },
-  listQuery: (db) => db('lessonquizquestions as x')
-    .join('lessonquizzes as p', 'p.lessonquizid', 'x.lessonquizid')
-    .leftJoin('lessons as l', 'l.lessonid', 'p.lessonid')
-    .leftJoin('questions as q', 'q.questionid', 'x.questionid')
-    .select('p.lessonid', 'l.lessonname', 'x.lessonquizquestionid', 'x.lessonquizid', 'x.questionid', 'x.lessonquizquestionstatus', 'x.lessonquizquestionorder', 'p.lessonquizname', 'q.questionidentifier'),
+  table: 'lessonquizquestions',
+  prefix: 'lessonquizquestion',
+  label: 'Lesson Quiz Question ID',
+  invalid: 'Invalid Lesson quiz question id',
+  duplicate: 'Question already added to lesson quiz',
+  parent: {
+    table: 'lessonquizzes',
+    id: 'lessonquizid',
+    label: 'Lesson Quiz ID',
+    invalid: 'Invalid lesson quiz id',
+    softDeleted: false,
+  },
+  listQuery: (db) =>
+    db('lessonquizquestions as x')
+      .join('lessonquizzes as p', 'p.lessonquizid', 'x.lessonquizid')
+      .leftJoin('lessons as l', 'l.lessonid', 'p.lessonid')
+      .leftJoin('questions as q', 'q.questionid', 'x.questionid')
+      .select(
+        'p.lessonid',
+        'l.lessonname',
+        'x.lessonquizquestionid',
+        'x.lessonquizid',
+        'x.questionid',
+        'x.lessonquizquestionstatus',
+        'x.lessonquizquestionorder',
+        'p.lessonquizname',
+        'q.questionidentifier',
+      ),
 };
 
 export const levelQuizQuestionKind: LinkKind = {
   table: 'levelquizquestions', prefix: 'levelquizquestion', label: 'Level Quiz Question ID',
   invalid: 'Invalid Level quiz question id', duplicate: 'Question already added to level',
   parent: { table: 'levels', id: 'levelid', label: 'Level ID', invalid: 'Invalid Level id', softDeleted: true },
-  listQuery: (db) => db('levelquizquestions as x')
-    .join('levels as p', 'p.levelid', 'x.levelid')
-    .leftJoin('questions as q', 'q.questionid', 'x.questionid')
-    .leftJoin('lessons as l', 'l.lessonid', 'x.lessonid')
-    .select('x.levelquizquestionid', 'x.levelid', 'x.questionid', 'x.levelquizquestionstatus', 'x.levelquizquestionorder', 'p.levelname', 'p.leveldescription', 'q.questionidentifier', 'l.lessonid as lesson_lessonid', 'l.lessonname as lesson_lessonname'),
+  listQuery: (db) =>
+    db('levelquizquestions as x')
+      .join('levels as p', 'p.levelid', 'x.levelid')
+      .leftJoin('questions as q', 'q.questionid', 'x.questionid')
+      .leftJoin('lessons as l', 'l.lessonid', 'x.lessonid')
+      .select(
+        'x.levelquizquestionid',
+        'x.levelid',
+        'x.questionid',
+        'x.levelquizquestionstatus',
+        'x.levelquizquestionorder',
+        'p.levelname',
+        'p.leveldescription',
+        'q.questionidentifier',
+        'l.lessonid as lesson_lessonid',
+        'l.lessonname as lesson_lessonname',
+      ),
   // The lesson the link is tied to, as an object (null when none is set or it is gone).
-  shape: ({ lesson_lessonid, lesson_lessonname, ...row }) => ({ ...row, lesson: lesson_lessonid ? { lessonid: lesson_lessonid, lessonname: lesson_lessonname } : null }),
+  shape: ({ lesson_lessonid, lesson_lessonname, ...row }) => ({
+    ...row,
+    lesson: lesson_lessonid ? { lessonid: lesson_lessonid, lessonname: lesson_lessonname } : null,
+  }),
 };
 
 const INVALID_QUESTION = 'Invalid question id';
@@ -78,7 +133,13 @@ export function questionLinks(kind: LinkKind) {
 
   const inputs = {
     list: { params: z.object({ [parentid]: guid(kind.parent.label) }) },
-    create: { params: z.object({ [parentid]: guid(kind.parent.label), questionid: guid('Question ID'), [col.order]: questionOrder }) },
+    create: {
+      params: z.object({
+        [parentid]: guid(kind.parent.label),
+        questionid: guid('Question ID'),
+        [col.order]: questionOrder,
+      }),
+    },
     id: { params: z.object(idField) },
     order: { params: z.object({ ...idField, [col.order]: questionOrder }) },
   } satisfies Record<string, RouteInput>;
@@ -100,14 +161,32 @@ export function questionLinks(kind: LinkKind) {
    * An active link of the question to the parent at an order. `id`: given by the demo seed, whose rows
    * have fixed ids; a request's link gets a new one.
    */
-  function add(db: Knex, parent: string, questionid: string, order: number, id: string = crypto.randomUUID()): Promise<true> {
+  function add(
+    db: Knex,
+    parent: string,
+    questionid: string,
+    order: number,
+    id: string = crypto.randomUUID(),
+  ): Promise<true> {
     return writeTransaction(db, kind.duplicate, async (trx) => {
       const problems: string[] = [];
       if (!(await liveParent(trx, parent)).length) problems.push(kind.parent.invalid);
-      if (!(await trx('questions').where({ questionid, isdeleted: false }).first('questionid'))) problems.push(INVALID_QUESTION);
+      if (!(await trx('questions').where({ questionid, isdeleted: false }).first('questionid')))
+        problems.push(INVALID_QUESTION);
       if (problems.length) throw httpError(400, problems.join(', '));
-      if (await trx(kind.table).where({ [parentid]: parent, questionid }).first(col.id)) throw httpError(400, kind.duplicate);
-      await trx(kind.table).insert({ [col.id]: id, [parentid]: parent, questionid, [col.status]: true, [col.order]: order });
+      if (
+        await trx(kind.table)
+          .where({ [parentid]: parent, questionid })
+          .first(col.id)
+      )
+        throw httpError(400, kind.duplicate);
+      await trx(kind.table).insert({
+        [col.id]: id,
+        [parentid]: parent,
+        questionid,
+        [col.status]: true,
+        [col.order]: order,
+      });
       return true as const;
     });
   }
@@ -119,7 +198,14 @@ export function questionLinks(kind: LinkKind) {
     /** GET `…/:parentid`: the parent's links by order, in one query once the parent is known. */
     async list({ db, params }: CentralCtx<typeof inputs.list>) {
       if (!(await readRows(liveParent(db, params[parentid]))).length) throw httpError(400, kind.parent.invalid);
-      return shape(await readRows(kind.listQuery(db).where(`x.${parentid}`, params[parentid]).orderBy([{ column: `x.${col.order}` }, { column: `x.${col.id}` }])));
+      return shape(
+        await readRows(
+          kind
+            .listQuery(db)
+            .where(`x.${parentid}`, params[parentid])
+            .orderBy([{ column: `x.${col.order}` }, { column: `x.${col.id}` }]),
+        ),
+      );
     },
 
 
@@ -130,7 +216,8 @@ export function questionLinks(kind: LinkKind) {
 
     /** PUT `…/activate/:id`, `…/deactivate/:id`. */
     status(value: boolean) {
-      return ({ db, params }: CentralCtx<typeof inputs.id>) => update(db, params[col.id] as string, { [col.status]: value });
+      return ({ db, params }: CentralCtx<typeof inputs.id>) =>
+        update(db, params[col.id] as string, { [col.status]: value });
     },
 
     /** PUT `…/order/:id/:order`: that link's order and nothing else's. */
@@ -165,7 +252,11 @@ export function setLevelQuizLesson(db: Knex, levelquizquestionid: string, lesson
   return writeTransaction(db, undefined, async (trx) => {
     const link = await trx('levelquizquestions').where({ levelquizquestionid }).first('levelid');
     if (!link) throw httpError(400, levelQuizQuestionKind.invalid);
-    if (lessonid && !(await trx('lessons').where({ lessonid, levelid: link.levelid, isdeleted: false }).first('lessonid'))) throw httpError(400, INVALID_LESSON);
+    if (
+      lessonid &&
+      !(await trx('lessons').where({ lessonid, levelid: link.levelid, isdeleted: false }).first('lessonid'))
+    )
+      throw httpError(400, INVALID_LESSON);
     await trx('levelquizquestions').where({ levelquizquestionid }).update({ lessonid });
     return true as const;
   });

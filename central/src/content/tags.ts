@@ -26,7 +26,9 @@ export function tagStore(kind: TagKind) {
     .max(8, { error: 'length must be less than or equal to 8 characters long' })
     .regex(/^[A-Za-z0-9]+$/, { error: 'must only contain alpha-numeric characters' });
   const body = strictBody({ [nameCol]: name }) as z.ZodType<Record<string, string>>;
-  const params = z.object({ [idCol]: z.string().uuid({ error: 'must be a valid GUID' }) }) as z.ZodType<Record<string, string>>;
+  const params = z.object({ [idCol]: z.string().uuid({ error: 'must be a valid GUID' }) }) as z.ZodType<
+    Record<string, string>
+  >;
   const listBody = pagingBody([nameCol]);
 
   async function live(db: Knex, id: string) {
@@ -42,7 +44,9 @@ export function tagStore(kind: TagKind) {
     if (except) q.whereNot({ [idCol]: except });
     return !!(await q.first(idCol));
   }
-  /** Runs a write whose name rule is checked inside its transaction; a race the database decides answers the same 400. */
+  /**
+   * Runs a write whose name rule is checked inside its transaction; a race the database decides answers the same 400.
+   */
   async function writing<T>(db: Knex, work: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
     try {
       return await db.transaction(work);
@@ -65,7 +69,15 @@ export function tagStore(kind: TagKind) {
       await writing(db, async (trx) => {
         if (await nameTaken(trx, value)) throw httpError(400, messages.exists);
         const now = new Date().toISOString();
-        await trx(table).insert({ [idCol]: id, [nameCol]: value, isdeleted: false, created_at: now, created_by: by, updated_at: now, updated_by: by });
+        await trx(table).insert({
+          [idCol]: id,
+          [nameCol]: value,
+          isdeleted: false,
+          created_at: now,
+          created_by: by,
+          updated_at: now,
+          updated_by: by,
+        });
       });
       return live(db, id);
     },
@@ -77,14 +89,18 @@ export function tagStore(kind: TagKind) {
       await writing(db, async (trx) => {
         await requireLive(trx, id);
         if (await nameTaken(trx, input[nameCol], id)) throw httpError(400, messages.exists);
-        await trx(table).where({ [idCol]: id }).update({ [nameCol]: input[nameCol], updated_at: new Date().toISOString(), updated_by: by });
+        await trx(table)
+          .where({ [idCol]: id })
+          .update({ [nameCol]: input[nameCol], updated_at: new Date().toISOString(), updated_by: by });
       });
       return live(db, id);
     },
 
     async remove(db: Knex, id: string, by: string | null): Promise<true> {
       await requireLive(db, id);
-      await db(table).where({ [idCol]: id }).update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
+      await db(table)
+        .where({ [idCol]: id })
+        .update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
       return true;
     },
 

@@ -29,7 +29,8 @@ export function dateTimeLabel(d: Date, offset: number): string {
   const w = wallClock(d, offset);
   const h = w.getUTCHours();
   const p = (n: number) => String(n).padStart(2, '0');
-  return `${MONTHS[w.getUTCMonth()]} ${w.getUTCDate()}, ${w.getUTCFullYear()}, ${h % 12 || 12}:${p(w.getUTCMinutes())}:${p(w.getUTCSeconds())} ${h < 12 ? 'AM' : 'PM'}`;
+  const time = `${h % 12 || 12}:${p(w.getUTCMinutes())}:${p(w.getUTCSeconds())} ${h < 12 ? 'AM' : 'PM'}`;
+  return `${MONTHS[w.getUTCMonth()]} ${w.getUTCDate()}, ${w.getUTCFullYear()}, ${time}`;
 }
 
 /** en-US short date, `3/9/2026`. */

@@ -41,7 +41,9 @@ export function csvCell(value: unknown): string {
 export function fromCsvCell(value: string): string;
 export function fromCsvCell(value: string | null | undefined): string | null | undefined;
 export function fromCsvCell(value: string | null | undefined): string | null | undefined {
-  return typeof value === 'string' && value.length > 1 && value[0] === "'" && FORMULA_START.test(value.slice(1)) ? value.slice(1) : value;
+  return typeof value === 'string' && value.length > 1 && value[0] === "'" && FORMULA_START.test(value.slice(1))
+    ? value.slice(1)
+    : value;
 }
 
 /** One line (without its end) of `columns` taken from `row`. */
@@ -67,14 +69,19 @@ export function attachment(filename: string): string {
   const plain = filename.replace(/["\\\r\n]/g, '_');
   if (/^[\x20-\x7e]*$/.test(plain)) return `attachment; filename="${plain}"`;
   const fallback = plain.replace(/[^\x20-\x7e]/g, '_');
-  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encoded = encodeURIComponent(filename).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
 
 export type RowSource<T> = Iterable<T> | AsyncIterable<T>;
 
 function iteratorOf<T>(rows: RowSource<T>): Iterator<T> | AsyncIterator<T> {
-  return Symbol.asyncIterator in rows ? (rows as AsyncIterable<T>)[Symbol.asyncIterator]() : (rows as Iterable<T>)[Symbol.iterator]();
+  return Symbol.asyncIterator in rows
+    ? (rows as AsyncIterable<T>)[Symbol.asyncIterator]()
+    : (rows as Iterable<T>)[Symbol.iterator]();
 }
 
 /** Resolves true when the socket can take more, false when the client went away. */

@@ -29,15 +29,28 @@ function textIssues(label: string, v: string, o: TextRule, ctx: z.RefinementCtx)
     ctx.addIssue({ code: 'custom', message: `${quoted(label)} ${o.pattern.message}`, params: labelled });
     return;
   }
-  if (o.min !== undefined && v.length < o.min) ctx.addIssue({ code: 'custom', message: `${quoted(label)} length must be at least ${o.min} characters long`, params: labelled });
-  if (o.max !== undefined && v.length > o.max) ctx.addIssue({ code: 'custom', message: `${quoted(label)} length must be less than or equal to ${o.max} characters long`, params: labelled });
-  if (o.nonblank && v.length > 0 && v.trim().length === 0) ctx.addIssue({ code: 'custom', message: `${label} not allowed`, params: labelled });
+  if (o.min !== undefined && v.length < o.min)
+    ctx.addIssue({
+      code: 'custom',
+      message: `${quoted(label)} length must be at least ${o.min} characters long`,
+      params: labelled,
+    });
+  if (o.max !== undefined && v.length > o.max)
+    ctx.addIssue({
+      code: 'custom',
+      message: `${quoted(label)} length must be less than or equal to ${o.max} characters long`,
+      params: labelled,
+    });
+  if (o.nonblank && v.length > 0 && v.trim().length === 0)
+    ctx.addIssue({ code: 'custom', message: `${label} not allowed`, params: labelled });
 }
 
 /** A required string. */
 export function text(label: string, o: TextRule = {}) {
   return z
-    .string({ error: (iss) => (iss.input === undefined ? `${quoted(label)} is required` : `${quoted(label)} must be a string`) })
+    .string({
+      error: (iss) => (iss.input === undefined ? `${quoted(label)} is required` : `${quoted(label)} must be a string`),
+    })
     .min(1, { error: `${quoted(label)} is not allowed to be empty`, abort: true })
     .superRefine((v, ctx) => textIssues(label, v, o, ctx));
 }
@@ -57,7 +70,8 @@ export function optionalText(label: string, o: TextRule = {}) {
  * A description: absent, null or '' (the admin UI sends '' for a field left untouched), else held to
  * the rule and refused when blank.
  */
-export const description = (label: string, min: number, max: number) => optionalText(label, { min, max, nonblank: true });
+export const description = (label: string, min: number, max: number) =>
+  optionalText(label, { min, max, nonblank: true });
 
 /**
  * A required id, lower-cased (ids are stored lower-case; PostgreSQL compares text exactly). Any
@@ -65,14 +79,19 @@ export const description = (label: string, min: number, max: number) => optional
  */
 export function guid(label: string) {
   return z
-    .string({ error: (iss) => (iss.input === undefined ? `${quoted(label)} is required` : `${quoted(label)} must be a string`) })
+    .string({
+      error: (iss) => (iss.input === undefined ? `${quoted(label)} is required` : `${quoted(label)} must be a string`),
+    })
     .regex(UUID, { error: `${quoted(label)} must be a valid GUID` })
     .transform((v) => v.toLowerCase());
 }
 
 /** A params schema whose every segment is an id: `guidParams({ subjectid: 'Subject ID' })`. */
 export function guidParams<K extends string>(labels: Record<K, string>) {
-  const shape = Object.fromEntries(Object.entries<string>(labels).map(([k, label]) => [k, guid(label)])) as Record<K, ReturnType<typeof guid>>;
+  const shape = Object.fromEntries(Object.entries<string>(labels).map(([k, label]) => [k, guid(label)])) as Record<
+    K,
+    ReturnType<typeof guid>
+  >;
   return z.object(shape);
 }
 
@@ -84,7 +103,9 @@ export interface NumberRule {
 
 /** A required number (a numeric string is read as its number). */
 export function number(label: string, o: NumberRule = {}) {
-  let n = z.number({ error: (iss) => (iss.input === undefined ? `${quoted(label)} is required` : `${quoted(label)} must be a number`) });
+  let n = z.number({
+    error: (iss) => (iss.input === undefined ? `${quoted(label)} is required` : `${quoted(label)} must be a number`),
+  });
   if (o.int) n = n.int({ error: `${quoted(label)} must be an integer` });
   if (o.min !== undefined) n = n.min(o.min, { error: `${quoted(label)} must be greater than or equal to ${o.min}` });
   if (o.max !== undefined) n = n.max(o.max, { error: `${quoted(label)} must be less than or equal to ${o.max}` });
@@ -98,7 +119,8 @@ const INT32_MAX = 2147483647;
  * An integer the database's INTEGER column holds; `min`/`max` narrow it further. Without the bounds a
  * larger value would reach the database and fail there.
  */
-export const integer = (label: string, o: { min?: number; max?: number } = {}) => number(label, { int: true, min: o.min ?? INT32_MIN, max: o.max ?? INT32_MAX });
+export const integer = (label: string, o: { min?: number; max?: number } = {}) =>
+  number(label, { int: true, min: o.min ?? INT32_MIN, max: o.max ?? INT32_MAX });
 
 /** An order column. */
 export const order = (label: string) => integer(label);

@@ -6,17 +6,42 @@ import { ObjectStoreError } from '../objects';
 export type Dependency = 'database' | 'object store' | 'redis';
 
 /** Socket errors that mean the other end could not be reached or went away. */
-export const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+export const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+]);
 // PostgreSQL: connection exceptions (08…), too many connections (53300), out of memory or disk (53…),
 // shutting down / starting up (57P01–57P03), serialization and deadlock (40001, 40P01: the same request
 // succeeds when sent again).
 const PG_TRANSIENT = /^(08...|53...|57P0[123]|40001|40P01)$/;
-const DB_MESSAGES = /Unable to acquire a connection|Connection terminated|Connection ended unexpectedly|Timeout acquiring a connection|connect ECONNREFUSED|Client has encountered a connection error|terminating connection|the database system is (starting up|shutting down)|SQLITE_BUSY|database is locked/i;
+const DB_MESSAGES = new RegExp(
+  'Unable to acquire a connection|Connection terminated|Connection ended unexpectedly|' +
+    'Timeout acquiring a connection|connect ECONNREFUSED|Client has encountered a connection error|' +
+    'terminating connection|the database system is (starting up|shutting down)|SQLITE_BUSY|database is locked',
+  'i',
+);
 // S3 answers that mean "not now": the store is overloaded, restarting or failing inside.
-const S3_TRANSIENT = new Set(['ServiceUnavailable', 'SlowDown', 'InternalError', 'RequestTimeout', 'RequestTimeTooSkewed']);
+const S3_TRANSIENT = new Set([
+  'ServiceUnavailable',
+  'SlowDown',
+  'InternalError',
+  'RequestTimeout',
+  'RequestTimeTooSkewed',
+]);
 
 // The Redis client's own failures while it is disconnected (commands are not queued, see connectRedis).
-const REDIS_ERRORS = new Set(['ClientClosedError', 'ClientOfflineError', 'SocketClosedUnexpectedlyError', 'ReconnectStrategyError']);
+const REDIS_ERRORS = new Set([
+  'ClientClosedError',
+  'ClientOfflineError',
+  'SocketClosedUnexpectedlyError',
+  'ReconnectStrategyError',
+]);
 
 function chain(err: unknown): unknown[] {
   const out: unknown[] = [];
@@ -42,7 +67,13 @@ export function outageOf(err: unknown): Dependency | null {
   for (const e of errors) {
     const x = e as { code?: unknown; name?: unknown; message?: unknown };
     const code = typeof x.code === 'string' ? x.code : '';
-    if (x.name === 'KnexTimeoutError' || PG_TRANSIENT.test(code) || NETWORK_ERROR_CODES.has(code) || code === 'SQLITE_BUSY') return 'database';
+    if (
+      x.name === 'KnexTimeoutError' ||
+      PG_TRANSIENT.test(code) ||
+      NETWORK_ERROR_CODES.has(code) ||
+      code === 'SQLITE_BUSY'
+    )
+      return 'database';
     if (typeof x.message === 'string' && DB_MESSAGES.test(x.message)) return 'database';
   }
   return null;
@@ -59,6 +90,11 @@ export const OUTAGE_RETRY_AFTER_SECONDS = 30;
  */
 export function requestOutage(err: unknown): Dependency | null {
   const errors = chain(err);
-  const outbound = errors.some((e) => e instanceof ClassroomError || e instanceof EnvelopeError || (e instanceof TypeError && e.message === 'fetch failed'));
+  const outbound = errors.some(
+    (e) =>
+      e instanceof ClassroomError ||
+      e instanceof EnvelopeError ||
+      (e instanceof TypeError && e.message === 'fetch failed'),
+  );
   return outbound ? null : outageOf(err);
 }

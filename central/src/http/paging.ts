@@ -19,33 +19,53 @@ export const MAX_FILTER_TERMS = 100;
 export const MAX_FILTER_TEXT = 500;
 
 // The bounds are checked after the shape (checkFilterValues): inside a union their messages would be lost.
-const filterValue = z.union([z.string(), z.array(z.string()), z.null()], { error: 'must be a string or an array of strings' }).optional();
+const filterValue = z
+  .union([z.string(), z.array(z.string()), z.null()], { error: 'must be a string or an array of strings' })
+  .optional();
 
-/** Each filter value at most `MAX_FILTER_TEXT` characters, each list at most `MAX_FILTER_VALUES` values, each refusal naming its entry. */
+/**
+ * Each filter value at most `MAX_FILTER_TEXT` characters, each list
+ * at most `MAX_FILTER_VALUES` values, each refusal naming its entry.
+ */
 function checkFilterValues(filter: Paging['filter'], ctx: z.RefinementCtx): void {
   (filter ?? []).forEach((f, i) => {
     const path = ['filter', i, 'value'];
-    if (Array.isArray(f.value) && f.value.length > MAX_FILTER_VALUES) ctx.addIssue({ code: 'custom', message: `must hold at most ${MAX_FILTER_VALUES} values`, path });
-    else if ((Array.isArray(f.value) ? f.value : [f.value ?? '']).some((v) => v.length > MAX_FILTER_TEXT)) ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_FILTER_TEXT} characters`, path });
+    if (Array.isArray(f.value) && f.value.length > MAX_FILTER_VALUES)
+      ctx.addIssue({ code: 'custom', message: `must hold at most ${MAX_FILTER_VALUES} values`, path });
+    else if ((Array.isArray(f.value) ? f.value : [f.value ?? '']).some((v) => v.length > MAX_FILTER_TEXT))
+      ctx.addIssue({ code: 'custom', message: `must be at most ${MAX_FILTER_TEXT} characters`, path });
   });
 }
 
-const strictKeys = { error: (iss: { code: string; keys?: string[] }) => (iss.code === 'unrecognized_keys' ? `"${iss.keys?.[0]}" is not allowed` : undefined) };
+const strictKeys = {
+  error: (iss: { code: string; keys?: string[] }) =>
+    iss.code === 'unrecognized_keys' ? `"${iss.keys?.[0]}" is not allowed` : undefined,
+};
 
 const pageFields = {
   pageindex: z.number({ error: 'must be a number' }).optional(),
-  pagesize: z.number({ error: 'must be a number' }).int().min(0).max(200, { error: 'must be less than or equal to 200' }).optional(),
+  pagesize: z
+    .number({ error: 'must be a number' })
+    .int()
+    .min(0)
+    .max(200, { error: 'must be less than or equal to 200' })
+    .optional(),
 };
 
 function checkPage(b: { pageindex?: number }, ctx: z.RefinementCtx): void {
-  if (b.pageindex !== undefined && (!Number.isInteger(b.pageindex) || b.pageindex < 0 || b.pageindex > MAX_PAGE_INDEX)) {
+  if (
+    b.pageindex !== undefined &&
+    (!Number.isInteger(b.pageindex) || b.pageindex < 0 || b.pageindex > MAX_PAGE_INDEX)
+  ) {
     ctx.addIssue({ code: 'custom', message: 'Invalid page index', path: [] });
   }
 }
 
 /** The values of one filter entry: an array's elements or a string's comma parts, trimmed, empty ones dropped. */
 export function filterValues(value: string | readonly string[] | null | undefined): string[] {
-  return (typeof value === 'string' || value == null ? (value ?? '').split(',') : [...value]).map((v) => v.trim()).filter(Boolean);
+  return (typeof value === 'string' || value == null ? (value ?? '').split(',') : [...value])
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 /**
@@ -66,12 +86,17 @@ function containsTerms(filter: Paging['filter'], exact: readonly string[]): numb
  * `exact` keys hold ids: their values are compared whole, any of them matching, in one `IN`; the other
  * keys are contains-matched, at most `MAX_FILTER_TERMS` texts in all.
  */
-export function pagingBody(keys: readonly [string, ...string[]], o: { maxFilters?: number; unknownAllowed?: boolean; exact?: readonly string[] } = {}) {
+export function pagingBody(
+  keys: readonly [string, ...string[]],
+  o: { maxFilters?: number; unknownAllowed?: boolean; exact?: readonly string[] } = {},
+) {
   const maxFilters = o.maxFilters ?? 5;
   const exact = o.exact ?? [];
   const shape = {
     ...pageFields,
-    filter: z.array(z.object({ key: z.enum(keys, { error: `must be one of [${keys.join(', ')}]` }), value: filterValue })).optional(),
+    filter: z
+      .array(z.object({ key: z.enum(keys, { error: `must be one of [${keys.join(', ')}]` }), value: filterValue }))
+      .optional(),
   };
   const base = o.unknownAllowed ? z.looseObject(shape) : z.strictObject(shape, strictKeys);
   return base.superRefine((b, ctx) => {
@@ -79,7 +104,11 @@ export function pagingBody(keys: readonly [string, ...string[]], o: { maxFilters
     checkFilterValues(b.filter, ctx);
     if ((b.filter?.length ?? 0) > maxFilters) ctx.addIssue({ code: 'custom', message: 'Invalid filter', path: [] });
     else if (containsTerms(b.filter, exact) > MAX_FILTER_TERMS) {
-      ctx.addIssue({ code: 'custom', message: `Invalid filter: at most ${MAX_FILTER_TERMS} texts to search for in one list`, path: [] });
+      ctx.addIssue({
+        code: 'custom',
+        message: `Invalid filter: at most ${MAX_FILTER_TERMS} texts to search for in one list`,
+        path: [],
+      });
     }
   });
 }
@@ -96,7 +125,12 @@ export const multiPagingBody = z
   .strictObject(
     {
       pageindex: pageFields.pageindex,
-      pagesize: z.number({ error: 'must be a number' }).int().min(0).max(MAX_REPORT_PAGE_SIZE, { error: `must be less than or equal to ${MAX_REPORT_PAGE_SIZE}` }).optional(),
+      pagesize: z
+        .number({ error: 'must be a number' })
+        .int()
+        .min(0)
+        .max(MAX_REPORT_PAGE_SIZE, { error: `must be less than or equal to ${MAX_REPORT_PAGE_SIZE}` })
+        .optional(),
       filter: z.array(z.object({ key: z.string({ error: 'is required' }).max(100), value: filterValue })).optional(),
     },
     strictKeys,
@@ -104,10 +138,15 @@ export const multiPagingBody = z
   .superRefine((b, ctx) => {
     checkPage(b, ctx);
     checkFilterValues(b.filter, ctx);
-    if ((b.filter?.length ?? 0) > MAX_REPORT_FILTERS) ctx.addIssue({ code: 'custom', message: 'Invalid filter', path: [] });
+    if ((b.filter?.length ?? 0) > MAX_REPORT_FILTERS)
+      ctx.addIssue({ code: 'custom', message: 'Invalid filter', path: [] });
   });
 
-export type Paging = { pageindex?: number; pagesize?: number; filter?: Array<{ key: string; value?: string | string[] | null }> };
+export type Paging = {
+  pageindex?: number;
+  pagesize?: number;
+  filter?: Array<{ key: string; value?: string | string[] | null }>;
+};
 export type MultiPaging = z.infer<typeof multiPagingBody>;
 
 /** Conditions joined by one `AND`/`OR` chain at most this long; longer lists are split into nested groups. */
@@ -118,9 +157,15 @@ const GROUP = 25;
  * The items are nested in groups of `GROUP`, so the expression tree stays shallow (SQLite refuses one
  * deeper than 1,000) however long the list.
  */
-export function whereEach<T>(q: Knex.QueryBuilder, items: readonly T[], any: boolean, each: (w: Knex.QueryBuilder, item: T) => void): void {
+export function whereEach<T>(
+  q: Knex.QueryBuilder,
+  items: readonly T[],
+  any: boolean,
+  each: (w: Knex.QueryBuilder, item: T) => void,
+): void {
   if (!items.length) return;
-  const join = (w: Knex.QueryBuilder, inner: (o: Knex.QueryBuilder) => void) => (any ? w.orWhere(inner) : w.where(inner));
+  const join = (w: Knex.QueryBuilder, inner: (o: Knex.QueryBuilder) => void) =>
+    any ? w.orWhere(inner) : w.where(inner);
   const add = (w: Knex.QueryBuilder, list: readonly T[]): void => {
     if (list.length <= GROUP) {
       for (const item of list) join(w, (o) => { each(o, item); });
@@ -141,7 +186,13 @@ export function whereEach<T>(q: Knex.QueryBuilder, items: readonly T[], any: boo
  * (ids) match any of their values whole, in one `IN`. Matching is literal (`%` and `_` match
  * themselves) and ignores case on both databases.
  */
-export function applyFilters(q: Knex.QueryBuilder, body: Paging, column: (key: string) => string, any = false, exact: readonly string[] = []): void {
+export function applyFilters(
+  q: Knex.QueryBuilder,
+  body: Paging,
+  column: (key: string) => string,
+  any = false,
+  exact: readonly string[] = [],
+): void {
   for (const f of body.filter ?? []) {
     const col = column(f.key);
     const values = filterValues(f.value);
@@ -176,9 +227,19 @@ export function pageEnvelope<T>(data: T[], total: number, body: Paging) {
 }
 
 /** One page of `base` (its filters applied) in `order`, as the paged-list envelope: rows, total, the page asked for. */
-export async function pageRows(base: Knex.QueryBuilder, body: Paging, order: string | Array<{ column: string; order?: 'asc' | 'desc' }>, columns: readonly string[] = []) {
+export async function pageRows(
+  base: Knex.QueryBuilder,
+  body: Paging,
+  order: string | Array<{ column: string; order?: 'asc' | 'desc' }>,
+  columns: readonly string[] = [],
+) {
   const total = Number((await base.clone().clearSelect().clearOrder().count({ n: '*' }).first())?.n ?? 0);
   const { limit, offset } = pageOf(body);
-  const data = (await base.clone().orderBy(order as never).limit(limit).offset(offset).select(...columns)) as Array<Record<string, unknown>>;
+  const data = (await base
+    .clone()
+    .orderBy(order as never)
+    .limit(limit)
+    .offset(offset)
+    .select(...columns)) as Array<Record<string, unknown>>;
   return pageEnvelope(data, total, body);
 }

@@ -33,20 +33,38 @@ export function publicBase(req: Request, config: Config): string {
 }
 
 /** `by`: the account that asked for the URL, signed into it and recorded as the document's creator. */
-export function presignedMediaUrl(req: Request, config: Config, key: string, by: string | null, now = Date.now()): string {
+export function presignedMediaUrl(
+  req: Request,
+  config: Config,
+  key: string,
+  by: string | null,
+  now = Date.now(),
+): string {
   const expires = Math.floor(now / 1000) + PRESIGN_SECONDS;
   const who = by ? `&by=${encodeURIComponent(by)}` : '';
-  return `${publicBase(req, config)}/media/${encodeURIComponent(key)}?expires=${expires}${who}&signature=${signature(config, key, expires, by ?? '')}`;
+  const query = `expires=${expires}${who}&signature=${signature(config, key, expires, by ?? '')}`;
+  return `${publicBase(req, config)}/media/${encodeURIComponent(key)}?${query}`;
 }
 
 /**
  * Checks a presigned upload's signature and expiry (403 otherwise); answers the signature, which
  * names the URL when it is marked used.
  */
-export function verifyPresigned(config: Config, key: string, q: { expires?: unknown; signature?: unknown; by?: unknown }, now = Date.now()): string {
+export function verifyPresigned(
+  config: Config,
+  key: string,
+  q: { expires?: unknown; signature?: unknown; by?: unknown },
+  now = Date.now(),
+): string {
   const { expires, signature: given } = q;
   const by = q.by === undefined ? '' : q.by;
-  if (typeof expires !== 'string' || !/^\d{1,12}$/.test(expires) || typeof given !== 'string' || !/^[0-9a-f]{64}$/.test(given) || typeof by !== 'string') {
+  if (
+    typeof expires !== 'string' ||
+    !/^\d{1,12}$/.test(expires) ||
+    typeof given !== 'string' ||
+    !/^[0-9a-f]{64}$/.test(given) ||
+    typeof by !== 'string'
+  ) {
     throw httpError(403, PRESIGN_MESSAGES.invalid);
   }
   const want = Buffer.from(signature(config, key, Number(expires), by), 'hex');

@@ -6,8 +6,22 @@ import type { Caller } from './types';
  * read learners (`view_student`, or the wildcard) gets these fields in a report row.
  */
 export const LEARNER_IDENTITY_COLUMNS = [
-  'studentfirstname', 'studentlastname', 'familyname', 'mothername', 'fathername', 'contact', 'dateofbirth', 'profileimage',
-  'wg_seeing', 'wg_hearing', 'wg_walking', 'wg_remembering', 'wg_selfcare', 'wg_communicating', 'wg_source', 'wg_collected_at',
+  'studentfirstname',
+  'studentlastname',
+  'familyname',
+  'mothername',
+  'fathername',
+  'contact',
+  'dateofbirth',
+  'profileimage',
+  'wg_seeing',
+  'wg_hearing',
+  'wg_walking',
+  'wg_remembering',
+  'wg_selfcare',
+  'wg_communicating',
+  'wg_source',
+  'wg_collected_at',
 ] as const;
 
 export function seesLearnerIdentity(caller: Caller): boolean {

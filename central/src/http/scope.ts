@@ -29,15 +29,30 @@ export const scope = Object.freeze({
    * roles, public files), whole-system callers only, or nothing school-bound at all.
    */
   global: rule('global', 'not narrowed: shared by every school and country'),
-  /** Rows of a school (learners, teachers, classes, logs, reports, contributions, feedback, content downloads): the caller's schools. */
-  schoolsOfCaller: rule('schoolsOfCaller', "the caller's schools: a school user its own, narrowed staff the schools of their schools/countries claims"),
-  /** Country rows: narrowed staff their `countries` claim (or the countries of their `schools`), a school user its school's country. */
-  countriesOfCaller: rule('countriesOfCaller', "the caller's countries: the countries claim, else the countries of the caller's schools"),
+  /**
+   * Rows of a school (learners, teachers, classes, logs, reports,
+   * contributions, feedback, content downloads): the caller's schools.
+   */
+  schoolsOfCaller: rule(
+    'schoolsOfCaller',
+    "the caller's schools: a school user its own, narrowed staff the schools of their schools/countries claims",
+  ),
+  /**
+   * Country rows: narrowed staff their `countries` claim (or the
+   * countries of their `schools`), a school user its school's country.
+   */
+  countriesOfCaller: rule(
+    'countriesOfCaller',
+    "the caller's countries: the countries claim, else the countries of the caller's schools",
+  ),
   /**
    * Curriculum content (curricula, grades, levels, lessons, lesson items, question links, assessments, a
    * curriculum's media list): the curricula offered (curriculumcountry) in the caller's countries.
    */
-  curriculaOfCaller: rule('curriculaOfCaller', "the curricula offered in the caller's countries, and everything below them"),
+  curriculaOfCaller: rule(
+    'curriculaOfCaller',
+    "the curricula offered in the caller's countries, and everything below them",
+  ),
   /** The account the request proves (a token) or names (sign-in, reset): the handler acts on that account only. */
   ownAccount: rule('ownAccount', "the caller's own account only"),
   /**
@@ -52,7 +67,10 @@ export const scope = Object.freeze({
    * school and country hold): only a caller that nothing narrows. A narrowed staff caller holding the
    * permission would otherwise widen what broader accounts may do; it is refused 403 before the handler.
    */
-  wholeOrganisation: rule('wholeOrganisation', 'the whole organisation: callers that nothing narrows only; a narrowed caller is refused 403'),
+  wholeOrganisation: rule(
+    'wholeOrganisation',
+    'the whole organisation: callers that nothing narrows only; a narrowed caller is refused 403',
+  ),
 });
 
 export const SCOPE_NAMES = Object.keys(scope) as ScopeName[];
@@ -64,12 +82,34 @@ const ids = (v: unknown): string[] | null => {
 };
 
 const EVERYTHING = (name: ScopeName, account: string | null = null): Scope =>
-  Object.freeze({ rule: name, all: true, schoolids: [], schoolnames: [], countryids: [], curriculumids: [], account, accountids: [], wholecountries: [] });
+  Object.freeze({
+    rule: name,
+    all: true,
+    schoolids: [],
+    schoolnames: [],
+    countryids: [],
+    curriculumids: [],
+    account,
+    accountids: [],
+    wholecountries: [],
+  });
 const NOTHING = (name: ScopeName, account: string | null = null): Scope =>
-  Object.freeze({ rule: name, all: false, schoolids: [], schoolnames: [], countryids: [], curriculumids: [], account, accountids: [], wholecountries: [] });
+  Object.freeze({
+    rule: name,
+    all: false,
+    schoolids: [],
+    schoolnames: [],
+    countryids: [],
+    curriculumids: [],
+    account,
+    accountids: [],
+    wholecountries: [],
+  });
 
 /** The caller's narrowing claims; null when the caller is a whole-system caller. */
-function claimsOf(caller: Caller): { schoolids: string[] | null; countryids: string[] | null; schoolname: string | null } | null | 'none' {
+function claimsOf(
+  caller: Caller,
+): { schoolids: string[] | null; countryids: string[] | null; schoolname: string | null } | null | 'none' {
   if (caller.kind === 'staff') {
     const schoolids = ids(caller.claims.schools);
     const countryids = ids(caller.claims.countries);
@@ -110,16 +150,34 @@ export async function resolveScope(db: Knex, name: ScopeName, caller: Caller): P
     : [...new Set(schools.map((s) => s.countryid).filter((c): c is string => !!c))];
   let curriculumids: string[] = [];
   if (name === 'curriculaOfCaller' && countryids.length) {
-    const rows = (await db('curriculumcountry').whereIn('countryid', countryids).distinct('curriculumid')) as Array<{ curriculumid: string }>;
+    const rows = (await db('curriculumcountry').whereIn('countryid', countryids).distinct('curriculumid')) as Array<{
+      curriculumid: string;
+    }>;
     curriculumids = rows.map((r) => r.curriculumid);
   }
   const resolved: Scope = {
-    rule: name, all: false, schoolids: schools.map((s) => s.schoolid), schoolnames: schools.map((s) => s.schoolname), countryids, curriculumids, account: null,
-    accountids: [], wholecountries: claims.countryids && !claims.schoolids ? claims.countryids : [],
+    rule: name,
+    all: false,
+    schoolids: schools.map((s) => s.schoolid),
+    schoolnames: schools.map((s) => s.schoolname),
+    countryids,
+    curriculumids,
+    account: null,
+    accountids: [],
+    wholecountries: claims.countryids && !claims.schoolids ? claims.countryids : [],
   };
   if (name === 'staffOfCaller') {
-    const accounts = (await db('lmsusers').select('lmsuserid', 'schools', 'countries')) as Array<{ lmsuserid: string; schools: unknown; countries: unknown }>;
-    return Object.freeze({ ...resolved, accountids: accounts.filter((a) => staffWithin(resolved, { schools: a.schools, countries: a.countries })).map((a) => a.lmsuserid) });
+    const accounts = (await db('lmsusers').select('lmsuserid', 'schools', 'countries')) as Array<{
+      lmsuserid: string;
+      schools: unknown;
+      countries: unknown;
+    }>;
+    return Object.freeze({
+      ...resolved,
+      accountids: accounts
+        .filter((a) => staffWithin(resolved, { schools: a.schools, countries: a.countries }))
+        .map((a) => a.lmsuserid),
+    });
   }
   return Object.freeze(resolved);
 }
@@ -140,7 +198,10 @@ const idList = (v: unknown): string[] => {
  * school of those countries, also ones made later), each of those countries is held whole by the
  * caller (the caller's own `countries` list, without a `schools` list).
  */
-export function staffWithin(s: Pick<Scope, 'all' | 'schoolids' | 'wholecountries'>, account: { schools: unknown; countries: unknown }): boolean {
+export function staffWithin(
+  s: Pick<Scope, 'all' | 'schoolids' | 'wholecountries'>,
+  account: { schools: unknown; countries: unknown },
+): boolean {
   if (s.all) return true;
   const schools = idList(account.schools);
   const countries = idList(account.countries);
@@ -158,14 +219,16 @@ async function checkStaff(db: Knex, s: Scope, params: unknown, body: unknown): P
   if (s.all) return;
   const p = (params ?? {}) as Record<string, unknown>;
   const b = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
-  const named = typeof p.lmsuserid === 'string' ? p.lmsuserid : typeof b.lmsuserid === 'string' ? b.lmsuserid : undefined;
+  const named =
+    typeof p.lmsuserid === 'string' ? p.lmsuserid : typeof b.lmsuserid === 'string' ? b.lmsuserid : undefined;
   let stored: { schools: unknown; countries: unknown } | undefined;
   if (named !== undefined) {
     stored = (await db('lmsusers').where({ lmsuserid: named }).first('schools', 'countries')) as typeof stored;
     if (stored && !s.accountids.includes(named)) throw httpError(400, 'Invalid user id');
   }
   if (!('schoolids' in b) && !('countryids' in b)) {
-    if (named === undefined && body !== undefined && ('lmsusername' in b)) throw httpError(400, 'The user must have at least 1 school or country');
+    if (named === undefined && body !== undefined && 'lmsusername' in b)
+      throw httpError(400, 'The user must have at least 1 school or country');
     return;
   }
   const wanted = {
@@ -180,9 +243,12 @@ async function checkStaff(db: Knex, s: Scope, params: unknown, body: unknown): P
 }
 
 /** Grades, levels and lessons below some curricula, as sub-queries of ids (soft-deleted rows included). */
-export const gradesUnder = (db: Knex, curricula: string[]) => db('grades').whereIn('curriculumid', curricula).select('gradeid');
-export const levelsUnder = (db: Knex, curricula: string[]) => db('levels').whereIn('gradeid', gradesUnder(db, curricula)).select('levelid');
-export const lessonsUnder = (db: Knex, curricula: string[]) => db('lessons').whereIn('levelid', levelsUnder(db, curricula)).select('lessonid');
+export const gradesUnder = (db: Knex, curricula: string[]) =>
+  db('grades').whereIn('curriculumid', curricula).select('gradeid');
+export const levelsUnder = (db: Knex, curricula: string[]) =>
+  db('levels').whereIn('gradeid', gradesUnder(db, curricula)).select('levelid');
+export const lessonsUnder = (db: Knex, curricula: string[]) =>
+  db('lessons').whereIn('levelid', levelsUnder(db, curricula)).select('lessonid');
 
 /**
  * Every id of curriculum content a request may name, with the query that finds the curriculum above
@@ -193,37 +259,83 @@ export const lessonsUnder = (db: Knex, curricula: string[]) => db('lessons').whe
  */
 type CurriculumOf = (db: Knex, id: string) => Knex.QueryBuilder;
 const lessonChain = (db: Knex, table: string, idcol: string, id: string) =>
-  db(`${table} as x`).join('lessons as ls', 'ls.lessonid', 'x.lessonid').join('levels as lv', 'lv.levelid', 'ls.levelid')
-    .join('grades as g', 'g.gradeid', 'lv.gradeid').where(`x.${idcol}`, id).first('g.curriculumid');
+  db(`${table} as x`)
+    .join('lessons as ls', 'ls.lessonid', 'x.lessonid')
+    .join('levels as lv', 'lv.levelid', 'ls.levelid')
+    .join('grades as g', 'g.gradeid', 'lv.gradeid')
+    .where(`x.${idcol}`, id)
+    .first('g.curriculumid');
 const questionChain = (db: Knex, table: string, idcol: string, parent: string, parentcol: string, id: string) =>
-  db(`${table} as q`).join(`${parent} as x`, `x.${parentcol}`, `q.${parentcol}`).join('lessons as ls', 'ls.lessonid', 'x.lessonid')
-    .join('levels as lv', 'lv.levelid', 'ls.levelid').join('grades as g', 'g.gradeid', 'lv.gradeid').where(`q.${idcol}`, id).first('g.curriculumid');
+  db(`${table} as q`)
+    .join(`${parent} as x`, `x.${parentcol}`, `q.${parentcol}`)
+    .join('lessons as ls', 'ls.lessonid', 'x.lessonid')
+    .join('levels as lv', 'lv.levelid', 'ls.levelid')
+    .join('grades as g', 'g.gradeid', 'lv.gradeid')
+    .where(`q.${idcol}`, id)
+    .first('g.curriculumid');
 export const CONTENT_IDS: Record<string, { curriculumOf: CurriculumOf; message: string }> = {
-  curriculumid: { curriculumOf: (db, id) => db('curriculums').where({ curriculumid: id }).first('curriculumid'), message: 'Invalid Curriculum id' },
-  gradeid: { curriculumOf: (db, id) => db('grades').where({ gradeid: id }).first('curriculumid'), message: 'Invalid Grade id' },
+  curriculumid: {
+    curriculumOf: (db, id) => db('curriculums').where({ curriculumid: id }).first('curriculumid'),
+    message: 'Invalid Curriculum id',
+  },
+  gradeid: {
+    curriculumOf: (db, id) => db('grades').where({ gradeid: id }).first('curriculumid'),
+    message: 'Invalid Grade id',
+  },
   levelid: {
-    curriculumOf: (db, id) => db('levels as lv').join('grades as g', 'g.gradeid', 'lv.gradeid').where('lv.levelid', id).first('g.curriculumid'),
+    curriculumOf: (db, id) =>
+      db('levels as lv').join('grades as g', 'g.gradeid', 'lv.gradeid').where('lv.levelid', id).first('g.curriculumid'),
     message: 'Invalid Level id',
   },
   lessonid: {
-    curriculumOf: (db, id) => db('lessons as ls').join('levels as lv', 'lv.levelid', 'ls.levelid').join('grades as g', 'g.gradeid', 'lv.gradeid').where('ls.lessonid', id).first('g.curriculumid'),
+    curriculumOf: (db, id) =>
+      db('lessons as ls')
+        .join('levels as lv', 'lv.levelid', 'ls.levelid')
+        .join('grades as g', 'g.gradeid', 'lv.gradeid')
+        .where('ls.lessonid', id)
+        .first('g.curriculumid'),
     message: 'Invalid Lesson id',
   },
-  lessonlearningid: { curriculumOf: (db, id) => lessonChain(db, 'lessonlearnings', 'lessonlearningid', id), message: 'Invalid lesson learning id' },
-  lessonplanid: { curriculumOf: (db, id) => lessonChain(db, 'lessonplans', 'lessonplanid', id), message: 'Invalid lesson plan id' },
-  lessonpracticeid: { curriculumOf: (db, id) => lessonChain(db, 'lessonpractices', 'lessonpracticeid', id), message: 'Invalid lesson practice id' },
-  lessonquizid: { curriculumOf: (db, id) => lessonChain(db, 'lessonquizzes', 'lessonquizid', id), message: 'Invalid lesson quiz id' },
+  lessonlearningid: {
+    curriculumOf: (db, id) => lessonChain(db, 'lessonlearnings', 'lessonlearningid', id),
+    message: 'Invalid lesson learning id',
+  },
+  lessonplanid: {
+    curriculumOf: (db, id) => lessonChain(db, 'lessonplans', 'lessonplanid', id),
+    message: 'Invalid lesson plan id',
+  },
+  lessonpracticeid: {
+    curriculumOf: (db, id) => lessonChain(db, 'lessonpractices', 'lessonpracticeid', id),
+    message: 'Invalid lesson practice id',
+  },
+  lessonquizid: {
+    curriculumOf: (db, id) => lessonChain(db, 'lessonquizzes', 'lessonquizid', id),
+    message: 'Invalid lesson quiz id',
+  },
   lessonpracticequestionid: {
-    curriculumOf: (db, id) => questionChain(db, 'lessonpracticequestions', 'lessonpracticequestionid', 'lessonpractices', 'lessonpracticeid', id),
+    curriculumOf: (db, id) =>
+      questionChain(
+        db,
+        'lessonpracticequestions',
+        'lessonpracticequestionid',
+        'lessonpractices',
+        'lessonpracticeid',
+        id,
+      ),
     message: 'Invalid Lesson practice question id',
   },
   lessonquizquestionid: {
-    curriculumOf: (db, id) => questionChain(db, 'lessonquizquestions', 'lessonquizquestionid', 'lessonquizzes', 'lessonquizid', id),
+    curriculumOf: (db, id) =>
+      questionChain(db, 'lessonquizquestions', 'lessonquizquestionid', 'lessonquizzes', 'lessonquizid', id),
     message: 'Invalid Lesson quiz question id',
   },
   levelquizquestionid: {
-    curriculumOf: (db, id) => db('levelquizquestions as q').join('levels as lv', 'lv.levelid', 'q.levelid').join('grades as g', 'g.gradeid', 'lv.gradeid')
-      .where('q.levelquizquestionid', id).first('g.curriculumid'),
+    curriculumOf: (db, id) =>
+      db('levelquizquestions as q')
+        .join('levels as lv', 'lv.levelid', 'q.levelid')
+        .join('grades as g', 'g.gradeid', 'lv.gradeid')
+        .where('q.levelquizquestionid', id)
+        .first('g.curriculumid'),
     message: 'Invalid Level quiz question id',
   },
   curriculumbaselineid: {
@@ -231,8 +343,11 @@ export const CONTENT_IDS: Record<string, { curriculumOf: CurriculumOf; message: 
     message: 'Invalid curriculum Baseline',
   },
   baselinequestionid: {
-    curriculumOf: (db, id) => db('baselinequestion as q').join('curriculumbaseline as b', 'b.curriculumbaselineid', 'q.curriculumbaselineid')
-      .where('q.baselinequestionid', id).first('b.curriculumid'),
+    curriculumOf: (db, id) =>
+      db('baselinequestion as q')
+        .join('curriculumbaseline as b', 'b.curriculumbaselineid', 'q.curriculumbaselineid')
+        .where('q.baselinequestionid', id)
+        .first('b.curriculumid'),
     message: 'Invalid BaselineQuestion ID',
   },
 };
@@ -268,14 +383,21 @@ async function curriculaUsing(db: Knex, row: { questionid: string } | { document
   } else {
     const id = row.questionid;
     queries = [
-      viaLesson('lessonpractices', (q) => q.join('lessonpracticequestions as pq', 'pq.lessonpracticeid', 'x.lessonpracticeid')
-        .where('pq.questionid', id)),
-      viaLesson('lessonquizzes', (q) => q.join('lessonquizquestions as qq', 'qq.lessonquizid', 'x.lessonquizid')
-        .where('qq.questionid', id)),
-      db('levelquizquestions as q').join('levels as lv', 'lv.levelid', 'q.levelid')
-        .join('grades as g', 'g.gradeid', 'lv.gradeid').where('q.questionid', id).distinct('g.curriculumid as curriculumid'),
-      db('baselinequestion as q').join('curriculumbaseline as b', 'b.curriculumbaselineid', 'q.curriculumbaselineid')
-        .where('q.questionid', id).distinct('b.curriculumid as curriculumid'),
+      viaLesson('lessonpractices', (q) =>
+        q.join('lessonpracticequestions as pq', 'pq.lessonpracticeid', 'x.lessonpracticeid').where('pq.questionid', id),
+      ),
+      viaLesson('lessonquizzes', (q) =>
+        q.join('lessonquizquestions as qq', 'qq.lessonquizid', 'x.lessonquizid').where('qq.questionid', id),
+      ),
+      db('levelquizquestions as q')
+        .join('levels as lv', 'lv.levelid', 'q.levelid')
+        .join('grades as g', 'g.gradeid', 'lv.gradeid')
+        .where('q.questionid', id)
+        .distinct('g.curriculumid as curriculumid'),
+      db('baselinequestion as q')
+        .join('curriculumbaseline as b', 'b.curriculumbaselineid', 'q.curriculumbaselineid')
+        .where('q.questionid', id)
+        .distinct('b.curriculumid as curriculumid'),
     ];
   }
   const found = new Set<string>();
@@ -332,7 +454,8 @@ export interface ScopeColumns {
 }
 
 function needs(s: Scope, what: string): void {
-  if (s.rule === 'global' || s.rule === 'ownAccount' || s.rule === 'staffOfCaller' || s.rule === 'wholeOrganisation') throw new Error(`A route of scope ${s.rule} narrows by ${what}: declare the rule that narrows it`);
+  if (s.rule === 'global' || s.rule === 'ownAccount' || s.rule === 'staffOfCaller' || s.rule === 'wholeOrganisation')
+    throw new Error(`A route of scope ${s.rule} narrows by ${what}: declare the rule that narrows it`);
 }
 
 /**
@@ -359,7 +482,11 @@ export function schoolInScope(s: Scope, school: { schoolid?: string | null; scho
 }
 
 /** Refuses a school outside the caller's scope with the area's own invalid-id message (as if it did not exist). */
-export function requireSchoolInScope(s: Scope, school: { schoolid?: string | null; schoolname?: string | null }, message: string): void {
+export function requireSchoolInScope(
+  s: Scope,
+  school: { schoolid?: string | null; schoolname?: string | null },
+  message: string,
+): void {
   if (!schoolInScope(s, school)) throw httpError(400, message);
 }
 
@@ -371,13 +498,15 @@ export function scopeSchools(s: Scope): { ids: string[]; names: string[] } | nul
 
 /** The curricula a scope admits (curriculaOfCaller); undefined when it admits every curriculum. */
 export function scopedCurricula(s: Scope): string[] | undefined {
-  if (s.rule !== 'curriculaOfCaller') throw new Error(`A route of scope ${s.rule} narrows by curriculum: declare scope.curriculaOfCaller`);
+  if (s.rule !== 'curriculaOfCaller')
+    throw new Error(`A route of scope ${s.rule} narrows by curriculum: declare scope.curriculaOfCaller`);
   return s.all ? undefined : [...s.curriculumids];
 }
 
 /** The staff accounts a staffOfCaller scope admits; undefined when it admits every account. */
 export function scopedStaff(s: Scope): string[] | undefined {
-  if (s.rule !== 'staffOfCaller') throw new Error(`A route of scope ${s.rule} narrows staff accounts: declare scope.staffOfCaller`);
+  if (s.rule !== 'staffOfCaller')
+    throw new Error(`A route of scope ${s.rule} narrows staff accounts: declare scope.staffOfCaller`);
   return s.all ? undefined : [...s.accountids];
 }
 
@@ -387,8 +516,15 @@ export function curriculumInScope(s: Scope, curriculumid: string | null | undefi
   return list === undefined || (!!curriculumid && list.includes(curriculumid));
 }
 
-/** Of `countryids`, the live countries a caller may name (all live ones for an unnarrowed caller, or with no scope: the seed). */
-export async function countriesInScope(db: Knex, s: Scope | undefined, countryids: readonly string[]): Promise<string[]> {
+/**
+ * Of `countryids`, the live countries a caller may name (all live
+ * ones for an unnarrowed caller, or with no scope: the seed).
+ */
+export async function countriesInScope(
+  db: Knex,
+  s: Scope | undefined,
+  countryids: readonly string[],
+): Promise<string[]> {
   if (!countryids.length) return [];
   const q = db('countries').whereIn('countryid', [...countryids]).where('isdeleted', false).select('countryid');
   const rows = (await (s ? applyScope(q, s, { countryid: 'countryid' }) : q)) as Array<{ countryid: string }>;

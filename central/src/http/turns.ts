@@ -64,7 +64,13 @@ function memoryTurns(limit: number, leaseMs: number): Turns {
   };
 }
 
-export function createTurns(o: { name: string; limit: number; redis?: RedisClient; logger: Logger; leaseMs?: number }): Turns {
+export function createTurns(o: {
+  name: string;
+  limit: number;
+  redis?: RedisClient;
+  logger: Logger;
+  leaseMs?: number;
+}): Turns {
   const leaseMs = o.leaseMs ?? LEASE_MS;
   const local = memoryTurns(o.limit, leaseMs);
   const client = o.redis;
@@ -87,7 +93,17 @@ export function createTurns(o: { name: string; limit: number; redis?: RedisClien
       const now = Date.now();
       let granted: unknown;
       try {
-        granted = await send(['EVAL', TAKE, '1', zkey, String(now), String(now + leaseMs), String(o.limit), id, String(leaseMs)]);
+        granted = await send([
+          'EVAL',
+          TAKE,
+          '1',
+          zkey,
+          String(now),
+          String(now + leaseMs),
+          String(o.limit),
+          id,
+          String(leaseMs),
+        ]);
       } catch (err) {
         o.logger.error({ err, turns: o.name }, 'turn store unavailable; counting this instance\'s turns only');
         return local.take(key);
@@ -101,7 +117,9 @@ export function createTurns(o: { name: string; limit: number; redis?: RedisClien
       renew.unref();
       return once(() => {
         clearInterval(renew);
-        send(['ZREM', zkey, id]).catch((err: unknown) => o.logger.warn({ err, turns: o.name }, 'could not give a turn back; it lapses with its lease'));
+        send(['ZREM', zkey, id]).catch((err: unknown) =>
+          o.logger.warn({ err, turns: o.name }, 'could not give a turn back; it lapses with its lease'),
+        );
       });
     },
   };
@@ -115,6 +133,10 @@ export function turnsOf(req: Request, name: string, limit: (config: ReturnType<t
   let byName = perApp.get(deps);
   if (!byName) perApp.set(deps, (byName = new Map()));
   let turns = byName.get(name);
-  if (!turns) byName.set(name, (turns = createTurns({ name, limit: limit(configOf(req)), redis: deps.redis, logger: deps.logger })));
+  if (!turns)
+    byName.set(
+      name,
+      (turns = createTurns({ name, limit: limit(configOf(req)), redis: deps.redis, logger: deps.logger })),
+    );
   return turns;
 }

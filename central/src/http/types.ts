@@ -35,12 +35,25 @@ export type Caller =
       claims: Record<string, unknown>;
     }
   /** A refresh, change-password or verify-email token read from the query string by a token gate. */
-  | { kind: 'token'; type: 'REFRESH' | 'CHANGEPASSWORD' | 'VERIFYEMAIL'; sub: string; jti: string; sessionid: string | null };
+  | {
+      kind: 'token';
+      type: 'REFRESH' | 'CHANGEPASSWORD' | 'VERIFYEMAIL';
+      sub: string;
+      jti: string;
+      sessionid: string | null;
+    };
 
 /**
  * Which rows a route's caller may touch (the rules are in scope.ts).
  */
-export type ScopeName = 'global' | 'schoolsOfCaller' | 'countriesOfCaller' | 'curriculaOfCaller' | 'ownAccount' | 'staffOfCaller' | 'wholeOrganisation';
+export type ScopeName =
+  | 'global'
+  | 'schoolsOfCaller'
+  | 'countriesOfCaller'
+  | 'curriculaOfCaller'
+  | 'ownAccount'
+  | 'staffOfCaller'
+  | 'wholeOrganisation';
 
 /** A rule resolved for one request; `all` when nothing narrows (then the lists are empty and unused). */
 export interface Scope {

@@ -26,8 +26,15 @@ export interface MediaTarget {
 }
 
 /** Where a media upload goes, from a handler's tools. */
-export const mediaTargetOf = ({ db, objects, config }: Pick<CentralTools, 'db' | 'objects' | 'config'>): MediaTarget => ({
-  db, store: objects, maxBytes: config.maxMediaBytes, idleMs: config.uploadIdleMs,
+export const mediaTargetOf = ({
+  db,
+  objects,
+  config,
+}: Pick<CentralTools, 'db' | 'objects' | 'config'>): MediaTarget => ({
+  db,
+  store: objects,
+  maxBytes: config.maxMediaBytes,
+  idleMs: config.uploadIdleMs,
 });
 
 /** How long a caller refused for too many uploads at once is told to wait. */
@@ -43,7 +50,9 @@ export async function takeUploadTurn(req: Request, caller: string): Promise<() =
   const end = await turnsOf(req, 'media-uploads', (c) => c.maxUploadsPerCaller).take(caller);
   if (end) return end;
   const max = configOf(req).maxUploadsPerCaller;
-  throw httpError(429, `Too many uploads in progress (at most ${max} at once), please try again later.`, { 'Retry-After': String(UPLOAD_RETRY_SECONDS) });
+  throw httpError(429, `Too many uploads in progress (at most ${max} at once), please try again later.`, {
+    'Retry-After': String(UPLOAD_RETRY_SECONDS),
+  });
 }
 
 /** The contract's messages (document upload, §7); feedback pictures share them (§10). */
@@ -58,7 +67,8 @@ export const UPLOAD_MESSAGES = {
 } as const;
 
 /** A client that stopped sending: answered, then its connection is closed rather than waited on. */
-export const stalled = (idleMs: number) => httpError(408, `The upload sent nothing for ${Math.round(idleMs / 1000)} s`, { Connection: 'close' });
+export const stalled = (idleMs: number) =>
+  httpError(408, `The upload sent nothing for ${Math.round(idleMs / 1000)} s`, { Connection: 'close' });
 
 /**
  * Calls `onSilent` once `stream` has sent nothing for `ms` (each chunk starts the wait again); the returned
@@ -81,7 +91,8 @@ export function watchSilence(stream: Readable, ms: number, onSilent: () => void)
   };
 }
 
-export const tooLarge = (maxBytes: number) => httpError(413, `File too large (at most ${Math.floor(maxBytes / (1024 * 1024))} MB)`);
+export const tooLarge = (maxBytes: number) =>
+  httpError(413, `File too large (at most ${Math.floor(maxBytes / (1024 * 1024))} MB)`);
 
 export interface CheckedName {
   /** The object key (and documentname): the name as given, trimmed. */
@@ -119,7 +130,12 @@ const startsWith = (head: Buffer, bytes: number[] | string, at = 0) => {
 };
 
 /** An MPEG audio frame header: 11 sync bits, a version and a layer that exist. */
-const mpegFrame = (head: Buffer) => head.length >= 2 && head[0] === 0xff && (head[1] & 0xe0) === 0xe0 && ((head[1] >> 3) & 3) !== 1 && ((head[1] >> 1) & 3) !== 0;
+const mpegFrame = (head: Buffer) =>
+  head.length >= 2 &&
+  head[0] === 0xff &&
+  (head[1] & 0xe0) === 0xe0 &&
+  ((head[1] >> 3) & 3) !== 1 &&
+  ((head[1] >> 1) & 3) !== 0;
 
 /** Plain UTF-8 text without NUL bytes that does not open like markup. */
 function isPlainText(head: Buffer): boolean {
@@ -201,7 +217,12 @@ export function httpCause(err: unknown): HttpError | undefined {
  * HttpError and leaves no object (the store's put is all-or-nothing); a source that breaks off
  * (the client went away) rejects with 400 `The upload was interrupted`.
  */
-export async function putChecked(store: ObjectStore, key: string, source: Readable, o: { ext: string; contentType: string; maxBytes: number; idleMs?: number }): Promise<StoredObject> {
+export async function putChecked(
+  store: ObjectStore,
+  key: string,
+  source: Readable,
+  o: { ext: string; contentType: string; maxBytes: number; idleMs?: number },
+): Promise<StoredObject> {
   // Failed before its reader came (the request was refused meanwhile): its events are past.
   if (source.destroyed) throw httpCause(source.errored) ?? httpError(400, UPLOAD_MESSAGES.interrupted);
   const check = new MediaCheck(o.ext, o.maxBytes);
@@ -213,7 +234,8 @@ export async function putChecked(store: ObjectStore, key: string, source: Readab
   // A request whose connection drops may end with 'close' alone, no error: without this the store
   // would wait for the rest of the file for ever.
   // (A request announces 'close' once its body has arrived, read or not: `complete` tells the two apart.)
-  const arrived = () => ('complete' in source ? Boolean((source as { complete?: boolean }).complete) : source.readableEnded);
+  const arrived = () =>
+    'complete' in source ? Boolean((source as { complete?: boolean }).complete) : source.readableEnded;
   source.once('close', () => {
     if (!arrived()) check.destroy(httpError(400, UPLOAD_MESSAGES.interrupted));
   });
@@ -225,7 +247,11 @@ export async function putChecked(store: ObjectStore, key: string, source: Readab
     return await store.put(key, check, { contentType: o.contentType });
   } catch (err) {
     source.unpipe(check);
-    throw httpCause(refused) ?? httpCause(err) ?? (source.destroyed && !arrived() ? httpError(400, UPLOAD_MESSAGES.interrupted) : err);
+    throw (
+      httpCause(refused) ??
+      httpCause(err) ??
+      (source.destroyed && !arrived() ? httpError(400, UPLOAD_MESSAGES.interrupted) : err)
+    );
   } finally {
     stopWatching();
   }
@@ -239,13 +265,22 @@ export async function putChecked(store: ObjectStore, key: string, source: Readab
  * `idleMs` (408) or a connection that drops midway (the file stream is then failed, so that a store
  * write in progress fails).
  */
-export function receiveOneFile<T>(req: Request, onFile: (filename: string, stream: Readable) => Promise<T>, idleMs = 30_000): Promise<T> {
-  if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? '')) return Promise.reject(httpError(400, UPLOAD_MESSAGES.noFile));
+export function receiveOneFile<T>(
+  req: Request,
+  onFile: (filename: string, stream: Readable) => Promise<T>,
+  idleMs = 30_000,
+): Promise<T> {
+  if (!/^multipart\/form-data/i.test(req.headers['content-type'] ?? ''))
+    return Promise.reject(httpError(400, UPLOAD_MESSAGES.noFile));
   return new Promise<T>((resolve, reject) => {
     let bb: busboy.Busboy;
     try {
       // preservePath: a name given as a path must reach the name rules (and be refused), not be cut to its base name.
-      bb = busboy({ headers: req.headers, preservePath: true, limits: { files: 1, fields: 20, parts: 30, fieldSize: 64 * 1024 } });
+      bb = busboy({
+        headers: req.headers,
+        preservePath: true,
+        limits: { files: 1, fields: 20, parts: 30, fieldSize: 64 * 1024 },
+      });
     } catch {
       reject(httpError(400, UPLOAD_MESSAGES.noFile));
       return;
@@ -315,7 +350,11 @@ export async function takeClaim(db: Knex, claim: string, ttlMs: number): Promise
   const now = new Date();
   await db('mediaclaims').where('expires_at', '<', now.toISOString()).delete();
   try {
-    await db('mediaclaims').insert({ claim, expires_at: new Date(now.getTime() + ttlMs).toISOString(), created_at: now.toISOString() });
+    await db('mediaclaims').insert({
+      claim,
+      expires_at: new Date(now.getTime() + ttlMs).toISOString(),
+      created_at: now.toISOString(),
+    });
     return true;
   } catch (err) {
     if (isUniqueViolation(err)) return false;

@@ -6,7 +6,11 @@ import { httpError } from '@lms/shared';
  * concurrent request commit the same row between that check and the write, the unique index refuses the
  * second one, which is answered with the same 400 (`duplicate`) as if the check had caught it.
  */
-export async function writeTransaction<T>(db: Knex, duplicate: string | undefined, fn: (trx: Knex.Transaction) => Promise<T>): Promise<T> {
+export async function writeTransaction<T>(
+  db: Knex,
+  duplicate: string | undefined,
+  fn: (trx: Knex.Transaction) => Promise<T>,
+): Promise<T> {
   try {
     return await db.transaction(fn);
   } catch (err) {

@@ -139,7 +139,14 @@ export function createFolderStore(config: FolderStoreConfig): ObjectStore {
         metaTmp = undefined;
         metaMoved = true;
         await moveInto(written.tmp, fileOf(key));
-        return { Location: location(key), ETag: written.etag, Bucket: config.dir, Key: key, size: written.size, contentType };
+        return {
+          Location: location(key),
+          ETag: written.etag,
+          Bucket: config.dir,
+          Key: key,
+          size: written.size,
+          contentType,
+        };
       } catch (err) {
         if (written) await ignoreMissing(fsp.unlink(written.tmp)).catch(() => undefined);
         if (metaTmp) await ignoreMissing(fsp.unlink(metaTmp)).catch(() => undefined);
@@ -149,7 +156,11 @@ export function createFolderStore(config: FolderStoreConfig): ObjectStore {
         }
         const code = errno(err);
         if (code === 'EISDIR' || code === 'ENOTDIR' || code === 'EEXIST' || code === 'ENOTEMPTY') {
-          throw new ObjectStoreError('Conflict', `Cannot store object ${key}: a folder or object in its path has the same name`, { cause: err });
+          throw new ObjectStoreError(
+            'Conflict',
+            `Cannot store object ${key}: a folder or object in its path has the same name`,
+            { cause: err },
+          );
         }
         throw new ObjectStoreError('Failed', `Cannot store object ${key}: ${(err as Error).message}`, { cause: err });
       }

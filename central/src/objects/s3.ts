@@ -82,7 +82,10 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
       throw new ObjectStoreError('Failed', `S3_PUBLIC_ENDPOINT is not a URL: ${config.publicEndpoint}`);
     }
     if (pub.protocol !== 'http:' && pub.protocol !== 'https:') {
-      throw new ObjectStoreError('Failed', `S3_PUBLIC_ENDPOINT must start with http:// or https://, got ${pub.protocol}`);
+      throw new ObjectStoreError(
+        'Failed',
+        `S3_PUBLIC_ENDPOINT must start with http:// or https://, got ${pub.protocol}`,
+      );
     }
     const ssl = pub.protocol === 'https:';
     // Signing needs no request: with the region given, this client never contacts the public address.
@@ -97,11 +100,15 @@ export function createS3Store(config: S3StoreConfig): ObjectStore {
     if (err instanceof ObjectStoreError) return err;
     const code = codeOf(err);
     const what = key === undefined ? doing : `${doing} ${key}`;
-    if (code && NOT_FOUND.has(code)) return new ObjectStoreError('NotFound', `Object not found: ${key}`, { cause: err });
+    if (code && NOT_FOUND.has(code))
+      return new ObjectStoreError('NotFound', `Object not found: ${key}`, { cause: err });
     if (code && UNREACHABLE.has(code)) {
-      return new ObjectStoreError('Unavailable', `Cannot ${what}: object store ${origin} is unreachable (${code})`, { cause: err });
+      return new ObjectStoreError('Unavailable', `Cannot ${what}: object store ${origin} is unreachable (${code})`, {
+        cause: err,
+      });
     }
-    const detail = err instanceof S3Error ? `${code ?? 'S3 error'}: ${err.message}` : (err as Error)?.message ?? String(err);
+    const detail =
+      err instanceof S3Error ? `${code ?? 'S3 error'}: ${err.message}` : ((err as Error)?.message ?? String(err));
     return new ObjectStoreError('Failed', `Cannot ${what} (bucket ${bucket} at ${origin}): ${detail}`, { cause: err });
   }
 

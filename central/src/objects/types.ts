@@ -74,7 +74,8 @@ export interface ObjectStore {
   sweepTemporary?(): Promise<string[]>;
 }
 
-export type ObjectStoreErrorCode = 'NotFound' | 'InvalidKey' | 'InvalidMetadata' | 'Conflict' | 'Unavailable' | 'Failed';
+export type ObjectStoreErrorCode =
+  'NotFound' | 'InvalidKey' | 'InvalidMetadata' | 'Conflict' | 'Unavailable' | 'Failed';
 
 export class ObjectStoreError extends Error {
   override readonly name = 'ObjectStoreError';

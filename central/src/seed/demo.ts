@@ -10,7 +10,13 @@ import { createQuestion, questionBody } from '../areas/question/store';
 import { createSubject, subjectBody } from '../areas/subject/store';
 import { hashPassword } from '../auth/passwords';
 import { learningKind, lessonItems, planKind, practiceKind, quizKind } from '../content/lesson-items';
-import { levelQuizQuestionKind, practiceQuestionKind, questionLinks, quizQuestionKind, setLevelQuizLesson } from '../content/question-links';
+import {
+  levelQuizQuestionKind,
+  practiceQuestionKind,
+  questionLinks,
+  quizQuestionKind,
+  setLevelQuizLesson,
+} from '../content/question-links';
 import type { Caller } from '../http/types';
 
 /**
@@ -29,11 +35,26 @@ const D = DEMO_IDS;
 const T = DEMO_TEXT;
 const L3 = D.level2.lesson;
 
-/** Staff sign-ins per RBAC role (passwords meet the staff policy). API Key has no account: it is the APPLICATION_API_KEY. */
+/**
+ * Staff sign-ins per RBAC role (passwords meet the staff policy).
+ * API Key has no account: it is the APPLICATION_API_KEY.
+ */
 export const DEMO_STAFF = [
-  { lmsusername: 'superadmin@demo.lms', password: 'DemoSuper1', roleid: ROLE_IDS.superadmin, role: 'Super Admin', firstname: 'Sam' },
+  {
+    lmsusername: 'superadmin@demo.lms',
+    password: 'DemoSuper1',
+    roleid: ROLE_IDS.superadmin,
+    role: 'Super Admin',
+    firstname: 'Sam',
+  },
   { lmsusername: 'admin@demo.lms', password: 'DemoAdmin1', roleid: ROLE_IDS.admin, role: 'Admin', firstname: 'Ada' },
-  { lmsusername: 'teacher@demo.lms', password: 'DemoTeacher1', roleid: ROLE_IDS.teacher, role: 'Teacher', firstname: 'Tom' },
+  {
+    lmsusername: 'teacher@demo.lms',
+    password: 'DemoTeacher1',
+    roleid: ROLE_IDS.teacher,
+    role: 'Teacher',
+    firstname: 'Tom',
+  },
   { lmsusername: 'user@demo.lms', password: 'DemoUser1', roleid: ROLE_IDS.user, role: 'User', firstname: 'Uma' },
 ] as const;
 
@@ -56,7 +77,15 @@ const ORIGINAL_LEARNERS: readonly string[] = ['demo.sophea', 'demo.dara', 'demo.
 type Tally = Map<string, number>;
 
 /** Runs `write` unless `table` holds a row of that id; counts what it wrote. A failure names the row. */
-async function once(db: Knex, tally: Tally, what: string, table: string, column: string, id: string, write: () => Promise<unknown>): Promise<void> {
+async function once(
+  db: Knex,
+  tally: Tally,
+  what: string,
+  table: string,
+  column: string,
+  id: string,
+  write: () => Promise<unknown>,
+): Promise<void> {
   if (await db(table).where(column, id).first(column)) return;
   try {
     await write();
@@ -68,13 +97,24 @@ async function once(db: Knex, tally: Tally, what: string, table: string, column:
 
 /** A database seeded by the earlier demo data set holds a school of the same name under another id. */
 async function refuseEarlierDemo(db: Knex): Promise<void> {
-  const school = await db('schools').where({ schoolname: D.schoolname }).whereNot({ schoolid: D.schoolid }).first('schoolid');
-  const country = await db('countries').where({ countryname: D.countryname }).whereNot({ countryid: D.countryid }).first('countryid');
+  const school = await db('schools')
+    .where({ schoolname: D.schoolname })
+    .whereNot({ schoolid: D.schoolid })
+    .first('schoolid');
+  const country = await db('countries')
+    .where({ countryname: D.countryname })
+    .whereNot({ countryid: D.countryid })
+    .first('countryid');
   if (!school && !country) return;
   const earlier = school?.schoolid === EARLIER_DEMO.schoolid ? ' (the earlier demo data set)' : '';
+  const found = school
+    ? `a school "${D.schoolname}" (${school.schoolid})`
+    : `a country "${D.countryname}" (${country.countryid})`;
   throw new Error(
-    `demo seed: this database already has ${school ? `a school "${D.schoolname}" (${school.schoolid})` : `a country "${D.countryname}" (${country.countryid})`}${earlier} ` +
-      'under another id than the demo data set\'s; nothing was changed. For a fresh demo, remove the development databases (data/central.sqlite, data/classroom.sqlite) and run make seed-demo again.',
+    `demo seed: this database already has ${found}${earlier} ` +
+      "under another id than the demo data set's; nothing was changed. " +
+      'For a fresh demo, remove the development databases (data/central.sqlite, data/classroom.sqlite) ' +
+      'and run make seed-demo again.',
   );
 }
 
@@ -89,8 +129,16 @@ async function seedStaff(db: Knex, tally: Tally): Promise<string> {
     const hash = await hashPassword(s.password);
     await db.transaction(async (trx) => {
       await trx('lmsusers').insert({
-        lmsuserid, lmsusername: s.lmsusername, lmsuserpasswordhash: hash, firstname: s.firstname, lastname: 'Demo', lmsuserrole: ROLE_IDS.superadmin,
-        isverified: true, isdisabled: false, countries: JSON.stringify([]), schools: JSON.stringify([]),
+        lmsuserid,
+        lmsusername: s.lmsusername,
+        lmsuserpasswordhash: hash,
+        firstname: s.firstname,
+        lastname: 'Demo',
+        lmsuserrole: ROLE_IDS.superadmin,
+        isverified: true,
+        isdisabled: false,
+        countries: JSON.stringify([]),
+        schools: JSON.stringify([]),
       });
       await trx('lmsusers_roles').insert({ lmsuserid, roleid: s.roleid });
     });
@@ -102,26 +150,63 @@ async function seedStaff(db: Knex, tally: Tally): Promise<string> {
 /** The demo superadmin as the author of the curriculum: its rows name it in created_by. */
 function authorOf(lmsuserid: string): Caller {
   return {
-    kind: 'staff', lmsuserid, lmsusername: DEMO_STAFF[0].lmsusername, roleids: [ROLE_IDS.superadmin], permissions: [], wildcard: true,
-    jti: 'demo-seed', sessionid: null, claims: {},
+    kind: 'staff',
+    lmsuserid,
+    lmsusername: DEMO_STAFF[0].lmsusername,
+    roleids: [ROLE_IDS.superadmin],
+    permissions: [],
+    wildcard: true,
+    jti: 'demo-seed',
+    sessionid: null,
+    claims: {},
   };
 }
 
 async function seedCurriculum(db: Knex, tally: Tally, author: Caller, by: string): Promise<void> {
   await once(db, tally, 'country', 'countries', 'countryid', D.countryid, () =>
-    createCountry(db, countryBody.parse({ countryname: D.countryname, expectedusage: T.school.expectedusage }), by, D.countryid));
+    createCountry(
+      db,
+      countryBody.parse({ countryname: D.countryname, expectedusage: T.school.expectedusage }),
+      by,
+      D.countryid,
+    ),
+  );
   await once(db, tally, 'subject', 'subjects', 'subjectid', D.subjectid, () =>
-    createSubject(db, subjectBody.parse({ subjectname: D.subjectname, subjectdescription: T.subject }), by, D.subjectid));
+    createSubject(
+      db,
+      subjectBody.parse({ subjectname: D.subjectname, subjectdescription: T.subject }),
+      by,
+      D.subjectid,
+    ),
+  );
   await once(db, tally, 'curriculum', 'curriculums', 'curriculumid', D.curriculumid, () =>
     createCurriculum(
       db,
-      curriculumBody.parse({ curriculumname: D.curriculumname, curriculumdescription: T.curriculum, countryid: [D.countryid], subjectid: D.subjectid }),
+      curriculumBody.parse({
+        curriculumname: D.curriculumname,
+        curriculumdescription: T.curriculum,
+        countryid: [D.countryid],
+        subjectid: D.subjectid,
+      }),
       author,
       undefined,
       { curriculumid: D.curriculumid, curriculumcountryids: [D.curriculumcountryid] },
     ));
   await once(db, tally, 'grade', 'grades', 'gradeid', D.gradeid, () =>
-    createGrade(db, gradeBody.parse({ gradename: D.gradename, gradedescription: T.grade, gradeorder: 1, curriculumid: D.curriculumid, passing_points: 80 }), by, undefined, D.gradeid));
+    createGrade(
+      db,
+      gradeBody.parse({
+        gradename: D.gradename,
+        gradedescription: T.grade,
+        gradeorder: 1,
+        curriculumid: D.curriculumid,
+        passing_points: 80,
+      }),
+      by,
+      undefined,
+      D.gradeid,
+    ),
+  );
 
   for (const q of DEMO_QUESTIONS) {
     await once(db, tally, 'question', 'questions', 'questionid', q.questionid, () =>
@@ -129,12 +214,33 @@ async function seedCurriculum(db: Knex, tally: Tally, author: Caller, by: string
   }
   for (const doc of DEMO_DOCUMENTS) {
     await once(db, tally, 'document', 'documents', 'documentid', doc.documentid, () =>
-      db('documents').insert({ ...doc, documents3meta: JSON.stringify({ seeded: true }), isdeleted: false, documenttags: JSON.stringify(['demo']), lastupdated: SEEDED_AT, created_by: by, updated_by: by }));
+      db('documents').insert({
+        ...doc,
+        documents3meta: JSON.stringify({ seeded: true }),
+        isdeleted: false,
+        documenttags: JSON.stringify(['demo']),
+        lastupdated: SEEDED_AT,
+        created_by: by,
+        updated_by: by,
+      }),
+    );
   }
 
   const levels = [
-    { levelid: D.levelid, levelname: D.levelname, levelorder: 1, lessons: D.lessons as readonly DemoLesson[], levelquiz: D.levelquiz },
-    { levelid: D.level2.levelid, levelname: D.level2.levelname, levelorder: 2, lessons: [L3] as readonly DemoLesson[], levelquiz: D.level2.levelquiz },
+    {
+      levelid: D.levelid,
+      levelname: D.levelname,
+      levelorder: 1,
+      lessons: D.lessons as readonly DemoLesson[],
+      levelquiz: D.levelquiz,
+    },
+    {
+      levelid: D.level2.levelid,
+      levelname: D.level2.levelname,
+      levelorder: 2,
+      lessons: [L3] as readonly DemoLesson[],
+      levelquiz: D.level2.levelquiz,
+    },
   ];
   const learning = lessonItems(learningKind);
   const practice = lessonItems(practiceKind);
@@ -144,27 +250,87 @@ async function seedCurriculum(db: Knex, tally: Tally, author: Caller, by: string
   const levelQuizLink = questionLinks(levelQuizQuestionKind);
   for (const v of levels) {
     await once(db, tally, 'level', 'levels', 'levelid', v.levelid, () =>
-      createLevel(db, levelBody.parse({ levelname: v.levelname, leveldescription: T.level, levelorder: v.levelorder, gradeid: D.gradeid, quiz_points: 100, passing_points: 0 }), by, v.levelid));
+      createLevel(
+        db,
+        levelBody.parse({
+          levelname: v.levelname,
+          leveldescription: T.level,
+          levelorder: v.levelorder,
+          gradeid: D.gradeid,
+          quiz_points: 100,
+          passing_points: 0,
+        }),
+        by,
+        v.levelid,
+      ),
+    );
     for (const l of v.lessons) {
       await once(db, tally, 'lesson', 'lessons', 'lessonid', l.lessonid, () =>
-        createLesson(db, lessonBody.parse({ lessonname: l.lessonname, lessondescription: T.lesson, lessonorder: l.lessonorder, total_points: 100, levelid: v.levelid, passing_points: 0 }), by, l.lessonid));
+        createLesson(
+          db,
+          lessonBody.parse({
+            lessonname: l.lessonname,
+            lessondescription: T.lesson,
+            lessonorder: l.lessonorder,
+            total_points: 100,
+            levelid: v.levelid,
+            passing_points: 0,
+          }),
+          by,
+          l.lessonid,
+        ),
+      );
       await once(db, tally, 'learning', 'lessonlearnings', 'lessonlearningid', l.lessonlearningid, () =>
-        learning.add(db, l.lessonid, learning.inputs.create.body.parse({
-          documentid: l.documentid, lessonlearningname: l.lessonlearningname, lessonlearningdescription: T.learning, lessonlearningorder: 1,
-        }), by, l.lessonlearningid));
+        learning.add(
+          db,
+          l.lessonid,
+          learning.inputs.create.body.parse({
+            documentid: l.documentid,
+            lessonlearningname: l.lessonlearningname,
+            lessonlearningdescription: T.learning,
+            lessonlearningorder: 1,
+          }),
+          by,
+          l.lessonlearningid,
+        ),
+      );
       await once(db, tally, 'practice', 'lessonpractices', 'lessonpracticeid', l.lessonpracticeid, () =>
-        practice.add(db, l.lessonid, practice.inputs.create.body.parse({
-          lessonpracticename: l.lessonpracticename, lessonpracticedescription: T.practice, lessonpracticeorder: 1, points: 0,
-        }), by, l.lessonpracticeid));
+        practice.add(
+          db,
+          l.lessonid,
+          practice.inputs.create.body.parse({
+            lessonpracticename: l.lessonpracticename,
+            lessonpracticedescription: T.practice,
+            lessonpracticeorder: 1,
+            points: 0,
+          }),
+          by,
+          l.lessonpracticeid,
+        ),
+      );
       await once(db, tally, 'quiz', 'lessonquizzes', 'lessonquizid', l.lessonquizid, () =>
         quiz.add(db, l.lessonid, quiz.inputs.create.body.parse({
           lessonquizname: l.lessonquizname, lessonquizdescription: T.quiz, lessonquizorder: 1, points: 0,
         }), by, l.lessonquizid));
       for (const [i, questionid] of l.questionids.entries()) {
-        await once(db, tally, 'practice question', 'lessonpracticequestions', 'lessonpracticequestionid', l.lessonpracticequestionids[i], () =>
-          practiceLink.add(db, l.lessonpracticeid, questionid, i + 1, l.lessonpracticequestionids[i]));
-        await once(db, tally, 'quiz question', 'lessonquizquestions', 'lessonquizquestionid', l.lessonquizquestionids[i], () =>
-          quizLink.add(db, l.lessonquizid, questionid, i + 1, l.lessonquizquestionids[i]));
+        await once(
+          db,
+          tally,
+          'practice question',
+          'lessonpracticequestions',
+          'lessonpracticequestionid',
+          l.lessonpracticequestionids[i],
+          () => practiceLink.add(db, l.lessonpracticeid, questionid, i + 1, l.lessonpracticequestionids[i]),
+        );
+        await once(
+          db,
+          tally,
+          'quiz question',
+          'lessonquizquestions',
+          'lessonquizquestionid',
+          l.lessonquizquestionids[i],
+          () => quizLink.add(db, l.lessonquizid, questionid, i + 1, l.lessonquizquestionids[i]),
+        );
       }
     }
     // Each level-quiz question reviews the lesson that asks it.
@@ -180,41 +346,94 @@ async function seedCurriculum(db: Knex, tally: Tally, author: Caller, by: string
 
   const plan = lessonItems(planKind);
   await once(db, tally, 'lesson plan', 'lessonplans', 'lessonplanid', D.lessonplan.lessonplanid, () =>
-    plan.add(db, D.lessons[0].lessonid, plan.inputs.create.body.parse({
-      documentid: D.lessonplan.documentid, lessonplanname: D.lessonplan.lessonplanname, lessonplandescription: T.plan, lessonplanorder: 1,
-    }), by, D.lessonplan.lessonplanid));
+    plan.add(
+      db,
+      D.lessons[0].lessonid,
+      plan.inputs.create.body.parse({
+        documentid: D.lessonplan.documentid,
+        lessonplanname: D.lessonplan.lessonplanname,
+        lessonplandescription: T.plan,
+        lessonplanorder: 1,
+      }),
+      by,
+      D.lessonplan.lessonplanid,
+    ),
+  );
 
   const b = D.baseline;
   await once(db, tally, 'baseline check', 'curriculumbaseline', 'curriculumbaselineid', b.curriculumbaselineid, () =>
     db('curriculumbaseline').insert({
-      curriculumbaselineid: b.curriculumbaselineid, curriculumid: D.curriculumid, baselineid: b.curriculumbaselineid, baselinename: b.baselinename, baselinetype: 1,
-      baselinestatus: true, startdate: null, enddate: null, schoolid: JSON.stringify([D.schoolid]), isdeleted: false, created_by: by, updated_by: by,
-    }));
+      curriculumbaselineid: b.curriculumbaselineid,
+      curriculumid: D.curriculumid,
+      baselineid: b.curriculumbaselineid,
+      baselinename: b.baselinename,
+      baselinetype: 1,
+      baselinestatus: true,
+      startdate: null,
+      enddate: null,
+      schoolid: JSON.stringify([D.schoolid]),
+      isdeleted: false,
+      created_by: by,
+      updated_by: by,
+    }),
+  );
   for (const [i, id] of b.baselinequestionids.entries()) {
     await once(db, tally, 'baseline question', 'baselinequestion', 'baselinequestionid', id, () =>
       db('baselinequestion').insert({
-        baselinequestionid: id, curriculumbaselineid: b.curriculumbaselineid, questionid: b.questionids[i], baselinequestionstatus: true, baselinequestionorder: i + 1,
-        isdeleted: false, created_by: by, updated_by: by,
-      }));
+        baselinequestionid: id,
+        curriculumbaselineid: b.curriculumbaselineid,
+        questionid: b.questionids[i],
+        baselinequestionstatus: true,
+        baselinequestionorder: i + 1,
+        isdeleted: false,
+        created_by: by,
+        updated_by: by,
+      }),
+    );
   }
 }
 
 async function seedSchool(db: Knex, tally: Tally, by: string): Promise<void> {
   await once(db, tally, 'school', 'schools', 'schoolid', D.schoolid, () =>
     db('schools').insert({
-      schoolid: D.schoolid, schoolname: D.schoolname, countryid: D.countryid, curriculums: JSON.stringify([D.curriculumid]),
-      expectedcontribution: T.school.expectedcontribution, expectedusage: T.school.expectedusage, uitheme: T.school.uitheme, brandingconfig: null,
-      isdeleted: false, created_by: by, updated_by: by,
-    }));
+      schoolid: D.schoolid,
+      schoolname: D.schoolname,
+      countryid: D.countryid,
+      curriculums: JSON.stringify([D.curriculumid]),
+      expectedcontribution: T.school.expectedcontribution,
+      expectedusage: T.school.expectedusage,
+      uitheme: T.school.uitheme,
+      brandingconfig: null,
+      isdeleted: false,
+      created_by: by,
+      updated_by: by,
+    }),
+  );
   await once(db, tally, 'class', 'standards', 'standardid', D.standardid, () =>
-    db('standards').insert({ standardid: D.standardid, standardname: D.standardname, schoolid: D.schoolid, schoolname: D.schoolname, isdeleted: false, created_by: by, updated_by: by }));
+    db('standards').insert({
+      standardid: D.standardid,
+      standardname: D.standardname,
+      schoolid: D.schoolid,
+      schoolname: D.schoolname,
+      isdeleted: false,
+      created_by: by,
+      updated_by: by,
+    }),
+  );
 }
 
 /** The school's teacher and learners, as a roster push would carry them to the classroom server. */
 async function seedRoster(db: Knex, tally: Tally): Promise<void> {
   const hash = await hashPassword(D.password);
   const schooluser = (schooluserid: string, schoolusername: string, schooluserrole: number) => ({
-    schooluserid, schoolusername, schooluserpasswordhash: hash, schooluserrole, schooluserstatus: true, schoolname: D.schoolname, isdisabled: false, isdeleted: false,
+    schooluserid,
+    schoolusername,
+    schooluserpasswordhash: hash,
+    schooluserrole,
+    schooluserstatus: true,
+    schoolname: D.schoolname,
+    isdisabled: false,
+    isdeleted: false,
   });
   await once(db, tally, 'school teacher', 'schoolusers', 'schooluserid', D.teacher.schooluserid, () =>
     db('schoolusers').insert(schooluser(D.teacher.schooluserid, D.teacher.schoolusername, 3)));
@@ -227,12 +446,35 @@ async function seedRoster(db: Knex, tally: Tally): Promise<void> {
           await trx('schoolusers').insert(schooluser(l.schooluserid, l.schoolusername, 4));
         }
         await trx('students').insert({
-          studentid: l.studentid, schooluserid: l.schooluserid, studentfirstname: l.studentfirstname, studentlastname: l.studentlastname, familyname: '',
-          mothername: 'Demo Mother', fathername: 'Demo Father', contact: '', dateofbirth: '2017-03-14T00:00:00.000Z', genderid: l.genderid,
-          ...Object.fromEntries(WG.map((k, i) => [k, wg ? wg[i] : null])), wg_source: wg ? 1 : null, wg_collected_at: wg ? collectedAt : null,
-          standard: D.standardid, schooltype: T.school.schooltype, schoolname: D.schoolname, city: T.school.city, country: D.countryname, state: T.school.state,
-          dateofjoin: SEEDED_AT, curriculumid: D.curriculumid, curriculumids: JSON.stringify([D.curriculumid]), gradeid: D.gradeid, startinglevelid: D.levelid,
-          studentcurrentlevelid: D.levelid, studentcurrentlessonid: D.lessons[0].lessonid, isactive: true, type: 'offline', is_teacher_acc: false,
+          studentid: l.studentid,
+          schooluserid: l.schooluserid,
+          studentfirstname: l.studentfirstname,
+          studentlastname: l.studentlastname,
+          familyname: '',
+          mothername: 'Demo Mother',
+          fathername: 'Demo Father',
+          contact: '',
+          dateofbirth: '2017-03-14T00:00:00.000Z',
+          genderid: l.genderid,
+          ...Object.fromEntries(WG.map((k, i) => [k, wg ? wg[i] : null])),
+          wg_source: wg ? 1 : null,
+          wg_collected_at: wg ? collectedAt : null,
+          standard: D.standardid,
+          schooltype: T.school.schooltype,
+          schoolname: D.schoolname,
+          city: T.school.city,
+          country: D.countryname,
+          state: T.school.state,
+          dateofjoin: SEEDED_AT,
+          curriculumid: D.curriculumid,
+          curriculumids: JSON.stringify([D.curriculumid]),
+          gradeid: D.gradeid,
+          startinglevelid: D.levelid,
+          studentcurrentlevelid: D.levelid,
+          studentcurrentlessonid: D.lessons[0].lessonid,
+          isactive: true,
+          type: 'offline',
+          is_teacher_acc: false,
         });
       }));
   }
@@ -264,9 +506,18 @@ async function seedProgress(db: Knex, tally: Tally): Promise<void> {
           const marks = pass ? questions : Math.floor(questions / 2);
           const start = firstRun - day * 86_400_000;
           await db('studentprogress').insert({
-            studentprogressid: id, studentid: l.studentid, ispass: pass, studentprogressreferenceid: refid, progresstype,
-            starttime: new Date(start).toISOString(), endtime: new Date(start + 300_000).toISOString(),
-            resultpercentage: (marks / questions) * 100, marks, scores: marks, points: pass ? fullpoints : 0, fullpoints,
+            studentprogressid: id,
+            studentid: l.studentid,
+            ispass: pass,
+            studentprogressreferenceid: refid,
+            progresstype,
+            starttime: new Date(start).toISOString(),
+            endtime: new Date(start + 300_000).toISOString(),
+            resultpercentage: (marks / questions) * 100,
+            marks,
+            scores: marks,
+            points: pass ? fullpoints : 0,
+            fullpoints,
           });
         });
       }
@@ -298,9 +549,18 @@ async function seedProgressRows(db: Knex, tally: Tally): Promise<void> {
       const fullpoints = Number(level?.quiz_points ?? 0);
       const start = Date.now() - (20 + i) * 86_400_000;
       await db('studentprogress').insert({
-        studentprogressid: id, studentid: l.studentid, ispass: pass, studentprogressreferenceid: D.levelid, progresstype: 3,
-        starttime: new Date(start).toISOString(), endtime: new Date(start + 240_000).toISOString(),
-        resultpercentage: (marks / levelQuestions) * 100, marks, scores: pass ? 3 : 0, points: pass ? fullpoints : 0, fullpoints,
+        studentprogressid: id,
+        studentid: l.studentid,
+        ispass: pass,
+        studentprogressreferenceid: D.levelid,
+        progresstype: 3,
+        starttime: new Date(start).toISOString(),
+        endtime: new Date(start + 240_000).toISOString(),
+        resultpercentage: (marks / levelQuestions) * 100,
+        marks,
+        scores: pass ? 3 : 0,
+        points: pass ? fullpoints : 0,
+        fullpoints,
       });
     });
   }
@@ -325,31 +585,59 @@ async function seedProgressRows(db: Knex, tally: Tally): Promise<void> {
       const id = demoId(`lessonprogress:${l.studentid}:${lesson.lessonid}`);
       await once(db, tally, 'lesson progress row', 'studentlessonsprogress', 'studentlessonprogressid', id, () =>
         db('studentlessonsprogress').insert({
-          studentlessonprogressid: id, studentid: l.studentid, lessonid: lesson.lessonid, levelid: D.levelid, gradeid: D.gradeid, curid: D.curriculumid,
-          progress: full > 0 ? Math.min(100, Math.round((points * 10000) / full) / 100) : 0, points, lastupdated: last, completed,
-          added_completed_scores: completed, scores: Math.max(0, ...quizzes.filter((a) => a.ispass).map((a) => Number(a.scores ?? 0))),
-        }));
+          studentlessonprogressid: id,
+          studentid: l.studentid,
+          lessonid: lesson.lessonid,
+          levelid: D.levelid,
+          gradeid: D.gradeid,
+          curid: D.curriculumid,
+          progress: full > 0 ? Math.min(100, Math.round((points * 10000) / full) / 100) : 0,
+          points,
+          lastupdated: last,
+          completed,
+          added_completed_scores: completed,
+          scores: Math.max(0, ...quizzes.filter((a) => a.ispass).map((a) => Number(a.scores ?? 0))),
+        }),
+      );
     }
-    const quiz = await db('studentprogress').where({ studentid: l.studentid, studentprogressreferenceid: D.levelid, ispass: true }).first('points', 'scores', 'endtime');
+    const quiz = await db('studentprogress')
+      .where({ studentid: l.studentid, studentprogressreferenceid: D.levelid, ispass: true })
+      .first('points', 'scores', 'endtime');
     levelPoints += Number(quiz?.points ?? 0);
     levelFull += Number(level?.quiz_points ?? 0);
     const id = demoId(`levelprogress:${l.studentid}:${D.levelid}`);
     await once(db, tally, 'level progress row', 'studentlevelsprogress', 'studentlevelprogressid', id, () =>
       db('studentlevelsprogress').insert({
-        studentlevelprogressid: id, studentid: l.studentid, levelid: D.levelid, gradeid: D.gradeid, curid: D.curriculumid,
-        progress: levelFull > 0 ? Math.min(100, Math.round((levelPoints * 10000) / levelFull) / 100) : 0, points: levelPoints,
-        lastupdated: quiz ? new Date(quiz.endtime as string).toISOString() : levelLast || SEEDED_AT, completed: levelDone && Boolean(quiz),
-        scores: Number(quiz?.scores ?? 0), added_default_score: false,
-      }));
+        studentlevelprogressid: id,
+        studentid: l.studentid,
+        levelid: D.levelid,
+        gradeid: D.gradeid,
+        curid: D.curriculumid,
+        progress: levelFull > 0 ? Math.min(100, Math.round((levelPoints * 10000) / levelFull) / 100) : 0,
+        points: levelPoints,
+        lastupdated: quiz ? new Date(quiz.endtime as string).toISOString() : levelLast || SEEDED_AT,
+        completed: levelDone && Boolean(quiz),
+        scores: Number(quiz?.scores ?? 0),
+        added_default_score: false,
+      }),
+    );
   }
 }
 
-/** The ids of the learner rows the seed writes, by table (for tools and tests that tell them from rows a classroom sent). */
-export function demoSeededRowIds(): Record<'studentprogress' | 'studentlessonsprogress' | 'studentlevelsprogress', string[]> {
+/**
+ * The ids of the learner rows the seed writes, by table (for
+ * tools and tests that tell them from rows a classroom sent).
+ */
+export function demoSeededRowIds(): Record<
+  'studentprogress' | 'studentlessonsprogress' | 'studentlevelsprogress',
+  string[]
+> {
   const learners = D.learners.filter((l) => ORIGINAL_LEARNERS.includes(l.schoolusername));
   return {
     studentprogress: [...D.progressids, ...learners.map((l) => demoId(`levelquiz:${l.studentid}`))],
-    studentlessonsprogress: learners.flatMap((l) => D.lessons.map((lesson) => demoId(`lessonprogress:${l.studentid}:${lesson.lessonid}`))),
+    studentlessonsprogress: learners.flatMap((l) =>
+      D.lessons.map((lesson) => demoId(`lessonprogress:${l.studentid}:${lesson.lessonid}`)),
+    ),
     studentlevelsprogress: learners.map((l) => demoId(`levelprogress:${l.studentid}:${D.levelid}`)),
   };
 }
@@ -357,9 +645,23 @@ export function demoSeededRowIds(): Record<'studentprogress' | 'studentlessonspr
 /** The tag the demo's questions and documents carry, as rows of the tag lists that the admin UI's pickers read. */
 async function seedTags(db: Knex, tally: Tally, by: string): Promise<void> {
   await once(db, tally, 'question tag', 'questiontags', 'questiontagid', demoId('questiontag:demo'), () =>
-    db('questiontags').insert({ questiontagid: demoId('questiontag:demo'), questiontagname: 'demo', isdeleted: false, created_by: by, updated_by: by }));
+    db('questiontags').insert({
+      questiontagid: demoId('questiontag:demo'),
+      questiontagname: 'demo',
+      isdeleted: false,
+      created_by: by,
+      updated_by: by,
+    }),
+  );
   await once(db, tally, 'document tag', 'documenttags', 'documenttagid', demoId('documenttag:demo'), () =>
-    db('documenttags').insert({ documenttagid: demoId('documenttag:demo'), documenttagname: 'demo', isdeleted: false, created_by: by, updated_by: by }));
+    db('documenttags').insert({
+      documenttagid: demoId('documenttag:demo'),
+      documenttagname: 'demo',
+      isdeleted: false,
+      created_by: by,
+      updated_by: by,
+    }),
+  );
 }
 
 /** Demo data for development and test; returns the lines to print: what this run wrote, and how to sign in. */
@@ -374,17 +676,27 @@ export async function seedDemo(db: Knex): Promise<string[]> {
   await seedProgressRows(db, tally);
   await seedTags(db, tally, superadminid);
 
-  const written = [...tally].map(([what, count]) => `${count} ${count === 1 ? what : what === 'quiz' ? 'quizzes' : `${what}s`}`);
+  const written = [...tally].map(
+    ([what, count]) => `${count} ${count === 1 ? what : what === 'quiz' ? 'quizzes' : `${what}s`}`,
+  );
   return [
-    written.length ? `central: wrote ${written.join(', ')}` : 'central: the demo data set is in place already; nothing was written',
-    `central: demo school "${D.schoolname}" (class "${D.standardname}", ${D.countryname}), curriculum "${D.curriculumname}" of subject "${D.subjectname}": ` +
-      `${D.gradename} with ${D.levelname} (lessons "${D.lessons[0].lessonname}", "${D.lessons[1].lessonname}") and ${D.level2.levelname} (lesson "${L3.lessonname}"), ` +
-      `each level with a level quiz; ${DEMO_QUESTIONS.length} questions in the question bank; a baseline check; results of 3 learners`,
+    written.length
+      ? `central: wrote ${written.join(', ')}`
+      : 'central: the demo data set is in place already; nothing was written',
+    `central: demo school "${D.schoolname}" (class "${D.standardname}", ${D.countryname}), ` +
+      `curriculum "${D.curriculumname}" of subject "${D.subjectname}": ` +
+      `${D.gradename} with ${D.levelname} (lessons "${D.lessons[0].lessonname}", "${D.lessons[1].lessonname}") ` +
+      `and ${D.level2.levelname} (lesson "${L3.lessonname}"), ` +
+      `each level with a level quiz; ${DEMO_QUESTIONS.length} questions in the question bank; ` +
+      'a baseline check; results of 3 learners',
     'central staff sign-ins (POST /auth/login):',
     ...DEMO_STAFF.map((s) => `  ${s.role.padEnd(11)} ${s.lmsusername} / ${s.password}`),
     `central school sign-in (POST /auth/school/login): teacher ${D.teacher.schoolusername} / ${D.password}`,
-    `learners on the central roster (they sign in on the classroom server): ${D.learners.map((l) => l.schoolusername).join(', ')} / ${D.password}`,
-    `the curriculum in the admin UI: sign in as ${DEMO_STAFF[0].lmsusername}, open Curriculum (or GET /curriculum/tree/${D.curriculumid})`,
-    'API key: Authorization: Bearer <APPLICATION_API_KEY>; superadmin@superadmin.com has no password until `npm run set-password -w central`',
+    'learners on the central roster (they sign in on the classroom server): ' +
+      `${D.learners.map((l) => l.schoolusername).join(', ')} / ${D.password}`,
+    `the curriculum in the admin UI: sign in as ${DEMO_STAFF[0].lmsusername}, ` +
+      `open Curriculum (or GET /curriculum/tree/${D.curriculumid})`,
+    'API key: Authorization: Bearer <APPLICATION_API_KEY>; ' +
+      'superadmin@superadmin.com has no password until `npm run set-password -w central`',
   ];
 }

@@ -22,7 +22,11 @@ export async function migrateFromMysql(
   const tables = await takeover.takeOverDatabase(db, takeover.centralProfile(), a, out, err);
   let objects: ObjectReport | undefined;
   if (from) {
-    objects = await copyObjects(from, createObjectStore(loadObjectStoreConfig(o.env ?? process.env)), { dryRun: a.dryRun, again: a.again, progress: err });
+    objects = await copyObjects(from, createObjectStore(loadObjectStoreConfig(o.env ?? process.env)), {
+      dryRun: a.dryRun,
+      again: a.again,
+      progress: err,
+    });
     for (const line of formatObjectReport(objects, a.dryRun)) out(line);
   }
   if (!a.dryRun) {

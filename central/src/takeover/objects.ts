@@ -20,7 +20,8 @@ export function parseObjectSource(spec: string): ObjectSource {
   if (spec.startsWith('s3://')) {
     const u = new URL(spec);
     const bucket = decodeURIComponent(u.pathname.replace(/^\/|\/$/g, ''));
-    if (!bucket || bucket.includes('/')) throw new Error('--objects-from s3://ACCESS:SECRET@HOST:PORT/BUCKET names no bucket');
+    if (!bucket || bucket.includes('/'))
+      throw new Error('--objects-from s3://ACCESS:SECRET@HOST:PORT/BUCKET names no bucket');
     const useSSL = u.port === '443' || u.searchParams.get('ssl') === 'true';
     const store = createS3Store({
       endpoint: `${useSSL ? 'https' : 'http'}://${u.host}`,
@@ -48,7 +49,8 @@ export function parseObjectSource(spec: string): ObjectSource {
     };
   }
   const root = path.resolve(spec);
-  if (!fs.existsSync(root) || !fs.statSync(root).isDirectory()) throw new Error(`--objects-from ${spec}: no such folder`);
+  if (!fs.existsSync(root) || !fs.statSync(root).isDirectory())
+    throw new Error(`--objects-from ${spec}: no such folder`);
   return {
     label: root,
     check: async () => undefined,
@@ -112,13 +114,24 @@ export async function copyObjects(
   target: ObjectStore,
   o: { dryRun?: boolean; again?: boolean; progress?: (line: string) => void; progressEveryMs?: number } = {},
 ): Promise<ObjectReport> {
-  const report: ObjectReport = { source: from.label, listed: 0, copied: 0, unchanged: 0, bytes: 0, verified: 0, refused: [] };
+  const report: ObjectReport = {
+    source: from.label,
+    listed: 0,
+    copied: 0,
+    unchanged: 0,
+    bytes: 0,
+    verified: 0,
+    refused: [],
+  };
   const started = Date.now();
   let lastTick = 0;
   const tick = () => {
     if (!o.progress || Date.now() - lastTick < (o.progressEveryMs ?? 2000)) return;
     lastTick = Date.now();
-    o.progress(`progress: objects ${report.listed} listed, ${report.copied} copied, ${(report.bytes / 1048576).toFixed(1)} MB, ${Math.round((Date.now() - started) / 1000)} s elapsed`);
+    o.progress(
+      `progress: objects ${report.listed} listed, ${report.copied} copied, ` +
+        `${(report.bytes / 1048576).toFixed(1)} MB, ${Math.round((Date.now() - started) / 1000)} s elapsed`,
+    );
   };
   for await (const obj of from.list()) {
     report.listed += 1;
@@ -131,9 +144,14 @@ export async function copyObjects(
     const sourceMd5 = obj.etag && MD5_ETAG.test(obj.etag) ? obj.etag : undefined;
     try {
       if (o.again) {
-        const held = await target.stat(obj.key).catch((err: unknown) => (isObjectNotFound(err) ? undefined : Promise.reject(err)));
+        const held = await target
+          .stat(obj.key)
+          .catch((err: unknown) => (isObjectNotFound(err) ? undefined : Promise.reject(err)));
         if (held && held.size === obj.size) {
-          const same = sourceMd5 && MD5_ETAG.test(held.etag) ? held.etag === sourceMd5 : (await digestOf(await target.get(obj.key))).md5 === (await digestOf(await from.read(obj.key))).md5;
+          const same =
+            sourceMd5 && MD5_ETAG.test(held.etag)
+              ? held.etag === sourceMd5
+              : (await digestOf(await target.get(obj.key))).md5 === (await digestOf(await from.read(obj.key))).md5;
           if (same) {
             report.unchanged += 1;
             continue;
@@ -151,10 +169,14 @@ export async function copyObjects(
       const read = m.result();
       const problems: string[] = [];
       if (read.size !== obj.size) problems.push(`read ${read.size} bytes of ${obj.size}`);
-      if (sourceMd5 && read.md5 !== sourceMd5) problems.push(`MD5 ${read.md5} differs from the source's ETag ${sourceMd5}`);
+      if (sourceMd5 && read.md5 !== sourceMd5)
+        problems.push(`MD5 ${read.md5} differs from the source's ETag ${sourceMd5}`);
       if (!o.dryRun) {
         const back = await digestOf(await target.get(obj.key));
-        if (back.size !== read.size || back.md5 !== read.md5) problems.push(`the stored copy has ${back.size} bytes, MD5 ${back.md5}; the source ${read.size}, ${read.md5}`);
+        if (back.size !== read.size || back.md5 !== read.md5)
+          problems.push(
+            `the stored copy has ${back.size} bytes, MD5 ${back.md5}; the source ${read.size}, ${read.md5}`,
+          );
       }
       if (problems.length) {
         if (!o.dryRun) await target.delete(obj.key).catch(() => undefined);
@@ -174,7 +196,9 @@ export async function copyObjects(
 
 export function formatObjectReport(r: ObjectReport, dryRun: boolean): string[] {
   const lines = [
-    `objects from ${r.source}: ${r.listed} listed, ${r.copied} ${dryRun ? 'read (dry run)' : 'copied'}, ${(r.bytes / 1048576).toFixed(1)} MB, ${r.verified} verified by size and MD5, ${r.unchanged} unchanged since the previous run, ${r.refused.length} refused`,
+    `objects from ${r.source}: ${r.listed} listed, ${r.copied} ${dryRun ? 'read (dry run)' : 'copied'}, ` +
+      `${(r.bytes / 1048576).toFixed(1)} MB, ${r.verified} verified by size and MD5, ` +
+      `${r.unchanged} unchanged since the previous run, ${r.refused.length} refused`,
   ];
   for (const x of r.refused) lines.push(`  refused object ${x.key}: ${x.reason}`);
   return lines;

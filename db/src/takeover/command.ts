@@ -114,9 +114,22 @@ export function parseTakeoverArgs(args: string[], objects: boolean, env: NodeJS.
 }
 
 /** The database part of `migrate-from-mysql`: copies, prints the report, answers it. */
-export async function takeOverDatabase(db: Knex, profile: TakeoverProfile, args: TakeoverArgs, out: (l: string) => void, err: (l: string) => void): Promise<TakeoverReport> {
+export async function takeOverDatabase(
+  db: Knex,
+  profile: TakeoverProfile,
+  args: TakeoverArgs,
+  out: (l: string) => void,
+  err: (l: string) => void,
+): Promise<TakeoverReport> {
   for (const w of args.warnings) err(w);
-  const report = await runTakeover({ db, sourceUrl: args.source, profile, dryRun: args.dryRun, again: args.again, progress: err });
+  const report = await runTakeover({
+    db,
+    sourceUrl: args.source,
+    profile,
+    dryRun: args.dryRun,
+    again: args.again,
+    progress: err,
+  });
   for (const line of formatReport(report)) out(line);
   return report;
 }

@@ -54,12 +54,15 @@ function columnDdl([name, type, nullable, dflt]: ExistingColumn, autoIncrement: 
   if (autoIncrement) return `${id} ${type} NOT NULL AUTO_INCREMENT`;
   if (type === 'json') return `${id} longtext${nul}${defaultDdl(type, dflt)} CHECK (json_valid(${id}))`;
   if (type === 'bool') return `${id} tinyint(1)${nul}${defaultDdl(type, dflt)}`;
-  if (type.startsWith('char(')) return `${id} ${type} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin${nul}${defaultDdl(type, dflt)}`;
+  if (type.startsWith('char('))
+    return `${id} ${type} CHARACTER SET utf8mb4 COLLATE utf8mb4_bin${nul}${defaultDdl(type, dflt)}`;
   return `${id} ${type}${nul}${defaultDdl(type, dflt)}`;
 }
 
 export function originalTableNames(service: 'central' | 'classroom'): string[] {
-  return (service === 'central' ? centralTables : classroomTables).map((t) => t.name).filter((n) => n !== 'SequelizeMeta');
+  return (service === 'central' ? centralTables : classroomTables)
+    .map((t) => t.name)
+    .filter((n) => n !== 'SequelizeMeta');
 }
 
 /** Creates the tables in the database `conn` is connected to. */
@@ -84,13 +87,20 @@ export async function createOriginalSchema(conn: Mysql.Connection, o: OriginalSc
 }
 
 /** Inserts rows (objects with the same keys) in multi-row statements. */
-export async function insertOriginalRows(conn: Mysql.Connection, table: string, rows: Array<Record<string, unknown>>): Promise<void> {
+export async function insertOriginalRows(
+  conn: Mysql.Connection,
+  table: string,
+  rows: Array<Record<string, unknown>>,
+): Promise<void> {
   if (!rows.length) return;
   const cols = Object.keys(rows[0]);
   const per = Math.max(1, Math.floor(20000 / cols.length));
   for (let i = 0; i < rows.length; i += per) {
     const part = rows.slice(i, i + per);
-    await conn.query(`INSERT INTO ${mysql().escapeId(table)} (${cols.map((c) => mysql().escapeId(c)).join(', ')}) VALUES ?`, [part.map((r) => cols.map((c) => r[c]))]);
+    await conn.query(
+      `INSERT INTO ${mysql().escapeId(table)} (${cols.map((c) => mysql().escapeId(c)).join(', ')}) VALUES ?`,
+      [part.map((r) => cols.map((c) => r[c]))],
+    );
   }
 }
 
@@ -107,11 +117,24 @@ export interface ScratchMysql {
 export async function createScratchMysql(serverUrl: string, prefix = 'lms_src'): Promise<ScratchMysql> {
   const u = new URL(serverUrl);
   const name = `${prefix}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-  const admin = await mysql().createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password) });
+  const admin = await mysql().createConnection({
+    host: u.hostname,
+    port: Number(u.port || 3306),
+    user: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+  });
   await admin.query(`CREATE DATABASE ${mysql().escapeId(name)} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`);
   await admin.end();
   u.pathname = `/${name}`;
-  const conn = await mysql().createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password), database: name, timezone: 'Z', dateStrings: true });
+  const conn = await mysql().createConnection({
+    host: u.hostname,
+    port: Number(u.port || 3306),
+    user: decodeURIComponent(u.username),
+    password: decodeURIComponent(u.password),
+    database: name,
+    timezone: 'Z',
+    dateStrings: true,
+  });
   await conn.query("SET time_zone = '+00:00'");
   return {
     url: u.toString(),
@@ -132,7 +155,13 @@ export function testMysqlUrl(env: NodeJS.ProcessEnv = process.env): string {
 export async function mysqlAnswers(url: string): Promise<boolean> {
   const u = new URL(url);
   try {
-    const c = await mysql().createConnection({ host: u.hostname, port: Number(u.port || 3306), user: decodeURIComponent(u.username), password: decodeURIComponent(u.password), connectTimeout: 2000 });
+    const c = await mysql().createConnection({
+      host: u.hostname,
+      port: Number(u.port || 3306),
+      user: decodeURIComponent(u.username),
+      password: decodeURIComponent(u.password),
+      connectTimeout: 2000,
+    });
     await c.end();
     return true;
   } catch {

@@ -30,7 +30,10 @@ export function centralProfile(): TakeoverProfile {
     seededTables: ['lmsusers', 'lmsusers_roles', ...RBAC],
     upsertTables: ['roles'],
     async migrateWroteOnly(trx) {
-      const users = await trx('lmsusers').whereNot((q) => q.where({ lmsusername: SUPERADMIN_USERNAME, lmsuserpasswordhash: UNUSABLE_HASH })).count({ n: '*' }).first();
+      const users = await trx('lmsusers')
+        .whereNot((q) => q.where({ lmsusername: SUPERADMIN_USERNAME, lmsuserpasswordhash: UNUSABLE_HASH }))
+        .count({ n: '*' })
+        .first();
       if (Number(users?.n) > 0) return `lmsusers: ${Number(users?.n)} accounts besides the seeded superadmin`;
       const roles = await trx('roles').whereNotIn('roleid', [...BUILT_IN_ROLES]).count({ n: '*' }).first();
       if (Number(roles?.n) > 0) return `roles: ${Number(roles?.n)} roles besides the built-in ones`;
@@ -46,18 +49,28 @@ export function centralProfile(): TakeoverProfile {
         await trx('roles_permissions').del();
         await trx('permissions').del();
         await trx('permissionstitle').del();
-        notes.push('permissions, permission titles and grants: the source\'s rows replace the ones seeded here (names decide)');
+        notes.push(
+          "permissions, permission titles and grants: the source's rows replace the ones seeded here (names decide)",
+        );
       }
       if (source.tables.has('lmsusers')) {
-        const theirs = await source.query('SELECT lmsuserid FROM lmsusers WHERE LOWER(lmsusername) = ?', [SUPERADMIN_USERNAME]);
+        const theirs = await source.query('SELECT lmsuserid FROM lmsusers WHERE LOWER(lmsusername) = ?', [
+          SUPERADMIN_USERNAME,
+        ]);
         if (theirs.length) {
-          const seeded = await trx('lmsusers').where({ lmsusername: SUPERADMIN_USERNAME, lmsuserpasswordhash: UNUSABLE_HASH }).select('lmsuserid');
+          const seeded = await trx('lmsusers')
+            .where({ lmsusername: SUPERADMIN_USERNAME, lmsuserpasswordhash: UNUSABLE_HASH })
+            .select('lmsuserid');
           for (const { lmsuserid } of seeded) {
             await trx('lmsusers_roles').where({ lmsuserid }).del();
             await trx('tokens').where({ lmsuserid }).del();
             await trx('lmsusers').where({ lmsuserid }).del();
           }
-          if (seeded.length) notes.push(`lmsusers: the ${SUPERADMIN_USERNAME} account seeded here gave way to the source's (${String(theirs[0].lmsuserid)})`);
+          if (seeded.length)
+            notes.push(
+              `lmsusers: the ${SUPERADMIN_USERNAME} account seeded here ` +
+                `gave way to the source's (${String(theirs[0].lmsuserid)})`,
+            );
         }
       }
     },
@@ -68,10 +81,17 @@ export function centralProfile(): TakeoverProfile {
       const { trx, notes } = ctx;
       await refuseUnknownPermissions(ctx, ours.permissions);
       await reportDifferingGrants(ctx, ours);
-      const names = new Set((await trx('permissions').select('permissionname')).map((r: Row) => String(r.permissionname)));
+      const names = new Set(
+        (await trx('permissions').select('permissionname')).map((r: Row) => String(r.permissionname)),
+      );
       const missing = ours.permissions.filter((p) => !names.has(String(p.permissionname)));
       if (!missing.length) return;
-      const titleIds = new Map((await trx('permissionstitle').select('permissiontitleid', 'permissiontitle')).map((r: Row) => [String(r.permissiontitle), String(r.permissiontitleid)]));
+      const titleIds = new Map(
+        (await trx('permissionstitle').select('permissiontitleid', 'permissiontitle')).map((r: Row) => [
+          String(r.permissiontitle),
+          String(r.permissiontitleid),
+        ]),
+      );
       const ourTitles = new Map(ours.titles.map((t) => [String(t.permissiontitleid), t]));
       for (const p of missing) {
         const title = ourTitles.get(String(p.permissiontitleid));
@@ -90,12 +110,17 @@ export function centralProfile(): TakeoverProfile {
       const ids = new Set(missing.map((p) => String(p.permissionid)));
       const grants = ours.grants.filter((g) => ids.has(String(g.permissionid)) && roles.has(String(g.roleid)));
       for (const g of grants) await trx('roles_permissions').insert(g);
-      notes.push(`permissions the source lacks, kept as seeded here with their grants: ${missing.map((p) => String(p.permissionname)).join(', ')}`);
+      notes.push(
+        'permissions the source lacks, kept as seeded here with their grants: ' +
+          missing.map((p) => String(p.permissionname)).join(', '),
+      );
     },
   };
 }
 
-/** The most schools or countries a staff account may be narrowed to: the lists travel in every token it signs in with. */
+/**
+ * The most schools or countries a staff account may be narrowed to: the lists travel in every token it signs in with.
+ */
 export const MAX_NARROWING_IDS = 200;
 
 const listOf = (v: unknown): unknown[] => {
@@ -146,31 +171,50 @@ async function reportSharedStaffNames({ trx, notes }: TakeoverContext): Promise<
  */
 async function refuseUnknownPermissions({ trx, refuse }: TakeoverContext, catalogue: Row[]): Promise<void> {
   const known = catalogue.map((p) => String(p.permissionname));
-  const unknown = (await trx('permissions').whereNotIn('permissionname', known).select('permissionid', 'permissionname')) as Row[];
+  const unknown = (await trx('permissions')
+    .whereNotIn('permissionname', known)
+    .select('permissionid', 'permissionname')) as Row[];
   if (!unknown.length) return;
   const ids = unknown.map((p) => String(p.permissionid));
   await trx('roles_permissions').whereIn('permissionid', ids).del();
   await trx('permissions').whereIn('permissionid', ids).del();
   for (const p of unknown) {
-    refuse?.('permissions', String(p.permissionid), `unknown permission ${JSON.stringify(p.permissionname)}: not copied, nor its grants`);
+    refuse?.(
+      'permissions',
+      String(p.permissionid),
+      `unknown permission ${JSON.stringify(p.permissionname)}: not copied, nor its grants`,
+    );
   }
 }
 
 /** Names the grants of the built-in roles that differ from this release's (kept as the source has them, for review). */
-async function reportDifferingGrants({ trx, notes }: TakeoverContext, ours: { permissions: Row[]; grants: Row[] }): Promise<void> {
+async function reportDifferingGrants(
+  { trx, notes }: TakeoverContext,
+  ours: { permissions: Row[]; grants: Row[] },
+): Promise<void> {
   const nameOf = new Map(ours.permissions.map((p) => [String(p.permissionid), String(p.permissionname)]));
   const theirs = (await trx('roles_permissions as rp').join('permissions as p', 'p.permissionid', 'rp.permissionid')
     .whereIn('rp.roleid', [...BUILT_IN_ROLES]).select('rp.roleid', 'p.permissionname')) as Row[];
   // A permission the source lacks altogether comes back with this release's grants (finish): no difference.
-  const present = new Set(((await trx('permissions').select('permissionname')) as Row[]).map((p) => String(p.permissionname)));
+  const present = new Set(
+    ((await trx('permissions').select('permissionname')) as Row[]).map((p) => String(p.permissionname)),
+  );
   for (const [roleid, rolename] of ROLES) {
-    const expected = new Set(ours.grants.filter((g) => String(g.roleid) === roleid).map((g) => nameOf.get(String(g.permissionid)) ?? ''));
+    const expected = new Set(
+      ours.grants.filter((g) => String(g.roleid) === roleid).map((g) => nameOf.get(String(g.permissionid)) ?? ''),
+    );
     const held = new Set(theirs.filter((g) => String(g.roleid) === roleid).map((g) => String(g.permissionname)));
     const added = [...held].filter((n) => !expected.has(n)).sort();
     const removed = [...expected].filter((n) => n && present.has(n) && !held.has(n)).sort();
     if (!added.length && !removed.length) continue;
-    const parts = [added.length ? `added: ${added.join(', ')}` : '', removed.length ? `removed: ${removed.join(', ')}` : ''].filter(Boolean);
-    notes.push(`role ${rolename}: grants differ from this release's (${parts.join('; ')}); kept as the source has them: review them`);
+    const parts = [
+      added.length ? `added: ${added.join(', ')}` : '',
+      removed.length ? `removed: ${removed.join(', ')}` : '',
+    ].filter(Boolean);
+    notes.push(
+      `role ${rolename}: grants differ from this release's (${parts.join('; ')}); ` +
+        'kept as the source has them: review them',
+    );
   }
 }
 
@@ -194,7 +238,9 @@ export function classroomProfile(): TakeoverProfile {
         columns: ['studentid', 'studentprogressreferenceid', 'starttime'],
         id: 'studentprogressid',
         children: [{ table: 'studentprogressquestions', column: 'studentprogressid' }],
-        resolution: 'collapsed into the lowest studentprogressid of its group, its question rows dropped, as the existing system\'s own later migration does',
+        resolution:
+          'collapsed into the lowest studentprogressid of its group, its question rows dropped, ' +
+          "as the existing system's own later migration does",
       },
     ],
   };

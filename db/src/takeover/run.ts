@@ -151,7 +151,12 @@ class Progress {
   done = 0;
   bytes = 0;
   private last = 0;
-  constructor(private readonly total: number, private readonly started: number, private readonly out?: (l: string) => void, private readonly every = 2000) {}
+  constructor(
+    private readonly total: number,
+    private readonly started: number,
+    private readonly out?: (l: string) => void,
+    private readonly every = 2000,
+  ) {}
   tick(force = false): void {
     const now = Date.now();
     if (!this.out || (!force && now - this.last < this.every)) return;
@@ -159,7 +164,11 @@ class Progress {
     const elapsed = (now - this.started) / 1000;
     const pct = this.total ? Math.min(100, (this.done / this.total) * 100) : 100;
     const left = this.done > 0 && this.total > this.done ? ((this.total - this.done) * elapsed) / this.done : 0;
-    this.out(`progress: ${this.done} of ${this.total} rows (${pct.toFixed(0)}%), ${(this.bytes / 1048576).toFixed(1)} MB read, ${clock(elapsed)} elapsed, about ${clock(left)} left`);
+    this.out(
+      `progress: ${this.done} of ${this.total} rows (${pct.toFixed(0)}%), ` +
+        `${(this.bytes / 1048576).toFixed(1)} MB read, ` +
+        `${clock(elapsed)} elapsed, about ${clock(left)} left`,
+    );
   }
 }
 
@@ -178,7 +187,9 @@ function sizeOf(row: Record<string, unknown>): number {
 }
 
 function digest(values: unknown[]): string {
-  const text = JSON.stringify(values, (_k, v) => (v && typeof v === 'object' && v.type === 'Buffer' ? Buffer.from(v.data).toString('hex') : v));
+  const text = JSON.stringify(values, (_k, v) =>
+    v && typeof v === 'object' && v.type === 'Buffer' ? Buffer.from(v.data).toString('hex') : v,
+  );
   return crypto.createHash('md5').update(text).digest('base64').slice(0, 12);
 }
 
@@ -248,7 +259,11 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
   const chunkRows = o.chunkRows ?? CHUNK_ROWS;
   const dryRun = o.dryRun === true;
   const pending = await pendingMigrations(db, profile.migrations);
-  if (pending.length) throw new Error(`the target database is not prepared: run \`npm run migrate -w ${profile.service}\` first (pending: ${pending.join(', ')})`);
+  if (pending.length)
+    throw new Error(
+      `the target database is not prepared: run \`npm run migrate -w ${profile.service}\` first ` +
+        `(pending: ${pending.join(', ')})`,
+    );
   const source = await openSource(o.sourceUrl);
   const lacking = profile.coreTables.filter((t) => !source.tables.has(t));
   if (lacking.length) {
@@ -268,16 +283,28 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
   try {
     await ensureBookkeeping(trx);
     const previous = await trx(RUNS_TABLE).whereNotNull('finished_at').orderBy('finished_at', 'desc').first();
-    if (again && !previous) throw new Error('--again: this database records no previous copy; run without --again first');
+    if (again && !previous)
+      throw new Error('--again: this database records no previous copy; run without --again first');
     if (!again) {
-      if (previous) throw new Error(`this database already holds a copy (made ${new Date(previous.finished_at).toISOString()}); use --again to copy what changed since`);
+      if (previous)
+        throw new Error(
+          `this database already holds a copy (made ${new Date(previous.finished_at).toISOString()}); ` +
+            'use --again to copy what changed since',
+        );
       for (const spec of profile.tables) {
         if (profile.seededTables?.includes(spec.name)) continue;
         const n = Number((await trx(spec.name).count({ n: '*' }).first())?.n ?? 0);
-        if (n > 0) throw new Error(`this database already holds data (${spec.name}: ${n} rows); copy into a database prepared by \`npm run migrate\` alone, or use --again after a previous copy`);
+        if (n > 0)
+          throw new Error(
+            `this database already holds data (${spec.name}: ${n} rows); ` +
+              'copy into a database prepared by `npm run migrate` alone, or use --again after a previous copy',
+          );
       }
       const seeded = await profile.migrateWroteOnly?.(trx);
-      if (seeded) throw new Error(`this database already holds data (${seeded}); copy into a database prepared by \`npm run migrate\` alone`);
+      if (seeded)
+        throw new Error(
+          `this database already holds data (${seeded}); copy into a database prepared by \`npm run migrate\` alone`,
+        );
     }
 
     // The plan: which source table fills which of ours, with which columns.
@@ -287,7 +314,19 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
     for (const spec of profile.tables) {
       if (ownTables.has(spec.name)) continue;
       const sourceName = profile.sourceNames?.[spec.name] ?? spec.name;
-      const report: TableReport = { table: spec.name, source: sourceName, read: 0, copied: 0, unchanged: 0, transformed: 0, refused: 0, resolved: 0, deleted: 0, changes: {}, notes: [] };
+      const report: TableReport = {
+        table: spec.name,
+        source: sourceName,
+        read: 0,
+        copied: 0,
+        unchanged: 0,
+        transformed: 0,
+        refused: 0,
+        resolved: 0,
+        deleted: 0,
+        changes: {},
+        notes: [],
+      };
       reports.push(report);
       const st = source.tables.get(sourceName);
       used.add(sourceName);
@@ -312,8 +351,18 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
         report.notes.push(`the source lacks the key ${keyCols.join(', ')}: not copied`);
         continue;
       }
-      const pageKey = keyCols.length === 1 && st.primary.length === 1 && st.primary[0] === keyCols[0] ? keyCols[0] : undefined;
-      plans.push({ spec, target: spec.name, source: st, columns, keyCols, pageKey, upsert: again || (profile.upsertTables?.includes(spec.name) ?? false), report });
+      const pageKey =
+        keyCols.length === 1 && st.primary.length === 1 && st.primary[0] === keyCols[0] ? keyCols[0] : undefined;
+      plans.push({
+        spec,
+        target: spec.name,
+        source: st,
+        columns,
+        keyCols,
+        pageKey,
+        upsert: again || (profile.upsertTables?.includes(spec.name) ?? false),
+        report,
+      });
     }
     const ignored = new Set(profile.ignoredSourceTables);
     const extra = [...source.tables.keys()].filter((t) => !used.has(t) && !ignored.has(t));
@@ -335,7 +384,10 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
       const cols = rule.columns.map((c) => `\`${c}\``).join(', ');
       const on = rule.columns.map((c) => `p.\`${c}\` <=> d.\`${c}\``).join(' AND ');
       const rows = await source.query(
-        `SELECT p.\`${rule.id}\` AS id, d.keep FROM \`${rule.table}\` p JOIN (SELECT ${cols}, MIN(\`${rule.id}\`) AS keep FROM \`${rule.table}\` GROUP BY ${cols} HAVING COUNT(*) > 1) d ON ${on} WHERE p.\`${rule.id}\` <> d.keep`,
+        `SELECT p.\`${rule.id}\` AS id, d.keep FROM \`${rule.table}\` p ` +
+          `JOIN (SELECT ${cols}, MIN(\`${rule.id}\`) AS keep FROM \`${rule.table}\` ` +
+          `GROUP BY ${cols} HAVING COUNT(*) > 1) d ` +
+          `ON ${on} WHERE p.\`${rule.id}\` <> d.keep`,
       );
       for (const r of rows) losers.set(`${rule.table}:${String(r.id)}`, { keep: String(r.keep), rule });
     }
@@ -344,7 +396,8 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
       const id = key.replaceAll(KEY_SEP, ' ');
       p.report.refused += 1;
       if (resolved) p.report.resolved += 1;
-      if (refusedRows.length < MAX_LISTED_REFUSALS) refusedRows.push({ table: p.target, id, reason, ...(resolved ? { resolved } : {}) });
+      if (refusedRows.length < MAX_LISTED_REFUSALS)
+        refusedRows.push({ table: p.target, id, reason, ...(resolved ? { resolved } : {}) });
       else refusedNotListed += 1;
     };
     ctx.refuse = (table, id, reason) => {
@@ -356,10 +409,17 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
     for (const p of plans) {
       const colNames = p.columns.map((c) => c.name);
       const keyOf = (row: Record<string, unknown>) => p.keyCols.map((k) => String(row[k] ?? '')).join(KEY_SEP);
-      const childRules = (profile.duplicates ?? []).flatMap((rule) => rule.children.filter((c) => c.table === p.target).map((c) => ({ rule, column: c.column })));
+      const childRules = (profile.duplicates ?? []).flatMap((rule) =>
+        rule.children.filter((c) => c.table === p.target).map((c) => ({ rule, column: c.column })),
+      );
       const refs = p.spec.columns.filter((c) => c.references && colNames.includes(c.name));
 
-      const processChunk = async (chunkno: number, lastkey: string | null, rows: Record<string, unknown>[], prev: Map<string, string> | undefined) => {
+      const processChunk = async (
+        chunkno: number,
+        lastkey: string | null,
+        rows: Record<string, unknown>[],
+        prev: Map<string, string> | undefined,
+      ) => {
         const hashes = new Map<string, string>();
         const seenKeys = new Set<string>();
         const pending: Array<{ key: string; hash: string; row: Record<string, unknown>; changed: boolean }> = [];
@@ -377,13 +437,23 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
             continue;
           }
           if (seenKeys.has(key)) {
-            refuse(p, key, 'the same row twice', 'exact duplicate collapsed into one row (the original has no key on this table; ours does)');
+            refuse(
+              p,
+              key,
+              'the same row twice',
+              'exact duplicate collapsed into one row (the original has no key on this table; ours does)',
+            );
             continue;
           }
           seenKeys.add(key);
           const loser = losers.get(`${p.target}:${String(raw[p.keyCols[0]])}`);
           if (loser) {
-            refuse(p, key, `duplicate submission of ${loser.keep} (same ${loser.rule.columns.join(', ')})`, loser.rule.resolution);
+            refuse(
+              p,
+              key,
+              `duplicate submission of ${loser.keep} (same ${loser.rule.columns.join(', ')})`,
+              loser.rule.resolution,
+            );
             hashes.set(key, hash);
             continue;
           }
@@ -411,12 +481,17 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
         // A row whose parent is not in the target (an orphan, or a parent refused above) is refused by name.
         let ready = pending;
         for (const ref of refs) {
-          const values = [...new Set(ready.map((x) => x.row[ref.name]).filter((v) => v !== null && v !== undefined))] as string[];
+          const values = [
+            ...new Set(ready.map((x) => x.row[ref.name]).filter((v) => v !== null && v !== undefined)),
+          ] as string[];
           if (!values.length) continue;
           const found = new Set<string>();
           for (let i = 0; i < values.length; i += 500) {
             const part = values.slice(i, i + 500);
-            for (const r of await trx(ref.references!.table).whereIn(ref.references!.column, part).select(ref.references!.column)) found.add(String(r[ref.references!.column]));
+            for (const r of await trx(ref.references!.table)
+              .whereIn(ref.references!.column, part)
+              .select(ref.references!.column))
+              found.add(String(r[ref.references!.column]));
           }
           ready = ready.filter((x) => {
             const v = x.row[ref.name];
@@ -425,7 +500,12 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
             return false;
           });
         }
-        const written = await writeRows(trx, p, ready.map((x) => x.row), (i, reason) => refuse(p, ready[i].key, reason));
+        const written = await writeRows(
+          trx,
+          p,
+          ready.map((x) => x.row),
+          (i, reason) => refuse(p, ready[i].key, reason),
+        );
         for (const i of written) {
           const x = ready[i];
           hashes.set(x.key, x.hash);
@@ -438,7 +518,10 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
         }
         let text = '';
         for (const [k, h] of hashes) text += `${k}\t${h}\n`;
-        await trx(CHUNKS_TABLE).insert({ tablename: p.target, chunkno, lastkey, rowhashes: text }).onConflict(['tablename', 'chunkno']).merge();
+        await trx(CHUNKS_TABLE)
+          .insert({ tablename: p.target, chunkno, lastkey, rowhashes: text })
+          .onConflict(['tablename', 'chunkno'])
+          .merge();
         progress.tick();
       };
 
@@ -446,7 +529,11 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
         const all: Record<string, unknown>[] = [];
         let cursor = after;
         for (;;) {
-          const batch = await source.rows(p.source.name, colNames, p.pageKey, { after: cursor, upTo, limit: chunkRows });
+          const batch = await source.rows(p.source.name, colNames, p.pageKey, {
+            after: cursor,
+            upTo,
+            limit: chunkRows,
+          });
           all.push(...batch);
           if (batch.length < chunkRows) return all;
           cursor = String(batch[batch.length - 1][p.pageKey!]);
@@ -454,13 +541,24 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
       };
 
       const previousChunks = again
-        ? ((await trx(CHUNKS_TABLE).where({ tablename: p.target }).orderBy('chunkno').select('chunkno', 'lastkey')) as Array<{ chunkno: number; lastkey: string | null }>)
+        ? ((await trx(CHUNKS_TABLE)
+            .where({ tablename: p.target })
+            .orderBy('chunkno')
+            .select('chunkno', 'lastkey')) as Array<{ chunkno: number; lastkey: string | null }>)
         : [];
-      const prevHashes = async (chunkno: number) => parseHashes(String((await trx(CHUNKS_TABLE).where({ tablename: p.target, chunkno }).first('rowhashes'))?.rowhashes ?? ''));
+      const prevHashes = async (chunkno: number) =>
+        parseHashes(
+          String((await trx(CHUNKS_TABLE).where({ tablename: p.target, chunkno }).first('rowhashes'))?.rowhashes ?? ''),
+        );
 
       if (!p.pageKey) {
         const rows = await source.rows(p.source.name, colNames, undefined, {});
-        await processChunk(0, null, rows, again && previousChunks.length ? await prevHashes(0) : again ? new Map() : undefined);
+        await processChunk(
+          0,
+          null,
+          rows,
+          again && previousChunks.length ? await prevHashes(0) : again ? new Map() : undefined,
+        );
         continue;
       }
       let after: string | undefined;
@@ -472,7 +570,8 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
         chunkno = c.chunkno + 1;
       }
       // The next chunk is read from the source while this one is written: the two servers work at once.
-      const read = (from: string | undefined) => source.rows(p.source.name, colNames, p.pageKey, { after: from, limit: chunkRows });
+      const read = (from: string | undefined) =>
+        source.rows(p.source.name, colNames, p.pageKey, { after: from, limit: chunkRows });
       let next: Promise<Record<string, unknown>[]> | undefined = read(after);
       while (next) {
         const rows: Record<string, unknown>[] = await next;
@@ -508,12 +607,34 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
     progress.tick(true);
     const rowsRead = reports.reduce((n, r) => n + r.read, 0);
     const report: TakeoverReport = {
-      service: profile.service, source: source.label, dryRun, again, tables: reports, refusedRows, refusedNotListed, notes,
-      rows: rowsRead, bytes: progress.bytes, seconds: (Date.now() - started) / 1000,
+      service: profile.service,
+      source: source.label,
+      dryRun,
+      again,
+      tables: reports,
+      refusedRows,
+      refusedNotListed,
+      notes,
+      rows: rowsRead,
+      bytes: progress.bytes,
+      seconds: (Date.now() - started) / 1000,
     };
     await trx(RUNS_TABLE).insert({
-      runid: crypto.randomUUID(), source: source.label, again, started_at: new Date(started).toISOString(), finished_at: new Date().toISOString(), rows: rowsRead,
-      summary: JSON.stringify(reports.map((r) => ({ table: r.table, read: r.read, copied: r.copied, refused: r.refused, deleted: r.deleted }))),
+      runid: crypto.randomUUID(),
+      source: source.label,
+      again,
+      started_at: new Date(started).toISOString(),
+      finished_at: new Date().toISOString(),
+      rows: rowsRead,
+      summary: JSON.stringify(
+        reports.map((r) => ({
+          table: r.table,
+          read: r.read,
+          copied: r.copied,
+          refused: r.refused,
+          deleted: r.deleted,
+        })),
+      ),
     });
     if (dryRun) await trx.rollback();
     else await trx.commit();
@@ -530,7 +651,12 @@ export async function runTakeover(o: TakeoverOptions): Promise<TakeoverReport> {
  * own savepoint, so that one bad row is refused with its reason and the others are written. Answers the
  * indexes of the rows written.
  */
-async function writeRows(trx: Knex.Transaction, p: Plan, rows: Record<string, unknown>[], refused: (index: number, reason: string) => void): Promise<number[]> {
+async function writeRows(
+  trx: Knex.Transaction,
+  p: Plan,
+  rows: Record<string, unknown>[],
+  refused: (index: number, reason: string) => void,
+): Promise<number[]> {
   if (!rows.length) return [];
   if (trx.client.config.client !== 'pg') return writeRowsSqlite(trx, p, rows, refused);
   // A first copy goes through COPY, PostgreSQL's bulk path; rows it cannot take make the whole COPY fail, and
@@ -561,7 +687,9 @@ async function writeRows(trx: Knex.Transaction, p: Plan, rows: Record<string, un
   return written;
 }
 
-interface PgConnection { query(stream: unknown): NodeJS.WritableStream & { on(event: string, cb: (err?: Error) => void): unknown } }
+interface PgConnection {
+  query(stream: unknown): NodeJS.WritableStream & { on(event: string, cb: (err?: Error) => void): unknown };
+}
 
 function copyText(v: unknown): string {
   if (v === null || v === undefined) return '\\N';
@@ -574,7 +702,10 @@ function copyText(v: unknown): string {
 async function copyRowsPg(trx: Knex.Transaction, p: Plan, rows: Record<string, unknown>[]): Promise<boolean> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { from: copyFrom } = require('pg-copy-streams') as typeof import('pg-copy-streams');
-  const client = trx.client as unknown as { acquireConnection(): Promise<PgConnection>; releaseConnection(c: unknown): Promise<unknown> };
+  const client = trx.client as unknown as {
+    acquireConnection(): Promise<PgConnection>;
+    releaseConnection(c: unknown): Promise<unknown>;
+  };
   const cols = p.columns.map((c) => c.name);
   const q = (n: string) => `"${n.replaceAll('"', '""')}"`;
   await trx.raw('SAVEPOINT takeover_copy');
@@ -616,8 +747,16 @@ interface SqliteStatement { run(values: unknown[]): unknown }
  * prepared statement faster than it parses a long multi-row one, and a refused row is undone alone, the
  * transaction going on).
  */
-async function writeRowsSqlite(trx: Knex.Transaction, p: Plan, rows: Record<string, unknown>[], refused: (index: number, reason: string) => void): Promise<number[]> {
-  const client = trx.client as unknown as { acquireConnection(): Promise<{ prepare(sql: string): SqliteStatement }>; releaseConnection(c: unknown): Promise<unknown> };
+async function writeRowsSqlite(
+  trx: Knex.Transaction,
+  p: Plan,
+  rows: Record<string, unknown>[],
+  refused: (index: number, reason: string) => void,
+): Promise<number[]> {
+  const client = trx.client as unknown as {
+    acquireConnection(): Promise<{ prepare(sql: string): SqliteStatement }>;
+    releaseConnection(c: unknown): Promise<unknown>;
+  };
   const conn = await client.acquireConnection();
   try {
     const q = (n: string) => `"${n.replaceAll('"', '""')}"`;
@@ -625,7 +764,8 @@ async function writeRowsSqlite(trx: Knex.Transaction, p: Plan, rows: Record<stri
     let sql = `INSERT INTO ${q(p.target)} (${cols.map(q).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`;
     if (p.upsert) {
       const set = cols.filter((c) => !p.keyCols.includes(c)).map((c) => `${q(c)} = excluded.${q(c)}`);
-      sql += ` ON CONFLICT (${p.keyCols.map(q).join(', ')}) DO ${set.length ? `UPDATE SET ${set.join(', ')}` : 'NOTHING'}`;
+      const action = set.length ? `UPDATE SET ${set.join(', ')}` : 'NOTHING';
+      sql += ` ON CONFLICT (${p.keyCols.map(q).join(', ')}) DO ${action}`;
     }
     const stmt = conn.prepare(sql);
     const written: number[] = [];
@@ -655,7 +795,8 @@ async function advanceSequences(trx: Knex.Transaction, tables: TableSpec[]): Pro
   for (const t of tables) {
     for (const c of t.columns.filter((x) => x.type === 'increments')) {
       await trx.raw(
-        `SELECT setval(pg_get_serial_sequence(?, ?), GREATEST((SELECT COALESCE(MAX(??), 0) FROM ??), 1), (SELECT COUNT(*) > 0 FROM ??))`,
+        'SELECT setval(pg_get_serial_sequence(?, ?), GREATEST((SELECT COALESCE(MAX(??), 0) FROM ??), 1), ' +
+          '(SELECT COUNT(*) > 0 FROM ??))',
         [t.name, c.name, c.name, t.name, t.name],
       );
     }
@@ -665,9 +806,14 @@ async function advanceSequences(trx: Knex.Transaction, tables: TableSpec[]): Pro
 /** The report as operators read it. */
 export function formatReport(r: TakeoverReport): string[] {
   const lines: string[] = [];
-  lines.push(`${r.service}: ${r.dryRun ? 'dry run (nothing written)' : r.again ? 'changes copied' : 'copied'} from ${r.source} in ${clock(r.seconds)}: ${r.rows} rows read, ${(r.bytes / 1048576).toFixed(1)} MB`);
+  lines.push(
+    `${r.service}: ${r.dryRun ? 'dry run (nothing written)' : r.again ? 'changes copied' : 'copied'} ` +
+      `from ${r.source} in ${clock(r.seconds)}: ${r.rows} rows read, ${(r.bytes / 1048576).toFixed(1)} MB`,
+  );
   const head = ['table', 'read', 'copied', 'unchanged', 'transformed', 'refused', 'resolved', 'deleted'];
-  const rows = r.tables.map((t) => [t.table, t.read, t.copied, t.unchanged, t.transformed, t.refused, t.resolved, t.deleted].map(String));
+  const rows = r.tables.map((t) =>
+    [t.table, t.read, t.copied, t.unchanged, t.transformed, t.refused, t.resolved, t.deleted].map(String),
+  );
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((x) => x[i].length)));
   const fmt = (x: string[]) => x.map((v, i) => (i === 0 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join('  ');
   lines.push(fmt(head));
@@ -679,7 +825,8 @@ export function formatReport(r: TakeoverReport): string[] {
   for (const n of r.notes) lines.push(`  ${n}`);
   if (r.refusedRows.length) {
     lines.push('refused rows (table, id, reason):');
-    for (const x of r.refusedRows) lines.push(`  ${x.table} ${x.id}: ${x.reason}${x.resolved ? ` -> resolved: ${x.resolved}` : ''}`);
+    for (const x of r.refusedRows)
+      lines.push(`  ${x.table} ${x.id}: ${x.reason}${x.resolved ? ` -> resolved: ${x.resolved}` : ''}`);
     if (r.refusedNotListed) lines.push(`  … and ${r.refusedNotListed} more`);
   }
   return lines;

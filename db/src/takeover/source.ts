@@ -22,7 +22,12 @@ export interface Source {
    * Rows of `table` in key order after `after` (exclusive) up to `upTo` (inclusive), at most `limit` of them;
    * the whole table when `key` is undefined.
    */
-  rows(table: string, columns: string[], key: string | undefined, range: { after?: string; upTo?: string; limit?: number }): Promise<Record<string, unknown>[]>;
+  rows(
+    table: string,
+    columns: string[],
+    key: string | undefined,
+    range: { after?: string; upTo?: string; limit?: number },
+  ): Promise<Record<string, unknown>[]>;
   query(sql: string, values?: unknown[]): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
 }
@@ -34,7 +39,8 @@ export function parseMysqlUrl(url: string): Mysql.ConnectionOptions & { label: s
   } catch {
     throw new Error('--source must be a URL: mysql://USER:PASS@HOST:PORT/DATABASE');
   }
-  if (u.protocol !== 'mysql:' && u.protocol !== 'mariadb:') throw new Error('--source must start with mysql:// (MySQL 8 or MariaDB)');
+  if (u.protocol !== 'mysql:' && u.protocol !== 'mariadb:')
+    throw new Error('--source must start with mysql:// (MySQL 8 or MariaDB)');
   const database = decodeURIComponent(u.pathname.replace(/^\//, ''));
   if (!database) throw new Error('--source names no database: mysql://USER:PASS@HOST:PORT/DATABASE');
   const label = `mysql://${u.username ? `${decodeURIComponent(u.username)}@` : ''}${u.host}/${database}`;
@@ -62,11 +68,13 @@ export async function openSource(url: string): Promise<Source> {
   await conn.query("SET time_zone = '+00:00'");
   const database = options.database as string;
   const [cols] = await conn.query(
-    'SELECT TABLE_NAME AS t, COLUMN_NAME AS c, DATA_TYPE AS d FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME, ORDINAL_POSITION',
+    'SELECT TABLE_NAME AS t, COLUMN_NAME AS c, DATA_TYPE AS d FROM information_schema.COLUMNS ' +
+      'WHERE TABLE_SCHEMA = ? ORDER BY TABLE_NAME, ORDINAL_POSITION',
     [database],
   );
   const [keys] = await conn.query(
-    "SELECT TABLE_NAME AS t, COLUMN_NAME AS c FROM information_schema.STATISTICS WHERE TABLE_SCHEMA = ? AND INDEX_NAME = 'PRIMARY' ORDER BY TABLE_NAME, SEQ_IN_INDEX",
+    'SELECT TABLE_NAME AS t, COLUMN_NAME AS c FROM information_schema.STATISTICS ' +
+      "WHERE TABLE_SCHEMA = ? AND INDEX_NAME = 'PRIMARY' ORDER BY TABLE_NAME, SEQ_IN_INDEX",
     [database],
   );
   const tables = new Map<string, SourceTable>();
@@ -88,10 +96,18 @@ export async function openSource(url: string): Promise<Source> {
     async rows(table, columns, key, range) {
       const where: string[] = [];
       const values: unknown[] = [];
-      if (key !== undefined && range.after !== undefined) { where.push(`${id(key)} > ?`); values.push(range.after); }
-      if (key !== undefined && range.upTo !== undefined) { where.push(`${id(key)} <= ?`); values.push(range.upTo); }
-      const sql = `SELECT ${columns.map(id).join(', ')} FROM ${id(table)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`
-        + (key !== undefined ? ` ORDER BY ${id(key)}` : '') + (range.limit !== undefined ? ` LIMIT ${Number(range.limit)}` : '');
+      if (key !== undefined && range.after !== undefined) {
+        where.push(`${id(key)} > ?`);
+        values.push(range.after);
+      }
+      if (key !== undefined && range.upTo !== undefined) {
+        where.push(`${id(key)} <= ?`);
+        values.push(range.upTo);
+      }
+      const sql =
+        `SELECT ${columns.map(id).join(', ')} FROM ${id(table)}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}` +
+        (key !== undefined ? ` ORDER BY ${id(key)}` : '') +
+        (range.limit !== undefined ? ` LIMIT ${Number(range.limit)}` : '');
       const [rows] = await conn.query(sql, values);
       return rows as Record<string, unknown>[];
     },

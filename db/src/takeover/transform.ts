@@ -25,7 +25,8 @@ export function mysqlTimeToIso(text: string): string | null {
   const iso = `${y}-${mo}-${d}T${h}:${mi}:${s}.${(frac + '000').slice(0, 3)}Z`;
   const t = new Date(iso);
   // 2026-02-30 would roll over into March; the original cannot have meant that.
-  if (Number.isNaN(t.getTime()) || t.toISOString() !== iso) throw new Refusal(`time ${JSON.stringify(text)} is not a real date`);
+  if (Number.isNaN(t.getTime()) || t.toISOString() !== iso)
+    throw new Refusal(`time ${JSON.stringify(text)} is not a real date`);
   return iso;
 }
 
@@ -70,7 +71,13 @@ export function lowerCaseId(value: unknown, changes: Set<Change>): unknown {
  * One source value as the target column takes it. Only what must change changes: 0/1 to booleans, DATETIME
  * text to ISO-8601 UTC, DECIMAL text to numbers, JSON text re-encoded once.
  */
-export function convert(value: unknown, sourceType: string, kind: TargetKind, nullable: boolean, changes: Set<Change>): unknown {
+export function convert(
+  value: unknown,
+  sourceType: string,
+  kind: TargetKind,
+  nullable: boolean,
+  changes: Set<Change>,
+): unknown {
   if (value === null || value === undefined) return null;
   if (Buffer.isBuffer(value)) {
     changes.add('binary text read as UTF-8');

@@ -30,7 +30,8 @@ const MESSAGES = {
 
 const liveBaseline = async (db: Knex, curriculumbaselineid: string) =>
   !!(await db('curriculumbaseline').where({ curriculumbaselineid, isdeleted: false }).first('curriculumbaselineid'));
-const liveQuestions = (db: Knex, curriculumbaselineid: string) => db('baselinequestion').where({ curriculumbaselineid, isdeleted: false });
+const liveQuestions = (db: Knex, curriculumbaselineid: string) =>
+  db('baselinequestion').where({ curriculumbaselineid, isdeleted: false });
 const row = (db: Knex, baselinequestionid: string) => db('baselinequestion').where({ baselinequestionid }).first();
 
 /** Adds a question to an assessment (active). A question removed earlier may be added again. */
@@ -38,12 +39,26 @@ export async function addBaselineQuestion(db: Knex, body: z.infer<typeof baselin
   const baselinequestionid = crypto.randomUUID();
   await db.transaction(async (trx) => {
     if (!(await liveBaseline(trx, body.curriculumbaselineid))) throw httpError(400, MESSAGES.baseline);
-    if (!(await trx('questions').where({ questionid: body.questionid, isdeleted: false }).first('questionid'))) throw httpError(400, MESSAGES.question);
-    if (await liveQuestions(trx, body.curriculumbaselineid).where({ questionid: body.questionid }).first('baselinequestionid')) throw httpError(400, MESSAGES.added);
+    if (!(await trx('questions').where({ questionid: body.questionid, isdeleted: false }).first('questionid')))
+      throw httpError(400, MESSAGES.question);
+    if (
+      await liveQuestions(trx, body.curriculumbaselineid)
+        .where({ questionid: body.questionid })
+        .first('baselinequestionid')
+    )
+      throw httpError(400, MESSAGES.added);
     const now = new Date().toISOString();
     await trx('baselinequestion').insert({
-      baselinequestionid, curriculumbaselineid: body.curriculumbaselineid, questionid: body.questionid, baselinequestionstatus: true,
-      baselinequestionorder: body.baselinequestionorder, isdeleted: false, created_at: now, created_by: by, updated_at: now, updated_by: by,
+      baselinequestionid,
+      curriculumbaselineid: body.curriculumbaselineid,
+      questionid: body.questionid,
+      baselinequestionstatus: true,
+      baselinequestionorder: body.baselinequestionorder,
+      isdeleted: false,
+      created_at: now,
+      created_by: by,
+      updated_at: now,
+      updated_by: by,
     });
   });
   return row(db, baselinequestionid);
@@ -53,23 +68,40 @@ export async function addBaselineQuestion(db: Knex, body: z.infer<typeof baselin
 export async function cloneBaselineQuestions(db: Knex, body: z.infer<typeof cloneBody>, by: string | null) {
   const ids: string[] = [];
   await db.transaction(async (trx) => {
-    if (!(await liveBaseline(trx, body.curriculumbaselineid)) || !(await liveBaseline(trx, body.clonecurriculumbaselineid))) throw httpError(400, MESSAGES.baseline);
-    if (await liveQuestions(trx, body.clonecurriculumbaselineid).first('baselinequestionid')) throw httpError(400, MESSAGES.targetFull);
-    const source = await liveQuestions(trx, body.curriculumbaselineid).orderBy(['baselinequestionorder', 'baselinequestionid']);
+    if (
+      !(await liveBaseline(trx, body.curriculumbaselineid)) ||
+      !(await liveBaseline(trx, body.clonecurriculumbaselineid))
+    )
+      throw httpError(400, MESSAGES.baseline);
+    if (await liveQuestions(trx, body.clonecurriculumbaselineid).first('baselinequestionid'))
+      throw httpError(400, MESSAGES.targetFull);
+    const source = await liveQuestions(trx, body.curriculumbaselineid).orderBy([
+      'baselinequestionorder',
+      'baselinequestionid',
+    ]);
     if (!source.length) throw httpError(400, MESSAGES.sourceEmpty);
     const now = new Date().toISOString();
     const copies = source.map((q) => {
       const baselinequestionid = crypto.randomUUID();
       ids.push(baselinequestionid);
       return {
-        baselinequestionid, curriculumbaselineid: body.clonecurriculumbaselineid, questionid: q.questionid, baselinequestionstatus: q.baselinequestionstatus,
-        baselinequestionorder: q.baselinequestionorder, isdeleted: false, created_at: now, created_by: by, updated_at: now, updated_by: by,
+        baselinequestionid,
+        curriculumbaselineid: body.clonecurriculumbaselineid,
+        questionid: q.questionid,
+        baselinequestionstatus: q.baselinequestionstatus,
+        baselinequestionorder: q.baselinequestionorder,
+        isdeleted: false,
+        created_at: now,
+        created_by: by,
+        updated_at: now,
+        updated_by: by,
       };
     });
     for (let i = 0; i < copies.length; i += 500) await trx('baselinequestion').insert(copies.slice(i, i + 500));
   });
   const rows = [];
-  for (let i = 0; i < ids.length; i += 500) rows.push(...(await db('baselinequestion').whereIn('baselinequestionid', ids.slice(i, i + 500))));
+  for (let i = 0; i < ids.length; i += 500)
+    rows.push(...(await db('baselinequestion').whereIn('baselinequestionid', ids.slice(i, i + 500))));
   const order = new Map(ids.map((id, i) => [id, i]));
   return rows.sort((a, b) => order.get(a.baselinequestionid)! - order.get(b.baselinequestionid)!);
 }
@@ -87,7 +119,9 @@ export const setBaselineQuestionOrder = (db: Knex, id: string, order: number, by
 export const deleteBaselineQuestion = (db: Knex, id: string, by: string | null) =>
   change(db, id, { isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
 
-/** An assessment's live questions in their order, with the assessment's name and type and each question's identifier. */
+/**
+ * An assessment's live questions in their order, with the assessment's name and type and each question's identifier.
+ */
 export async function listBaselineQuestions(db: Knex, curriculumbaselineid: string) {
   return readRows(
     db('baselinequestion as bq')
@@ -96,8 +130,14 @@ export async function listBaselineQuestions(db: Knex, curriculumbaselineid: stri
       .where({ 'bq.curriculumbaselineid': curriculumbaselineid, 'bq.isdeleted': false })
       .orderBy(['bq.baselinequestionorder', 'bq.baselinequestionid'])
       .select(
-        'bq.baselinequestionid', 'bq.curriculumbaselineid', 'bq.questionid', 'bq.baselinequestionstatus', 'bq.baselinequestionorder',
-        'b.baselinename', 'b.baselinetype', 'q.questionidentifier',
+        'bq.baselinequestionid',
+        'bq.curriculumbaselineid',
+        'bq.questionid',
+        'bq.baselinequestionstatus',
+        'bq.baselinequestionorder',
+        'b.baselinename',
+        'b.baselinetype',
+        'q.questionidentifier',
       ),
   );
 }

@@ -22,7 +22,10 @@ export const countryBody = strictBody({
     // What the column holds (the original's validator allowed 300 and the database refused the rest).
     .max(45, { error: 'length must be less than or equal to 45 characters long' })
     .refine((v) => v.trim().length > 0, { error: 'not allowed' }),
-  expectedusage: z.number({ error: 'must be a number' }).min(0, { error: 'must be greater than or equal to 0' }).optional(),
+  expectedusage: z
+    .number({ error: 'must be a number' })
+    .min(0, { error: 'must be greater than or equal to 0' })
+    .optional(),
 });
 type CountryBody = z.infer<typeof countryBody>;
 
@@ -59,22 +62,44 @@ async function nameTaken(db: Knex, countryname: string, except?: string): Promis
 }
 
 /** `countryid`: given by the demo seed, whose rows have fixed ids; a request's country gets a new one. */
-export async function createCountry(db: Knex, body: CountryBody, by: string | null, countryid: string = crypto.randomUUID()) {
+export async function createCountry(
+  db: Knex,
+  body: CountryBody,
+  by: string | null,
+  countryid: string = crypto.randomUUID(),
+) {
   if (await nameTaken(db, body.countryname)) throw httpError(400, 'Country already exists');
-  await db('countries').insert({ countryid, countryname: body.countryname, expectedusage: body.expectedusage ?? 0, isdeleted: false, created_by: by, updated_by: by });
+  await db('countries').insert({
+    countryid,
+    countryname: body.countryname,
+    expectedusage: body.expectedusage ?? 0,
+    isdeleted: false,
+    created_by: by,
+    updated_by: by,
+  });
   return getCountry(db, countryid);
 }
 
 export async function updateCountry(db: Knex, countryid: string, body: CountryBody, by: string | null, scope: Scope) {
   if (!(await getCountry(db, countryid, scope))) throw httpError(400, 'Invalid country id');
   if (await nameTaken(db, body.countryname, countryid)) throw httpError(400, 'Country already exists');
-  await db('countries').where({ countryid }).update({ countryname: body.countryname, expectedusage: body.expectedusage ?? 0, updated_at: new Date().toISOString(), updated_by: by });
+  await db('countries')
+    .where({ countryid })
+    .update({
+      countryname: body.countryname,
+      expectedusage: body.expectedusage ?? 0,
+      updated_at: new Date().toISOString(),
+      updated_by: by,
+    });
   return getCountry(db, countryid);
 }
 
 export async function deleteCountry(db: Knex, countryid: string, by: string | null, scope: Scope): Promise<true> {
   if (!(await getCountry(db, countryid, scope))) throw httpError(400, 'Invalid country id');
-  if (await db('schools').where({ countryid, isdeleted: false }).first('schoolid')) throw httpError(400, 'Country is assigned. Country cannot be deleted');
-  await db('countries').where({ countryid }).update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
+  if (await db('schools').where({ countryid, isdeleted: false }).first('schoolid'))
+    throw httpError(400, 'Country is assigned. Country cannot be deleted');
+  await db('countries')
+    .where({ countryid })
+    .update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
   return true;
 }

@@ -15,7 +15,13 @@ const MAX_COUNTRIES = 500;
 
 const optional = z.string().optional();
 
-export const allCurriculaQuery = z.looseObject({ cur: optional, curid: optional, studentid: optional, standardid: optional, schoolname: optional });
+export const allCurriculaQuery = z.looseObject({
+  cur: optional,
+  curid: optional,
+  studentid: optional,
+  standardid: optional,
+  schoolname: optional,
+});
 export const countryParams = guidParams({ countryid: 'Country ID' });
 
 /** Active curricula for the filter dropdowns, narrowed to a learner's, a class's or a school's curricula when asked. */
@@ -34,7 +40,11 @@ export async function allCurricula(db: Knex, q: z.infer<typeof allCurriculaQuery
         .select('curriculumids', 'curriculumid')
         .limit(1),
     );
-    const ids: string[] = student ? (Array.isArray(student.curriculumids) && student.curriculumids.length ? student.curriculumids : [student.curriculumid]) : [];
+    const ids: string[] = student
+      ? Array.isArray(student.curriculumids) && student.curriculumids.length
+        ? student.curriculumids
+        : [student.curriculumid]
+      : [];
     query.whereIn('curriculumid', ids);
   }
   if (q.schoolname) {
@@ -66,9 +76,14 @@ export const curriculumBody = strictBody({
   curriculumdescription: description('Curriculum description', 3, 500),
   // Items are named by their path (`"countryid.0" must be a string`), as the original names them.
   countryid: z
-    .array(z.string({ error: 'must be a string' }).max(36, { error: 'length must be less than or equal to 36 characters long' }), {
-      error: (iss) => (iss.input === undefined ? '"Country Id" is required' : '"Country Id" must be an array'),
-    })
+    .array(
+      z
+        .string({ error: 'must be a string' })
+        .max(36, { error: 'length must be less than or equal to 36 characters long' }),
+      {
+        error: (iss) => (iss.input === undefined ? '"Country Id" is required' : '"Country Id" must be an array'),
+      },
+    )
     .max(MAX_COUNTRIES, { error: `"Country Id" must contain less than or equal to ${MAX_COUNTRIES} items` }),
   subjectid: guid('Subject ID'),
 });
@@ -101,8 +116,12 @@ export async function listCurricula(db: Knex, body: Paging, curricula: Curricula
   const rows = page.data as Array<{ curriculumid: string; subjectid: string | null }>;
   if (!rows.length) return page;
   const subjectids = [...new Set(rows.map((r) => r.subjectid).filter((s): s is string => !!s))];
-  const subjects = subjectids.length ? await db('subjects').whereIn('subjectid', subjectids).select('subjectid', 'subjectname') : [];
-  const subjectName = new Map(subjects.map((s: { subjectid: string; subjectname: string }) => [s.subjectid, s.subjectname]));
+  const subjects = subjectids.length
+    ? await db('subjects').whereIn('subjectid', subjectids).select('subjectid', 'subjectname')
+    : [];
+  const subjectName = new Map(
+    subjects.map((s: { subjectid: string; subjectname: string }) => [s.subjectid, s.subjectname]),
+  );
   const links = (await db('curriculumcountry as cc')
     .join('countries as co', 'co.countryid', 'cc.countryid')
     .whereIn('cc.curriculumid', rows.map((r) => r.curriculumid))
@@ -112,13 +131,18 @@ export async function listCurricula(db: Knex, body: Paging, curricula: Curricula
   for (const l of links) countryNames.set(l.curriculumid, [...(countryNames.get(l.curriculumid) ?? []), l.countryname]);
   return {
     ...page,
-    data: rows.map((r) => ({ ...r, subjectid: (r.subjectid && subjectName.get(r.subjectid)) ?? '', countryid: countryNames.get(r.curriculumid) ?? [] })),
+    data: rows.map((r) => ({
+      ...r,
+      subjectid: (r.subjectid && subjectName.get(r.subjectid)) ?? '',
+      countryid: countryNames.get(r.curriculumid) ?? [],
+    })),
   };
 }
 
 /** The subject must be live; share-locked so that it cannot be deleted under the curriculum meanwhile. */
 async function requireSubject(trx: Knex, subjectid: string): Promise<void> {
-  if (!(await locked(trx, trx('subjects').where({ subjectid, isdeleted: false }), 'share').first('subjectid'))) throw httpError(400, 'Invalid Subject');
+  if (!(await locked(trx, trx('subjects').where({ subjectid, isdeleted: false }), 'share').first('subjectid')))
+    throw httpError(400, 'Invalid Subject');
 }
 
 async function nameTaken(trx: Knex, curriculumname: string, except?: string): Promise<boolean> {
@@ -131,13 +155,25 @@ async function nameTaken(trx: Knex, curriculumname: string, except?: string): Pr
  * Replaces the countries a curriculum is offered in: each must be a live country the caller may name.
  * `linkids`: the links' ids, in the order of the distinct countries (the demo seed's are fixed).
  */
-async function setCountries(trx: Knex, scope: Scope | undefined, curriculumid: string, countryids: string[], linkids: readonly string[] = []): Promise<void> {
+async function setCountries(
+  trx: Knex,
+  scope: Scope | undefined,
+  curriculumid: string,
+  countryids: string[],
+  linkids: readonly string[] = [],
+): Promise<void> {
   const wanted = [...new Set(countryids)];
   const found = await countriesInScope(trx, scope, wanted);
   if (found.length !== wanted.length) throw httpError(400, 'some country not found');
   await trx('curriculumcountry').where({ curriculumid }).del();
   if (wanted.length) {
-    await trx('curriculumcountry').insert(wanted.map((countryid, i) => ({ curriculumcountryid: linkids[i] ?? crypto.randomUUID(), curriculumid, countryid })));
+    await trx('curriculumcountry').insert(
+      wanted.map((countryid, i) => ({
+        curriculumcountryid: linkids[i] ?? crypto.randomUUID(),
+        curriculumid,
+        countryid,
+      })),
+    );
   }
 }
 
@@ -147,47 +183,84 @@ export interface CurriculumIds {
   curriculumcountryids?: readonly string[];
 }
 
-export async function createCurriculum(db: Knex, body: CurriculumBody, caller: Caller, scope: Scope | undefined, ids: CurriculumIds = {}) {
+export async function createCurriculum(
+  db: Knex,
+  body: CurriculumBody,
+  caller: Caller,
+  scope: Scope | undefined,
+  ids: CurriculumIds = {},
+) {
   const curriculumid = ids.curriculumid ?? crypto.randomUUID();
   const by = actorOf(caller);
   await writeTransaction(db, EXISTS, async (trx) => {
     await requireSubject(trx, body.subjectid);
     if (await nameTaken(trx, body.curriculumname)) throw httpError(400, EXISTS);
     await trx('curriculums').insert({
-      curriculumid, curriculumname: body.curriculumname, curriculumdescription: body.curriculumdescription ?? null, subjectid: body.subjectid,
-      curriculumstatus: true, isdeleted: false, created_by: by, updated_by: by,
+      curriculumid,
+      curriculumname: body.curriculumname,
+      curriculumdescription: body.curriculumdescription ?? null,
+      subjectid: body.subjectid,
+      curriculumstatus: true,
+      isdeleted: false,
+      created_by: by,
+      updated_by: by,
     });
     await setCountries(trx, scope, curriculumid, body.countryid, ids.curriculumcountryids);
   });
   return getCurriculum(db, curriculumid, undefined);
 }
 
-export async function updateCurriculum(db: Knex, curriculumid: string, body: CurriculumBody, caller: Caller, scope: Scope) {
+export async function updateCurriculum(
+  db: Knex,
+  curriculumid: string,
+  body: CurriculumBody,
+  caller: Caller,
+  scope: Scope,
+) {
   const curricula = scopedCurricula(scope);
   await writeTransaction(db, EXISTS, async (trx) => {
     if (!(await liveCurriculum(trx, curriculumid, curricula).first('curriculumid'))) throw httpError(400, INVALID);
     await requireSubject(trx, body.subjectid);
     if (await nameTaken(trx, body.curriculumname, curriculumid)) throw httpError(400, EXISTS);
-    await trx('curriculums').where({ curriculumid }).update({
-      curriculumname: body.curriculumname, curriculumdescription: body.curriculumdescription ?? null, subjectid: body.subjectid,
-      updated_at: now(), updated_by: actorOf(caller),
-    });
+    await trx('curriculums')
+      .where({ curriculumid })
+      .update({
+        curriculumname: body.curriculumname,
+        curriculumdescription: body.curriculumdescription ?? null,
+        subjectid: body.subjectid,
+        updated_at: now(),
+        updated_by: actorOf(caller),
+      });
     await setCountries(trx, scope, curriculumid, body.countryid);
   });
   return getCurriculum(db, curriculumid, undefined);
 }
 
 /** Soft-deletes the curriculum; it is offered nowhere any more. */
-export async function deleteCurriculum(db: Knex, curriculumid: string, by: string | null, curricula: Curricula): Promise<true> {
+export async function deleteCurriculum(
+  db: Knex,
+  curriculumid: string,
+  by: string | null,
+  curricula: Curricula,
+): Promise<true> {
   await db.transaction(async (trx) => {
-    const n = await liveCurriculum(trx, curriculumid, curricula).update({ isdeleted: true, deleted_at: now(), deleted_by: by });
+    const n = await liveCurriculum(trx, curriculumid, curricula).update({
+      isdeleted: true,
+      deleted_at: now(),
+      deleted_by: by,
+    });
     if (!n) throw httpError(400, INVALID);
     await trx('curriculumcountry').where({ curriculumid }).del();
   });
   return true;
 }
 
-export async function setCurriculumStatus(db: Knex, curriculumid: string, curriculumstatus: boolean, curricula: Curricula): Promise<true> {
+export async function setCurriculumStatus(
+  db: Knex,
+  curriculumid: string,
+  curriculumstatus: boolean,
+  curricula: Curricula,
+): Promise<true> {
   const n = await liveCurriculum(db, curriculumid, curricula).update({ curriculumstatus });
   if (!n) throw httpError(400, INVALID);
   return true;
@@ -202,7 +275,11 @@ type Row = Record<string, unknown>;
  * `curricula` narrows to some curricula (a sub-query or list of ids), undefined for all.
  */
 function contentQueries(db: Knex, curricula: Knex.QueryBuilder | string[] | undefined) {
-  const under = <Q extends Knex.QueryBuilder>(q: Q, column: string, parents: Knex.QueryBuilder | string[] | undefined): Q => (parents ? (q.whereIn(column, parents) as Q) : q);
+  const under = <Q extends Knex.QueryBuilder>(
+    q: Q,
+    column: string,
+    parents: Knex.QueryBuilder | string[] | undefined,
+  ): Q => (parents ? (q.whereIn(column, parents) as Q) : q);
   const gradeIds = curricula && db('grades').whereIn('curriculumid', curricula).select('gradeid');
   const levelIds = gradeIds && db('levels').whereIn('gradeid', gradeIds).select('levelid');
   const lessonIds = levelIds && db('lessons').whereIn('levelid', levelIds).select('lessonid');
@@ -247,7 +324,8 @@ function byParent(rows: Row[], key: string): Map<unknown, Row[]> {
  * queries; the rows are nested in place.
  */
 export async function curriculumTree(db: Knex, curricula: Curricula, curriculumid?: string) {
-  if (curriculumid && !(await liveCurriculum(db, curriculumid, curricula).first('curriculumid'))) throw httpError(400, INVALID);
+  if (curriculumid && !(await liveCurriculum(db, curriculumid, curricula).first('curriculumid')))
+    throw httpError(400, INVALID);
   const q = contentQueries(db, curriculumid ? [curriculumid] : curricula);
   const [curriculums, grades, levels, lessons, quizzes, practices] = await Promise.all([
     readRows(q.curriculums.orderBy(['curriculumname', 'curriculumid']).select()),

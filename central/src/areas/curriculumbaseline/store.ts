@@ -6,7 +6,17 @@ import { z } from 'zod';
 import { applyScope, type Scope, scopeSchools, type Curricula } from '../../http/scope';
 import { locked } from '../../http/writes';
 
-export const BASELINE_RESULT_COLUMNS = ['student', 'username', 'schoolname', 'baselinename', 'ispass', 'resultpercentage', 'correct', 'totalquestions', 'scores'] as const;
+export const BASELINE_RESULT_COLUMNS = [
+  'student',
+  'username',
+  'schoolname',
+  'baselinename',
+  'ispass',
+  'resultpercentage',
+  'correct',
+  'totalquestions',
+  'scores',
+] as const;
 
 interface ResultRow {
   studentfirstname?: string | null;
@@ -39,7 +49,9 @@ function csvRow(r: ResultRow) {
 async function classroomResults(config: { rpiCloud: string; serverSyncKey: string }, id: string): Promise<ResultRow[]> {
   let rows: unknown;
   try {
-    const res = await fetch(`${config.rpiCloud}/curriculum/${encodeURIComponent(id)}/getstudentresult`, { headers: { Authorization: config.serverSyncKey } });
+    const res = await fetch(`${config.rpiCloud}/curriculum/${encodeURIComponent(id)}/getstudentresult`, {
+      headers: { Authorization: config.serverSyncKey },
+    });
     if (!res.ok) throw new Error(String(res.status));
     rows = await res.json();
   } catch {
@@ -60,11 +72,19 @@ async function classroomResults(config: { rpiCloud: string; serverSyncKey: strin
 }
 
 /** Learner identity with assessment results, from the cloud and the classroom server, as CSV rows. */
-export async function baselineResultRows(db: Knex, config: { rpiCloud: string; serverSyncKey: string }, id: string, scope: Scope): Promise<Array<Record<string, unknown>>> {
-  const baseline = await db('curriculumbaseline').where({ curriculumbaselineid: id }).first('curriculumbaselineid', 'baselinename');
+export async function baselineResultRows(
+  db: Knex,
+  config: { rpiCloud: string; serverSyncKey: string },
+  id: string,
+  scope: Scope,
+): Promise<Array<Record<string, unknown>>> {
+  const baseline = await db('curriculumbaseline')
+    .where({ curriculumbaselineid: id })
+    .first('curriculumbaselineid', 'baselinename');
   if (!baseline) throw httpError(400, 'Invalid curriculum Baseline');
   const totalquestions = Number(
-    (await db('baselinequestion').where({ curriculumbaselineid: id, isdeleted: false }).count({ n: '*' }).first())?.n ?? 0,
+    (await db('baselinequestion').where({ curriculumbaselineid: id, isdeleted: false }).count({ n: '*' }).first())?.n ??
+      0,
   );
   const cloud: ResultRow[] = (
     await db('studentprogress as p')
@@ -72,12 +92,22 @@ export async function baselineResultRows(db: Knex, config: { rpiCloud: string; s
       .join('schoolusers as u', 'u.schooluserid', 's.schooluserid')
       .where('p.studentprogressreferenceid', id)
       .orderBy('p.starttime')
-      .select('s.studentfirstname', 'u.schoolusername', 's.schoolname', 'p.ispass', 'p.resultpercentage', 'p.marks', 'p.scores')
+      .select(
+        's.studentfirstname',
+        'u.schoolusername',
+        's.schoolname',
+        'p.ispass',
+        'p.resultpercentage',
+        'p.marks',
+        'p.scores',
+      )
   ).map((r: ResultRow) => ({ ...r, baselinename: baseline.baselinename, totalquestions }));
   const classroom = await classroomResults(config, id);
   // Learners of the caller's schools only: an assessment of a curriculum offered in two countries has learners in both.
   const schools = scopeSchools(scope);
-  const mine = schools ? (r: ResultRow) => typeof r.schoolname === 'string' && schools.names.includes(r.schoolname) : () => true;
+  const mine = schools
+    ? (r: ResultRow) => typeof r.schoolname === 'string' && schools.names.includes(r.schoolname)
+    : () => true;
   return [...cloud, ...classroom].filter(mine).map(csvRow);
 }
 
@@ -107,7 +137,11 @@ const baselineFields = {
     // What the column holds (the original's validator allowed 300 and the database refused the rest).
     .max(36, { error: 'length must be less than or equal to 36 characters long' })
     .refine((v) => v.trim().length > 0, { error: 'not allowed' }),
-  baselinetype: z.number({ error: 'must be a number' }).int({ error: 'must be an integer' }).min(1, { error: 'must be greater than or equal to 1' }).max(3, { error: 'must be less than or equal to 3' }),
+  baselinetype: z
+    .number({ error: 'must be a number' })
+    .int({ error: 'must be an integer' })
+    .min(1, { error: 'must be greater than or equal to 1' })
+    .max(3, { error: 'must be less than or equal to 3' }),
   startdate: isoDate,
   enddate: isoDate,
   schoolid: z.array(z.string({ error: 'must be a string' }).max(36), { error: 'must be an array' }).max(1000),
@@ -133,8 +167,10 @@ export const baselineQuery = z.looseObject({
 type CreateBody = z.infer<typeof baselineCreateBody>;
 type UpdateBody = z.infer<typeof baselineUpdateBody>;
 
-const liveBaseline = (db: Knex, curriculumbaselineid: string) => db('curriculumbaseline').where({ curriculumbaselineid, isdeleted: false }).first();
-const liveCurriculum = async (db: Knex, curriculumid: string) => !!(await db('curriculums').where({ curriculumid, isdeleted: false }).first('curriculumid'));
+const liveBaseline = (db: Knex, curriculumbaselineid: string) =>
+  db('curriculumbaseline').where({ curriculumbaselineid, isdeleted: false }).first();
+const liveCurriculum = async (db: Knex, curriculumid: string) =>
+  !!(await db('curriculums').where({ curriculumid, isdeleted: false }).first('curriculumid'));
 const hasQuestions = async (db: Knex, curriculumbaselineid: string) =>
   !!(await db('baselinequestion').where({ curriculumbaselineid, isdeleted: false }).first('baselinequestionid'));
 
@@ -149,7 +185,11 @@ async function nameTaken(db: Knex, baselinename: string, baselinetype: number, e
  * made this calendar year refuses another (the walk stops at the first made in an earlier year).
  */
 async function madeThisYear(db: Knex, curriculumid: string, baselinetype: number): Promise<boolean> {
-  const newest = await db('curriculumbaseline').where({ curriculumid, baselineid: curriculumid, isdeleted: false }).orderBy([{ column: 'created_at', order: 'desc' }]).limit(3).select('baselinetype', 'created_at');
+  const newest = await db('curriculumbaseline')
+    .where({ curriculumid, baselineid: curriculumid, isdeleted: false })
+    .orderBy([{ column: 'created_at', order: 'desc' }])
+    .limit(3)
+    .select('baselinetype', 'created_at');
   const year = new Date().getUTCFullYear();
   for (const row of newest) {
     if (new Date(row.created_at as string).getUTCFullYear() !== year) return false;
@@ -193,21 +233,39 @@ export async function createBaseline(db: Knex, scope: Scope, body: CreateBody, b
     const problems: string[] = [];
     if (!(await liveCurriculum(trx, body.curriculumid))) problems.push('Curriculum does not exists');
     else if (!(await liveCurriculum(trx, body.baselineid))) problems.push(`${type} Curriculum does not exists`);
-    else if (await madeThisYear(trx, body.curriculumid, body.baselinetype)) problems.push(`${type} Curriculum already exists this year`);
+    else if (await madeThisYear(trx, body.curriculumid, body.baselinetype))
+      problems.push(`${type} Curriculum already exists this year`);
     if (await nameTaken(trx, body.baselinename, body.baselinetype)) problems.push(`${type} Name already exists`);
     refuse(problems);
     const now = new Date().toISOString();
     await trx('curriculumbaseline').insert({
-      curriculumbaselineid, curriculumid: body.curriculumid, baselineid: body.curriculumid, baselinename: body.baselinename,
-      baselinetype: body.baselinetype, baselinestatus: false, startdate: body.startdate, enddate: body.enddate,
-      schoolid: JSON.stringify(schoolids), isdeleted: false, created_at: now, created_by: by, updated_at: now, updated_by: by,
+      curriculumbaselineid,
+      curriculumid: body.curriculumid,
+      baselineid: body.curriculumid,
+      baselinename: body.baselinename,
+      baselinetype: body.baselinetype,
+      baselinestatus: false,
+      startdate: body.startdate,
+      enddate: body.enddate,
+      schoolid: JSON.stringify(schoolids),
+      isdeleted: false,
+      created_at: now,
+      created_by: by,
+      updated_at: now,
+      updated_by: by,
     });
   });
   return liveBaseline(db, curriculumbaselineid);
 }
 
 /** Overwrites the fields given; a moved assessment's `baselineid` follows its curriculum. */
-export async function updateBaseline(db: Knex, scope: Scope, curriculumbaselineid: string, body: UpdateBody, by: string | null) {
+export async function updateBaseline(
+  db: Knex,
+  scope: Scope,
+  curriculumbaselineid: string,
+  body: UpdateBody,
+  by: string | null,
+) {
   await db.transaction(async (trx) => {
     const row = await liveBaseline(trx, curriculumbaselineid);
     const type = typeName(body.baselinetype ?? row?.baselinetype);
@@ -218,13 +276,21 @@ export async function updateBaseline(db: Knex, scope: Scope, curriculumbaselinei
       baselinetype: body.baselinetype ?? row.baselinetype,
     };
     const problems: string[] = [];
-    if (body.curriculumid && body.curriculumid !== row.curriculumid && !(await liveCurriculum(trx, body.curriculumid))) problems.push('Curriculum does not exists');
-    if (await nameTaken(trx, next.baselinename, next.baselinetype, curriculumbaselineid)) problems.push(`${type} Name already exists`);
+    if (body.curriculumid && body.curriculumid !== row.curriculumid && !(await liveCurriculum(trx, body.curriculumid)))
+      problems.push('Curriculum does not exists');
+    if (await nameTaken(trx, next.baselinename, next.baselinetype, curriculumbaselineid))
+      problems.push(`${type} Name already exists`);
     refuse(problems);
-    const patch: Record<string, unknown> = { ...next, baselineid: next.curriculumid, updated_at: new Date().toISOString(), updated_by: by };
+    const patch: Record<string, unknown> = {
+      ...next,
+      baselineid: next.curriculumid,
+      updated_at: new Date().toISOString(),
+      updated_by: by,
+    };
     if (body.startdate !== undefined) patch.startdate = body.startdate;
     if (body.enddate !== undefined) patch.enddate = body.enddate;
-    if (body.schoolid !== undefined) patch.schoolid = JSON.stringify(schoolsFor(scope, body.schoolid, storedSchools(row.schoolid)));
+    if (body.schoolid !== undefined)
+      patch.schoolid = JSON.stringify(schoolsFor(scope, body.schoolid, storedSchools(row.schoolid)));
     await trx('curriculumbaseline').where({ curriculumbaselineid }).update(patch);
   });
   return liveBaseline(db, curriculumbaselineid);
@@ -243,14 +309,19 @@ export async function activateBaseline(db: Knex, curriculumbaselineid: string): 
     // Two activations of the same curriculum's assessments at once take turns (PostgreSQL): each would
     // otherwise switch the other's off before it commits and both would end active.
     await locked(trx, trx('curriculums').where({ curriculumid: row.curriculumid }).first('curriculumid'), 'update');
-    await trx('curriculumbaseline').where({ curriculumid: row.curriculumid, baselinestatus: true }).whereNot({ curriculumbaselineid }).update({ baselinestatus: false });
+    await trx('curriculumbaseline')
+      .where({ curriculumid: row.curriculumid, baselinestatus: true })
+      .whereNot({ curriculumbaselineid })
+      .update({ baselinestatus: false });
     await trx('curriculumbaseline').where({ curriculumbaselineid }).update({ baselinestatus: true });
   });
   return true;
 }
 
 export async function deactivateBaseline(db: Knex, curriculumbaselineid: string): Promise<true> {
-  const changed = await db('curriculumbaseline').where({ curriculumbaselineid, isdeleted: false }).update({ baselinestatus: false });
+  const changed = await db('curriculumbaseline')
+    .where({ curriculumbaselineid, isdeleted: false })
+    .update({ baselinestatus: false });
   if (!changed) throw httpError(400, 'Invalid curriculum Baseline');
   return true;
 }
@@ -267,18 +338,37 @@ export async function deleteBaseline(db: Knex, curriculumbaselineid: string, by:
 }
 
 const LIST_COLUMNS = [
-  'b.baselineid', 'b.curriculumbaselineid', 'b.baselinename', 'b.curriculumid', 'c.curriculumname', 'b.baselinestatus', 'b.baselinetype',
-  'b.startdate', 'b.enddate', 'b.created_at', 'b.schoolid',
+  'b.baselineid',
+  'b.curriculumbaselineid',
+  'b.baselinename',
+  'b.curriculumid',
+  'c.curriculumname',
+  'b.baselinestatus',
+  'b.baselinetype',
+  'b.startdate',
+  'b.enddate',
+  'b.created_at',
+  'b.schoolid',
 ];
 
 /** Live assessments, newest first, with their curriculum's name: one query, whatever their number. */
-export async function listBaselines(db: Knex, curricula: Curricula, q: { baselinename?: string; baselinetype?: string } = {}) {
-  const query = db('curriculumbaseline as b').leftJoin('curriculums as c', 'c.curriculumid', 'b.curriculumid').where('b.isdeleted', false);
+export async function listBaselines(
+  db: Knex,
+  curricula: Curricula,
+  q: { baselinename?: string; baselinetype?: string } = {},
+) {
+  const query = db('curriculumbaseline as b')
+    .leftJoin('curriculums as c', 'c.curriculumid', 'b.curriculumid')
+    .where('b.isdeleted', false);
   if (curricula) query.whereIn('b.curriculumid', curricula);
   const name = q.baselinename?.trim();
   if (name) whereContains(query, 'b.baselinename', name);
   if (q.baselinetype && Number(q.baselinetype) > 0) query.where('b.baselinetype', Number(q.baselinetype));
-  return readRows(query.orderBy([{ column: 'b.created_at', order: 'desc' }, { column: 'b.curriculumbaselineid' }]).select(LIST_COLUMNS));
+  return readRows(
+    query
+      .orderBy([{ column: 'b.created_at', order: 'desc' }, { column: 'b.curriculumbaselineid' }])
+      .select(LIST_COLUMNS),
+  );
 }
 
 /** One assessment with the names of its curriculum and of its baseline curriculum; null when there is none. */
@@ -288,8 +378,17 @@ export async function getBaseline(db: Knex, curriculumbaselineid: string) {
     .leftJoin('curriculums as bc', 'bc.curriculumid', 'b.baselineid')
     .where({ 'b.curriculumbaselineid': curriculumbaselineid, 'b.isdeleted': false })
     .first(
-      'b.baselinename', 'b.baselineid', 'b.curriculumbaselineid', 'bc.curriculumname as curriculumbaselinename', 'b.curriculumid', 'c.curriculumname',
-      'b.baselinestatus', 'b.baselinetype', 'b.startdate', 'b.enddate', 'b.schoolid',
+      'b.baselinename',
+      'b.baselineid',
+      'b.curriculumbaselineid',
+      'bc.curriculumname as curriculumbaselinename',
+      'b.curriculumid',
+      'c.curriculumname',
+      'b.baselinestatus',
+      'b.baselinetype',
+      'b.startdate',
+      'b.enddate',
+      'b.schoolid',
     );
   return row ?? null;
 }
@@ -297,12 +396,28 @@ export async function getBaseline(db: Knex, curriculumbaselineid: string) {
 /** The schools an assessment names that exist and that the caller may see, in the assessment's order. */
 export async function baselineSchools(db: Knex, curriculumbaselineid: string, scope: Scope) {
   const row = await liveBaseline(db, curriculumbaselineid);
-  const ids = Array.isArray(row?.schoolid) ? (row.schoolid as unknown[]).filter((x): x is string => typeof x === 'string') : [];
+  const ids = Array.isArray(row?.schoolid)
+    ? (row.schoolid as unknown[]).filter((x): x is string => typeof x === 'string')
+    : [];
   if (!row || !ids.length) return [];
-  const schools = await applyScope(db('schools').whereIn('schoolid', ids.slice(0, 1000)).where({ isdeleted: false }), scope, { schoolid: 'schoolid' }).select('schoolid', 'schoolname');
+  const schools = await applyScope(
+    db('schools').whereIn('schoolid', ids.slice(0, 1000)).where({ isdeleted: false }),
+    scope,
+    { schoolid: 'schoolid' },
+  ).select('schoolid', 'schoolname');
   const byId = new Map(schools.map((s: { schoolid: string; schoolname: string }) => [s.schoolid, s]));
   return ids.flatMap((id) => {
     const s = byId.get(id);
-    return s ? [{ curriculumbaselineid, baselinename: row.baselinename, baselinetype: row.baselinetype, schoolname: s.schoolname, schoolid: s.schoolid }] : [];
+    return s
+      ? [
+          {
+            curriculumbaselineid,
+            baselinename: row.baselinename,
+            baselinetype: row.baselinetype,
+            schoolname: s.schoolname,
+            schoolid: s.schoolid,
+          },
+        ]
+      : [];
   });
 }

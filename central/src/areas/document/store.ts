@@ -4,7 +4,15 @@ import type { Knex } from '@lms/db';
 import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { applyFilters, pageRows, pagingBody, type Paging } from '../../http/paging';
-import { UPLOAD_CLAIM_MS, UPLOAD_MESSAGES, putChecked, releaseClaim, takeClaim, type CheckedName, type MediaTarget } from '../../http/uploads';
+import {
+  UPLOAD_CLAIM_MS,
+  UPLOAD_MESSAGES,
+  putChecked,
+  releaseClaim,
+  takeClaim,
+  type CheckedName,
+  type MediaTarget,
+} from '../../http/uploads';
 import type { StoredObject } from '../../objects';
 import { requireUsedWithin } from '../../http/scope';
 import type { Caller } from '../../http/types';
@@ -14,7 +22,11 @@ export const documentListBody = pagingBody(['documentname', 'documenttypeid', 'd
 export const documentIdParams = z.object({ documentid: z.string().max(100) });
 export const documentTagParams = z.object({
   documentid: z.string().uuid({ error: 'must be a valid GUID' }),
-  tag: z.string().trim().min(1, { error: 'is not allowed to be empty' }).max(45, { error: 'length must be less than or equal to 45 characters long' }),
+  tag: z
+    .string()
+    .trim()
+    .min(1, { error: 'is not allowed to be empty' })
+    .max(45, { error: 'length must be less than or equal to 45 characters long' }),
 });
 export const presignParams = z.object({ filename: z.string().max(300) });
 
@@ -37,7 +49,12 @@ export async function listDocuments(db: Knex, body: Paging) {
       }
     } else if (f.key === 'documenttags') {
       // The tags are a JSON list: matched in its text, which is the same on both databases.
-      for (const v of values) base.whereRaw("lower(cast(documenttags as text)) like ? escape '\\'", [`%${JSON.stringify(v.toLowerCase()).slice(1, -1).replace(/[\\%_]/g, (c) => `\\${c}`)}%`]);
+      for (const v of values)
+        base.whereRaw("lower(cast(documenttags as text)) like ? escape '\\'", [
+          `%${JSON.stringify(v.toLowerCase())
+            .slice(1, -1)
+            .replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
+        ]);
     }
   }
   return pageRows(base, body, [{ column: 'lastupdated', order: 'desc' }, { column: 'documentid' }], LIST_COLUMNS);
@@ -51,19 +68,31 @@ async function liveDocument(db: Knex, documentid: string) {
 export async function deleteDocument(db: Knex, documentid: string, by: string | null, caller?: Caller): Promise<true> {
   if (caller) await requireUsedWithin(db, caller, { documentid });
   const now = new Date().toISOString();
-  await db('documents').where({ documentid, isdeleted: false }).update({ isdeleted: true, deleted_at: now, deleted_by: by });
+  await db('documents')
+    .where({ documentid, isdeleted: false })
+    .update({ isdeleted: true, deleted_at: now, deleted_by: by });
   return true;
 }
 
 /** Adds (`add`) or removes a tag; the list stays free of duplicates and `lastupdated` moves. */
-export async function changeDocumentTag(db: Knex, documentid: string, tag: string, add: boolean, by: string | null): Promise<true> {
+export async function changeDocumentTag(
+  db: Knex,
+  documentid: string,
+  tag: string,
+  add: boolean,
+  by: string | null,
+): Promise<true> {
   await db.transaction(async (trx) => {
     const doc = await liveDocument(trx, documentid);
     if (!doc) return;
-    const tags = Array.isArray(doc.documenttags) ? (doc.documenttags as unknown[]).filter((t): t is string => typeof t === 'string') : [];
+    const tags = Array.isArray(doc.documenttags)
+      ? (doc.documenttags as unknown[]).filter((t): t is string => typeof t === 'string')
+      : [];
     const next = add ? [...new Set([...tags, tag])] : tags.filter((t) => t !== tag);
     const now = new Date().toISOString();
-    await trx('documents').where({ documentid }).update({ documenttags: JSON.stringify(next), lastupdated: now, updated_at: now, updated_by: by });
+    await trx('documents')
+      .where({ documentid })
+      .update({ documenttags: JSON.stringify(next), lastupdated: now, updated_at: now, updated_by: by });
   });
   return true;
 }
@@ -93,7 +122,12 @@ export async function writeDocumentFile(t: MediaTarget, name: CheckedName, sourc
     // Another upload of the name may have recorded its row and given the claim back since the check
     // above: writing now would overwrite its object, and the refusal that follows would delete it.
     if (await nameHeld(t.db, name.key)) throw httpError(400, UPLOAD_MESSAGES.exists);
-    const stored = await putChecked(t.store, name.key, source, { ext: name.ext, contentType: name.contentType, maxBytes: t.maxBytes, idleMs: t.idleMs });
+    const stored = await putChecked(t.store, name.key, source, {
+      ext: name.ext,
+      contentType: name.contentType,
+      maxBytes: t.maxBytes,
+      idleMs: t.idleMs,
+    });
     return { name, stored, claim };
   } catch (err) {
     await releaseClaim(t.db, claim);
@@ -138,7 +172,12 @@ export async function discardDocumentFile(t: MediaTarget, written: WrittenDocume
 }
 
 /** After a write: the claim goes once the row is in; otherwise the object goes with it. */
-export async function settleWritten(t: MediaTarget, written: WrittenDocument, recorded: boolean, onError: (err: unknown) => void): Promise<void> {
+export async function settleWritten(
+  t: MediaTarget,
+  written: WrittenDocument,
+  recorded: boolean,
+  onError: (err: unknown) => void,
+): Promise<void> {
   if (recorded) await releaseClaim(t.db, written.claim);
   else await discardDocumentFile(t, written).catch(onError);
 }

@@ -32,7 +32,11 @@ const IDS_PER_QUERY = 500;
  * The rows of `query(ids)` for all `ids`, grouped by the `key` column, each group in the query's
  * order (the ids are asked for in chunks; a chunk holds every row of its ids).
  */
-async function byParent(ids: string[], key: string, query: (ids: string[]) => Knex.QueryBuilder): Promise<Map<string, Row[]>> {
+async function byParent(
+  ids: string[],
+  key: string,
+  query: (ids: string[]) => Knex.QueryBuilder,
+): Promise<Map<string, Row[]>> {
   const groups = new Map<string, Row[]>();
   for (let i = 0; i < ids.length; i += IDS_PER_QUERY) {
     for (const row of (await query(ids.slice(i, i + IDS_PER_QUERY))) as Row[]) {
@@ -46,7 +50,14 @@ async function byParent(ids: string[], key: string, query: (ids: string[]) => Kn
 }
 
 /** The questions of lessons' practices or quizzes, per lesson, in the order a learner meets them. */
-function lessonQuestions(db: Knex, lessonids: string[], parent: string, parentId: string, link: string, prefix: string): Promise<Map<string, Row[]>> {
+function lessonQuestions(
+  db: Knex,
+  lessonids: string[],
+  parent: string,
+  parentId: string,
+  link: string,
+  prefix: string,
+): Promise<Map<string, Row[]>> {
   return byParent(lessonids, 'lessonid', (ids) =>
     db('questions')
       .join(link, `${link}.questionid`, 'questions.questionid')
@@ -68,25 +79,59 @@ export async function curriculumExists(db: Knex, curriculumid: string): Promise<
  */
 export async function curriculumDocuments(db: Knex, curriculumid: string): Promise<string[]> {
   const files: string[] = [];
-  const live = (table: string, status: string) => (q: Knex.QueryBuilder) => q.where(`${table}.isdeleted`, false).where(`${table}.${status}`, true);
-  const idsOf = (groups: Iterable<Row[]>, key: string) => [...groups].flatMap((rows) => rows.map((r) => r[key] as string));
+  const live = (table: string, status: string) => (q: Knex.QueryBuilder) =>
+    q.where(`${table}.isdeleted`, false).where(`${table}.${status}`, true);
+  const idsOf = (groups: Iterable<Row[]>, key: string) =>
+    [...groups].flatMap((rows) => rows.map((r) => r[key] as string));
 
   // One query per kind of row for the whole tree, not per parent: a curriculum has hundreds of lessons.
-  const grades = (await db('grades').where('curriculumid', curriculumid).modify(live('grades', 'gradestatus')).orderBy(['gradeorder', 'gradeid']).select('gradeid')) as Row[];
-  const levels = await byParent(grades.map((g) => g.gradeid as string), 'gradeid', (ids) =>
-    db('levels').whereIn('gradeid', ids).modify(live('levels', 'levelstatus')).orderBy(['levelorder', 'levelid']).select('levelid', 'gradeid'));
+  const grades = (await db('grades')
+    .where('curriculumid', curriculumid)
+    .modify(live('grades', 'gradestatus'))
+    .orderBy(['gradeorder', 'gradeid'])
+    .select('gradeid')) as Row[];
+  const levels = await byParent(
+    grades.map((g) => g.gradeid as string),
+    'gradeid',
+    (ids) =>
+      db('levels')
+        .whereIn('gradeid', ids)
+        .modify(live('levels', 'levelstatus'))
+        .orderBy(['levelorder', 'levelid'])
+        .select('levelid', 'gradeid'),
+  );
   const levelids = idsOf(levels.values(), 'levelid');
   const lessons = await byParent(levelids, 'levelid', (ids) =>
-    db('lessons').whereIn('levelid', ids).modify(live('lessons', 'lessonstatus')).orderBy(['lessonorder', 'lessonid']).select('lessonid', 'levelid'));
+    db('lessons')
+      .whereIn('levelid', ids)
+      .modify(live('lessons', 'lessonstatus'))
+      .orderBy(['lessonorder', 'lessonid'])
+      .select('lessonid', 'levelid'),
+  );
   const lessonids = idsOf(lessons.values(), 'lessonid');
   const documents = await byParent(lessonids, 'lessonid', (ids) =>
     db('lessonlearnings')
       .join('documents', 'documents.documentid', 'lessonlearnings.documentid')
       .whereIn('lessonlearnings.lessonid', ids)
       .orderBy(['lessonlearnings.lessonlearningorder', 'lessonlearnings.lessonlearningid'])
-      .select('lessonlearnings.lessonid', 'documents.documentname'));
-  const practice = await lessonQuestions(db, lessonids, 'lessonpractices', 'lessonpracticeid', 'lessonpracticequestions', 'lessonpractice');
-  const quiz = await lessonQuestions(db, lessonids, 'lessonquizzes', 'lessonquizid', 'lessonquizquestions', 'lessonquiz');
+      .select('lessonlearnings.lessonid', 'documents.documentname'),
+  );
+  const practice = await lessonQuestions(
+    db,
+    lessonids,
+    'lessonpractices',
+    'lessonpracticeid',
+    'lessonpracticequestions',
+    'lessonpractice',
+  );
+  const quiz = await lessonQuestions(
+    db,
+    lessonids,
+    'lessonquizzes',
+    'lessonquizid',
+    'lessonquizquestions',
+    'lessonquiz',
+  );
   const levelQuiz = await byParent(levelids, 'levelid', (ids) =>
     db('questions')
       .join('levelquizquestions', 'levelquizquestions.questionid', 'questions.questionid')
@@ -98,8 +143,10 @@ export async function curriculumDocuments(db: Knex, curriculumid: string): Promi
     for (const level of levels.get(grade.gradeid as string) ?? []) {
       for (const lesson of lessons.get(level.levelid as string) ?? []) {
         const lessonid = lesson.lessonid as string;
-        for (const d of documents.get(lessonid) ?? []) if (typeof d.documentname === 'string' && d.documentname) files.push(d.documentname);
-        for (const q of [...(practice.get(lessonid) ?? []), ...(quiz.get(lessonid) ?? [])]) files.push(...questionFiles(q));
+        for (const d of documents.get(lessonid) ?? [])
+          if (typeof d.documentname === 'string' && d.documentname) files.push(d.documentname);
+        for (const q of [...(practice.get(lessonid) ?? []), ...(quiz.get(lessonid) ?? [])])
+          files.push(...questionFiles(q));
       }
       for (const q of levelQuiz.get(level.levelid as string) ?? []) files.push(...questionFiles(q));
     }

@@ -5,7 +5,14 @@ import { z } from 'zod';
 import { filterMap, multiPagingBody, pageRows, type MultiPaging } from '../../http/paging';
 import { applyScope, type Scope } from '../../http/scope';
 import {
-  FEEDBACK_IMAGE_MAX_BYTES, FEEDBACK_MAX_IMAGES, UPLOAD_CLAIM_MS, checkFeedbackName, decodeChecked, releaseClaim, takeClaim, type CheckedName,
+  FEEDBACK_IMAGE_MAX_BYTES,
+  FEEDBACK_MAX_IMAGES,
+  UPLOAD_CLAIM_MS,
+  checkFeedbackName,
+  decodeChecked,
+  releaseClaim,
+  takeClaim,
+  type CheckedName,
 } from '../../http/uploads';
 import { isObjectNotFound, type ObjectStore, type StoredObject } from '../../objects';
 
@@ -22,7 +29,10 @@ export const FEEDBACK_MESSAGES = {
   tooMany: `At most ${FEEDBACK_MAX_IMAGES} pictures can be sent with one feedback`,
 } as const;
 
-const image = z.object({ filename: z.string({ error: 'is required' }).max(300), content: z.string({ error: 'is required' }) });
+const image = z.object({
+  filename: z.string({ error: 'is required' }).max(300),
+  content: z.string({ error: 'is required' }),
+});
 const section = z.looseObject({
   feedback: z.string({ error: 'must be a string' }).max(10_000).nullish(),
   selected_error: z.array(z.number({ error: 'must be a number' })).max(100).nullish(),
@@ -30,10 +40,14 @@ const section = z.looseObject({
 });
 /** The original read this body without a schema; what it reads is typed here and anything else ignored. */
 export const feedbackBody = z.looseObject({
-  teachername: z.string({ error: 'is required' }).max(255, { error: 'length must be less than or equal to 255 characters long' }),
+  teachername: z
+    .string({ error: 'is required' })
+    .max(255, { error: 'length must be less than or equal to 255 characters long' }),
   curriculumid: z.string({ error: 'is required' }).max(36),
   ...Object.fromEntries(SECTIONS.map((s) => [s, section.nullish()])),
-}) as z.ZodType<{ teachername: string; curriculumid: string } & Partial<Record<Section, z.infer<typeof section> | null>>>;
+}) as z.ZodType<
+  { teachername: string; curriculumid: string } & Partial<Record<Section, z.infer<typeof section> | null>>
+>;
 export type FeedbackBody = z.infer<typeof feedbackBody>;
 
 export const feedbackListBody = multiPagingBody;
@@ -89,8 +103,14 @@ async function claimNames(db: Knex, schooluserid: string, pictures: Picture[], c
  * A teacher's feedback with its pictures, all or nothing: every picture is checked before the first is
  * stored, and when a store write or the row fails, the pictures already stored are removed.
  */
-export async function createFeedback(db: Knex, store: ObjectStore, body: FeedbackBody, schooluserid: string): Promise<string> {
-  if (!(await db('curriculums').where({ curriculumid: body.curriculumid }).first('curriculumid'))) throw httpError(400, FEEDBACK_MESSAGES.curriculum);
+export async function createFeedback(
+  db: Knex,
+  store: ObjectStore,
+  body: FeedbackBody,
+  schooluserid: string,
+): Promise<string> {
+  if (!(await db('curriculums').where({ curriculumid: body.curriculumid }).first('curriculumid')))
+    throw httpError(400, FEEDBACK_MESSAGES.curriculum);
   const pictures = checkedPictures(body);
   const claims: string[] = [];
   const stored: StoredObject[] = [];
@@ -106,18 +126,31 @@ export async function createFeedback(db: Knex, store: ObjectStore, body: Feedbac
       });
       if (there) throw httpError(400, FEEDBACK_MESSAGES.exists(p.newname!));
     }
-    for (const p of pictures) stored.push(await store.put(`${FEEDBACK_PREFIX}${p.newname}`, p.bytes, { contentType: p.name.contentType }));
-    const feedback = Object.fromEntries(SECTIONS.map((s) => [s, {
-      feedback: body[s]?.feedback ?? '',
-      selected_error: body[s]?.selected_error ?? [],
-      images: pictures.filter((p) => p.section === s).map((p) => p.newname),
-    }]));
+    for (const p of pictures)
+      stored.push(await store.put(`${FEEDBACK_PREFIX}${p.newname}`, p.bytes, { contentType: p.name.contentType }));
+    const feedback = Object.fromEntries(
+      SECTIONS.map((s) => [
+        s,
+        {
+          feedback: body[s]?.feedback ?? '',
+          selected_error: body[s]?.selected_error ?? [],
+          images: pictures.filter((p) => p.section === s).map((p) => p.newname),
+        },
+      ]),
+    );
     const now = new Date().toISOString();
     await db.transaction(async (trx) => {
       await trx('feedbacks').insert({
-        feedbackid: crypto.randomUUID(), feedback: JSON.stringify(feedback), image: JSON.stringify(pictures.map((p) => p.newname)),
-        feedback3meta: JSON.stringify(stored), teachername: body.teachername, curriculumid: body.curriculumid, isdeleted: false,
-        created_at: now, created_by: schooluserid, updated_at: now,
+        feedbackid: crypto.randomUUID(),
+        feedback: JSON.stringify(feedback),
+        image: JSON.stringify(pictures.map((p) => p.newname)),
+        feedback3meta: JSON.stringify(stored),
+        teachername: body.teachername,
+        curriculumid: body.curriculumid,
+        isdeleted: false,
+        created_at: now,
+        created_by: schooluserid,
+        updated_at: now,
       });
     });
     recorded = true;
@@ -140,8 +173,17 @@ function joined(db: Knex, scope: Scope, left: boolean) {
 }
 
 const LIST_COLUMNS = [
-  'f.feedbackid', 'f.feedback', 'f.image', 'f.teachername', 'f.created_at', 'u.schooluserid', 'u.schoolname as userschoolname',
-  's.schoolname', 's.countryid', 'c.curriculumid', 'c.curriculumname',
+  'f.feedbackid',
+  'f.feedback',
+  'f.image',
+  'f.teachername',
+  'f.created_at',
+  'u.schooluserid',
+  'u.schoolname as userschoolname',
+  's.schoolname',
+  's.countryid',
+  'c.curriculumid',
+  'c.curriculumname',
 ];
 
 /**
@@ -163,12 +205,25 @@ export async function listFeedback(db: Knex, body: MultiPaging, scope: Scope) {
     const endAt = end && !Number.isNaN(new Date(end).getTime()) ? new Date(end) : new Date();
     base.whereBetween('f.created_at', [startAt.toISOString(), endAt.toISOString()]);
   }
-  const page = await pageRows(base, body, [{ column: 'f.created_at', order: 'desc' }, { column: 'f.feedbackid' }], LIST_COLUMNS);
+  const page = await pageRows(
+    base,
+    body,
+    [{ column: 'f.created_at', order: 'desc' }, { column: 'f.feedbackid' }],
+    LIST_COLUMNS,
+  );
   return {
     ...page,
     data: page.data.map((r) => ({
-      feedbackid: r.feedbackid, feedback: r.feedback, image: r.image, teachername: r.teachername, created_at: r.created_at,
-      schooluser: { schooluserid: r.schooluserid, schoolname: r.userschoolname, school: { schoolname: r.schoolname, countryid: r.countryid } },
+      feedbackid: r.feedbackid,
+      feedback: r.feedback,
+      image: r.image,
+      teachername: r.teachername,
+      created_at: r.created_at,
+      schooluser: {
+        schooluserid: r.schooluserid,
+        schoolname: r.userschoolname,
+        school: { schoolname: r.schoolname, countryid: r.countryid },
+      },
       curriculum: { curriculumid: r.curriculumid, curriculumname: r.curriculumname },
     })),
   };
@@ -176,5 +231,9 @@ export async function listFeedback(db: Knex, body: MultiPaging, scope: Scope) {
 
 /** One feedback's text; null when there is none (or none the caller may see). */
 export async function getFeedback(db: Knex, feedbackid: string, scope: Scope) {
-  return (await joined(db, scope, true).where('f.feedbackid', feedbackid).first('f.feedbackid', 'f.feedback', 'f.teachername')) ?? null;
+  return (
+    (await joined(db, scope, true)
+      .where('f.feedbackid', feedbackid)
+      .first('f.feedbackid', 'f.feedback', 'f.teachername')) ?? null
+  );
 }

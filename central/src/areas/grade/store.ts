@@ -23,17 +23,35 @@ export const gradeBody = strictBody({
 type GradeBody = z.infer<typeof gradeBody>;
 
 const optional = z.string().optional();
-export const allGradesQuery = z.looseObject({ grade: optional, curid: optional, studentid: optional, standardid: optional, schoolname: optional });
+export const allGradesQuery = z.looseObject({
+  grade: optional,
+  curid: optional,
+  studentid: optional,
+  standardid: optional,
+  schoolname: optional,
+});
 
 const INVALID = 'Invalid Grade id';
 const EXISTS = 'Grade already exists';
 
 /** `GradeAll`: the grade with its curriculum's name. */
 const GRADE_ALL = [
-  'g.curriculumid', 'g.gradedescription', 'g.isdeleted', 'g.gradeid', 'g.gradename', 'g.gradeorder', 'g.gradestatus', 'c.curriculumname', 'g.passing_points', 'g.points',
+  'g.curriculumid',
+  'g.gradedescription',
+  'g.isdeleted',
+  'g.gradeid',
+  'g.gradename',
+  'g.gradeorder',
+  'g.gradestatus',
+  'c.curriculumname',
+  'g.passing_points',
+  'g.points',
 ] as const;
 
-/** Live grades with their curriculum, narrowed to the curricula a caller may see (`curricula`: their ids, undefined for all). */
+/**
+ * Live grades with their curriculum, narrowed to the curricula
+ * a caller may see (`curricula`: their ids, undefined for all).
+ */
 function liveGrades(db: Knex, curricula: Curricula) {
   const q = db('grades as g').join('curriculums as c', 'c.curriculumid', 'g.curriculumid').where('g.isdeleted', false);
   if (curricula) q.whereIn('g.curriculumid', curricula);
@@ -42,7 +60,12 @@ function liveGrades(db: Knex, curricula: Curricula) {
 
 /** `GradeAll` rows of a curriculum, in order. */
 export async function gradesOfCurriculum(db: Knex, curriculumid: string, curricula: Curricula) {
-  return readRows(liveGrades(db, curricula).where('g.curriculumid', curriculumid).orderBy(['g.gradeorder', 'g.gradeid']).select(...GRADE_ALL));
+  return readRows(
+    liveGrades(db, curricula)
+      .where('g.curriculumid', curriculumid)
+      .orderBy(['g.gradeorder', 'g.gradeid'])
+      .select(...GRADE_ALL),
+  );
 }
 
 /**
@@ -76,10 +99,17 @@ export async function getGrade(db: Knex, gradeid: string, curricula: Curricula) 
 export async function listGrades(db: Knex, body: Paging, curricula: Curricula) {
   const base = liveGrades(db, curricula);
   applyFilters(base, body, (k) => `g.${k}`);
-  return pageRows(base, body, [{ column: 'g.curriculumid' }, { column: 'g.gradeorder' }, { column: 'g.gradeid' }], GRADE_ALL);
+  return pageRows(
+    base,
+    body,
+    [{ column: 'g.curriculumid' }, { column: 'g.gradeorder' }, { column: 'g.gradeid' }],
+    GRADE_ALL,
+  );
 }
 
-/** A grade's curriculum must be live (and one the caller may see); it is share-locked against its deletion meanwhile. */
+/**
+ * A grade's curriculum must be live (and one the caller may see); it is share-locked against its deletion meanwhile.
+ */
 async function requireCurriculum(trx: Knex, curriculumid: string, curricula: Curricula): Promise<void> {
   const q = trx('curriculums').where({ curriculumid, isdeleted: false });
   if (curricula) q.whereIn('curriculumid', curricula);
@@ -98,13 +128,28 @@ const gradeRow = (db: Knex, gradeid: string) => db('grades').where({ gradeid }).
  * A new grade has no levels: its points are worked out (0) rather than taken from the client. `gradeid`:
  * given by the demo seed, whose rows have fixed ids; a request's grade gets a new one.
  */
-export async function createGrade(db: Knex, body: GradeBody, by: string | null, curricula: Curricula, gradeid: string = crypto.randomUUID()) {
+export async function createGrade(
+  db: Knex,
+  body: GradeBody,
+  by: string | null,
+  curricula: Curricula,
+  gradeid: string = crypto.randomUUID(),
+) {
   await writeTransaction(db, EXISTS, async (trx) => {
     await requireCurriculum(trx, body.curriculumid, curricula);
     if (await nameTaken(trx, body.curriculumid, body.gradename)) throw httpError(400, EXISTS);
     await trx('grades').insert({
-      gradeid, curriculumid: body.curriculumid, gradename: body.gradename, gradedescription: body.gradedescription ?? null, gradeorder: body.gradeorder,
-      passing_points: body.passing_points, gradestatus: true, isdeleted: false, points: 0, created_by: by, updated_by: by,
+      gradeid,
+      curriculumid: body.curriculumid,
+      gradename: body.gradename,
+      gradedescription: body.gradedescription ?? null,
+      gradeorder: body.gradeorder,
+      passing_points: body.passing_points,
+      gradestatus: true,
+      isdeleted: false,
+      points: 0,
+      created_by: by,
+      updated_by: by,
     });
     await recomputeGrade(trx, gradeid);
   });
@@ -118,10 +163,17 @@ export async function updateGrade(db: Knex, gradeid: string, body: GradeBody, by
     if (!(await q.first('gradeid'))) throw httpError(400, INVALID);
     await requireCurriculum(trx, body.curriculumid, curricula);
     if (await nameTaken(trx, body.curriculumid, body.gradename, gradeid)) throw httpError(400, EXISTS);
-    await trx('grades').where({ gradeid }).update({
-      gradename: body.gradename, gradedescription: body.gradedescription ?? null, gradeorder: body.gradeorder, curriculumid: body.curriculumid,
-      passing_points: body.passing_points, updated_at: now(), updated_by: by,
-    });
+    await trx('grades')
+      .where({ gradeid })
+      .update({
+        gradename: body.gradename,
+        gradedescription: body.gradedescription ?? null,
+        gradeorder: body.gradeorder,
+        curriculumid: body.curriculumid,
+        passing_points: body.passing_points,
+        updated_at: now(),
+        updated_by: by,
+      });
     await recomputeGrade(trx, gradeid);
   });
   return gradeRow(db, gradeid);
@@ -140,7 +192,12 @@ export async function deleteGrade(db: Knex, gradeid: string, by: string | null, 
   return true;
 }
 
-export async function setGradeStatus(db: Knex, gradeid: string, gradestatus: boolean, curricula: Curricula): Promise<true> {
+export async function setGradeStatus(
+  db: Knex,
+  gradeid: string,
+  gradestatus: boolean,
+  curricula: Curricula,
+): Promise<true> {
   const n = await liveOwn(db, gradeid, curricula).update({ gradestatus });
   if (!n) throw httpError(400, INVALID);
   return true;

@@ -52,7 +52,10 @@ function readImportFile(req: Request): Promise<Buffer> {
   });
 }
 
-/** The list's lines: a header naming `teacherusername` and `teacheruserpassword`, then one teacher per line, every cell filled. */
+/**
+ * The list's lines: a header naming `teacherusername` and
+ * `teacheruserpassword`, then one teacher per line, every cell filled.
+ */
 function teacherLines(bytes: Buffer): TeacherLine[] {
   let rows: string[][];
   try {

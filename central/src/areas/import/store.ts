@@ -8,7 +8,9 @@ export interface TeacherLine {
 
 /** Usernames of the list that already exist (school user names are unique across schools). */
 export async function existingUsernames(db: Knex, names: string[]): Promise<string[]> {
-  const rows = (await db('schoolusers').whereIn('schoolusername', names).select('schoolusername')) as Array<{ schoolusername: string }>;
+  const rows = (await db('schoolusers').whereIn('schoolusername', names).select('schoolusername')) as Array<{
+    schoolusername: string;
+  }>;
   return rows.map((r) => r.schoolusername);
 }
 

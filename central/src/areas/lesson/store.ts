@@ -16,12 +16,17 @@ const LESSON_EXISTS = 'Lesson already exists';
 export const lessonParams = z.object({ lessonid: guid('Lesson ID') });
 export const lessonListBody = pagingBody(['lessonname', 'lessondescription']);
 /** The original reads `lesson`; the admin UI sends `lessonname`: both are read. */
-export const lessonAllQuery = z.looseObject({ levelid: z.string().optional(), lesson: z.string().optional(), lessonname: z.string().optional() });
+export const lessonAllQuery = z.looseObject({
+  levelid: z.string().optional(),
+  lesson: z.string().optional(),
+  lessonname: z.string().optional(),
+});
 export const lessonBody = strictBody({
   lessonname: text('Lesson Name', { min: 3, max: 50, nonblank: true }),
   lessondescription: optionalText('Lesson description', { min: 3, max: 500, nonblank: true }),
   lessonorder: number('Lesson order', { int: true, min: 0, max: 2147483647 }),
-  // Required, as the admin UI sends them, and then ignored: a lesson is worth 100 points and passing is 0 (contract §13).
+  // Required, as the admin UI sends them, and then ignored: a
+  // lesson is worth 100 points and passing is 0 (contract §13).
   total_points: number('Total Points', { int: true, min: 0 }),
   levelid: guid('level ID'),
   passing_points: number('Lesson Lesson Passing Points'),
@@ -30,12 +35,24 @@ type LessonBody = z.infer<typeof lessonBody>;
 
 /** What a lesson looks like in the paged list and `GET /lesson/:lessonid`. */
 const ITEM_COLUMNS = [
-  'ls.levelid', 'ls.lessondescription', 'ls.isdeleted', 'ls.lessonid', 'ls.lessonname', 'ls.lessonorder', 'ls.lessonstatus', 'lv.levelname', 'ls.total_points', 'ls.learning_points', 'ls.passing_points',
+  'ls.levelid',
+  'ls.lessondescription',
+  'ls.isdeleted',
+  'ls.lessonid',
+  'ls.lessonname',
+  'ls.lessonorder',
+  'ls.lessonstatus',
+  'lv.levelname',
+  'ls.total_points',
+  'ls.learning_points',
+  'ls.passing_points',
 ];
 
 /** The lesson picker: active, live lessons of a level whose name contains the text, by name. */
 export async function allLessons(db: Knex, q: z.infer<typeof lessonAllQuery>, curricula: Curricula) {
-  const query = db('lessons').where({ isdeleted: false, lessonstatus: true }).orderBy([{ column: 'lessonname' }, { column: 'lessonid' }]);
+  const query = db('lessons')
+    .where({ isdeleted: false, lessonstatus: true })
+    .orderBy([{ column: 'lessonname' }, { column: 'lessonid' }]);
   if (curricula) query.whereIn('levelid', levelsUnder(db, curricula));
   if (q.levelid) query.where('levelid', q.levelid);
   const name = (q.lesson || q.lessonname || '').trim();
@@ -44,7 +61,13 @@ export async function allLessons(db: Knex, q: z.infer<typeof lessonAllQuery>, cu
 }
 
 export async function getLesson(db: Knex, lessonid: string) {
-  const [row] = await readRows(db('lessons as ls').leftJoin('levels as lv', 'lv.levelid', 'ls.levelid').where({ 'ls.lessonid': lessonid, 'ls.isdeleted': false }).select(ITEM_COLUMNS).limit(1));
+  const [row] = await readRows(
+    db('lessons as ls')
+      .leftJoin('levels as lv', 'lv.levelid', 'ls.levelid')
+      .where({ 'ls.lessonid': lessonid, 'ls.isdeleted': false })
+      .select(ITEM_COLUMNS)
+      .limit(1),
+  );
   if (!row) throw httpError(400, INVALID_LESSON);
   return row;
 }
@@ -53,15 +76,28 @@ export async function listLessons(db: Knex, body: Paging, curricula: Curricula) 
   const base = db('lessons as ls').leftJoin('levels as lv', 'lv.levelid', 'ls.levelid').where('ls.isdeleted', false);
   if (curricula) base.whereIn('ls.levelid', levelsUnder(db, curricula));
   applyFilters(base, body, (k) => `ls.${k}`);
-  return pageRows(base, body, [{ column: 'ls.levelid' }, { column: 'ls.lessonorder' }, { column: 'ls.lessonid' }], ITEM_COLUMNS);
+  return pageRows(
+    base,
+    body,
+    [{ column: 'ls.levelid' }, { column: 'ls.lessonorder' }, { column: 'ls.lessonid' }],
+    ITEM_COLUMNS,
+  );
 }
 
 /**
  * Live lessons among `ids`, locked (in id order) for the rest of the transaction on PostgreSQL, so that
  * two writes to one lesson's items take turns and the second spreads the points the first committed.
  */
-export async function lockLessons(trx: Knex, ids: string[]): Promise<Map<string, { lessonid: string; levelid: string }>> {
-  const rows = (await trx('lessons').whereIn('lessonid', [...new Set(ids)]).where({ isdeleted: false }).orderBy('lessonid').forNoKeyUpdate().select('lessonid', 'levelid')) as Array<{ lessonid: string; levelid: string }>;
+export async function lockLessons(
+  trx: Knex,
+  ids: string[],
+): Promise<Map<string, { lessonid: string; levelid: string }>> {
+  const rows = (await trx('lessons')
+    .whereIn('lessonid', [...new Set(ids)])
+    .where({ isdeleted: false })
+    .orderBy('lessonid')
+    .forNoKeyUpdate()
+    .select('lessonid', 'levelid')) as Array<{ lessonid: string; levelid: string }>;
   return new Map(rows.map((r) => [r.lessonid, r]));
 }
 

@@ -16,7 +16,11 @@ const LEVEL_EXISTS = 'Level already exists';
 export const levelParams = z.object({ levelid: guid('Level ID') });
 export const levelListBody = pagingBody(['levelname', 'leveldescription']);
 /** The admin UI sends `level`; `levelname` is read as well. */
-export const levelAllQuery = z.looseObject({ gradeid: z.string().optional(), level: z.string().optional(), levelname: z.string().optional() });
+export const levelAllQuery = z.looseObject({
+  gradeid: z.string().optional(),
+  level: z.string().optional(),
+  levelname: z.string().optional(),
+});
 export const levelBody = strictBody({
   levelname: text('Level Name', { min: 3, max: 50, nonblank: true }),
   leveldescription: optionalText('Level description', { min: 3, max: 500, nonblank: true }),
@@ -30,12 +34,23 @@ type LevelBody = z.infer<typeof levelBody>;
 
 /** What a level looks like in the paged list and `GET /level/:levelid`. */
 const ITEM_COLUMNS = [
-  'l.gradeid', 'l.leveldescription', 'l.isdeleted', 'l.levelid', 'l.levelname', 'l.levelorder', 'l.levelstatus', 'g.gradename', 'l.quiz_points', 'l.passing_points',
+  'l.gradeid',
+  'l.leveldescription',
+  'l.isdeleted',
+  'l.levelid',
+  'l.levelname',
+  'l.levelorder',
+  'l.levelstatus',
+  'g.gradename',
+  'l.quiz_points',
+  'l.passing_points',
 ];
 
 /** The level picker: active, live levels of a grade whose name contains the text, by name. */
 export async function allLevels(db: Knex, q: z.infer<typeof levelAllQuery>, curricula: Curricula) {
-  const query = db('levels').where({ isdeleted: false, levelstatus: true }).orderBy([{ column: 'levelname' }, { column: 'levelid' }]);
+  const query = db('levels')
+    .where({ isdeleted: false, levelstatus: true })
+    .orderBy([{ column: 'levelname' }, { column: 'levelid' }]);
   if (curricula) query.whereIn('gradeid', gradesUnder(db, curricula));
   if (q.gradeid) query.where('gradeid', q.gradeid);
   const name = (q.level || q.levelname || '').trim();
@@ -44,7 +59,13 @@ export async function allLevels(db: Knex, q: z.infer<typeof levelAllQuery>, curr
 }
 
 export async function getLevel(db: Knex, levelid: string) {
-  const [row] = await readRows(db('levels as l').leftJoin('grades as g', 'g.gradeid', 'l.gradeid').where({ 'l.levelid': levelid, 'l.isdeleted': false }).select(ITEM_COLUMNS).limit(1));
+  const [row] = await readRows(
+    db('levels as l')
+      .leftJoin('grades as g', 'g.gradeid', 'l.gradeid')
+      .where({ 'l.levelid': levelid, 'l.isdeleted': false })
+      .select(ITEM_COLUMNS)
+      .limit(1),
+  );
   if (!row) throw httpError(400, INVALID_LEVEL);
   return row;
 }
@@ -53,7 +74,12 @@ export async function listLevels(db: Knex, body: Paging, curricula: Curricula) {
   const base = db('levels as l').leftJoin('grades as g', 'g.gradeid', 'l.gradeid').where('l.isdeleted', false);
   if (curricula) base.whereIn('g.curriculumid', curricula);
   applyFilters(base, body, (k) => `l.${k}`);
-  return pageRows(base, body, [{ column: 'l.gradeid' }, { column: 'l.levelorder' }, { column: 'l.levelid' }], ITEM_COLUMNS);
+  return pageRows(
+    base,
+    body,
+    [{ column: 'l.gradeid' }, { column: 'l.levelorder' }, { column: 'l.levelid' }],
+    ITEM_COLUMNS,
+  );
 }
 
 /** A live level, locked for the rest of the transaction on PostgreSQL. */
@@ -98,7 +124,10 @@ export function createLevel(db: Knex, body: LevelBody, by: string | null, leveli
   });
 }
 
-/** Name, description, order and grade as sent; quiz and passing points back to 100 and 0; both grades' points when it moves. */
+/**
+ * Name, description, order and grade as sent; quiz and passing
+ * points back to 100 and 0; both grades' points when it moves.
+ */
 export function updateLevel(db: Knex, levelid: string, body: LevelBody, by: string | null) {
   return writeTransaction(db, LEVEL_EXISTS, async (trx) => {
     const level = await liveLevel(trx, levelid);

@@ -25,7 +25,10 @@ const bool = z.boolean({ error: 'must be a boolean' });
 const num = z.number({ error: 'must be a number' });
 
 /** `{filetype, filename, fileext}` of a media file; more keys are kept. */
-const fileMeta = z.looseObject({ filename: nullable(str), fileext: nullable(str), filetype: nullable(num) }, { error: 'must be an object' });
+const fileMeta = z.looseObject(
+  { filename: nullable(str), fileext: nullable(str), filetype: nullable(num) },
+  { error: 'must be an object' },
+);
 
 const option = z.looseObject(
   {
@@ -35,7 +38,14 @@ const option = z.looseObject(
     questionoptioniscorrect: nullable(bool),
     questionoptionsequence: nullable(num),
     questionassociate: nullable(
-      z.looseObject({ questionoptionid: nullable(str), questionassociatefile: nullable(fileMeta), questionassociatetext: nullable(str) }, { error: 'must be an object' }),
+      z.looseObject(
+        {
+          questionoptionid: nullable(str),
+          questionassociatefile: nullable(fileMeta),
+          questionassociatetext: nullable(str),
+        },
+        { error: 'must be an object' },
+      ),
     ),
     questionoptionisstaticfile: nullable(bool),
     questionoptionvalue: nullable(z.union([num, str], { error: 'must be a number' })),
@@ -50,7 +60,10 @@ const option = z.looseObject(
 );
 
 /** A tag in the body's list, named by its place (`"questiontags.0" must be a string`). */
-const tag = z.string({ error: 'must be a string' }).min(1, { error: 'is not allowed to be empty' }).max(100, { error: 'length must be less than or equal to 100 characters long' });
+const tag = z
+  .string({ error: 'must be a string' })
+  .min(1, { error: 'is not allowed to be empty' })
+  .max(100, { error: 'length must be less than or equal to 100 characters long' });
 const IDENTIFIER = { min: 3, max: 100, nonblank: true };
 
 /** Longest feedback message: a sentence or two on a tablet screen, with room for any script. */
@@ -65,11 +78,19 @@ const feedback = z.object({ correctmessage: message, incorrectmessage: message }
 export const questionBody = z.looseObject({
   questionidentifier: text('Question identifier', IDENTIFIER),
   templatetypeid: integer('templatetypeid', { min: 1, max: TEMPLATE_TYPES }),
-  questionheading: nullable(z.looseObject({ headingtext: nullable(str), headingfile: nullable(fileMeta) }, { error: 'must be an object' })),
+  questionheading: nullable(
+    z.looseObject({ headingtext: nullable(str), headingfile: nullable(fileMeta) }, { error: 'must be an object' }),
+  ),
   questionoptions: nullable(z.array(option, { error: 'must be an array' })),
   questiontext: nullable(str),
   questiondistractors: nullable(
-    z.array(z.looseObject({ questiondistractorid: nullable(str), questiondistractortext: nullable(str) }, { error: 'must be an object' }), { error: 'must be an array' }),
+    z.array(
+      z.looseObject(
+        { questiondistractorid: nullable(str), questiondistractortext: nullable(str) },
+        { error: 'must be an object' },
+      ),
+      { error: 'must be an array' },
+    ),
   ),
   questionfile: nullable(fileMeta),
   questiontags: nullable(z.array(tag, { error: 'must be an array' })),
@@ -80,10 +101,16 @@ type QuestionBody = z.infer<typeof questionBody>;
 
 export const questionParams = z.object({ questionid: guid('Question ID') });
 export const tagParams = z.object({ questionid: guid('Question ID'), tag: text('Tag', { max: 100 }) });
-export const identifierParams = z.object({ questionid: guid('Question ID'), questionidentifier: text('Question identifier', IDENTIFIER) });
+export const identifierParams = z.object({
+  questionid: guid('Question ID'),
+  questionidentifier: text('Question identifier', IDENTIFIER),
+});
 
 const FILTER_KEYS = ['questionidentifier', 'questiontags', 'questionstatus', 'templatetypeid'] as const;
-export const questionListBody = pagingBody([...FILTER_KEYS], { unknownAllowed: true, exact: ['questionstatus', 'templatetypeid'] });
+export const questionListBody = pagingBody([...FILTER_KEYS], {
+  unknownAllowed: true,
+  exact: ['questionstatus', 'templatetypeid'],
+});
 
 /** A JSON column's value as stored: SQL NULL for nothing, else its JSON text (jsonb on PostgreSQL). */
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
@@ -93,7 +120,11 @@ function withOptionIds(options: QuestionBody['questionoptions'], keep: boolean) 
   if (!options) return options;
   return options.map((o) => {
     const questionoptionid = keep && o.questionoptionid ? o.questionoptionid : crypto.randomUUID();
-    return { ...o, questionoptionid, ...(o.questionassociate ? { questionassociate: { ...o.questionassociate, questionoptionid } } : {}) };
+    return {
+      ...o,
+      questionoptionid,
+      ...(o.questionassociate ? { questionassociate: { ...o.questionassociate, questionoptionid } } : {}),
+    };
   });
 }
 
@@ -127,7 +158,8 @@ async function identifierTaken(trx: Knex, questionidentifier: string, except?: s
   return !!(await q.first('questionid'));
 }
 
-const tagsOf = (row: { questiontags: unknown }): string[] => (Array.isArray(row.questiontags) ? row.questiontags.filter((t): t is string => typeof t === 'string') : []);
+const tagsOf = (row: { questiontags: unknown }): string[] =>
+  Array.isArray(row.questiontags) ? row.questiontags.filter((t): t is string => typeof t === 'string') : [];
 
 /** Ids the demo seed gives its questions and their options; a request's question gets new ones. */
 export interface QuestionIds {
@@ -135,7 +167,12 @@ export interface QuestionIds {
   keepOptionIds?: boolean;
 }
 
-export async function createQuestion(db: Knex, body: QuestionBody, by: string | null, ids: QuestionIds = {}): Promise<true> {
+export async function createQuestion(
+  db: Knex,
+  body: QuestionBody,
+  by: string | null,
+  ids: QuestionIds = {},
+): Promise<true> {
   await writeTransaction(db, EXISTS, async (trx) => {
     if (await identifierTaken(trx, body.questionidentifier)) throw httpError(400, EXISTS);
     const stamp = now();
@@ -157,9 +194,18 @@ export async function createQuestion(db: Knex, body: QuestionBody, by: string | 
 export async function getQuestion(db: Knex, questionid: string) {
   const q = await requireLive(db, questionid);
   return {
-    isdeleted: q.isdeleted, questionid: q.questionid, questionidentifier: q.questionidentifier, questionoptions: q.questionoptions, questionstatus: q.questionstatus,
-    templatetypeid: q.templatetypeid, questiondistractors: q.questiondistractors, questionfile: q.questionfile, questionheading: q.questionheading,
-    questiontext: q.questiontext, questiontags: tagsOf(q), questioncorrectvalue: q.questioncorrectvalue,
+    isdeleted: q.isdeleted,
+    questionid: q.questionid,
+    questionidentifier: q.questionidentifier,
+    questionoptions: q.questionoptions,
+    questionstatus: q.questionstatus,
+    templatetypeid: q.templatetypeid,
+    questiondistractors: q.questiondistractors,
+    questionfile: q.questionfile,
+    questionheading: q.questionheading,
+    questiontext: q.questiontext,
+    questiontags: tagsOf(q),
+    questioncorrectvalue: q.questioncorrectvalue,
     questionfeedback: q.questionfeedback ?? null,
   };
 }
@@ -170,18 +216,34 @@ export async function updateQuestion(db: Knex, questionid: string, body: Questio
     await requireLive(trx, questionid);
     if (await identifierTaken(trx, body.questionidentifier, questionid)) throw httpError(400, EXISTS);
     const stamp = now();
-    await trx('questions').where({ questionid }).update({ ...contentOf(body), lastupdated: stamp, updated_at: stamp, updated_by: by });
+    await trx('questions')
+      .where({ questionid })
+      .update({ ...contentOf(body), lastupdated: stamp, updated_at: stamp, updated_by: by });
   });
   const q = await requireLive(db, questionid);
-  return { isdeleted: q.isdeleted, questionid: q.questionid, questionidentifier: q.questionidentifier, questionstatus: q.questionstatus, questiontags: tagsOf(q), templatetypeid: q.templatetypeid };
+  return {
+    isdeleted: q.isdeleted,
+    questionid: q.questionid,
+    questionidentifier: q.questionidentifier,
+    questionstatus: q.questionstatus,
+    questiontags: tagsOf(q),
+    templatetypeid: q.templatetypeid,
+  };
 }
 
-export async function renameQuestion(db: Knex, questionid: string, questionidentifier: string, by: string | null): Promise<true> {
+export async function renameQuestion(
+  db: Knex,
+  questionid: string,
+  questionidentifier: string,
+  by: string | null,
+): Promise<true> {
   await writeTransaction(db, EXISTS, async (trx) => {
     await requireLive(trx, questionid);
     if (await identifierTaken(trx, questionidentifier, questionid)) throw httpError(400, EXISTS);
     const stamp = now();
-    await trx('questions').where({ questionid }).update({ questionidentifier, lastupdated: stamp, updated_at: stamp, updated_by: by });
+    await trx('questions')
+      .where({ questionid })
+      .update({ questionidentifier, lastupdated: stamp, updated_at: stamp, updated_by: by });
   });
   return true;
 }
@@ -201,20 +263,33 @@ export async function setQuestionStatus(
 export async function deleteQuestion(db: Knex, questionid: string, by: string | null, caller?: Caller): Promise<true> {
   if (caller) await requireUsedWithin(db, caller, { questionid });
   const stamp = now();
-  const n = await live(db, questionid).update({ isdeleted: true, lastupdated: stamp, deleted_at: stamp, deleted_by: by });
+  const n = await live(db, questionid).update({
+    isdeleted: true,
+    lastupdated: stamp,
+    deleted_at: stamp,
+    deleted_by: by,
+  });
   if (!n) throw httpError(400, INVALID);
   return true;
 }
 
 /** Adds (once) or removes one tag; the tag list is read and written in one transaction. */
-export async function changeTag(db: Knex, questionid: string, tagname: string, add: boolean, by: string | null): Promise<true> {
+export async function changeTag(
+  db: Knex,
+  questionid: string,
+  tagname: string,
+  add: boolean,
+  by: string | null,
+): Promise<true> {
   await db.transaction(async (trx) => {
     const q = await requireLive(trx, questionid);
     const before = tagsOf(q);
     const after = add ? [...new Set([...before, tagname])] : before.filter((t) => t !== tagname);
     if (after.length === before.length && after.every((t, i) => t === before[i])) return;
     const stamp = now();
-    await trx('questions').where({ questionid }).update({ questiontags: json(after), lastupdated: stamp, updated_at: stamp, updated_by: by });
+    await trx('questions')
+      .where({ questionid })
+      .update({ questiontags: json(after), lastupdated: stamp, updated_at: stamp, updated_by: by });
   });
   return true;
 }
@@ -231,17 +306,26 @@ const NOTHING: Term = (q) => { q.whereRaw('1 = 0'); };
 function termOf(key: string, value: string | string[] | null | undefined, any: boolean): Term | undefined {
   const parts = filterValues(value);
   if (!parts.length) return undefined;
-  // A question has one status and one template: any of several values is one `IN`, all of them holds only when they are one.
+  // A question has one status and one template: any of several
+  // values is one `IN`, all of them holds only when they are one.
   const exactly = (column: string, read: (part: string) => boolean | number | undefined): Term => {
     const values = parts.map(read);
     const valid = [...new Set(values.filter((v): v is boolean | number => v !== undefined))];
     if (any) return valid.length ? (q) => { q.whereIn(column, valid as never[]); } : NOTHING;
     return valid.length === 1 && values.every((v) => v !== undefined) ? (q) => { q.where(column, valid[0]); } : NOTHING;
   };
-  const contains = (sql: string, column: string): Term => (q) => { whereEach(q, parts, any, (w, p) => { w.whereRaw(sql, [column, containsPattern(p)]); }); };
+  const contains =
+    (sql: string, column: string): Term =>
+    (q) => {
+      whereEach(q, parts, any, (w, p) => {
+        w.whereRaw(sql, [column, containsPattern(p)]);
+      });
+    };
   switch (key) {
     case 'questionstatus':
-      return exactly('questionstatus', (p) => (p.toLowerCase() === 'true' ? true : p.toLowerCase() === 'false' ? false : undefined));
+      return exactly('questionstatus', (p) =>
+        p.toLowerCase() === 'true' ? true : p.toLowerCase() === 'false' ? false : undefined,
+      );
     case 'templatetypeid':
       return exactly('templatetypeid', (p) => (/^\d{1,9}$/.test(p) ? Number(p) : undefined));
     case 'questiontags':

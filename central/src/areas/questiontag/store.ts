@@ -14,7 +14,12 @@ const ALPHANUMERIC = /^[\p{L}\p{M}\p{N}]+$/u;
 export const questiontagParams = guidParams({ questiontagid: 'Question Tag ID' });
 export const questiontagListBody = pagingBody(['questiontagname']);
 export const questiontagBody = strictBody({
-  questiontagname: text('Question Tag Name', { min: 3, max: 8, nonblank: true, pattern: { re: ALPHANUMERIC, message: 'must only contain alpha-numeric characters' } }),
+  questiontagname: text('Question Tag Name', {
+    min: 3,
+    max: 8,
+    nonblank: true,
+    pattern: { re: ALPHANUMERIC, message: 'must only contain alpha-numeric characters' },
+  }),
 });
 type TagBody = z.infer<typeof questiontagBody>;
 
@@ -47,7 +52,13 @@ export async function createQuestiontag(db: Knex, body: TagBody, by: string | nu
   const questiontagname = body.questiontagname.trim().toLowerCase();
   await writeTransaction(db, EXISTS, async (trx) => {
     if (await nameTaken(trx, questiontagname)) throw httpError(400, EXISTS);
-    await trx('questiontags').insert({ questiontagid, questiontagname, isdeleted: false, created_by: by, updated_by: by });
+    await trx('questiontags').insert({
+      questiontagid,
+      questiontagname,
+      isdeleted: false,
+      created_by: by,
+      updated_by: by,
+    });
   });
   return getQuestiontag(db, questiontagid);
 }
@@ -56,7 +67,9 @@ export async function updateQuestiontag(db: Knex, questiontagid: string, body: T
   await writeTransaction(db, EXISTS, async (trx) => {
     if (!(await live(trx, questiontagid).first('questiontagid'))) throw httpError(400, INVALID);
     if (await nameTaken(trx, body.questiontagname, questiontagid)) throw httpError(400, EXISTS);
-    await trx('questiontags').where({ questiontagid }).update({ questiontagname: body.questiontagname, updated_at: now(), updated_by: by });
+    await trx('questiontags')
+      .where({ questiontagid })
+      .update({ questiontagname: body.questiontagname, updated_at: now(), updated_by: by });
   });
   return getQuestiontag(db, questiontagid);
 }

@@ -21,17 +21,22 @@ type Reach = z.infer<typeof reachQuery>;
 function reachLearners(db: Knex, scope: Scope, q: Reach): Knex.QueryBuilder {
   const b = notTeacherAccount(db('students as s').where('s.isdeleted', false));
   // A country that does not exist matches no learner (the comparison with null is never true).
-  if (!anyCountry(q.countryid)) b.where('s.country', db('countries').where('countryid', q.countryid!).select('countryname'));
+  if (!anyCountry(q.countryid))
+    b.where('s.country', db('countries').where('countryid', q.countryid!).select('countryname'));
   // No `all` convention for the school (contract): `schoolname=all` names a school nobody attends.
   if (q.schoolname) b.where('s.schoolname', q.schoolname);
   return applyScope(b, scope, { schoolname: 's.schoolname' });
 }
 
-const sumWhen = (db: Knex, condition: string, alias: string) => db.raw(`coalesce(sum(case when ${condition} then 1 else 0 end), 0) as ??`, [alias]);
+const sumWhen = (db: Knex, condition: string, alias: string) =>
+  db.raw(`coalesce(sum(case when ${condition} then 1 else 0 end), 0) as ??`, [alias]);
 
 /** GET /report/gender: girls (genderid 2), then boys (1). */
 export async function genderCounts({ db, scope }: Where, q: Reach) {
-  const row = await reachLearners(db, scope, q).first(sumWhen(db, 's.genderid = 2', 'girls'), sumWhen(db, 's.genderid = 1', 'boys'));
+  const row = await reachLearners(db, scope, q).first(
+    sumWhen(db, 's.genderid = 2', 'girls'),
+    sumWhen(db, 's.genderid = 1', 'boys'),
+  );
   return [
     { name: 'girls', value: num(row?.girls) },
     { name: 'boys', value: num(row?.boys) },
@@ -91,7 +96,11 @@ export async function dashboardSeries({ db, scope }: Where, q: z.infer<typeof da
   const cumulative = async (base: Knex.QueryBuilder, column: string): Promise<number[]> => {
     const row = await base
       .where(column, '<', ends[11])
-      .first(...ends.map((end, m) => db.raw(`coalesce(sum(case when ${column} < ? then 1 else 0 end), 0) as ??`, [end, `m${m}`])));
+      .first(
+        ...ends.map((end, m) =>
+          db.raw(`coalesce(sum(case when ${column} < ? then 1 else 0 end), 0) as ??`, [end, `m${m}`]),
+        ),
+      );
     return ends.map((_, m) => num(row?.[`m${m}`]));
   };
   const country = anyCountry(q.countryid) ? undefined : q.countryid!;
@@ -104,12 +113,21 @@ export async function dashboardSeries({ db, scope }: Where, q: z.infer<typeof da
   if (country) learners.where('s.country', db('countries').where('countryid', country).select('countryname'));
   applyScope(learners, scope, { schoolname: 's.schoolname' });
 
-  const teachers = db('schoolusers as u').join('schools as sc', 'sc.schoolname', 'u.schoolname').where('u.schooluserrole', 3).where('u.isdeleted', false);
+  const teachers = db('schoolusers as u')
+    .join('schools as sc', 'sc.schoolname', 'u.schoolname')
+    .where('u.schooluserrole', 3)
+    .where('u.isdeleted', false);
   if (country) teachers.where('sc.countryid', country);
   applyScope(teachers, scope, { schoolid: 'sc.schoolid' });
 
-  const names = [new Date(Date.UTC(year - 1, 11, 31)), ...Array.from({ length: 12 }, (_, m) => new Date(Date.UTC(year, m, 1)))].map((d) => d.toISOString());
-  const series = (name: string, values: number[]) => ({ name, series: [values[0], ...values].map((value, i) => ({ name: names[i], value })) });
+  const names = [
+    new Date(Date.UTC(year - 1, 11, 31)),
+    ...Array.from({ length: 12 }, (_, m) => new Date(Date.UTC(year, m, 1))),
+  ].map((d) => d.toISOString());
+  const series = (name: string, values: number[]) => ({
+    name,
+    series: [values[0], ...values].map((value, i) => ({ name: names[i], value })),
+  });
   return [
     series('Schools', await cumulative(schools, 'sc.created_at')),
     series('Students', await cumulative(learners, 's.created_at')),
@@ -126,7 +144,10 @@ const countOf = (q: Knex.QueryBuilder) => q.clearSelect().count('*');
 
 /** School users of a role whose school (by name) matches `where`, within the scope. */
 function schoolUsers(db: Knex, scope: Scope, role: number, where: (q: Knex.QueryBuilder) => void): Knex.QueryBuilder {
-  const q = db('schoolusers as u').join('schools as sc', 'sc.schoolname', 'u.schoolname').where('u.schooluserrole', role).where('u.isdeleted', false);
+  const q = db('schoolusers as u')
+    .join('schools as sc', 'sc.schoolname', 'u.schoolname')
+    .where('u.schooluserrole', role)
+    .where('u.isdeleted', false);
   where(q);
   return applyScope(q, scope, { schoolid: 'sc.schoolid' });
 }
@@ -151,7 +172,11 @@ export async function countryDashboard({ db, scope }: Where, countryid: string) 
 
 /** Teachers and learners of one school (by name): one query. */
 export async function schoolDashboard({ db, scope }: Where, schoolname: string) {
-  const learners = applyScope(db('students as s').where('s.schoolname', schoolname).where('s.isdeleted', false), scope, { schoolname: 's.schoolname' });
+  const learners = applyScope(
+    db('students as s').where('s.schoolname', schoolname).where('s.isdeleted', false),
+    scope,
+    { schoolname: 's.schoolname' },
+  );
   notTeacherAccount(learners);
   const row = await db
     .select({
@@ -182,11 +207,19 @@ export async function studentUsage({ db, scope }: Where, now = new Date()) {
     .where('a.created_at', '>=', since)
     .sum('a.time_spent');
   applyScope(spent, scope, { schoolid: 'sc.schoolid' });
-  const countries = db('countries as co').where('co.isdeleted', false).select('co.countryid', 'co.countryname', 'co.expectedusage', { spent }).orderBy('co.countryname');
+  const countries = db('countries as co')
+    .where('co.isdeleted', false)
+    .select('co.countryid', 'co.countryname', 'co.expectedusage', { spent })
+    .orderBy('co.countryname');
   applyScope(countries, scope, { countryid: 'co.countryid' });
   const rows = (await countries) as Array<{ countryname: string | null; expectedusage: number | null; spent: unknown }>;
 
-  const active = notTeacherAccount(db('students as s').join('schools as sc', 'sc.schoolname', 's.schoolname').where('s.isactive', true).where('s.isdeleted', false));
+  const active = notTeacherAccount(
+    db('students as s')
+      .join('schools as sc', 'sc.schoolname', 's.schoolname')
+      .where('s.isactive', true)
+      .where('s.isdeleted', false),
+  );
   applyScope(active, scope, { schoolid: 'sc.schoolid' });
   const learners = num((await active.count({ n: '*' }).first())?.n);
 
@@ -194,7 +227,10 @@ export async function studentUsage({ db, scope }: Where, now = new Date()) {
     name: c.countryname ?? 'N/A',
     series: [
       { name: 'Expected', value: num(c.expectedusage) },
-      { name: 'Actual', value: learners > 0 ? Math.round((num(c.spent) / 30 / learners + Number.EPSILON) * 100) / 100 : 0 },
+      {
+        name: 'Actual',
+        value: learners > 0 ? Math.round((num(c.spent) / 30 / learners + Number.EPSILON) * 100) / 100 : 0,
+      },
     ],
   }));
 }
@@ -204,7 +240,14 @@ export async function studentUsage({ db, scope }: Where, now = new Date()) {
 const dateText = z.union([z.string().max(100), z.null()]).optional();
 export const techDowntimeBody = z.looseObject({ startDate: dateText, endDate: dateText });
 
-const SECTIONS = [['RPI', 'rpi'], ['Router', 'router'], ['Content', 'content'], ['Tablet', 'tablet'], ['App', 'app'], ['General', 'general']] as const;
+const SECTIONS = [
+  ['RPI', 'rpi'],
+  ['Router', 'router'],
+  ['Content', 'content'],
+  ['Tablet', 'tablet'],
+  ['App', 'app'],
+  ['General', 'general'],
+] as const;
 
 const filled = (v: unknown): boolean => (typeof v === 'string' || Array.isArray(v)) && v.length > 0;
 
@@ -226,7 +269,10 @@ export async function techDowntime({ db, scope }: Where, body: z.infer<typeof te
   };
   const start = parse(body.startDate) ?? monthsBefore(now, 1);
   const end = parse(body.endDate) ?? now;
-  const q = db('feedbacks as f').where('f.isdeleted', false).whereBetween('f.created_at', [start, end]).select('f.feedback');
+  const q = db('feedbacks as f')
+    .where('f.isdeleted', false)
+    .whereBetween('f.created_at', [start, end])
+    .select('f.feedback');
   if (!scope.all) {
     // A feedback belongs to the school of the teacher who wrote it.
     q.join('schoolusers as u', 'u.schooluserid', 'f.created_by');
@@ -239,7 +285,8 @@ export async function techDowntime({ db, scope }: Where, body: z.infer<typeof te
       try { doc = JSON.parse(doc); } catch { doc = null; }
     }
     if (!doc || typeof doc !== 'object') continue;
-    for (const [name, key] of SECTIONS) if (reported((doc as Record<string, unknown>)[key])) counts.set(name, counts.get(name)! + 1);
+    for (const [name, key] of SECTIONS)
+      if (reported((doc as Record<string, unknown>)[key])) counts.set(name, counts.get(name)! + 1);
   }
   return SECTIONS.map(([name]) => ({ name, value: counts.get(name)! }));
 }

@@ -42,7 +42,8 @@ async function* mapped(db: Knex, r: Streamed, csv: (row: Row) => Row): AsyncGene
 }
 
 /** Pass at 80 % and above, else Redo; no attempt: N/A. */
-const resultOf = (attempt: Row | undefined) => (attempt ? (num(attempt.resultpercentage) >= 80 ? 'Pass' : 'Redo') : 'N/A');
+const resultOf = (attempt: Row | undefined) =>
+  attempt ? (num(attempt.resultpercentage) >= 80 ? 'Pass' : 'Redo') : 'N/A';
 const text = (v: unknown, missing: string) => (v === null || v === undefined ? missing : String(v));
 
 /** The score columns shared by the quiz-score files. */
@@ -56,9 +57,45 @@ function scoreCells(attempt: Row | undefined): Row {
   };
 }
 
-export const QUIZ_COLUMNS = ['curriculum', 'school', 'userid', 'class', 'course', 'level', 'lesson', 'marks', 'totalquestions', 'percentage', 'quizscore', 'result'];
-export const LEVEL_QUIZ_COLUMNS = ['curriculum', 'school', 'userid', 'class', 'course', 'level', 'marks', 'totalquestions', 'percentage', 'quizscore', 'result'];
-export const CURRENT_LEVEL_COLUMNS = ['curriculum', 'country', 'school', 'userid', 'class', 'course', 'level', 'lesson', 'score', 'result'];
+export const QUIZ_COLUMNS = [
+  'curriculum',
+  'school',
+  'userid',
+  'class',
+  'course',
+  'level',
+  'lesson',
+  'marks',
+  'totalquestions',
+  'percentage',
+  'quizscore',
+  'result',
+];
+export const LEVEL_QUIZ_COLUMNS = [
+  'curriculum',
+  'school',
+  'userid',
+  'class',
+  'course',
+  'level',
+  'marks',
+  'totalquestions',
+  'percentage',
+  'quizscore',
+  'result',
+];
+export const CURRENT_LEVEL_COLUMNS = [
+  'curriculum',
+  'country',
+  'school',
+  'userid',
+  'class',
+  'course',
+  'level',
+  'lesson',
+  'score',
+  'result',
+];
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -123,7 +160,16 @@ export async function currentLevelCsv(res: Response, c: ReportCtx, body: MultiPa
 
 /** `Start Date`, `End Date`, then six keys of 0 to 5 spaces (the original converter's column keys). */
 export const ACTIVITY_COLUMNS = ['Start Date', 'End Date', '', ' ', '  ', '   ', '    ', '     '];
-const ACTIVITY_TITLES = ['curriculum', 'country', 'schoolname', 'userid', 'class', 'active', 'totalusages', 'lastlogin'];
+const ACTIVITY_TITLES = [
+  'curriculum',
+  'country',
+  'schoolname',
+  'userid',
+  'class',
+  'active',
+  'totalusages',
+  'lastlogin',
+];
 
 const lineOf = (cells: unknown[]): Row => Object.fromEntries(ACTIVITY_COLUMNS.map((k, i) => [k, cells[i] ?? '']));
 const localDate = (d: Date) => d.toLocaleDateString('en-US', { timeZone: 'UTC' });
@@ -131,7 +177,11 @@ const localDate = (d: Date) => d.toLocaleDateString('en-US', { timeZone: 'UTC' }
 const localTime = (d: Date) => d.toLocaleTimeString('en-US', { timeZone: 'UTC' }).replace(/\u202f/g, ' ');
 
 /** The activity rows in the file's layout: the period, a blank line, the titles, one line per learner. */
-export async function* activityLines(learners: AsyncIterable<Row>, start: Date | undefined, end: Date | undefined): AsyncGenerator<Row> {
+export async function* activityLines(
+  learners: AsyncIterable<Row>,
+  start: Date | undefined,
+  end: Date | undefined,
+): AsyncGenerator<Row> {
   yield lineOf([start ? localDate(start) : 'N/A', end ? localDate(end) : 'N/A']);
   yield lineOf([]);
   yield lineOf(ACTIVITY_TITLES);

@@ -70,9 +70,17 @@ function splitLearner(row: Row, identity: boolean): { learner: Row; x: Row } {
 }
 
 const classOf = (x: Row) => (x.standardname == null ? null : { standardname: x.standardname });
-const schoolOf = (x: Row) => (x.schoolid == null ? null : { schoolname: x.schoolname, countries: { countryname: x.countryname ?? null } });
+const schoolOf = (x: Row) =>
+  x.schoolid == null ? null : { schoolname: x.schoolname, countries: { countryname: x.countryname ?? null } };
 const fullSchoolOf = (x: Row) =>
-  x.schoolid == null ? null : { schoolid: x.schoolid, schoolname: x.schoolname, countryid: x.countryid ?? null, countries: { countryname: x.countryname ?? null } };
+  x.schoolid == null
+    ? null
+    : {
+        schoolid: x.schoolid,
+        schoolname: x.schoolname,
+        countryid: x.countryid ?? null,
+        countries: { countryname: x.countryname ?? null },
+      };
 
 /** The learner a one-learner report is about: the one named, else the first of the class named; none otherwise. */
 async function oneLearner(c: ReportCtx, f: Filters): Promise<Row | undefined> {
@@ -119,15 +127,30 @@ function bestAttempts(db: Knex, unit: Unit, restrict: (q: Knex.QueryBuilder) => 
   restrict(ranked);
   // Shown only where the learner has a progress row for the unit (the original's rule).
   const progress = PROGRESS_TABLE[unit];
-  ranked.whereExists(db(`${progress.table} as pr`).whereRaw(`pr.studentid = p.studentid and pr.${progress.column} = ${unitColumn}`).select(db.raw('1')));
-  const questions = unit === 'lesson'
-    ? db('lessonquizquestions as qq').whereRaw('qq.lessonquizid = w.studentprogressreferenceid').count('*')
-    : db('levelquizquestions as qq').whereRaw('qq.levelid = w.studentprogressreferenceid').count('*');
+  ranked.whereExists(
+    db(`${progress.table} as pr`)
+      .whereRaw(`pr.studentid = p.studentid and pr.${progress.column} = ${unitColumn}`)
+      .select(db.raw('1')),
+  );
+  const questions =
+    unit === 'lesson'
+      ? db('lessonquizquestions as qq').whereRaw('qq.lessonquizid = w.studentprogressreferenceid').count('*')
+      : db('levelquizquestions as qq').whereRaw('qq.levelid = w.studentprogressreferenceid').count('*');
   return db
     .from(ranked.as('b0'))
     .join('studentprogress as w', 'w.studentprogressid', 'b0.studentprogressid')
     .where('b0.rn', 1)
-    .select('b0.studentid', 'b0.unitid', 'w.studentprogressreferenceid', 'w.scores', 'w.resultpercentage', 'w.marks', 'w.ispass', 'w.starttime', { totalquestions: questions });
+    .select(
+      'b0.studentid',
+      'b0.unitid',
+      'w.studentprogressreferenceid',
+      'w.scores',
+      'w.resultpercentage',
+      'w.marks',
+      'w.ispass',
+      'w.starttime',
+      { totalquestions: questions },
+    );
 }
 
 /** The best attempt's columns on the outer query, prefixed `bp_`. */
@@ -157,7 +180,10 @@ function bestOf(row: Row): Row | undefined {
 
 /** Newest attempt first; rows without one last, in curriculum order. */
 function byAttemptThenOrder(q: Knex.QueryBuilder, unit: Unit): Knex.QueryBuilder {
-  q.orderByRaw('case when b.starttime is null then 1 else 0 end').orderBy('b.starttime', 'desc').orderBy('g.gradeorder').orderBy('lv.levelorder');
+  q.orderByRaw('case when b.starttime is null then 1 else 0 end')
+    .orderBy('b.starttime', 'desc')
+    .orderBy('g.gradeorder')
+    .orderBy('lv.levelorder');
   if (unit === 'lesson') q.orderBy('l.lessonorder').orderBy('l.lessonid');
   else q.orderBy('lv.levelid');
   return q;
@@ -190,10 +216,16 @@ export async function oneLearnerReport(c: ReportCtx, body: MultiPaging, unit: Un
   const { db } = c;
   const curricula = f.get('curriculumid') ?? [learner.curriculumid as string];
   const studentid = learner.studentid as string;
-  const q = unit === 'lesson'
-    ? db('lessons as l').join('levels as lv', 'lv.levelid', 'l.levelid').where('l.lessonstatus', true).where('l.isdeleted', false)
-    : db('levels as lv').where('lv.levelstatus', true).where('lv.isdeleted', false);
-  q.join('grades as g', 'g.gradeid', 'lv.gradeid').join('curriculums as c', 'c.curriculumid', 'g.curriculumid').whereIn('c.curriculumid', curricula);
+  const q =
+    unit === 'lesson'
+      ? db('lessons as l')
+          .join('levels as lv', 'lv.levelid', 'l.levelid')
+          .where('l.lessonstatus', true)
+          .where('l.isdeleted', false)
+      : db('levels as lv').where('lv.levelstatus', true).where('lv.isdeleted', false);
+  q.join('grades as g', 'g.gradeid', 'lv.gradeid')
+    .join('curriculums as c', 'c.curriculumid', 'g.curriculumid')
+    .whereIn('c.curriculumid', curricula);
   if (f.has('gradeid')) q.whereIn('g.gradeid', f.get('gradeid')!);
   if (f.has('levelid')) q.whereIn('lv.levelid', f.get('levelid')!);
   if (unit === 'lesson' && f.has('lessonid')) q.whereIn('l.lessonid', f.get('lessonid')!);
@@ -204,8 +236,12 @@ export async function oneLearnerReport(c: ReportCtx, body: MultiPaging, unit: Un
       x_levelname: 'lv.levelname',
       x_gradename: 'g.gradename',
       x_curriculumname: 'c.curriculumname',
-      x_progresses: db(`${progress.table} as sp`).where('sp.studentid', studentid).whereRaw(`sp.${progress.column} = ${unitid}`).count('*'),
-    });
+      x_progresses: db(`${progress.table} as sp`)
+        .where('sp.studentid', studentid)
+        .whereRaw(`sp.${progress.column} = ${unitid}`)
+        .count('*'),
+    },
+  );
   return { learner, query: byAttemptThenOrder(q, unit), shape };
 }
 
@@ -251,13 +287,23 @@ export interface LearnerRows {
 export const ATTACH_BATCH = 500;
 
 /** The lesson (or level) a class report shows: the one named, else the first of the class's curriculum. */
-async function classUnit(c: ReportCtx, f: Filters, classes: string[], unit: Unit): Promise<{ unitid: string; info: Row | undefined } | undefined> {
+async function classUnit(
+  c: ReportCtx,
+  f: Filters,
+  classes: string[],
+  unit: Unit,
+): Promise<{ unitid: string; info: Row | undefined } | undefined> {
   const { db } = c;
   const named = f.get(unit === 'lesson' ? 'lessonid' : 'levelid')?.[0];
-  const q = unit === 'lesson'
-    ? db('lessons as l').join('levels as lv', 'lv.levelid', 'l.levelid').select('l.lessonid as unitid', 'l.lessonname')
-    : db('levels as lv').select('lv.levelid as unitid');
-  q.join('grades as g', 'g.gradeid', 'lv.gradeid').join('curriculums as c', 'c.curriculumid', 'g.curriculumid').select('lv.levelname', 'g.gradename', 'c.curriculumname');
+  const q =
+    unit === 'lesson'
+      ? db('lessons as l')
+          .join('levels as lv', 'lv.levelid', 'l.levelid')
+          .select('l.lessonid as unitid', 'l.lessonname')
+      : db('levels as lv').select('lv.levelid as unitid');
+  q.join('grades as g', 'g.gradeid', 'lv.gradeid')
+    .join('curriculums as c', 'c.curriculumid', 'g.curriculumid')
+    .select('lv.levelname', 'g.gradename', 'c.curriculumname');
   if (named) {
     q.where(unit === 'lesson' ? 'l.lessonid' : 'lv.levelid', named);
     // A lesson is shown with its names only while it and its parents are active (the original's lookup).
@@ -267,17 +313,33 @@ async function classUnit(c: ReportCtx, f: Filters, classes: string[], unit: Unit
   }
   // The first lesson (level) of the lowest grade and level of the curriculum of the class's first learner,
   // among those that have an active lesson.
-  const first = learnerBase(c).whereIn('s.standard', classes).orderBy([{ column: 's.created_at' }, { column: 's.studentid' }]).limit(1).select('s.curriculumid');
+  const first = learnerBase(c)
+    .whereIn('s.standard', classes)
+    .orderBy([{ column: 's.created_at' }, { column: 's.studentid' }])
+    .limit(1)
+    .select('s.curriculumid');
   activeChain(q, unit === 'lesson').where('c.curriculumid', first);
-  if (unit === 'level') q.whereExists(db('lessons as l').whereRaw('l.levelid = lv.levelid').where('l.lessonstatus', true).where('l.isdeleted', false));
-  q.orderBy([{ column: 'g.gradeorder' }, { column: 'lv.levelorder' }, ...(unit === 'lesson' ? [{ column: 'l.lessonorder' }, { column: 'l.lessonid' }] : [{ column: 'lv.levelid' }])]);
+  if (unit === 'level')
+    q.whereExists(
+      db('lessons as l').whereRaw('l.levelid = lv.levelid').where('l.lessonstatus', true).where('l.isdeleted', false),
+    );
+  q.orderBy([
+    { column: 'g.gradeorder' },
+    { column: 'lv.levelorder' },
+    ...(unit === 'lesson' ? [{ column: 'l.lessonorder' }, { column: 'l.lessonid' }] : [{ column: 'lv.levelid' }]),
+  ]);
   const info = (await q.first()) as Row | undefined;
   return info ? { unitid: info.unitid as string, info } : undefined;
 }
 
 /** Active and not deleted: the curriculum, grade, level (and lesson, when joined). */
 function activeChain(q: Knex.QueryBuilder, withLesson: boolean): Knex.QueryBuilder {
-  q.where('c.curriculumstatus', true).where('c.isdeleted', false).where('g.gradestatus', true).where('g.isdeleted', false).where('lv.levelstatus', true).where('lv.isdeleted', false);
+  q.where('c.curriculumstatus', true)
+    .where('c.isdeleted', false)
+    .where('g.gradestatus', true)
+    .where('g.isdeleted', false)
+    .where('lv.levelstatus', true)
+    .where('lv.isdeleted', false);
   if (withLesson) q.where('l.lessonstatus', true).where('l.isdeleted', false);
   return q;
 }
@@ -301,7 +363,11 @@ export async function classReport(c: ReportCtx, body: MultiPaging, unit: Unit): 
     .leftJoin(
       bestAttempts(db, unit, (r) => {
         // By the attempt's own reference, so that the ranking index is read for this unit only.
-        if (unit === 'lesson') r.whereIn('p.studentprogressreferenceid', db('lessonquizzes').where('lessonid', chosen.unitid).select('lessonquizid'));
+        if (unit === 'lesson')
+          r.whereIn(
+            'p.studentprogressreferenceid',
+            db('lessonquizzes').where('lessonid', chosen.unitid).select('lessonquizid'),
+          );
         else r.where('p.studentprogressreferenceid', chosen.unitid);
         r.whereIn('p.studentid', classLearners);
       }).as('b'),
@@ -309,7 +375,10 @@ export async function classReport(c: ReportCtx, body: MultiPaging, unit: Unit): 
       's.studentid',
     )
     .select(bestColumns, {
-      x_progresses: db(`${progress.table} as sp`).whereRaw('sp.studentid = s.studentid').where(`sp.${progress.column}`, chosen.unitid).count('*'),
+      x_progresses: db(`${progress.table} as sp`)
+        .whereRaw('sp.studentid = s.studentid')
+        .where(`sp.${progress.column}`, chosen.unitid)
+        .count('*'),
     })
     .orderBy([{ column: 'u.schoolusername' }, { column: 's.studentid' }]);
   const info = chosen.info;
@@ -317,7 +386,10 @@ export async function classReport(c: ReportCtx, body: MultiPaging, unit: Unit): 
   const unitInfo = !info
     ? undefined
     : unit === 'lesson'
-      ? { lessonname: info.lessonname, level: { levelname: info.levelname, grade: { gradename: info.gradename, curriculum } } }
+      ? {
+          lessonname: info.lessonname,
+          level: { levelname: info.levelname, grade: { gradename: info.gradename, curriculum } },
+        }
       : { levelname: info.levelname, grade: { gradename: info.gradename, curriculum } };
   return {
     query: q,
@@ -326,7 +398,9 @@ export async function classReport(c: ReportCtx, body: MultiPaging, unit: Unit): 
       const { learner, x } = splitLearner(row, c.identity);
       const out: Row = { ...learner };
       const key = unit === 'lesson' ? 'studentlessonsprogresses' : 'studentlevelsprogresses';
-      out[key] = Array.from({ length: num(row.x_progresses) }, () => (unit === 'lesson' ? { lessonid: chosen.unitid } : { levelid: chosen.unitid }));
+      out[key] = Array.from({ length: num(row.x_progresses) }, () =>
+        unit === 'lesson' ? { lessonid: chosen.unitid } : { levelid: chosen.unitid },
+      );
       const best = bestOf(row);
       if (best) out.laststudentprogress = best;
       if (unitInfo) out[unit] = unitInfo;
@@ -385,7 +459,9 @@ export function lastCompletedReport(c: ReportCtx, body: MultiPaging): LearnerRow
   const narrowed = ['curriculumid', 'gradeid', 'levelid', 'lessonid'].some((k) => f.has(k));
   // A content filter keeps the learners who have an attempt there, and their attempts there.
   if (narrowed) {
-    learners.whereExists(chain(db('studentquizresults as p').whereRaw('p.studentid = s.studentid')).select(db.raw('1')));
+    learners.whereExists(
+      chain(db('studentquizresults as p').whereRaw('p.studentid = s.studentid')).select(db.raw('1')),
+    );
   }
   const query = learnerColumns(learners.clone())
     .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.studentid' }]);
@@ -421,10 +497,31 @@ async function attachLastCompleted(db: Knex, rows: Row[], chain: Chain): Promise
     .leftJoin('curriculums as wc', 'wc.curriculumid', 'wg.curriculumid')
     .where('r.rn', 1)
     .select(
-      'w.studentid', 'w.studentprogressid', 'w.ispass', 'w.studentprogressreferenceid', 'w.starttime', 'w.endtime', 'w.progresstype',
-      'w.resultpercentage', 'w.points', 'w.fullpoints', 'w.marks', 'w.scores',
-      { lq_lessonquizid: 'wq.lessonquizid', lq_lessonquizorder: 'wq.lessonquizorder', lq_lessonname: 'wl.lessonname', lq_lessonorder: 'wl.lessonorder' },
-      { lq_levelname: 'wv.levelname', lq_levelorder: 'wv.levelorder', lq_gradename: 'wg.gradename', lq_gradeorder: 'wg.gradeorder', lq_curriculumname: 'wc.curriculumname' },
+      'w.studentid',
+      'w.studentprogressid',
+      'w.ispass',
+      'w.studentprogressreferenceid',
+      'w.starttime',
+      'w.endtime',
+      'w.progresstype',
+      'w.resultpercentage',
+      'w.points',
+      'w.fullpoints',
+      'w.marks',
+      'w.scores',
+      {
+        lq_lessonquizid: 'wq.lessonquizid',
+        lq_lessonquizorder: 'wq.lessonquizorder',
+        lq_lessonname: 'wl.lessonname',
+        lq_lessonorder: 'wl.lessonorder',
+      },
+      {
+        lq_levelname: 'wv.levelname',
+        lq_levelorder: 'wv.levelorder',
+        lq_gradename: 'wg.gradename',
+        lq_gradeorder: 'wg.gradeorder',
+        lq_curriculumname: 'wc.curriculumname',
+      },
     )) as Row[];
   const byLearner = new Map(last.map((b) => [b.studentid as string, b]));
   for (const row of rows) {
@@ -469,7 +566,11 @@ export function lastCompletedShape(identity: boolean) {
             level: {
               levelname: row.bp_lq_levelname,
               levelorder: numOrNull(row.bp_lq_levelorder),
-              grade: { gradename: row.bp_lq_gradename, gradeorder: numOrNull(row.bp_lq_gradeorder), curriculum: { curriculumname: row.bp_lq_curriculumname ?? null } },
+              grade: {
+                gradename: row.bp_lq_gradename,
+                gradeorder: numOrNull(row.bp_lq_gradeorder),
+                curriculum: { curriculumname: row.bp_lq_curriculumname ?? null },
+              },
             },
           },
         },
@@ -499,10 +600,16 @@ export async function gradeProgressPage(c: ReportCtx, body: MultiPaging) {
   const classes = f.get('standard');
   if (!classes) return emptyPage(body);
   const { db } = c;
-  const grade = db('grades as g').join('curriculums as c', 'c.curriculumid', 'g.curriculumid').select('g.gradeid', 'g.gradename', 'c.curriculumname');
+  const grade = db('grades as g')
+    .join('curriculums as c', 'c.curriculumid', 'g.curriculumid')
+    .select('g.gradeid', 'g.gradename', 'c.curriculumname');
   if (f.has('gradeid')) grade.where('g.gradeid', f.get('gradeid')![0]);
   else {
-    const first = learnerBase(c).whereIn('s.standard', classes).orderBy([{ column: 's.created_at' }, { column: 's.studentid' }]).limit(1).select('s.curriculumid');
+    const first = learnerBase(c)
+      .whereIn('s.standard', classes)
+      .orderBy([{ column: 's.created_at' }, { column: 's.studentid' }])
+      .limit(1)
+      .select('s.curriculumid');
     grade
       .join('levels as lv', 'lv.gradeid', 'g.gradeid')
       .join('lessons as l', 'l.levelid', 'lv.levelid')
@@ -512,15 +619,25 @@ export async function gradeProgressPage(c: ReportCtx, body: MultiPaging) {
   }
   const g = (await grade.first()) as Row | undefined;
   const gradeid = (g?.gradeid as string | undefined) ?? f.get('gradeid')?.[0];
-  const page = await pageOfLearners({
-    query: learnerColumns(learnerBase(c).whereIn('s.standard', classes)).orderBy([{ column: 'u.schoolusername' }, { column: 's.studentid' }]),
-    count: learnerBase(c).whereIn('s.standard', classes),
-    shape: (r) => r,
-  }, body);
+  const page = await pageOfLearners(
+    {
+      query: learnerColumns(learnerBase(c).whereIn('s.standard', classes)).orderBy([
+        { column: 'u.schoolusername' },
+        { column: 's.studentid' },
+      ]),
+      count: learnerBase(c).whereIn('s.standard', classes),
+      shape: (r) => r,
+    },
+    body,
+  );
   const ids = page.data.map((r) => r.studentid as string);
   const progress = new Map<string, Row[]>();
   if (gradeid && ids.length) {
-    const rows = (await db('studentgradesprogress').whereIn('studentid', ids).where('gradeid', gradeid).select('studentid', 'gradeid', 'progress', 'scores').orderBy('lastupdated', 'desc')) as Row[];
+    const rows = (await db('studentgradesprogress')
+      .whereIn('studentid', ids)
+      .where('gradeid', gradeid)
+      .select('studentid', 'gradeid', 'progress', 'scores')
+      .orderBy('lastupdated', 'desc')) as Row[];
     for (const r of rows) {
       const list = progress.get(r.studentid as string) ?? [];
       list.push({ gradeid: r.gradeid, progress: numOrNull(r.progress), scores: numOrNull(r.scores) });
@@ -551,10 +668,16 @@ export async function learnerProgressPage(c: ReportCtx, body: MultiPaging, unit:
   const ids = f.get('studentid');
   if (!ids) return emptyPage(body, { student: null });
   const { db } = c;
-  const learner = (await learnerBase(c).whereIn('s.studentid', ids).join('curriculums as lc', 'lc.curriculumid', 's.curriculumid')
-    .orderBy('s.studentid').first('s.studentid', 's.studentfirstname', 's.curriculumid')) as Row | undefined;
+  const learner = (await learnerBase(c)
+    .whereIn('s.studentid', ids)
+    .join('curriculums as lc', 'lc.curriculumid', 's.curriculumid')
+    .orderBy('s.studentid')
+    .first('s.studentid', 's.studentfirstname', 's.curriculumid')) as Row | undefined;
   if (!learner) return emptyPage(body, { student: null });
-  const student = { ...(c.identity ? { studentfirstname: learner.studentfirstname } : {}), curriculum: { curriculumid: learner.curriculumid } };
+  const student = {
+    ...(c.identity ? { studentfirstname: learner.studentfirstname } : {}),
+    curriculum: { curriculumid: learner.curriculumid },
+  };
 
   const q = unit === 'lesson'
     ? db('lessons as l').join('levels as lv', 'lv.levelid', 'l.levelid').select('l.lessonid', 'l.lessonname')
@@ -567,18 +690,28 @@ export async function learnerProgressPage(c: ReportCtx, body: MultiPaging, unit:
   if (unit === 'lesson' && f.has('levelid')) q.whereIn('l.levelid', f.get('levelid')!);
   const total = num((await q.clone().clearSelect().count({ n: '*' }).first())?.n);
   const { limit, offset } = pageOf(body);
-  const order = unit === 'lesson' ? [{ column: 'l.lessonname' }, { column: 'l.lessonid' }] : [{ column: 'lv.levelname' }, { column: 'lv.levelid' }];
+  const order =
+    unit === 'lesson'
+      ? [{ column: 'l.lessonname' }, { column: 'l.lessonid' }]
+      : [{ column: 'lv.levelname' }, { column: 'lv.levelid' }];
   const rows = total > offset ? ((await q.orderBy(order).limit(limit).offset(offset)) as Row[]) : [];
 
   const progress = PROGRESS_TABLE[unit];
   const unitIds = rows.map((r) => r[progress.column] as string);
   const found = new Map<string, Row>();
   if (unitIds.length) {
-    const list = (await db(progress.table).where('studentid', learner.studentid as string).whereIn(progress.column, unitIds).orderBy('lastupdated', 'desc')) as Row[];
+    const list = (await db(progress.table)
+      .where('studentid', learner.studentid as string)
+      .whereIn(progress.column, unitIds)
+      .orderBy('lastupdated', 'desc')) as Row[];
     for (const p of list) if (!found.has(p[progress.column] as string)) found.set(p[progress.column] as string, p);
   }
   const data = rows.map((r) => {
-    const grade = { gradeid: r.gradeid, gradename: r.gradename, curriculum: { curriculumid: r.curriculumid, curriculumname: r.curriculumname } };
+    const grade = {
+      gradeid: r.gradeid,
+      gradename: r.gradename,
+      curriculum: { curriculumid: r.curriculumid, curriculumname: r.curriculumname },
+    };
     const level = { levelid: r.levelid, levelname: r.levelname, grade };
     const own = found.get(r[progress.column] as string);
     return unit === 'lesson'
@@ -613,10 +746,19 @@ export function studentStatusQuery(c: ReportCtx, f: Filters, w: StatusWindow): K
   if (w.start) usage.where('a.created_at', '>=', w.start).where('a.created_at', '<=', w.end ?? new Date());
   else if (w.end) usage.where('a.created_at', '<=', w.end);
   return q
-    .select('s.studentid', 's.country', 's.schoolname', 's.standard', 's.schooluserid', 's.created_at', LEARNER_EXTRAS, {
-      x_lastlogin: db('rpiuseraccess as ra').whereRaw('ra.userid = s.schooluserid').max('ra.logintime'),
-      x_usage: usage,
-    })
+    .select(
+      's.studentid',
+      's.country',
+      's.schoolname',
+      's.standard',
+      's.schooluserid',
+      's.created_at',
+      LEARNER_EXTRAS,
+      {
+        x_lastlogin: db('rpiuseraccess as ra').whereRaw('ra.userid = s.schooluserid').max('ra.logintime'),
+        x_usage: usage,
+      },
+    )
     .orderBy([{ column: 's.schoolname' }, { column: 'u.schoolusername' }, { column: 's.studentid' }]);
 }
 
@@ -648,6 +790,9 @@ export function studentStatusShape(now = new Date()) {
 
 export async function studentStatusPage(c: ReportCtx, body: MultiPaging) {
   const f = filterMap(body);
-  const query = studentStatusQuery(c, f, { start: dateOf(f.get('startDate')?.[0], 'startDate'), end: dateOf(f.get('endDate')?.[0], 'endDate') });
+  const query = studentStatusQuery(c, f, {
+    start: dateOf(f.get('startDate')?.[0], 'startDate'),
+    end: dateOf(f.get('endDate')?.[0], 'endDate'),
+  });
   return pageOfLearners({ query, count: query, shape: studentStatusShape() }, body);
 }

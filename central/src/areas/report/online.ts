@@ -7,7 +7,16 @@ import { withoutIdentityDeep } from '../../http/privacy';
 import { scopeSchools } from '../../http/scope';
 import type { CentralCtx } from '../../http/types';
 import { classroomData } from '../sync/push';
-import { ACTIVITY_COLUMNS, CURRENT_LEVEL_COLUMNS, LEVEL_QUIZ_COLUMNS, QUIZ_COLUMNS, REPORT_CSV, activityLines, currentLevelCsvRow, quizCsvRow } from './downloads';
+import {
+  ACTIVITY_COLUMNS,
+  CURRENT_LEVEL_COLUMNS,
+  LEVEL_QUIZ_COLUMNS,
+  QUIZ_COLUMNS,
+  REPORT_CSV,
+  activityLines,
+  currentLevelCsvRow,
+  quizCsvRow,
+} from './downloads';
 import { dateOf } from './values';
 
 // Reports of learner activity held on the classroom server (contract §16.3): central forwards the request
@@ -44,7 +53,8 @@ export function reportFailure(err: unknown): never {
     }
     throw httpError(500, err.message);
   }
-  if (err instanceof EnvelopeError || err instanceof SyntaxError) throw httpError(500, 'Classroom server answered without a success envelope');
+  if (err instanceof EnvelopeError || err instanceof SyntaxError)
+    throw httpError(500, 'Classroom server answered without a success envelope');
   throw err;
 }
 
@@ -68,7 +78,11 @@ async function scoped(ctx: Ctx): Promise<Scoped> {
     const name = row?.school?.schoolname ?? row?.schoolname ?? row?.student?.schoolname;
     return typeof name === 'string' && names.has(name.toLowerCase());
   };
-  return { body: { ...body, filter: [...(body.filter ?? []), { key: 'schoolid', value: schools.ids }] }, keep, nothing: schools.ids.length === 0 };
+  return {
+    body: { ...body, filter: [...(body.filter ?? []), { key: 'schoolid', value: schools.ids }] },
+    keep,
+    nothing: schools.ids.length === 0,
+  };
 }
 
 const client = (ctx: Ctx) => classroomClientOf(ctx.config, { totalTimeoutMs: 120_000 });
@@ -88,12 +102,18 @@ export function pagedOnlineReport(classroomPath: string, o: { withStudent?: bool
     if (s.nothing) return page([], 0);
     const answer = await client(ctx).postJson(classroomPath, s.body).catch(reportFailure);
     const data = classroomData(answer) as { data?: unknown; total?: unknown; student?: unknown } | null;
-    if (!data || typeof data !== 'object' || !Array.isArray(data.data)) throw httpError(500, `Classroom server answered ${classroomPath} without a page of rows`);
+    if (!data || typeof data !== 'object' || !Array.isArray(data.data))
+      throw httpError(500, `Classroom server answered ${classroomPath} without a page of rows`);
     const rows = (data.data as Row[]).filter(s.keep);
     const total = typeof data.total === 'number' ? data.total : data.data.length;
-    const student = data.student && typeof data.student === 'object' && !s.keep(data.student as Row) ? null : data.student;
+    const student =
+      data.student && typeof data.student === 'object' && !s.keep(data.student as Row) ? null : data.student;
     // A teacher reads these reports too, and never a learner's identity (spec, Teacher rule 8).
-    return page(withoutIdentityDeep(rows, ctx.caller) as unknown[], Math.max(rows.length, total - (data.data.length - rows.length)), withoutIdentityDeep(student, ctx.caller));
+    return page(
+      withoutIdentityDeep(rows, ctx.caller) as unknown[],
+      Math.max(rows.length, total - (data.data.length - rows.length)),
+      withoutIdentityDeep(student, ctx.caller),
+    );
   };
 }
 
@@ -106,8 +126,14 @@ export type OnlineLayout = 'quiz' | 'levelquiz' | 'currentlevel' | 'activity';
 export function downloadOnlineReport(classroomPath: string, layout: OnlineLayout) {
   return async (ctx: Ctx): Promise<void> => {
     const s = await scoped(ctx);
-    const columns = { quiz: QUIZ_COLUMNS, levelquiz: LEVEL_QUIZ_COLUMNS, currentlevel: CURRENT_LEVEL_COLUMNS, activity: ACTIVITY_COLUMNS }[layout];
-    const toCsv = layout === 'quiz' ? quizCsvRow(true) : layout === 'levelquiz' ? quizCsvRow(false) : currentLevelCsvRow;
+    const columns = {
+      quiz: QUIZ_COLUMNS,
+      levelquiz: LEVEL_QUIZ_COLUMNS,
+      currentlevel: CURRENT_LEVEL_COLUMNS,
+      activity: ACTIVITY_COLUMNS,
+    }[layout];
+    const toCsv =
+      layout === 'quiz' ? quizCsvRow(true) : layout === 'levelquiz' ? quizCsvRow(false) : currentLevelCsvRow;
     let start: Date | undefined;
     let end: Date | undefined;
     if (layout === 'activity') {

@@ -10,7 +10,9 @@ import { bool, num, numOrNull } from './values';
 // ---- POST /report/syncrecords ------------------------------------------------------------------------
 
 /** The original's sync-record filter keys (its validator); the filter is applied (decision 28). */
-export const syncRecordsBody = pagingBody(['filename', 'type', 'offlineonline', 'created_by'], { exact: ['type', 'offlineonline'] });
+export const syncRecordsBody = pagingBody(['filename', 'type', 'offlineonline', 'created_by'], {
+  exact: ['type', 'offlineonline'],
+});
 
 /**
  * IMultiPaging semantics on the sync columns: text contains every comma part of a string, or any element
@@ -27,7 +29,9 @@ function syncFilters(q: Knex.QueryBuilder, body: Paging): void {
       else if (any || numbers.length === 1) q.whereIn('y.type', numbers);
       else q.whereRaw('1 = 0'); // one row has one type: every one of several cannot hold
     } else if (f.key === 'offlineonline') {
-      const flags = values.map((v) => (v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : undefined));
+      const flags = values.map((v) =>
+        v === 'true' || v === '1' ? true : v === 'false' || v === '0' ? false : undefined,
+      );
       if (flags.some((b) => b === undefined) || (!any && new Set(flags).size > 1)) q.whereRaw('1 = 0');
       else q.whereIn('y.offlineonline', [...new Set(flags)] as boolean[]);
     } else {
@@ -47,13 +51,21 @@ export async function syncRecords({ db, scope }: Where, body: z.infer<typeof syn
   applyScope(base, scope, { schoolid: 'sc.schoolid' });
   const total = num((await base.clone().count({ n: '*' }).first())?.n);
   const { limit, offset } = pageOf(body);
-  const rows = total > offset
-    ? ((await base.clone()
-      .select('y.*', { x_schooluserid: 'u.schooluserid', x_schoolusername: 'u.schoolusername', x_schoolname: 'u.schoolname', x_schoolid: 'sc.schoolid', x_countryname: 'co.countryname' })
-      .orderBy([{ column: 'y.created_at' }, { column: 'y.syncid' }])
-      .limit(limit)
-      .offset(offset)) as Array<Record<string, unknown>>)
-    : [];
+  const rows =
+    total > offset
+      ? ((await base
+          .clone()
+          .select('y.*', {
+            x_schooluserid: 'u.schooluserid',
+            x_schoolusername: 'u.schoolusername',
+            x_schoolname: 'u.schoolname',
+            x_schoolid: 'sc.schoolid',
+            x_countryname: 'co.countryname',
+          })
+          .orderBy([{ column: 'y.created_at' }, { column: 'y.syncid' }])
+          .limit(limit)
+          .offset(offset)) as Array<Record<string, unknown>>)
+      : [];
   const data = rows.map((r) => ({
     syncid: r.syncid,
     filename: r.filename,
@@ -76,7 +88,12 @@ export async function syncRecords({ db, scope }: Where, body: z.infer<typeof syn
 
 const listOrText = z.union([z.string().max(500), z.array(z.string().max(500)).max(1000)]).optional();
 const pageNumber = (max: number, what: string) =>
-  z.string().regex(/^\d{1,7}$/, { error: 'must be a number' }).transform(Number).refine((n) => n <= max, { error: `must be ${what}` }).optional();
+  z
+    .string()
+    .regex(/^\d{1,7}$/, { error: 'must be a number' })
+    .transform(Number)
+    .refine((n) => n <= max, { error: `must be ${what}` })
+    .optional();
 
 export const syncStatusQuery = z.looseObject({
   countryid: listOrText,
@@ -87,7 +104,8 @@ export const syncStatusQuery = z.looseObject({
 });
 type SyncStatusQuery = z.infer<typeof syncStatusQuery>;
 
-const listOf = (v: string | string[] | undefined) => (Array.isArray(v) ? v : v === undefined ? [] : v.split(',')).map((s) => s.trim()).filter((s) => s && s !== 'all');
+const listOf = (v: string | string[] | undefined) =>
+  (Array.isArray(v) ? v : v === undefined ? [] : v.split(',')).map((s) => s.trim()).filter((s) => s && s !== 'all');
 
 /**
  * Per school, when it last synced and with whom: the last upload of a classroom log by one of its
@@ -98,7 +116,9 @@ const listOf = (v: string | string[] | undefined) => (Array.isArray(v) ? v : v =
  * row_number()), and the last curriculum push.
  */
 export async function syncStatus({ db, scope }: Where, q: SyncStatusQuery) {
-  const schools = db('schools as sc').leftJoin('countries as co', 'co.countryid', 'sc.countryid').where('sc.isdeleted', false);
+  const schools = db('schools as sc')
+    .leftJoin('countries as co', 'co.countryid', 'sc.countryid')
+    .where('sc.isdeleted', false);
   if (listOf(q.countryid).length) schools.whereIn('sc.countryid', listOf(q.countryid));
   if (listOf(q.schoolid).length) schools.whereIn('sc.schoolid', listOf(q.schoolid));
   if (listOf(q.schoolname).length) schools.whereIn('sc.schoolname', listOf(q.schoolname));
@@ -110,35 +130,81 @@ export async function syncStatus({ db, scope }: Where, q: SyncStatusQuery) {
   const uploads = db('syncs as y')
     .join('schoolusers as u', 'u.schooluserid', 'y.created_by')
     .where('y.type', 1)
-    .select('y.syncid', 'y.filename', 'y.created_at', 'y.rowcount', 'y.offlineonline', 'u.schooluserid', 'u.schoolusername', 'u.schoolname')
+    .select(
+      'y.syncid',
+      'y.filename',
+      'y.created_at',
+      'y.rowcount',
+      'y.offlineonline',
+      'u.schooluserid',
+      'u.schoolusername',
+      'u.schoolname',
+    )
     .select(db.raw('row_number() over (partition by u.schoolname order by y.created_at desc, y.syncid desc) as rn'));
   const pushes = db('contentpushes as cp')
     .whereNotNull('cp.schoolid')
     .select('cp.*')
-    .select(db.raw('row_number() over (partition by cp.schoolid order by cp.created_at desc, cp.contentpushid desc) as rn'));
-  const rows = total > offset
-    ? ((await schools
-      .clone()
-      .leftJoin(uploads.as('up'), function on() { this.on('up.schoolname', 'sc.schoolname').andOn('up.rn', db.raw('1')); })
-      .leftJoin(pushes.as('cp'), function on() { this.on('cp.schoolid', 'sc.schoolid').andOn('cp.rn', db.raw('1')); })
-      .select('sc.schoolid', 'sc.schoolname', 'sc.countryid', 'co.countryname', {
-        up_syncid: 'up.syncid', up_filename: 'up.filename', up_at: 'up.created_at', up_rows: 'up.rowcount', up_offlineonline: 'up.offlineonline',
-        up_by: 'up.schooluserid', up_byname: 'up.schoolusername',
-        cp_kind: 'cp.kind', cp_at: 'cp.created_at', cp_rows: 'cp.rowcount', cp_by: 'cp.created_by', cp_byname: 'cp.created_by_name',
-      })
-      .orderByRaw('case when up.created_at is null then 0 else 1 end')
-      .orderBy([{ column: 'up.created_at' }, { column: 'sc.schoolname' }, { column: 'sc.schoolid' }])
-      .limit(limit)
-      .offset(offset)) as Array<Record<string, unknown>>)
-    : [];
+    .select(
+      db.raw('row_number() over (partition by cp.schoolid order by cp.created_at desc, cp.contentpushid desc) as rn'),
+    );
+  const rows =
+    total > offset
+      ? ((await schools
+          .clone()
+          .leftJoin(uploads.as('up'), function on() {
+            this.on('up.schoolname', 'sc.schoolname').andOn('up.rn', db.raw('1'));
+          })
+          .leftJoin(pushes.as('cp'), function on() {
+            this.on('cp.schoolid', 'sc.schoolid').andOn('cp.rn', db.raw('1'));
+          })
+          .select('sc.schoolid', 'sc.schoolname', 'sc.countryid', 'co.countryname', {
+            up_syncid: 'up.syncid',
+            up_filename: 'up.filename',
+            up_at: 'up.created_at',
+            up_rows: 'up.rowcount',
+            up_offlineonline: 'up.offlineonline',
+            up_by: 'up.schooluserid',
+            up_byname: 'up.schoolusername',
+            cp_kind: 'cp.kind',
+            cp_at: 'cp.created_at',
+            cp_rows: 'cp.rowcount',
+            cp_by: 'cp.created_by',
+            cp_byname: 'cp.created_by_name',
+          })
+          .orderByRaw('case when up.created_at is null then 0 else 1 end')
+          .orderBy([{ column: 'up.created_at' }, { column: 'sc.schoolname' }, { column: 'sc.schoolid' }])
+          .limit(limit)
+          .offset(offset)) as Array<Record<string, unknown>>)
+      : [];
   const everySchool = rows.length
-    ? ((await db('contentpushes').whereNull('schoolid').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'contentpushid', order: 'desc' }]).first()) as Record<string, unknown> | undefined)
+    ? ((await db('contentpushes')
+        .whereNull('schoolid')
+        .orderBy([
+          { column: 'created_at', order: 'desc' },
+          { column: 'contentpushid', order: 'desc' },
+        ])
+        .first()) as Record<string, unknown> | undefined)
     : undefined;
 
   const time = (v: unknown) => (v == null ? null : new Date(v as string).getTime());
   const data = rows.map((r) => {
-    const own = r.cp_at == null ? undefined : { kind: r.cp_kind, at: r.cp_at, rows: num(r.cp_rows), by: { id: r.cp_by ?? null, name: r.cp_byname ?? null }, scope: 'school' };
-    const all = everySchool && { kind: everySchool.kind, at: everySchool.created_at, rows: num(everySchool.rowcount), by: { id: everySchool.created_by ?? null, name: everySchool.created_by_name ?? null }, scope: 'all' };
+    const own =
+      r.cp_at == null
+        ? undefined
+        : {
+            kind: r.cp_kind,
+            at: r.cp_at,
+            rows: num(r.cp_rows),
+            by: { id: r.cp_by ?? null, name: r.cp_byname ?? null },
+            scope: 'school',
+          };
+    const all = everySchool && {
+      kind: everySchool.kind,
+      at: everySchool.created_at,
+      rows: num(everySchool.rowcount),
+      by: { id: everySchool.created_by ?? null, name: everySchool.created_by_name ?? null },
+      scope: 'all',
+    };
     const push = own && all ? ((time(all.at) ?? 0) > (time(own.at) ?? 0) ? all : own) : (own ?? all ?? null);
     return {
       schoolid: r.schoolid,

@@ -36,7 +36,17 @@ export function monthsBefore(when: Date, months: number): Date {
   const y = when.getUTCFullYear();
   const m = when.getUTCMonth() - months;
   const last = new Date(Date.UTC(y, m + 1, 0)).getUTCDate();
-  return new Date(Date.UTC(y, m, Math.min(when.getUTCDate(), last), when.getUTCHours(), when.getUTCMinutes(), when.getUTCSeconds(), when.getUTCMilliseconds()));
+  return new Date(
+    Date.UTC(
+      y,
+      m,
+      Math.min(when.getUTCDate(), last),
+      when.getUTCHours(),
+      when.getUTCMinutes(),
+      when.getUTCSeconds(),
+      when.getUTCMilliseconds(),
+    ),
+  );
 }
 
 /** The first instant of the month of `when` (UTC). */

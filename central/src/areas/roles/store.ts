@@ -13,17 +13,37 @@ const nonblank = z
   .max(300, { error: 'length must be less than or equal to 300 characters long' })
   .refine((v) => v.trim().length > 0, { error: 'not allowed' });
 
-export const roleBody = strictBody({ rolename: nonblank, permissionsid: z.array(z.string(), { error: 'is required' }) });
+export const roleBody = strictBody({
+  rolename: nonblank,
+  permissionsid: z.array(z.string(), { error: 'is required' }),
+});
 export const bindBody = strictBody({ lmsuserid: nonblank, rolesid: z.array(z.string(), { error: 'is required' }) });
 export const roleParams = z.object({ roleid: z.string().min(1).max(36) });
 export const roleListBody = pagingBody(['rolename']);
 
-interface TitleRow { permissiontitleid: string; permissiontitle: string; permissiondesc: string; permissiontitleorder: number; type: number; parentid: string | null }
-interface PermRow { permissionid: string; permissionname: string; permissiondesc: string | null; permissiontitleid: string | null; type: number }
+interface TitleRow {
+  permissiontitleid: string;
+  permissiontitle: string;
+  permissiondesc: string;
+  permissiontitleorder: number;
+  type: number;
+  parentid: string | null;
+}
+interface PermRow {
+  permissionid: string;
+  permissionname: string;
+  permissiondesc: string | null;
+  permissiontitleid: string | null;
+  type: number;
+}
 
 async function titlesAndPermissions(db: Knex): Promise<{ titles: TitleRow[]; perms: PermRow[] }> {
-  const titles = await db('permissionstitle').orderBy('permissiontitleorder').select('permissiontitleid', 'permissiontitle', 'permissiondesc', 'permissiontitleorder', 'type', 'parentid');
-  const perms = await db('permissions').orderBy('permissionname').select('permissionid', 'permissionname', 'permissiondesc', 'permissiontitleid', 'type');
+  const titles = await db('permissionstitle')
+    .orderBy('permissiontitleorder')
+    .select('permissiontitleid', 'permissiontitle', 'permissiondesc', 'permissiontitleorder', 'type', 'parentid');
+  const perms = await db('permissions')
+    .orderBy('permissionname')
+    .select('permissionid', 'permissionname', 'permissiondesc', 'permissiontitleid', 'type');
   return { titles, perms };
 }
 
@@ -32,7 +52,11 @@ function underTitle(titleid: string, titles: TitleRow[], perms: PermRow[]): stri
   const ids = new Set([titleid]);
   for (let grew = true; grew; ) {
     grew = false;
-    for (const t of titles) if (t.parentid && ids.has(t.parentid) && !ids.has(t.permissiontitleid)) { ids.add(t.permissiontitleid); grew = true; }
+    for (const t of titles)
+      if (t.parentid && ids.has(t.parentid) && !ids.has(t.permissiontitleid)) {
+        ids.add(t.permissiontitleid);
+        grew = true;
+      }
   }
   return perms.filter((p) => p.permissiontitleid && ids.has(p.permissiontitleid)).map((p) => p.permissionid);
 }
@@ -47,7 +71,9 @@ export async function permissionTree(db: Knex): Promise<Node[]> {
     key: `all_${t.permissiontitleid}`,
     expanded: false,
     children: [
-      ...perms.filter((p) => p.permissiontitleid === t.permissiontitleid).map((p) => ({ title: p.permissiondesc ?? p.permissionname, key: p.permissionid, isLeaf: true })),
+      ...perms
+        .filter((p) => p.permissiontitleid === t.permissiontitleid)
+        .map((p) => ({ title: p.permissiondesc ?? p.permissionname, key: p.permissionid, isLeaf: true })),
       ...titles.filter((c) => c.parentid === t.permissiontitleid).map(node),
     ],
   });
@@ -78,11 +104,18 @@ export async function getRole(db: Knex, roleid: string) {
     role: role
       ? {
           ...role,
-          permissions: permissions.map((p: { permissionid: string; permissionname: string; permissiontitleid: string; permissiontitle: string }) => ({
-            permissionid: p.permissionid,
-            permissionname: p.permissionname,
-            permissionstitle: { permissiontitleid: p.permissiontitleid, permissiontitle: p.permissiontitle },
-          })),
+          permissions: permissions.map(
+            (p: {
+              permissionid: string;
+              permissionname: string;
+              permissiontitleid: string;
+              permissiontitle: string;
+            }) => ({
+              permissionid: p.permissionid,
+              permissionname: p.permissionname,
+              permissionstitle: { permissiontitleid: p.permissiontitleid, permissiontitle: p.permissiontitle },
+            }),
+          ),
         }
       : null,
     selectedPerms: permissions.map((p: { permissionid: string }) => p.permissionid),
@@ -119,7 +152,12 @@ async function resolvePermissionIds(db: Knex, entries: string[]): Promise<string
 
 async function bindPermissions(trx: Knex, roleid: string, ids: string[]): Promise<void> {
   await trx('roles_permissions').where({ roleid }).del();
-  if (ids.length) await trx.batchInsert('roles_permissions', ids.map((permissionid) => ({ roleid, permissionid })), 200);
+  if (ids.length)
+    await trx.batchInsert(
+      'roles_permissions',
+      ids.map((permissionid) => ({ roleid, permissionid })),
+      200,
+    );
 }
 
 export async function createRole(db: Knex, body: z.infer<typeof roleBody>, by: string | null) {
@@ -134,11 +172,14 @@ export async function createRole(db: Knex, body: z.infer<typeof roleBody>, by: s
 
 export async function updateRole(db: Knex, roleid: string, body: z.infer<typeof roleBody>, by: string | null) {
   if (!(await db('roles').where({ roleid }).first('roleid'))) throw httpError(400, 'Role Not Found');
-  if (await db('roles').where({ rolename: body.rolename }).whereNot({ roleid }).first('roleid')) throw httpError(400, 'Role name already exists');
+  if (await db('roles').where({ rolename: body.rolename }).whereNot({ roleid }).first('roleid'))
+    throw httpError(400, 'Role name already exists');
   const ids = await resolvePermissionIds(db, body.permissionsid);
   await db.transaction(async (trx) => {
     const before = new Set((await trx('roles_permissions').where({ roleid }).pluck('permissionid')) as string[]);
-    await trx('roles').where({ roleid }).update({ rolename: body.rolename, updated_at: new Date().toISOString(), updated_by: by });
+    await trx('roles')
+      .where({ roleid })
+      .update({ rolename: body.rolename, updated_at: new Date().toISOString(), updated_by: by });
     await bindPermissions(trx, roleid, ids);
     const after = new Set((await trx('roles_permissions').where({ roleid }).pluck('permissionid')) as string[]);
     // Tokens carry their permissions: when a role's set changes, everyone holding it signs in again
@@ -153,7 +194,8 @@ export async function updateRole(db: Knex, roleid: string, body: z.infer<typeof 
 
 export async function deleteRole(db: Knex, roleid: string): Promise<true> {
   if (!(await db('roles').where({ roleid }).first('roleid'))) throw httpError(400, 'Invalid role id');
-  if (await db('lmsusers_roles').where({ roleid }).first('roleid')) throw httpError(400, 'Role is binded, role cannot be deleted');
+  if (await db('lmsusers_roles').where({ roleid }).first('roleid'))
+    throw httpError(400, 'Role is binded, role cannot be deleted');
   await db.transaction(async (trx) => {
     await trx('roles_permissions').where({ roleid }).del();
     await trx('roles').where({ roleid }).del();
@@ -163,7 +205,8 @@ export async function deleteRole(db: Knex, roleid: string): Promise<true> {
 
 /** Replaces a staff account's role set; unknown accounts and unknown roles are refused with nothing written. */
 export async function bindRoles(db: Knex, body: z.infer<typeof bindBody>): Promise<true> {
-  if (!(await db('lmsusers').where({ lmsuserid: body.lmsuserid }).first('lmsuserid'))) throw httpError(400, 'Invalid user id');
+  if (!(await db('lmsusers').where({ lmsuserid: body.lmsuserid }).first('lmsuserid')))
+    throw httpError(400, 'Invalid user id');
   const unique = [...new Set(body.rolesid)];
   const found = await db('roles').whereIn('roleid', unique).select('roleid');
   if (found.length !== unique.length) throw httpError(400, 'Invalid role id');

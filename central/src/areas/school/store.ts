@@ -38,12 +38,23 @@ const schoolname = z
   .refine((v) => v.trim().length > 0, { error: 'not allowed' });
 const schoolFields = {
   schoolname,
-  countryid: z.string({ error: 'is required' }).regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, { error: GUID }),
-  curriculums: z.array(z.string({ error: 'must be a string' }).max(36, { error: 'length must be less than or equal to 36 characters long' }), { error: 'is required' })
+  countryid: z
+    .string({ error: 'is required' })
+    .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, { error: GUID }),
+  curriculums: z
+    .array(
+      z
+        .string({ error: 'must be a string' })
+        .max(36, { error: 'length must be less than or equal to 36 characters long' }),
+      { error: 'is required' },
+    )
     .max(200, { error: 'must contain less than or equal to 200 items' }),
 };
 export const createSchoolBody = strictBody(schoolFields);
-export const updateSchoolBody = strictBody({ ...schoolFields, uitheme: z.enum(['kids', 'corporate'], { error: 'must be one of [kids, corporate]' }).optional() });
+export const updateSchoolBody = strictBody({
+  ...schoolFields,
+  uitheme: z.enum(['kids', 'corporate'], { error: 'must be one of [kids, corporate]' }).optional(),
+});
 type SchoolBody = z.infer<typeof updateSchoolBody>;
 
 /** A live school the caller may see, or the area's invalid-id refusal. */
@@ -94,7 +105,9 @@ export async function schoolCurriculums(db: Knex, scope: Scope, schoolid: string
 export async function curriculumNames(db: Knex, ids: readonly string[]): Promise<Map<string, string>> {
   const unique = [...new Set(ids.filter((x) => typeof x === 'string'))];
   if (!unique.length) return new Map();
-  const rows = await readRows<{ curriculumid: string; curriculumname: string }>(db('curriculums').whereIn('curriculumid', unique).select('curriculumid', 'curriculumname'));
+  const rows = await readRows<{ curriculumid: string; curriculumname: string }>(
+    db('curriculums').whereIn('curriculumid', unique).select('curriculumid', 'curriculumname'),
+  );
   return new Map(rows.map((r) => [r.curriculumid, r.curriculumname]));
 }
 
@@ -105,7 +118,13 @@ export async function curriculumNames(db: Knex, ids: readonly string[]): Promise
 export async function listSchools(db: Knex, scope: Scope, body: Paging) {
   const base = db('schools').where({ isdeleted: false });
   const curriculumFilters = (body.filter ?? []).filter((f) => f.key === 'curriculums');
-  applyFilters(base, { ...body, filter: (body.filter ?? []).filter((f) => f.key !== 'curriculums') }, (k) => k, true, EXACT_KEYS);
+  applyFilters(
+    base,
+    { ...body, filter: (body.filter ?? []).filter((f) => f.key !== 'curriculums') },
+    (k) => k,
+    true,
+    EXACT_KEYS,
+  );
   for (const f of curriculumFilters) {
     const values = [...new Set(filterValues(f.value))];
     if (values.length) whereJsonArrayHasAny(base, 'curriculums', values);
@@ -113,9 +132,14 @@ export async function listSchools(db: Knex, scope: Scope, body: Paging) {
   applyScope(base, scope, { schoolid: 'schoolid' });
   const page = await pageRows(base, body, [{ column: 'schoolname' }, { column: 'schoolid' }]);
   const countryIds = [...new Set(page.data.map((s) => s.countryid).filter((x): x is string => typeof x === 'string'))];
-  const countries = countryIds.length ? await readRows<Record<string, unknown>>(db('countries').whereIn('countryid', countryIds).select()) : [];
+  const countries = countryIds.length
+    ? await readRows<Record<string, unknown>>(db('countries').whereIn('countryid', countryIds).select())
+    : [];
   const byId = new Map(countries.map((c) => [c.countryid, c]));
-  const names = await curriculumNames(db, page.data.flatMap((s) => (Array.isArray(s.curriculums) ? (s.curriculums as string[]) : [])));
+  const names = await curriculumNames(
+    db,
+    page.data.flatMap((s) => (Array.isArray(s.curriculums) ? (s.curriculums as string[]) : [])),
+  );
   return {
     ...page,
     data: page.data.map((s) => ({
@@ -139,16 +163,28 @@ async function nameTaken(db: Knex, name: string, except?: string): Promise<boole
  * enrols learners (it sees no other); a curriculum the school already has may stay. An unnarrowed
  * caller places any live curriculum, as the existing system lets it.
  */
-async function checkPlacement(db: Knex, scope: Scope, body: SchoolBody, held: readonly string[] = []): Promise<string[]> {
+async function checkPlacement(
+  db: Knex,
+  scope: Scope,
+  body: SchoolBody,
+  held: readonly string[] = [],
+): Promise<string[]> {
   const country = db('countries').where({ countryid: body.countryid, isdeleted: false });
-  if (!(await applyScope(country, scope, { countryid: 'countryid' }).first('countryid'))) throw httpError(400, 'Invalid country id');
+  if (!(await applyScope(country, scope, { countryid: 'countryid' }).first('countryid')))
+    throw httpError(400, 'Invalid country id');
   const curriculums = [...new Set(body.curriculums)];
   if (curriculums.length) {
-    const found = await db('curriculums').whereIn('curriculumid', curriculums).where({ isdeleted: false }).select('curriculumid');
+    const found = await db('curriculums')
+      .whereIn('curriculumid', curriculums)
+      .where({ isdeleted: false })
+      .select('curriculumid');
     if (found.length !== curriculums.length) throw httpError(400, 'Invalid curriculum id');
     const added = curriculums.filter((c) => !held.includes(c));
     if (!scope.all && added.length) {
-      const offered = await db('curriculumcountry').whereIn('curriculumid', added).where({ countryid: body.countryid }).distinct('curriculumid');
+      const offered = await db('curriculumcountry')
+        .whereIn('curriculumid', added)
+        .where({ countryid: body.countryid })
+        .distinct('curriculumid');
       if (offered.length !== added.length) throw httpError(400, 'Invalid curriculum id');
     }
   }
@@ -165,7 +201,13 @@ export async function createSchool(db: Knex, scope: Scope, body: SchoolBody, by:
     await db.transaction(async (trx) => {
       if (await nameTaken(trx, body.schoolname)) throw httpError(400, 'School already exists');
       await trx('schools').insert({
-        schoolid, schoolname: body.schoolname, countryid: body.countryid, curriculums: JSON.stringify(curriculums), isdeleted: false, created_by: by, updated_by: by,
+        schoolid,
+        schoolname: body.schoolname,
+        countryid: body.countryid,
+        curriculums: JSON.stringify(curriculums),
+        isdeleted: false,
+        created_by: by,
+        updated_by: by,
       });
     });
   } catch (err) {
@@ -182,7 +224,12 @@ export async function createSchool(db: Knex, scope: Scope, body: SchoolBody, by:
  */
 export async function updateSchool(db: Knex, scope: Scope, schoolid: string, body: SchoolBody, by: string | null) {
   const school = await liveSchool(db, scope, schoolid);
-  const curriculums = await checkPlacement(db, scope, body, Array.isArray(school.curriculums) ? (school.curriculums as string[]) : []);
+  const curriculums = await checkPlacement(
+    db,
+    scope,
+    body,
+    Array.isArray(school.curriculums) ? (school.curriculums as string[]) : [],
+  );
   const now = new Date().toISOString();
   try {
     await db.transaction(async (trx) => {
@@ -192,10 +239,12 @@ export async function updateSchool(db: Knex, scope: Scope, schoolid: string, bod
         ...(body.uitheme ? { uitheme: body.uitheme } : {}), updated_at: now, updated_by: by,
       });
       if (school.schoolname !== body.schoolname) {
-        for (const table of ['students', 'schoolusers', 'standards']) await trx(table).where({ schoolname: school.schoolname }).update({ schoolname: body.schoolname });
+        for (const table of ['students', 'schoolusers', 'standards'])
+          await trx(table).where({ schoolname: school.schoolname }).update({ schoolname: body.schoolname });
         await trx('schoolcontributedata').where({ schoolid }).update({ schoolname: body.schoolname });
       }
-      if (school.countryid !== body.countryid) await trx('schoolcontributedata').where({ schoolid }).update({ countryid: body.countryid });
+      if (school.countryid !== body.countryid)
+        await trx('schoolcontributedata').where({ schoolid }).update({ countryid: body.countryid });
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw httpError(400, 'School already exists');
@@ -211,7 +260,9 @@ export async function deleteSchool(db: Knex, scope: Scope, schoolid: string, by:
     if (await trx('students').where({ schoolname: school.schoolname, isdeleted: false }).first('studentid')) {
       throw httpError(400, 'School has students assigned. School cannot be deleted');
     }
-    await trx('schools').where({ schoolid }).update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
+    await trx('schools')
+      .where({ schoolid })
+      .update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
   });
   return true;
 }

@@ -39,8 +39,15 @@ export const createBody = strictBody({ schoolname, schoolid: guid, countryid: gu
 export const renameBody = strictBody({ schoolname, countryid: guid });
 export const amountsBody = strictBody({ expected: amount, actual: amount });
 export const recordListBody = pagingBody(['schoolname']);
-const dateText = z.string().max(100).refine((v) => v === '' || !Number.isNaN(new Date(v).getTime()), { error: 'must be a valid date' });
-export const dashboardQuery = z.looseObject({ countryid: z.string().optional(), schoolname: z.string().optional(), date: dateText.optional() });
+const dateText = z
+  .string()
+  .max(100)
+  .refine((v) => v === '' || !Number.isNaN(new Date(v).getTime()), { error: 'must be a valid date' });
+export const dashboardQuery = z.looseObject({
+  countryid: z.string().optional(),
+  schoolname: z.string().optional(),
+  date: dateText.optional(),
+});
 export const reportBody = strictBody({ date: z.union([dateText, z.null()]).optional() });
 
 const series = (r: Row) => [
@@ -64,22 +71,42 @@ async function recordSeen(db: Knex, scope: Scope, schoolcontributeid: string, me
 }
 
 /** Live records of a school, newest first. */
-const recordsOf = (db: Knex, schoolid: string) => db('schoolcontributedata').where({ schoolid, isdeleted: false }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'schoolcontributeid', order: 'desc' }]);
+const recordsOf = (db: Knex, schoolid: string) =>
+  db('schoolcontributedata')
+    .where({ schoolid, isdeleted: false })
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'schoolcontributeid', order: 'desc' },
+    ]);
 
 /**
  * The newest live record of each live school the caller may see (within a month when given), by school
  * name, in one query.
  */
-async function newestPerSchool(db: Knex, scope: Scope, o: { month?: { start: string; end: string }; countryid?: string; schoolname?: string } = {}): Promise<Row[]> {
+async function newestPerSchool(
+  db: Knex,
+  scope: Scope,
+  o: { month?: { start: string; end: string }; countryid?: string; schoolname?: string } = {},
+): Promise<Row[]> {
   const ranked = db('schoolcontributedata as r')
     .join('schools as sc', 'sc.schoolid', 'r.schoolid')
     .where({ 'r.isdeleted': false, 'sc.isdeleted': false })
-    .select('r.*', 'sc.schoolname as currentname', db.raw('row_number() over (partition by r.schoolid order by r.created_at desc, r.schoolcontributeid desc) as rn'));
+    .select(
+      'r.*',
+      'sc.schoolname as currentname',
+      db.raw('row_number() over (partition by r.schoolid order by r.created_at desc, r.schoolcontributeid desc) as rn'),
+    );
   if (o.month) ranked.where('r.created_at', '>=', o.month.start).where('r.created_at', '<', o.month.end);
   if (o.countryid) ranked.where('sc.countryid', o.countryid);
   if (o.schoolname) ranked.where('sc.schoolname', o.schoolname);
   applyScope(ranked, scope, { schoolid: 'r.schoolid' });
-  const rows = await readRows<Row>(db.from(ranked.as('x')).where('rn', 1).orderBy([{ column: 'currentname' }, { column: 'schoolid' }]).select('*'));
+  const rows = await readRows<Row>(
+    db
+      .from(ranked.as('x'))
+      .where('rn', 1)
+      .orderBy([{ column: 'currentname' }, { column: 'schoolid' }])
+      .select('*'),
+  );
   return rows.map(({ rn, currentname, ...r }) => r);
 }
 
@@ -87,7 +114,13 @@ async function newestPerSchool(db: Knex, scope: Scope, o: { month?: { start: str
  * A school's record of the month. One a month: refused when the school's newest record falls in the
  * caller's current month. The school's own name and country are recorded (those sent must name it).
  */
-export async function createRecord(db: Knex, scope: Scope, offset: number, body: z.infer<typeof createBody>, by: string | null) {
+export async function createRecord(
+  db: Knex,
+  scope: Scope,
+  offset: number,
+  body: z.infer<typeof createBody>,
+  by: string | null,
+) {
   const schoolcontributeid = crypto.randomUUID();
   await db.transaction(async (trx) => {
     const q = trx('schools').where({ schoolid: body.schoolid, isdeleted: false });
@@ -103,8 +136,16 @@ export async function createRecord(db: Knex, scope: Scope, offset: number, body:
       if (at >= month.start && at < month.end) throw httpError(400, THIS_MONTH);
     }
     await trx('schoolcontributedata').insert({
-      schoolcontributeid, schoolid: school.schoolid, schoolname: school.schoolname, countryid: school.countryid ?? body.countryid,
-      expected: body.expected, actual: body.actual, isdeleted: false, created_at: new Date().toISOString(), created_by: by, updated_by: by,
+      schoolcontributeid,
+      schoolid: school.schoolid,
+      schoolname: school.schoolname,
+      countryid: school.countryid ?? body.countryid,
+      expected: body.expected,
+      actual: body.actual,
+      isdeleted: false,
+      created_at: new Date().toISOString(),
+      created_by: by,
+      updated_by: by,
     });
   });
   return db('schoolcontributedata').where({ schoolcontributeid }).first();
@@ -115,43 +156,85 @@ export async function listRecords(db: Knex, scope: Scope, schoolid: string, body
   await schoolSeen(db, scope, schoolid, INVALID_SCHOOL);
   const base = db('schoolcontributedata').where({ schoolid, isdeleted: false });
   applyFilters(base, body, (k) => k);
-  return pageRows(base, body, [{ column: 'created_at', order: 'desc' }, { column: 'schoolcontributeid', order: 'desc' }], ['schoolcontributeid', 'expected', 'actual', 'schoolid', 'schoolname', 'created_at']);
+  return pageRows(
+    base,
+    body,
+    [
+      { column: 'created_at', order: 'desc' },
+      { column: 'schoolcontributeid', order: 'desc' },
+    ],
+    ['schoolcontributeid', 'expected', 'actual', 'schoolid', 'schoolname', 'created_at'],
+  );
 }
 
 /** Writes a school's (new) name and country on each of its live records. */
-export async function renameRecords(db: Knex, scope: Scope, schoolid: string, body: z.infer<typeof renameBody>, by: string | null) {
-  if (!(await schoolInScope(scope, { schoolid })) || !(await recordsOf(db, schoolid).first('schoolcontributeid'))) throw httpError(400, NOT_YET);
-  await db('schoolcontributedata').where({ schoolid, isdeleted: false }).update({ schoolname: body.schoolname, countryid: body.countryid, updated_at: new Date().toISOString(), updated_by: by });
+export async function renameRecords(
+  db: Knex,
+  scope: Scope,
+  schoolid: string,
+  body: z.infer<typeof renameBody>,
+  by: string | null,
+) {
+  if (!(await schoolInScope(scope, { schoolid })) || !(await recordsOf(db, schoolid).first('schoolcontributeid')))
+    throw httpError(400, NOT_YET);
+  await db('schoolcontributedata')
+    .where({ schoolid, isdeleted: false })
+    .update({
+      schoolname: body.schoolname,
+      countryid: body.countryid,
+      updated_at: new Date().toISOString(),
+      updated_by: by,
+    });
   return readRows(recordsOf(db, schoolid).select());
 }
 
-export async function updateAmounts(db: Knex, scope: Scope, schoolcontributeid: string, body: z.infer<typeof amountsBody>, by: string | null) {
+export async function updateAmounts(
+  db: Knex,
+  scope: Scope,
+  schoolcontributeid: string,
+  body: z.infer<typeof amountsBody>,
+  by: string | null,
+) {
   await recordSeen(db, scope, schoolcontributeid, NOT_YET);
-  await db('schoolcontributedata').where({ schoolcontributeid }).update({ expected: body.expected, actual: body.actual, updated_at: new Date().toISOString(), updated_by: by });
+  await db('schoolcontributedata')
+    .where({ schoolcontributeid })
+    .update({ expected: body.expected, actual: body.actual, updated_at: new Date().toISOString(), updated_by: by });
   return db('schoolcontributedata').where({ schoolcontributeid }).first();
 }
 
 /** Soft-deletes every live record of one school (and of no other). */
 export async function deleteSchoolRecords(db: Knex, scope: Scope, schoolid: string, by: string | null): Promise<true> {
   if (!(await schoolInScope(scope, { schoolid }))) throw httpError(400, INVALID_SCHOOL);
-  const n = await db('schoolcontributedata').where({ schoolid, isdeleted: false }).update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
+  const n = await db('schoolcontributedata')
+    .where({ schoolid, isdeleted: false })
+    .update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
   if (!n) throw httpError(400, INVALID_SCHOOL);
   return true;
 }
 
-export async function deleteRecord(db: Knex, scope: Scope, schoolcontributeid: string, by: string | null): Promise<true> {
+export async function deleteRecord(
+  db: Knex,
+  scope: Scope,
+  schoolcontributeid: string,
+  by: string | null,
+): Promise<true> {
   await recordSeen(db, scope, schoolcontributeid, INVALID_RECORD);
-  await db('schoolcontributedata').where({ schoolcontributeid }).update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
+  await db('schoolcontributedata')
+    .where({ schoolcontributeid })
+    .update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
   return true;
 }
 
-export const getRecord = (db: Knex, scope: Scope, schoolcontributeid: string) => recordSeen(db, scope, schoolcontributeid, INVALID_RECORD);
+export const getRecord = (db: Knex, scope: Scope, schoolcontributeid: string) =>
+  recordSeen(db, scope, schoolcontributeid, INVALID_RECORD);
 
 /** A school's chart: its three newest records, oldest first, each named by when it was made. */
 export async function schoolDashboard(db: Knex, scope: Scope, offset: number, schoolid: string) {
   await schoolSeen(db, scope, schoolid, INVALID_SCHOOL);
   const rows = await readRows<Row>(recordsOf(db, schoolid).limit(3).select());
-  return rows.reverse().map((r) => ({ name: dateTimeLabel(new Date(String(r.created_at)), offset), series: series(r) }));
+  return rows
+    .reverse()
+    .map((r) => ({ name: dateTimeLabel(new Date(String(r.created_at)), offset), series: series(r) }));
 }
 
 /** Every school's newest record, named by the school. */
@@ -162,13 +245,18 @@ export async function allDashboard(db: Knex, scope: Scope) {
 /** A school's records, newest first, each with `school{schoolname}`. */
 export async function schoolRecords(db: Knex, scope: Scope, schoolid: string) {
   const school = await schoolSeen(db, scope, schoolid, INVALID_SCHOOL);
-  return (await readRows<Row>(recordsOf(db, schoolid).select())).map((r) => ({ ...r, school: { schoolname: school.schoolname } }));
+  return (await readRows<Row>(recordsOf(db, schoolid).select())).map((r) => ({
+    ...r,
+    school: { schoolname: school.schoolname },
+  }));
 }
 
 /** Every school's newest record, as the rows themselves. */
 export const newestRecords = (db: Knex, scope: Scope) => newestPerSchool(db, scope);
 
-/** The dashboard by country, school and month: each school's newest record of that month, named `D/Mon/YYYY/ <school>`. */
+/**
+ * The dashboard by country, school and month: each school's newest record of that month, named `D/Mon/YYYY/ <school>`.
+ */
 export async function filteredDashboard(db: Knex, scope: Scope, offset: number, q: z.infer<typeof dashboardQuery>) {
   const rows = await newestPerSchool(db, scope, {
     month: q.date ? monthOf(new Date(q.date), offset) : undefined,
@@ -177,7 +265,10 @@ export async function filteredDashboard(db: Knex, scope: Scope, offset: number, 
   });
   return rows.map((r) => {
     const w = wallClock(new Date(String(r.created_at)), offset);
-    return { name: `${w.getUTCDate()}/${MONTHS[w.getUTCMonth()]}/${w.getUTCFullYear()}/ ${r.schoolname ?? ''}`, series: series(r) };
+    return {
+      name: `${w.getUTCDate()}/${MONTHS[w.getUTCMonth()]}/${w.getUTCFullYear()}/ ${r.schoolname ?? ''}`,
+      series: series(r),
+    };
   });
 }
 

@@ -10,7 +10,11 @@ import type { CentralCtx } from '../../http/types';
 import { createBody, createRow, parseDmy, WG, type CreateBody, type CreateRow } from './fields';
 import { noteTakenUsernames, pushRoster, takenUsernames } from './store';
 
-export const createStudentsQuery = z.looseObject({ online: z.string().optional(), cloud: z.string().optional(), dryrun: z.string().optional() });
+export const createStudentsQuery = z.looseObject({
+  online: z.string().optional(),
+  cloud: z.string().optional(),
+  dryrun: z.string().optional(),
+});
 
 export type CreatedLearner = { schooluser: Record<string, unknown>; student: Record<string, unknown> };
 
@@ -31,39 +35,72 @@ function field<K extends keyof CreateBody>(body: unknown, key: K): CreateBody[K]
  * every learner that is not a teacher account, and usernames free whatever their case, also between
  * two rows of the batch.
  */
-async function checkRules(db: Knex, scope: Scope, body: unknown, rows: ReadonlyMap<number, CreateRow>, problems: BatchProblems): Promise<Target> {
+async function checkRules(
+  db: Knex,
+  scope: Scope,
+  body: unknown,
+  rows: ReadonlyMap<number, CreateRow>,
+  problems: BatchProblems,
+): Promise<Target> {
   const target: Target = {};
   const schoolid = field(body, 'schoolid');
   const curriculumid = field(body, 'curriculumid');
   const standard = field(body, 'standard');
   if (schoolid !== undefined) {
-    const school = await applyScope(db('schools').where({ schoolid, isdeleted: false }), scope, { schoolid: 'schoolid' }).first('schoolid', 'schoolname', 'countryid');
-    if (school) target.school = { schoolid: school.schoolid, schoolname: school.schoolname, countryid: school.countryid };
+    const school = await applyScope(db('schools').where({ schoolid, isdeleted: false }), scope, {
+      schoolid: 'schoolid',
+    }).first('schoolid', 'schoolname', 'countryid');
+    if (school)
+      target.school = { schoolid: school.schoolid, schoolname: school.schoolname, countryid: school.countryid };
     else problems.add(null, 'schoolid', 'Invalid School Name');
   }
   if (curriculumid?.length) {
     const unique = [...new Set(curriculumid)];
-    const found = await db('curriculums').whereIn('curriculumid', unique).where({ isdeleted: false }).select('curriculumid');
+    const found = await db('curriculums')
+      .whereIn('curriculumid', unique)
+      .where({ isdeleted: false })
+      .select('curriculumid');
     if (found.length !== unique.length) problems.add(null, 'curriculumid', 'Invalid curriculum id');
     else if (!scope.all && target.school) {
       // A narrowed account enrols only on curricula offered in its school's country (as it sees no other).
-      const offered = await db('curriculumcountry').whereIn('curriculumid', unique).where({ countryid: target.school.countryid ?? '' }).distinct('curriculumid');
+      const offered = await db('curriculumcountry')
+        .whereIn('curriculumid', unique)
+        .where({ countryid: target.school.countryid ?? '' })
+        .distinct('curriculumid');
       if (offered.length !== unique.length) problems.add(null, 'curriculumid', 'Invalid curriculum id');
     }
   }
   if (target.school && standard) {
-    if (!(await db('standards').where({ standardid: standard, schoolid: target.school.schoolid, isdeleted: false }).first('standardid'))) {
+    if (
+      !(await db('standards')
+        .where({ standardid: standard, schoolid: target.school.schoolid, isdeleted: false })
+        .first('standardid'))
+    ) {
       problems.add(null, 'standard', 'Invalid standard id');
     }
   }
   if (standard === undefined || !standard) {
-    for (const [i, row] of rows) if (row.is_teacher_acc !== '1') problems.add(i, 'standard', 'Student must has a class!');
+    for (const [i, row] of rows)
+      if (row.is_teacher_acc !== '1') problems.add(i, 'standard', 'Student must has a class!');
   }
-  noteTakenUsernames(problems, [...rows].map(([i, r]) => [i, r.schoolusername]), await takenUsernames(db, [...rows.values()].map((r) => r.schoolusername)));
+  noteTakenUsernames(
+    problems,
+    [...rows].map(([i, r]) => [i, r.schoolusername]),
+    await takenUsernames(
+      db,
+      [...rows.values()].map((r) => r.schoolusername),
+    ),
+  );
   return target;
 }
 
-function learnerRows(body: CreateBody, school: { schoolname: string }, hashes: string[], online: boolean, by: string | null): CreatedLearner[] {
+function learnerRows(
+  body: CreateBody,
+  school: { schoolname: string },
+  hashes: string[],
+  online: boolean,
+  by: string | null,
+): CreatedLearner[] {
   const now = new Date().toISOString();
   return body.students.map((s, i) => {
     const schooluserid = crypto.randomUUID();
@@ -72,17 +109,46 @@ function learnerRows(body: CreateBody, school: { schoolname: string }, hashes: s
     const answered = Object.values(answers).some((v) => v !== null);
     return {
       schooluser: {
-        schooluserid, schoolusername: s.schoolusername, schooluserpasswordhash: hashes[i], schooluserrole: 4, schooluserstatus: true,
-        schoolname: school.schoolname, isdisabled: false, isdeleted: false, created_by: by, updated_by: by,
+        schooluserid,
+        schoolusername: s.schoolusername,
+        schooluserpasswordhash: hashes[i],
+        schooluserrole: 4,
+        schooluserstatus: true,
+        schoolname: school.schoolname,
+        isdisabled: false,
+        isdeleted: false,
+        created_by: by,
+        updated_by: by,
       },
       student: {
-        studentid: crypto.randomUUID(), schooluserid, studentfirstname: s.studentfirstname, studentlastname: s.studentlastname ?? '',
-        familyname: s.familyname ?? '', mothername: s.mothername ?? '', fathername: s.fathername ?? '', contact: s.contact ?? '',
-        dateofbirth: parseDmy(s.dateofbirth)?.toISOString() ?? null, dateofjoin: (parseDmy(s.dateofjoin) ?? new Date()).toISOString(),
-        genderid: Number(s.genderid), ...answers, wg_source: answered ? 1 : null, wg_collected_at: answered ? now : null,
-        city: s.city, country: s.country, state: s.state, schooltype: s.schooltype ?? null, schoolname: school.schoolname,
-        standard: body.standard || null, curriculumid: body.curriculumid[0], curriculumids: JSON.stringify([...new Set(body.curriculumid)]),
-        type: online || teacherAccount ? 'online' : 'offline', isactive: true, is_teacher_acc: teacherAccount, isdeleted: false, created_by: by, updated_by: by,
+        studentid: crypto.randomUUID(),
+        schooluserid,
+        studentfirstname: s.studentfirstname,
+        studentlastname: s.studentlastname ?? '',
+        familyname: s.familyname ?? '',
+        mothername: s.mothername ?? '',
+        fathername: s.fathername ?? '',
+        contact: s.contact ?? '',
+        dateofbirth: parseDmy(s.dateofbirth)?.toISOString() ?? null,
+        dateofjoin: (parseDmy(s.dateofjoin) ?? new Date()).toISOString(),
+        genderid: Number(s.genderid),
+        ...answers,
+        wg_source: answered ? 1 : null,
+        wg_collected_at: answered ? now : null,
+        city: s.city,
+        country: s.country,
+        state: s.state,
+        schooltype: s.schooltype ?? null,
+        schoolname: school.schoolname,
+        standard: body.standard || null,
+        curriculumid: body.curriculumid[0],
+        curriculumids: JSON.stringify([...new Set(body.curriculumid)]),
+        type: online || teacherAccount ? 'online' : 'offline',
+        isactive: true,
+        is_teacher_acc: teacherAccount,
+        isdeleted: false,
+        created_by: by,
+        updated_by: by,
       },
     };
   });
@@ -94,11 +160,20 @@ function learnerRows(body: CreateBody, school: { schoolname: string }, hashes: s
  * only checks. Bodies are checked here rather than by the route's schema because a dry run answers
  * 200 with the problems instead of refusing.
  */
-export async function createStudentsHandler({ config, db, caller, scope, body, query }: CentralCtx<{ query: typeof createStudentsQuery }>) {
+export async function createStudentsHandler({
+  config,
+  db,
+  caller,
+  scope,
+  body,
+  query,
+}: CentralCtx<{ query: typeof createStudentsQuery }>) {
   const problems = new BatchProblems();
   const parsed = parseBatch(createBody, createRow, 'students', body, problems);
   const rows = new Map<number, CreateRow>();
-  const raw = Array.isArray((body as { students?: unknown })?.students) ? ((body as { students: unknown[] }).students) : [];
+  const raw = Array.isArray((body as { students?: unknown })?.students)
+    ? (body as { students: unknown[] }).students
+    : [];
   for (const i of parsed.goodRows) rows.set(i, createRow.parse(raw[i]));
   const target = await checkRules(db, scope, body, rows, problems);
   if (isDryrun(query)) return problems.report();
@@ -106,7 +181,9 @@ export async function createStudentsHandler({ config, db, caller, scope, body, q
   const valid = parsed.value as CreateBody;
   const school = target.school as { schoolid: string; schoolname: string };
 
-  const hashes = await Promise.all(valid.students.map((s) => hashSchoolUserPassword(s.schooluserpasswordhash, config.schoolUserPasswordFormat)));
+  const hashes = await Promise.all(
+    valid.students.map((s) => hashSchoolUserPassword(s.schooluserpasswordhash, config.schoolUserPasswordFormat)),
+  );
   const created = learnerRows(valid, school, hashes, query.online !== 'false', actorOf(caller));
   const usernames = valid.students.map((s) => s.schoolusername);
   try {
@@ -121,7 +198,10 @@ export async function createStudentsHandler({ config, db, caller, scope, body, q
       await trx.batchInsert('schoolusers', created.map((c) => c.schooluser), 200);
       await trx.batchInsert('students', created.map((c) => c.student), 200);
       if (query.cloud === 'true') {
-        const studentusers = created.map((c) => ({ ...c.schooluser, student: { ...c.student, curriculumids: JSON.parse(String(c.student.curriculumids)) } }));
+        const studentusers = created.map((c) => ({
+          ...c.schooluser,
+          student: { ...c.student, curriculumids: JSON.parse(String(c.student.curriculumids)) },
+        }));
         await pushRoster(config, '/import/students', await streamToBuffer(writeStudentsZip({ studentusers })));
       }
     });

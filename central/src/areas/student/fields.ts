@@ -7,7 +7,14 @@ import { strictBody } from '../../auth/validation';
  * Names and parents' names take any script: a learner is enrolled under their own name.
  */
 
-export const WG = ['wg_seeing', 'wg_hearing', 'wg_walking', 'wg_remembering', 'wg_selfcare', 'wg_communicating'] as const;
+export const WG = [
+  'wg_seeing',
+  'wg_hearing',
+  'wg_walking',
+  'wg_remembering',
+  'wg_selfcare',
+  'wg_communicating',
+] as const;
 export type WgColumn = (typeof WG)[number];
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -37,7 +44,10 @@ const alnum = (min: number, max: number) =>
 
 /** A spreadsheet may hand a digit over as a number: 1 and '1' are the same answer. */
 const digit = (values: readonly string[], message: string) =>
-  z.preprocess((v) => (typeof v === 'number' && Number.isInteger(v) ? String(v) : v), z.enum(values as [string, ...string[]], { error: message }));
+  z.preprocess(
+    (v) => (typeof v === 'number' && Number.isInteger(v) ? String(v) : v),
+    z.enum(values as [string, ...string[]], { error: message }),
+  );
 
 const wgAnswer = orBlank(digit(['1', '2', '3', '4'], 'must be one of [1, 2, 3, 4]')).optional();
 
@@ -46,7 +56,9 @@ export function parseDmy(v: string | null | undefined, loose = false): Date | nu
   const m = (loose ? /^(\d{1,2})-(\d{1,2})-(\d{4})$/ : /^(\d{2})-(\d{2})-(\d{4})$/).exec(v ?? '');
   if (!m) return null;
   const d = new Date(Date.UTC(Number(m[3]), Number(m[2]) - 1, Number(m[1])));
-  return d.getUTCDate() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCFullYear() === Number(m[3]) ? d : null;
+  return d.getUTCDate() === Number(m[1]) && d.getUTCMonth() === Number(m[2]) - 1 && d.getUTCFullYear() === Number(m[3])
+    ? d
+    : null;
 }
 
 /** A stored timestamp as the CSV writes it (UTC day). */
@@ -99,12 +111,25 @@ export const createRow = strictBody({
 export type CreateRow = z.infer<typeof createRow>;
 
 export const createBody = strictBody({
-  curriculumid: z.array(z.string({ error: 'must be a string' }).max(36, { error: 'length must be less than or equal to 36 characters long' }), { error: 'is required' })
+  curriculumid: z
+    .array(
+      z
+        .string({ error: 'must be a string' })
+        .max(36, { error: 'length must be less than or equal to 36 characters long' }),
+      { error: 'is required' },
+    )
     .min(1, { error: 'must contain at least 1 items' })
     .max(50, { error: 'must contain less than or equal to 50 items' }),
-  schoolid: z.string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') }).max(36, { error: 'length must be less than or equal to 36 characters long' }),
-  standard: z.union([z.string().max(36, { error: 'length must be less than or equal to 36 characters long' }), z.null()], { error: 'must be a string' }).optional(),
-  students: z.array(createRow, { error: 'is required' })
+  schoolid: z
+    .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be a string') })
+    .max(36, { error: 'length must be less than or equal to 36 characters long' }),
+  standard: z
+    .union([z.string().max(36, { error: 'length must be less than or equal to 36 characters long' }), z.null()], {
+      error: 'must be a string',
+    })
+    .optional(),
+  students: z
+    .array(createRow, { error: 'is required' })
     .min(1, { error: 'must contain at least 1 items' })
     .max(500, { error: 'must contain less than or equal to 500 items' }),
 });
@@ -129,9 +154,17 @@ export const editRow = strictBody({
   country: text(2, 100),
   state: text(1, 100),
   type: orBlank(z.enum(['offline', 'online'], { error: 'must be one of [offline, online]' })).optional(),
-  isactive: z.preprocess((v) => (v === '1' || v === '0' ? Number(v) : v), z.union([z.literal(1), z.literal(0)], { error: 'must be one of [1, 0]' })),
+  isactive: z.preprocess(
+    (v) => (v === '1' || v === '0' ? Number(v) : v),
+    z.union([z.literal(1), z.literal(0)], { error: 'must be one of [1, 0]' }),
+  ),
   schooluserpasswordhash: orBlank(alnum(1, 16)).optional(),
-  is_teacher_acc: z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.enum(['1', '0', ''], { error: 'must be one of [1, 0, ]' })).optional(),
+  is_teacher_acc: z
+    .preprocess(
+      (v) => (typeof v === 'number' ? String(v) : v),
+      z.enum(['1', '0', ''], { error: 'must be one of [1, 0, ]' }),
+    )
+    .optional(),
 });
 export type EditRow = z.infer<typeof editRow>;
 

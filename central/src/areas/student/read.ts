@@ -3,7 +3,15 @@ import { httpError } from '@lms/shared';
 import { z } from 'zod';
 import { uuidParam } from '../../auth/validation';
 import { classroomClientOf } from '../../classroom-client';
-import { applyFilters, filterValues, pageEnvelope, pageOf, pagingBody, whereEach, type Paging } from '../../http/paging';
+import {
+  applyFilters,
+  filterValues,
+  pageEnvelope,
+  pageOf,
+  pagingBody,
+  whereEach,
+  type Paging,
+} from '../../http/paging';
 import { applyScope, type Scope } from '../../http/scope';
 import { toDmy, WG } from './fields';
 
@@ -11,7 +19,19 @@ export const INVALID_STUDENT = 'Invalid student id';
 export const studentParams = uuidParam('studentid', 'must be a valid GUID');
 export const schooluserParams = uuidParam('schooluserid', 'must be a valid GUID');
 export const studentListBody = pagingBody(
-  ['studentfirstname', 'schoolname', 'mothername', 'fathername', 'city', 'country', 'state', 'standard', 'schooluser.schoolusername', 'schooltype', 'curriculum.curriculumname'],
+  [
+    'studentfirstname',
+    'schoolname',
+    'mothername',
+    'fathername',
+    'city',
+    'country',
+    'state',
+    'standard',
+    'schooluser.schoolusername',
+    'schooltype',
+    'curriculum.curriculumname',
+  ],
   { maxFilters: 6, exact: ['standard'] },
 );
 
@@ -19,9 +39,30 @@ type Row = Record<string, unknown>;
 type ClassroomConfig = { rpiCloud: string; serverSyncKey: string };
 
 // The school user's columns a learner row carries (no hash; its school and id are the learner's own).
-const SCHOOLUSER_COLUMNS = ['schoolusername', 'schooluserrole', 'schooluserstatus', 'isdisabled', 'isdeleted', 'created_at', 'created_by', 'updated_at', 'updated_by', 'deleted_at', 'deleted_by'] as const;
+const SCHOOLUSER_COLUMNS = [
+  'schoolusername',
+  'schooluserrole',
+  'schooluserstatus',
+  'isdisabled',
+  'isdeleted',
+  'created_at',
+  'created_by',
+  'updated_at',
+  'updated_by',
+  'deleted_at',
+  'deleted_by',
+] as const;
 // The curriculum's columns (its id, status, description and deletion flag are left out, as in the original).
-const CURRICULUM_COLUMNS = ['curriculumname', 'subjectid', 'created_at', 'created_by', 'updated_at', 'updated_by', 'deleted_at', 'deleted_by'] as const;
+const CURRICULUM_COLUMNS = [
+  'curriculumname',
+  'subjectid',
+  'created_at',
+  'created_by',
+  'updated_at',
+  'updated_by',
+  'deleted_at',
+  'deleted_by',
+] as const;
 
 /** How long a list waits for the classroom server's sign-in times before it answers with central's own. */
 const CLASSROOM_LOGIN_TIMEOUT_MS = 2000;
@@ -42,9 +83,17 @@ const later = (a: unknown, b: unknown): string | null => {
 export async function lastLogins(db: Knex, config: ClassroomConfig, userids: string[]): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   if (!userids.length) return out;
-  const remote = classroomClientOf(config, { attempts: 1, totalTimeoutMs: CLASSROOM_LOGIN_TIMEOUT_MS, idleTimeoutMs: CLASSROOM_LOGIN_TIMEOUT_MS })
+  const remote = classroomClientOf(config, {
+    attempts: 1,
+    totalTimeoutMs: CLASSROOM_LOGIN_TIMEOUT_MS,
+    idleTimeoutMs: CLASSROOM_LOGIN_TIMEOUT_MS,
+  })
     .postJson('student/logintime', userids)
-    .then((a) => (Array.isArray((a.body as { data?: unknown })?.data) ? ((a.body as { data: Array<{ userid?: unknown; logintime?: unknown }> }).data) : []))
+    .then((a) =>
+      Array.isArray((a.body as { data?: unknown })?.data)
+        ? (a.body as { data: Array<{ userid?: unknown; logintime?: unknown }> }).data
+        : [],
+    )
     .catch(() => []);
   const local = await readRows<{ userid: string; last: unknown }>(
     db('rpiuseraccess').whereIn('userid', userids).groupBy('userid').select('userid').max({ last: 'logintime' }),
@@ -66,11 +115,20 @@ export async function lastLogins(db: Knex, config: ClassroomConfig, userids: str
 async function curriculumRows(db: Knex, ids: Iterable<unknown>): Promise<Map<string, Row>> {
   const unique = [...new Set([...ids].filter((x): x is string => typeof x === 'string'))];
   if (!unique.length) return new Map();
-  const rows = await readRows<Row>(db('curriculums').whereIn('curriculumid', unique).select('curriculumid', ...CURRICULUM_COLUMNS));
+  const rows = await readRows<Row>(
+    db('curriculums')
+      .whereIn('curriculumid', unique)
+      .select('curriculumid', ...CURRICULUM_COLUMNS),
+  );
   return new Map(rows.map((r) => [String(r.curriculumid), r]));
 }
 
-const idsOf = (r: Row): string[] => (Array.isArray(r.curriculumids) && r.curriculumids.length ? (r.curriculumids as string[]) : r.curriculumid ? [String(r.curriculumid)] : []);
+const idsOf = (r: Row): string[] =>
+  Array.isArray(r.curriculumids) && r.curriculumids.length
+    ? (r.curriculumids as string[])
+    : r.curriculumid
+      ? [String(r.curriculumid)]
+      : [];
 
 /** `curriculum.curriculumname` filter: a learner matches when, for every text, a curriculum it studies contains it. */
 function whereStudiesCurriculumNamed(db: Knex, q: Knex.QueryBuilder, texts: readonly string[]): void {
@@ -87,10 +145,19 @@ function whereStudiesCurriculumNamed(db: Knex, q: Knex.QueryBuilder, texts: read
  * learner studies, `class`, `lastlogin`). Five queries whatever the page size.
  */
 export async function listStudents(db: Knex, config: ClassroomConfig, scope: Scope, body: Paging) {
-  const base = db('students as s').join('schoolusers as u', 'u.schooluserid', 's.schooluserid').where('s.isdeleted', false);
+  const base = db('students as s')
+    .join('schoolusers as u', 'u.schooluserid', 's.schooluserid')
+    .where('s.isdeleted', false);
   const filters = body.filter ?? [];
-  applyFilters(base, { ...body, filter: filters.filter((f) => f.key !== 'curriculum.curriculumname') }, (k) => (k === 'schooluser.schoolusername' ? 'u.schoolusername' : `s.${k}`), false, ['standard']);
-  for (const f of filters) if (f.key === 'curriculum.curriculumname') whereStudiesCurriculumNamed(db, base, filterValues(f.value));
+  applyFilters(
+    base,
+    { ...body, filter: filters.filter((f) => f.key !== 'curriculum.curriculumname') },
+    (k) => (k === 'schooluser.schoolusername' ? 'u.schoolusername' : `s.${k}`),
+    false,
+    ['standard'],
+  );
+  for (const f of filters)
+    if (f.key === 'curriculum.curriculumname') whereStudiesCurriculumNamed(db, base, filterValues(f.value));
   applyScope(base, scope, { schoolname: 's.schoolname' });
   const total = Number((await base.clone().count({ n: '*' }).first())?.n ?? 0);
   const { limit, offset } = pageOf(body);
@@ -102,7 +169,15 @@ export async function listStudents(db: Knex, config: ClassroomConfig, scope: Sco
   );
   const userids = rows.map((r) => String(r.schooluserid));
   const users = userids.length
-    ? new Map((await readRows<Row>(db('schoolusers').whereIn('schooluserid', userids).select('schooluserid', ...SCHOOLUSER_COLUMNS))).map((u) => [String(u.schooluserid), u]))
+    ? new Map(
+        (
+          await readRows<Row>(
+            db('schoolusers')
+              .whereIn('schooluserid', userids)
+              .select('schooluserid', ...SCHOOLUSER_COLUMNS),
+          )
+        ).map((u) => [String(u.schooluserid), u]),
+      )
     : new Map<string, Row>();
   const curricula = await curriculumRows(db, rows.flatMap((r) => [r.curriculumid, ...idsOf(r)]));
   const logins = await lastLogins(db, config, userids);
@@ -126,7 +201,9 @@ export async function listStudents(db: Knex, config: ClassroomConfig, scope: Sco
 
 /** A learner (deleted ones too: their history stays readable) within the caller's scope, or the area's refusal. */
 async function learnerInScope(db: Knex, scope: Scope, studentid: string): Promise<Row> {
-  const row = await applyScope(db('students as s').where('s.studentid', studentid), scope, { schoolname: 's.schoolname' }).first('s.*');
+  const row = await applyScope(db('students as s').where('s.studentid', studentid), scope, {
+    schoolname: 's.schoolname',
+  }).first('s.*');
   if (!row) throw httpError(400, INVALID_STUDENT);
   return row;
 }
@@ -146,7 +223,17 @@ export async function getStudent(db: Knex, config: ClassroomConfig, scope: Scope
   };
 }
 
-const PLACE = ['lessons.lessonname', 'lessons.lessonorder', 'lessons.lessonid', 'levels.levelid', 'levels.levelname', 'levels.levelorder', 'grades.gradename', 'grades.gradeorder', 'grades.gradeid'];
+const PLACE = [
+  'lessons.lessonname',
+  'lessons.lessonorder',
+  'lessons.lessonid',
+  'levels.levelid',
+  'levels.levelname',
+  'levels.levelorder',
+  'grades.gradename',
+  'grades.gradeorder',
+  'grades.gradeid',
+];
 
 /** The learner with the most advanced lesson quiz it passed (grade, level, then lesson order); null when none. */
 export async function studentStats(db: Knex, scope: Scope, studentid: string) {
@@ -157,7 +244,12 @@ export async function studentStats(db: Knex, scope: Scope, studentid: string) {
     .join('levels', 'levels.levelid', 'lessons.levelid')
     .join('grades', 'grades.gradeid', 'levels.gradeid')
     .where({ 'sp.studentid': studentid, 'sp.progresstype': 2, 'sp.ispass': true })
-    .orderBy([{ column: 'grades.gradeorder', order: 'desc' }, { column: 'levels.levelorder', order: 'desc' }, { column: 'lessons.lessonorder', order: 'desc' }, { column: 'sp.starttime', order: 'desc' }])
+    .orderBy([
+      { column: 'grades.gradeorder', order: 'desc' },
+      { column: 'levels.levelorder', order: 'desc' },
+      { column: 'lessons.lessonorder', order: 'desc' },
+      { column: 'sp.starttime', order: 'desc' },
+    ])
     .first('sp.starttime', ...PLACE);
   if (!best) return null;
   return {
@@ -172,10 +264,25 @@ export async function studentStats(db: Knex, scope: Scope, studentid: string) {
 /** The learner's attempts of one kind with where they sit in the curriculum, oldest first. */
 export async function studentAttempts(db: Knex, scope: Scope, studentid: string, kind: 'practice' | 'quiz' | 'level') {
   await learnerInScope(db, scope, studentid);
-  const q = db('studentprogress as sp').where({ 'sp.studentid': studentid }).orderBy([{ column: 'sp.starttime' }, { column: 'sp.studentprogressid' }]);
+  const q = db('studentprogress as sp')
+    .where({ 'sp.studentid': studentid })
+    .orderBy([{ column: 'sp.starttime' }, { column: 'sp.studentprogressid' }]);
   if (kind === 'level') {
-    return readRows(q.where('sp.progresstype', 3).join('levels', 'levels.levelid', 'sp.studentprogressreferenceid').join('grades', 'grades.gradeid', 'levels.gradeid')
-      .select('sp.*', 'levels.levelid', 'levels.levelname', 'levels.levelorder', 'grades.gradename', 'grades.gradeorder', 'grades.gradeid'));
+    return readRows(
+      q
+        .where('sp.progresstype', 3)
+        .join('levels', 'levels.levelid', 'sp.studentprogressreferenceid')
+        .join('grades', 'grades.gradeid', 'levels.gradeid')
+        .select(
+          'sp.*',
+          'levels.levelid',
+          'levels.levelname',
+          'levels.levelorder',
+          'grades.gradename',
+          'grades.gradeorder',
+          'grades.gradeid',
+        ),
+    );
   }
   const [table, id, name, type] = kind === 'practice'
     ? ['lessonpractices', 'lessonpracticeid', 'lessonpracticename', 1]
@@ -190,13 +297,38 @@ export async function studentAttempts(db: Knex, scope: Scope, studentid: string,
 
 // ---- GET /student/download-students ---------------------------------------------------------------------
 
-export const downloadQuery = z.looseObject({ countryid: z.string().optional(), schoolname: z.string().optional(), studentid: z.string().optional() });
+export const downloadQuery = z.looseObject({
+  countryid: z.string().optional(),
+  schoolname: z.string().optional(),
+  studentid: z.string().optional(),
+});
 
 /** The learner CSV's columns: the round-trip format of PUT /student/update. */
 export const DOWNLOAD_COLUMNS = [
-  'studentid', 'schooluserid', 'schoolusername', 'schoolname', 'curriculums', 'standard', 'studentfirstname', 'studentlastname',
-  'familyname', 'mothername', 'fathername', 'contact', 'genderid', ...WG, 'dateofbirth', 'dateofjoin', 'schooltype', 'city',
-  'country', 'state', 'type', 'isactive', 'schooluserpasswordhash', 'is_teacher_acc',
+  'studentid',
+  'schooluserid',
+  'schoolusername',
+  'schoolname',
+  'curriculums',
+  'standard',
+  'studentfirstname',
+  'studentlastname',
+  'familyname',
+  'mothername',
+  'fathername',
+  'contact',
+  'genderid',
+  ...WG,
+  'dateofbirth',
+  'dateofjoin',
+  'schooltype',
+  'city',
+  'country',
+  'state',
+  'type',
+  'isactive',
+  'schooluserpasswordhash',
+  'is_teacher_acc',
 ] as const;
 
 /** Rows read per query: the download holds one batch at a time, whatever the number of learners. */
@@ -213,19 +345,29 @@ export async function downloadStudents(db: Knex, scope: Scope, q: z.infer<typeof
     .leftJoin('standards as c', 'c.standardid', 's.standard')
     .where({ 's.isdeleted': false, 's.isactive': true, 'u.isdeleted': false });
   if (q.countryid) {
-    if (!(await db('countries').where({ countryid: q.countryid }).first('countryid'))) throw httpError(400, 'Country does not exists!');
+    if (!(await db('countries').where({ countryid: q.countryid }).first('countryid')))
+      throw httpError(400, 'Country does not exists!');
     base.whereIn('s.schoolname', db('schools').where({ countryid: q.countryid }).select('schoolname'));
   }
   if (q.schoolname) {
-    if (!(await db('schools').where({ schoolname: q.schoolname }).first('schoolid'))) throw httpError(400, 'School does not exists!');
+    if (!(await db('schools').where({ schoolname: q.schoolname }).first('schoolid')))
+      throw httpError(400, 'School does not exists!');
     base.where('s.schoolname', q.schoolname);
   }
   if (q.studentid) base.where('s.studentid', q.studentid);
   applyScope(base, scope, { schoolname: 's.schoolname' });
   const names = new Map(
-    (await readRows<{ curriculumid: string; curriculumname: string }>(db('curriculums').select('curriculumid', 'curriculumname'))).map((c) => [c.curriculumid, c.curriculumname]),
+    (
+      await readRows<{ curriculumid: string; curriculumname: string }>(
+        db('curriculums').select('curriculumid', 'curriculumname'),
+      )
+    ).map((c) => [c.curriculumid, c.curriculumname]),
   );
-  return { filename: `students-${q.schoolname || 'all'}.csv`, columns: DOWNLOAD_COLUMNS, rows: downloadRows(db, base, names) };
+  return {
+    filename: `students-${q.schoolname || 'all'}.csv`,
+    columns: DOWNLOAD_COLUMNS,
+    rows: downloadRows(db, base, names),
+  };
 }
 
 async function* downloadRows(db: Knex, base: Knex.QueryBuilder, names: Map<string, string>): AsyncGenerator<Row> {

@@ -16,23 +16,36 @@ export async function takenUsernames(db: Knex, names: string[]): Promise<string[
   // Bounded statements: SQLite takes at most 32,766 bound values.
   for (let i = 0; i < lower.length; i += 500) {
     const part = lower.slice(i, i + 500);
-    rows.push(...(await db('schoolusers').whereRaw(`lower(schoolusername) in (${part.map(() => '?').join(',')})`, part).select(db.raw('lower(schoolusername) as name'))));
+    rows.push(
+      ...(await db('schoolusers')
+        .whereRaw(`lower(schoolusername) in (${part.map(() => '?').join(',')})`, part)
+        .select(db.raw('lower(schoolusername) as name'))),
+    );
   }
   return [...new Set([...rows.map((r) => r.name), ...dupes])];
 }
 
 /** One problem per row whose username is taken, and the contract's one line naming them all. */
-export function noteTakenUsernames(problems: BatchProblems, rows: Array<[index: number, username: string]>, taken: string[], prefix = 'Students already exists, '): void {
+export function noteTakenUsernames(
+  problems: BatchProblems,
+  rows: Array<[index: number, username: string]>,
+  taken: string[],
+  prefix = 'Students already exists, ',
+): void {
   if (!taken.length) return;
   const set = new Set(taken);
-  for (const [i, name] of rows) if (set.has(name.toLowerCase())) problems.add(i, 'schoolusername', `${prefix}${name.toLowerCase()}`, null);
+  for (const [i, name] of rows)
+    if (set.has(name.toLowerCase())) problems.add(i, 'schoolusername', `${prefix}${name.toLowerCase()}`, null);
   problems.note(`${prefix}${taken.join(',')}`);
 }
 
 // ---- GET /student/all ---------------------------------------------------------------------------------
 
 export const allStudentsQuery = z.looseObject({
-  userid: z.string().optional(), standard: z.string().optional(), schoolname: z.string().optional(), teacher: z.string().optional(),
+  userid: z.string().optional(),
+  standard: z.string().optional(),
+  schoolname: z.string().optional(),
+  teacher: z.string().optional(),
 });
 
 /**
@@ -51,7 +64,10 @@ export async function allStudents(db: Knex, scope: Scope, q: z.infer<typeof allS
   if (!q.schoolname && !q.standard) query.limit(50);
   applyScope(query, scope, { schoolname: 's.schoolname' });
   const rows = await query.select('s.*', 'u.schoolusername');
-  return rows.map(({ schoolusername, ...row }: Record<string, unknown>) => ({ ...row, schooluser: { schoolusername } }));
+  return rows.map(({ schoolusername, ...row }: Record<string, unknown>) => ({
+    ...row,
+    schooluser: { schoolusername },
+  }));
 }
 
 // ---- DELETE /student/:schooluserid ----------------------------------------------------------------------
@@ -62,7 +78,9 @@ export async function allStudents(db: Knex, scope: Scope, q: z.infer<typeof allS
  */
 export async function deleteStudent(db: Knex, scope: Scope, schooluserid: string, by: string | null): Promise<true> {
   await db.transaction(async (trx) => {
-    const learner = await applyScope(trx('students as s').where('s.schooluserid', schooluserid), scope, { schoolname: 's.schoolname' }).first('s.studentid', 's.isdeleted');
+    const learner = await applyScope(trx('students as s').where('s.schooluserid', schooluserid), scope, {
+      schoolname: 's.schoolname',
+    }).first('s.studentid', 's.isdeleted');
     if (!learner) throw httpError(400, 'Invalid school user id');
     if (learner.isdeleted) throw httpError(400, 'Student already deleted or not found');
     const stamp = { isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by };
@@ -78,9 +96,16 @@ export async function deleteStudent(db: Knex, scope: Scope, schooluserid: string
 /** Learners whose `standard` still holds a class NAME get the id of that class in their school. */
 export async function migrateStudentStandardIds(db: Knex): Promise<string> {
   await db.transaction(async (trx) => {
-    const classes = await trx('standards').where({ isdeleted: false }).select('standardid', 'standardname', 'schoolname');
+    const classes = await trx('standards')
+      .where({ isdeleted: false })
+      .select('standardid', 'standardname', 'schoolname');
     const ids = new Set(classes.map((c: { standardid: string }) => c.standardid));
-    const byName = new Map(classes.map((c: { standardid: string; standardname: string; schoolname: string | null }) => [`${c.schoolname}\u0000${c.standardname}`, c.standardid]));
+    const byName = new Map(
+      classes.map((c: { standardid: string; standardname: string; schoolname: string | null }) => [
+        `${c.schoolname}\u0000${c.standardname}`,
+        c.standardid,
+      ]),
+    );
     const learners = await trx('students').whereNotNull('standard').select('studentid', 'standard', 'schoolname');
     for (const l of learners) {
       if (ids.has(l.standard)) continue;
@@ -97,7 +122,9 @@ export async function migrateSubjectCurriculum(db: Knex): Promise<string> {
     const learners = await trx('students').select('studentid', 'curriculumid', 'curriculumids');
     for (const l of learners) {
       if (Array.isArray(l.curriculumids) && l.curriculumids.length) continue;
-      await trx('students').where({ studentid: l.studentid }).update({ curriculumids: JSON.stringify(l.curriculumid ? [l.curriculumid] : []) });
+      await trx('students')
+        .where({ studentid: l.studentid })
+        .update({ curriculumids: JSON.stringify(l.curriculumid ? [l.curriculumid] : []) });
     }
   });
   return 'Migrated successfully!';
@@ -109,15 +136,24 @@ export async function migrateSubjectCurriculum(db: Knex): Promise<string> {
  * Sends a roster ZIP as multipart `importfile` to `{RPI_CLOUD}<path>` with the raw SERVER_SYNC_KEY.
  * A failure is a 500 (the caller's transaction then rolls back, so nothing is half-created).
  */
-export async function pushRoster(config: { rpiCloud: string; serverSyncKey: string }, path: string, zip: Buffer): Promise<void> {
+export async function pushRoster(
+  config: { rpiCloud: string; serverSyncKey: string },
+  path: string,
+  zip: Buffer,
+): Promise<void> {
   const form = new FormData();
   form.append('importfile', new Blob([zip], { type: 'application/zip' }), 'importfile.zip');
   let status = 0;
   try {
-    const res = await fetch(`${config.rpiCloud}${path}`, { method: 'PUT', headers: { Authorization: config.serverSyncKey }, body: form });
+    const res = await fetch(`${config.rpiCloud}${path}`, {
+      method: 'PUT',
+      headers: { Authorization: config.serverSyncKey },
+      body: form,
+    });
     status = res.status;
   } catch {
     status = 0;
   }
-  if (status < 200 || status >= 300) throw httpError(500, `Classroom server refused the roster (${status || 'unreachable'})`);
+  if (status < 200 || status >= 300)
+    throw httpError(500, `Classroom server refused the roster (${status || 'unreachable'})`);
 }

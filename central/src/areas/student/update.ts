@@ -41,7 +41,12 @@ interface Edit {
 const key = (s: unknown) => String(s ?? '').trim().normalize('NFC').toLowerCase();
 const blank = (v: unknown) => v === undefined || v === null || v === '';
 const same = (a: unknown, b: unknown) => (a ?? '') === (b ?? '');
-const idsOf = (r: Row): string[] => (Array.isArray(r.curriculumids) && r.curriculumids.length ? (r.curriculumids as string[]) : r.curriculumid ? [String(r.curriculumid)] : []);
+const idsOf = (r: Row): string[] =>
+  Array.isArray(r.curriculumids) && r.curriculumids.length
+    ? (r.curriculumids as string[])
+    : r.curriculumid
+      ? [String(r.curriculumid)]
+      : [];
 
 /** Cells come back from a file this service wrote: the quote that neutralised a formula is taken off. */
 function fromSpreadsheet(body: unknown): unknown {
@@ -65,25 +70,49 @@ async function inChunks<T>(ids: string[], read: (part: string[]) => Promise<T[]>
 async function context(db: Knex, scope: Scope, rows: ReadonlyMap<number, EditRow>) {
   const studentids = [...new Set([...rows.values()].map((r) => r.studentid))];
   const learners = await inChunks(studentids, (part) =>
-    readRows<Row>(applyScope(db('students as s').join('schoolusers as u', 'u.schooluserid', 's.schooluserid')
-      .whereIn('s.studentid', part).where({ 's.isdeleted': false, 'u.isdeleted': false }), scope, { schoolname: 's.schoolname' })
-      .select('s.*', 'u.schoolusername', 'u.schoolname as userschool', 'u.schooluserpasswordhash as passwordhash')));
+    readRows<Row>(
+      applyScope(
+        db('students as s')
+          .join('schoolusers as u', 'u.schooluserid', 's.schooluserid')
+          .whereIn('s.studentid', part)
+          .where({ 's.isdeleted': false, 'u.isdeleted': false }),
+        scope,
+        { schoolname: 's.schoolname' },
+      ).select('s.*', 'u.schoolusername', 'u.schoolname as userschool', 'u.schooluserpasswordhash as passwordhash'),
+    ),
+  );
   const byId = new Map(learners.map((l) => [String(l.studentid), l]));
   const schoolKeys = new Set<string>();
   for (const r of rows.values()) schoolKeys.add(key(r.schoolname ?? byId.get(r.studentid)?.schoolname));
   schoolKeys.delete('');
   const schools = schoolKeys.size
     ? await readRows<{ schoolid: string; schoolname: string; curriculums: unknown }>(
-        applyScope(db('schools').where({ isdeleted: false }).whereRaw(`lower(schoolname) in (${[...schoolKeys].map(() => '?').join(',')})`, [...schoolKeys]), scope, { schoolid: 'schoolid' })
-          .select('schoolid', 'schoolname', 'curriculums'))
+        applyScope(
+          db('schools')
+            .where({ isdeleted: false })
+            .whereRaw(`lower(schoolname) in (${[...schoolKeys].map(() => '?').join(',')})`, [...schoolKeys]),
+          scope,
+          { schoolid: 'schoolid' },
+        ).select('schoolid', 'schoolname', 'curriculums'),
+      )
     : [];
   const schoolByKey = new Map(schools.map((s) => [key(s.schoolname), s]));
   const classes = schools.length
     ? await readRows<{ standardid: string; standardname: string; schoolid: string }>(
-        db('standards').whereIn('schoolid', schools.map((s) => s.schoolid)).where({ isdeleted: false }).orderBy('standardid').select('standardid', 'standardname', 'schoolid'))
+        db('standards')
+          .whereIn(
+            'schoolid',
+            schools.map((s) => s.schoolid),
+          )
+          .where({ isdeleted: false })
+          .orderBy('standardid')
+          .select('standardid', 'standardname', 'schoolid'),
+      )
     : [];
   const classByKey = new Map<string, string>();
-  for (const c of classes) if (!classByKey.has(`${c.schoolid}\u0000${key(c.standardname)}`)) classByKey.set(`${c.schoolid}\u0000${key(c.standardname)}`, c.standardid);
+  for (const c of classes)
+    if (!classByKey.has(`${c.schoolid}\u0000${key(c.standardname)}`))
+      classByKey.set(`${c.schoolid}\u0000${key(c.standardname)}`, c.standardid);
   const curricula = await readRows<{ curriculumid: string; curriculumname: string; isdeleted: boolean }>(
     db('curriculums').orderBy('curriculumid').select('curriculumid', 'curriculumname', 'isdeleted'));
   return { byId, schoolByKey, classByKey, curricula };
@@ -94,7 +123,12 @@ async function context(db: Knex, scope: Scope, rows: ReadonlyMap<number, EditRow
  * learner already studies (so a file sent back unchanged resolves to what it came from), one its
  * school teaches, any live one.
  */
-function resolveCurricula(cell: string, current: string[], schoolCurricula: unknown, all: ReadonlyArray<{ curriculumid: string; curriculumname: string; isdeleted: boolean }>): string[] | null {
+function resolveCurricula(
+  cell: string,
+  current: string[],
+  schoolCurricula: unknown,
+  all: ReadonlyArray<{ curriculumid: string; curriculumname: string; isdeleted: boolean }>,
+): string[] | null {
   const taught = new Set(Array.isArray(schoolCurricula) ? (schoolCurricula as string[]) : []);
   const ids: string[] = [];
   const names = cell.split('/').map(key).filter(Boolean);
@@ -111,12 +145,23 @@ function resolveCurricula(cell: string, current: string[], schoolCurricula: unkn
 }
 
 /** What a row changes in the learner and its school user: only the cells that differ from what is stored. */
-function diff(row: EditRow, cur: Row, school: { schoolname: string }, classid: string | null | undefined, curricula: string[], now: string, by: string | null) {
+function diff(
+  row: EditRow,
+  cur: Row,
+  school: { schoolname: string },
+  classid: string | null | undefined,
+  curricula: string[],
+  now: string,
+  by: string | null,
+) {
   const student: Row = {};
   const user: Row = {};
-  const set = (col: string, value: unknown, old: unknown = cur[col]) => { if (!same(value, old)) student[col] = value; };
+  const set = (col: string, value: unknown, old: unknown = cur[col]) => {
+    if (!same(value, old)) student[col] = value;
+  };
   set('studentfirstname', row.studentfirstname);
-  for (const col of ['studentlastname', 'familyname', 'mothername', 'fathername', 'contact'] as const) set(col, row[col] ?? '');
+  for (const col of ['studentlastname', 'familyname', 'mothername', 'fathername', 'contact'] as const)
+    set(col, row[col] ?? '');
   set('genderid', Number(row.genderid));
   let answered = false;
   for (const col of WG) {
@@ -154,7 +199,13 @@ function diff(row: EditRow, cur: Row, school: { schoolname: string }, classid: s
 }
 
 /** Checks every row and works out what each changes; the problems go to `problems`. */
-async function plan(db: Knex, scope: Scope, rows: ReadonlyMap<number, EditRow>, problems: BatchProblems, by: string | null): Promise<Edit[]> {
+async function plan(
+  db: Knex,
+  scope: Scope,
+  rows: ReadonlyMap<number, EditRow>,
+  problems: BatchProblems,
+  by: string | null,
+): Promise<Edit[]> {
   const { byId, schoolByKey, classByKey, curricula } = await context(db, scope, rows);
   const now = new Date().toISOString();
   const edits: Edit[] = [];
@@ -171,7 +222,8 @@ async function plan(db: Knex, scope: Scope, rows: ReadonlyMap<number, EditRow>, 
       problems.add(i, 'studentid', NOT_FOUND);
       continue;
     }
-    const rename = row.schoolusername.toLowerCase() !== String(cur.schoolusername).toLowerCase() ? row.schoolusername : undefined;
+    const rename =
+      row.schoolusername.toLowerCase() !== String(cur.schoolusername).toLowerCase() ? row.schoolusername : undefined;
     names.push([i, row.schoolusername, !!rename]);
     let ok = true;
     const school = schoolByKey.get(key(row.schoolname ?? cur.schoolname));
@@ -200,18 +252,40 @@ async function plan(db: Knex, scope: Scope, rows: ReadonlyMap<number, EditRow>, 
     if (!ok || !school || !ids) continue;
     const { student, user } = diff(row, cur, school, classid, ids, now, by);
     const password = blank(row.schooluserpasswordhash) ? undefined : String(row.schooluserpasswordhash);
-    edits.push({ index: i, studentid: row.studentid, schooluserid: row.schooluserid, student, user, password, passwordhash: cur.passwordhash, rename });
+    edits.push({
+      index: i,
+      studentid: row.studentid,
+      schooluserid: row.schooluserid,
+      student,
+      user,
+      password,
+      passwordhash: cur.passwordhash,
+      rename,
+    });
   }
   // A name a row takes must be free: held by no other school user, and taken by one row only.
   const count = new Map<string, number>();
   for (const [, n] of names) count.set(n.toLowerCase(), (count.get(n.toLowerCase()) ?? 0) + 1);
   const twice = [...count].filter(([, c]) => c > 1).map(([n]) => n);
-  const held = await takenUsernames(db, [...new Set(names.filter(([, , renamed]) => renamed).map(([, n]) => n.toLowerCase()))]);
-  noteTakenUsernames(problems, names.filter(([, n, renamed]) => renamed || twice.includes(n.toLowerCase())).map(([i, n]) => [i, n]), [...new Set([...held, ...twice])]);
+  const held = await takenUsernames(db, [
+    ...new Set(names.filter(([, , renamed]) => renamed).map(([, n]) => n.toLowerCase())),
+  ]);
+  noteTakenUsernames(
+    problems,
+    names.filter(([, n, renamed]) => renamed || twice.includes(n.toLowerCase())).map(([i, n]) => [i, n]),
+    [...new Set([...held, ...twice])],
+  );
   return edits;
 }
 
-export async function updateStudentsHandler({ config, db, caller, scope, body, query }: CentralCtx<{ query: typeof dryrunQuery }>) {
+export async function updateStudentsHandler({
+  config,
+  db,
+  caller,
+  scope,
+  body,
+  query,
+}: CentralCtx<{ query: typeof dryrunQuery }>) {
   const by = actorOf(caller);
   const problems = new BatchProblems();
   const input = fromSpreadsheet(body);
@@ -227,7 +301,8 @@ export async function updateStudentsHandler({ config, db, caller, scope, body, q
   for (const e of edits) {
     // The password the account already has is no change (a file sent twice must change nothing).
     if (e.password && (await verifyPassword(String(e.passwordhash ?? ''), e.password))) e.password = undefined;
-    if (e.password) e.user.schooluserpasswordhash = await hashSchoolUserPassword(e.password, config.schoolUserPasswordFormat);
+    if (e.password)
+      e.user.schooluserpasswordhash = await hashSchoolUserPassword(e.password, config.schoolUserPasswordFormat);
     if (Object.keys(e.user).length) Object.assign(e.user, { updated_at: now, updated_by: by });
   }
   const renames = edits.filter((e) => e.rename).map((e) => [e.index, e.rename as string] as [number, string]);

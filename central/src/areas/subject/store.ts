@@ -39,11 +39,22 @@ async function nameTaken(trx: Knex, subjectname: string, except?: string): Promi
 }
 
 /** `subjectid`: given by the demo seed, whose rows have fixed ids; a request's subject gets a new one. */
-export async function createSubject(db: Knex, body: SubjectBody, by: string | null, subjectid: string = crypto.randomUUID()) {
+export async function createSubject(
+  db: Knex,
+  body: SubjectBody,
+  by: string | null,
+  subjectid: string = crypto.randomUUID(),
+) {
   await writeTransaction(db, EXISTS, async (trx) => {
     if (await nameTaken(trx, body.subjectname)) throw httpError(400, EXISTS);
     await trx('subjects').insert({
-      subjectid, subjectname: body.subjectname, subjectdescription: body.subjectdescription ?? null, subjectstatus: true, isdeleted: false, created_by: by, updated_by: by,
+      subjectid,
+      subjectname: body.subjectname,
+      subjectdescription: body.subjectdescription ?? null,
+      subjectstatus: true,
+      isdeleted: false,
+      created_by: by,
+      updated_by: by,
     });
   });
   return getSubject(db, subjectid);
@@ -53,9 +64,14 @@ export async function updateSubject(db: Knex, subjectid: string, body: SubjectBo
   await writeTransaction(db, EXISTS, async (trx) => {
     if (!(await live(trx, subjectid).first('subjectid'))) throw httpError(400, INVALID);
     if (await nameTaken(trx, body.subjectname, subjectid)) throw httpError(400, EXISTS);
-    await trx('subjects').where({ subjectid }).update({
-      subjectname: body.subjectname, subjectdescription: body.subjectdescription ?? null, updated_at: now(), updated_by: by,
-    });
+    await trx('subjects')
+      .where({ subjectid })
+      .update({
+        subjectname: body.subjectname,
+        subjectdescription: body.subjectdescription ?? null,
+        updated_at: now(),
+        updated_by: by,
+      });
   });
   return getSubject(db, subjectid);
 }
@@ -65,7 +81,8 @@ export async function deleteSubject(db: Knex, subjectid: string, by: string | nu
   await db.transaction(async (trx) => {
     // Locked against a curriculum being given this subject meanwhile (which share-locks it).
     if (!(await locked(trx, live(trx, subjectid), 'update').first('subjectid'))) throw httpError(400, INVALID);
-    if (await trx('curriculums').where({ subjectid, isdeleted: false }).first('curriculumid')) throw httpError(400, 'Subject is assigned to a curriculum.');
+    if (await trx('curriculums').where({ subjectid, isdeleted: false }).first('curriculumid'))
+      throw httpError(400, 'Subject is assigned to a curriculum.');
     await trx('subjects').where({ subjectid }).update({ isdeleted: true, deleted_at: now(), deleted_by: by });
   });
   return true;

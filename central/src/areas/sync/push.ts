@@ -8,7 +8,12 @@ import type { CentralCtx } from '../../http/types';
 import { packageToTempFile } from './store';
 
 /** Streams a package to the client as a ZIP download. */
-export async function sendZip(res: Response, filename: string, zip: Readable, beforeEnd?: () => Promise<void>): Promise<void> {
+export async function sendZip(
+  res: Response,
+  filename: string,
+  zip: Readable,
+  beforeEnd?: () => Promise<void>,
+): Promise<void> {
   res.status(200);
   res.setHeader('Content-Type', 'application/zip');
   res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
@@ -61,7 +66,11 @@ export type PushCtx = Pick<CentralCtx, 'req' | 'config' | 'logger'>;
  * removed afterwards. Both outcomes are logged: an operator looking for why a school has old content
  * finds the classroom's own words there.
  */
-export async function pushFile(ctx: PushCtx, kind: ImportKind, file: { path: string; dispose: () => void }): Promise<unknown> {
+export async function pushFile(
+  ctx: PushCtx,
+  kind: ImportKind,
+  file: { path: string; dispose: () => void },
+): Promise<unknown> {
   const { req, config, logger } = ctx;
   const bytes = fs.statSync(file.path).size;
   try {
@@ -71,7 +80,17 @@ export async function pushFile(ctx: PushCtx, kind: ImportKind, file: { path: str
     return data;
   } catch (err) {
     if (err instanceof ClassroomError) {
-      logger.warn({ reqId: (req as { id?: unknown }).id, import: kind, bytes, failure: err.kind, status: err.status, remote: err.remoteMessage }, 'classroom server push failed');
+      logger.warn(
+        {
+          reqId: (req as { id?: unknown }).id,
+          import: kind,
+          bytes,
+          failure: err.kind,
+          status: err.status,
+          remote: err.remoteMessage,
+        },
+        'classroom server push failed',
+      );
     }
     return classroomFailure(err);
   } finally {

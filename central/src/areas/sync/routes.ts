@@ -35,7 +35,10 @@ function sender(caller: Caller): { id: string | null; name: string | null } {
   return { id: null, name: caller.kind === 'apikey' ? 'API KEY' : null };
 }
 
-/** Records what was sent; the content reached the classroom (or the teacher) already, so a failure is logged, not answered. */
+/**
+ * Records what was sent; the content reached the classroom (or
+ * the teacher) already, so a failure is logged, not answered.
+ */
 async function recorded(logger: Ctx['logger'], write: () => Promise<void>): Promise<void> {
   try {
     await write();

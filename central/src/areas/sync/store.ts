@@ -4,7 +4,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { Knex } from '@lms/db';
-import { CONTENT_KEY_LIST, SYNCFILE_INI, singleEntryZip, writeContentZip, type ContentKey, type RowSource } from '@lms/shared';
+import {
+  CONTENT_KEY_LIST,
+  SYNCFILE_INI,
+  singleEntryZip,
+  writeContentZip,
+  type ContentKey,
+  type RowSource,
+} from '@lms/shared';
 import { streamToFile } from '../../classroom-client';
 import type { Scope } from '../../http/scope';
 
@@ -40,7 +47,11 @@ export async function* pagedRows(db: Knex, p: Paging): AsyncGenerator<Row> {
 const SOURCES: Record<ContentKey, Paging> = {
   curriculums: { table: 'curriculums', pk: 'curriculumid' },
   // Deleted baselines stay behind: the classroom would otherwise offer a test that no longer exists.
-  curriculumbaselines: { table: 'curriculumbaseline', pk: 'curriculumbaselineid', where: (q) => q.where('isdeleted', false) },
+  curriculumbaselines: {
+    table: 'curriculumbaseline',
+    pk: 'curriculumbaselineid',
+    where: (q) => q.where('isdeleted', false),
+  },
   baselinequestion: { table: 'baselinequestion', pk: 'baselinequestionid' },
   grades: { table: 'grades', pk: 'gradeid' },
   levels: { table: 'levels', pk: 'levelid' },
@@ -114,14 +125,25 @@ function sourceFor(db: Knex, key: ContentKey, scope: Scope): Paging {
   const also = p.where;
   const own = new Set(scope.schoolids);
   // An assessment's school list names other schools too: the caller reads only its own of them.
-  const map = key !== 'curriculumbaselines' ? p.map : (row: Row): Row => {
-    const kept = schoolList(row.schoolid).filter((id) => typeof id === 'string' && own.has(id));
-    // As stored: a JSON text on SQLite, an array on PostgreSQL.
-    const stored = row.schoolid;
-    const schoolid = stored === undefined || stored === null ? stored : typeof stored === 'string' ? JSON.stringify(kept) : kept;
-    return { ...(p.map ? p.map(row) : row), ...(row.schoolid === undefined ? {} : { schoolid }) };
+  const map =
+    key !== 'curriculumbaselines'
+      ? p.map
+      : (row: Row): Row => {
+          const kept = schoolList(row.schoolid).filter((id) => typeof id === 'string' && own.has(id));
+          // As stored: a JSON text on SQLite, an array on PostgreSQL.
+          const stored = row.schoolid;
+          const schoolid =
+            stored === undefined || stored === null ? stored : typeof stored === 'string' ? JSON.stringify(kept) : kept;
+          return { ...(p.map ? p.map(row) : row), ...(row.schoolid === undefined ? {} : { schoolid }) };
+        };
+  return {
+    ...p,
+    map,
+    where: (q) => {
+      if (also) also(q);
+      narrow(q);
+    },
   };
-  return { ...p, map, where: (q) => { if (also) also(q); narrow(q); } };
 }
 
 /** Passes rows through, counting them (how many rows a package carried, for the sync-status report). */
@@ -148,17 +170,42 @@ export function contentPackage(db: Knex, scope: Scope, counter: { rows: number }
  */
 export async function recordContentPush(
   db: Knex,
-  o: { kind: 'content' | 'students' | 'download'; schoolid: string | null; rowcount: number; by: { id: string | null; name: string | null } },
+  o: {
+    kind: 'content' | 'students' | 'download';
+    schoolid: string | null;
+    rowcount: number;
+    by: { id: string | null; name: string | null };
+  },
 ): Promise<void> {
   await db('contentpushes').insert({
-    contentpushid: crypto.randomUUID(), kind: o.kind, schoolid: o.schoolid, rowcount: o.rowcount, created_by: o.by.id, created_by_name: o.by.name, created_at: new Date(),
+    contentpushid: crypto.randomUUID(),
+    kind: o.kind,
+    schoolid: o.schoolid,
+    rowcount: o.rowcount,
+    created_by: o.by.id,
+    created_by_name: o.by.name,
+    created_at: new Date(),
   });
 }
 
 /** The keys of the older format (`GET /sync`), in their order. */
 const LEGACY_KEYS = [
-  'curriculums', 'curriculumbaselines', 'grades', 'levels', 'lessons', 'lessonlearnings', 'lessonpractices', 'lessonpracticequestions',
-  'lessonquizzes', 'lessonquizquestions', 'levelquizquestions', 'questions', 'documents', 'standards', 'schools', 'countries',
+  'curriculums',
+  'curriculumbaselines',
+  'grades',
+  'levels',
+  'lessons',
+  'lessonlearnings',
+  'lessonpractices',
+  'lessonpracticequestions',
+  'lessonquizzes',
+  'lessonquizquestions',
+  'levelquizquestions',
+  'questions',
+  'documents',
+  'standards',
+  'schools',
+  'countries',
 ] as const satisfies readonly ContentKey[];
 
 /**
@@ -188,7 +235,11 @@ export type JsonDoc = RowSource | { [key: string]: JsonDoc };
 const isRows = (v: JsonDoc): v is RowSource => Array.isArray(v) || Symbol.asyncIterator in v;
 
 /** A one-entry ZIP of a JSON object whose values are row sources or nested objects of them, written as it is read. */
-export function jsonZip(name: string, doc: { [key: string]: JsonDoc }, keys: readonly string[] = Object.keys(doc)): Readable {
+export function jsonZip(
+  name: string,
+  doc: { [key: string]: JsonDoc },
+  keys: readonly string[] = Object.keys(doc),
+): Readable {
   async function* encode(): AsyncGenerator<Buffer> {
     let buffer = '';
     async function* flush(force = false): AsyncGenerator<Buffer> {
@@ -266,7 +317,8 @@ async function studentsOf(db: Knex, schooluserids: string[], schoolname?: string
   const q = db('students').whereIn('schooluserid', schooluserids).orderBy('studentid');
   if (schoolname !== undefined) q.where('schoolname', schoolname);
   const byUser = new Map<string, Row>();
-  for (const s of (await q) as Row[]) if (!byUser.has(s.schooluserid as string)) byUser.set(s.schooluserid as string, s);
+  for (const s of (await q) as Row[])
+    if (!byUser.has(s.schooluserid as string)) byUser.set(s.schooluserid as string, s);
   return byUser;
 }
 
@@ -275,7 +327,11 @@ async function studentsOf(db: Knex, schooluserids: string[], schoolname?: string
  * with a learner row of that school. Soft-deleted ones are included on purpose, so that `isdeleted`
  * reaches the classroom and its sign-in refuses them. Teacher accounts with a learner row only when asked.
  */
-export async function schoolRoster(db: Knex, schoolname: string, o: { teacherAccounts: boolean; hash: boolean }): Promise<RosterItem[]> {
+export async function schoolRoster(
+  db: Knex,
+  schoolname: string,
+  o: { teacherAccounts: boolean; hash: boolean },
+): Promise<RosterItem[]> {
   const users = (await db('schoolusers')
     .where('schooluserstatus', true)
     .whereIn('schooluserid', db('students').select('schooluserid').where('schoolname', schoolname))
@@ -321,7 +377,10 @@ export async function schoolTeachers(db: Knex, schoolname: string): Promise<Row[
 
 /** The id of a school user's school (by the name the account carries), if that school exists. */
 export async function schoolOfSchoolUser(db: Knex, schooluserid: string): Promise<string | undefined> {
-  const row = await db('schoolusers as u').join('schools as sc', 'sc.schoolname', 'u.schoolname').where('u.schooluserid', schooluserid).first('sc.schoolid');
+  const row = await db('schoolusers as u')
+    .join('schools as sc', 'sc.schoolname', 'u.schoolname')
+    .where('u.schooluserid', schooluserid)
+    .first('sc.schoolid');
   return row?.schoolid as string | undefined;
 }
 
@@ -333,8 +392,22 @@ export async function schoolExists(db: Knex, schoolname: string): Promise<boolea
 // Report data (server-to-server pull, API key only)
 
 const REPORT_CONTENT_KEYS = [
-  'curriculums', 'curriculumbaselines', 'baselinequestion', 'grades', 'levels', 'lessons', 'lessonlearnings', 'lessonpractices',
-  'lessonpracticequestions', 'lessonquizzes', 'lessonquizquestions', 'levelquizquestions', 'questions', 'documents', 'standards', 'schools',
+  'curriculums',
+  'curriculumbaselines',
+  'baselinequestion',
+  'grades',
+  'levels',
+  'lessons',
+  'lessonlearnings',
+  'lessonpractices',
+  'lessonpracticequestions',
+  'lessonquizzes',
+  'lessonquizquestions',
+  'levelquizquestions',
+  'questions',
+  'documents',
+  'standards',
+  'schools',
   'countries',
 ] as const satisfies readonly ContentKey[];
 
@@ -356,7 +429,10 @@ async function* schoolUsersWithStudent(db: Knex): AsyncGenerator<Row> {
   if (page.length) yield* emit();
 }
 
-/** Attempts with their answered questions nested (`studentprogressquestions` absent when there are none, as the log format has it). */
+/**
+ * Attempts with their answered questions nested (`studentprogressquestions`
+ * absent when there are none, as the log format has it).
+ */
 async function* resultsSince(db: Knex, since: string): AsyncGenerator<Row> {
   let page: Row[] = [];
   const emit = async function* (): AsyncGenerator<Row> {
@@ -375,7 +451,11 @@ async function* resultsSince(db: Knex, since: string): AsyncGenerator<Row> {
     }
     page = [];
   };
-  for await (const r of pagedRows(db, { table: 'studentprogress', pk: 'studentprogressid', where: (q) => q.where('starttime', '>', since) })) {
+  for await (const r of pagedRows(db, {
+    table: 'studentprogress',
+    pk: 'studentprogressid',
+    where: (q) => q.where('starttime', '>', since),
+  })) {
     page.push(r);
     if (page.length >= PAGE) yield* emit();
   }
@@ -406,12 +486,32 @@ export function reportDataPackage(db: Knex, now = new Date()): Readable {
     students: schoolUsersWithStudent(db),
     studentprogress: {
       studentactives: pagedRows(db, { table: 'studentactives', pk: 'studentactiveid', where: after('created_at') }),
-      studentlearningprogress: pagedRows(db, { table: 'studentlearningsprogress', pk: 'studentlearningprogressid', where: after('lastupdated') }),
-      studentgradesprogress: pagedRows(db, { table: 'studentgradesprogress', pk: 'studentgradeprogressid', where: after('lastupdated') }),
-      studentlevelsprogress: pagedRows(db, { table: 'studentlevelsprogress', pk: 'studentlevelprogressid', where: after('lastupdated') }),
-      studentlessonsprogress: pagedRows(db, { table: 'studentlessonsprogress', pk: 'studentlessonprogressid', where: after('lastupdated') }),
+      studentlearningprogress: pagedRows(db, {
+        table: 'studentlearningsprogress',
+        pk: 'studentlearningprogressid',
+        where: after('lastupdated'),
+      }),
+      studentgradesprogress: pagedRows(db, {
+        table: 'studentgradesprogress',
+        pk: 'studentgradeprogressid',
+        where: after('lastupdated'),
+      }),
+      studentlevelsprogress: pagedRows(db, {
+        table: 'studentlevelsprogress',
+        pk: 'studentlevelprogressid',
+        where: after('lastupdated'),
+      }),
+      studentlessonsprogress: pagedRows(db, {
+        table: 'studentlessonsprogress',
+        pk: 'studentlessonprogressid',
+        where: after('lastupdated'),
+      }),
       studentpoints: pagedRows(db, { table: 'studentpoints', pk: 'studentpointid', where: after('created_at') }),
-      studentappusages: pagedRows(db, { table: 'studentappusages', pk: 'studentappusageid', where: after('created_at') }),
+      studentappusages: pagedRows(db, {
+        table: 'studentappusages',
+        pk: 'studentappusageid',
+        where: after('created_at'),
+      }),
     },
     studentresult: resultsSince(db, since),
     studentaccess: pagedRows(db, { table: 'rpiuseraccess', pk: 'rpiuseraccessid', where: after('logintime') }),

@@ -29,23 +29,46 @@ export const teacherListBody = pagingBody(['schoolname', 'schoolusername'], { ma
 export const teacherParams = uuidParam('schooluserid', 'must be a valid GUID');
 
 // Everything of a teacher's school user row but its password hash.
-const COLUMNS = ['schooluserid', 'schoolusername', 'schooluserrole', 'schooluserstatus', 'schoolname', 'isdisabled', 'isdeleted', 'created_at', 'created_by', 'updated_at', 'updated_by', 'deleted_at', 'deleted_by'];
+const COLUMNS = [
+  'schooluserid',
+  'schoolusername',
+  'schooluserrole',
+  'schooluserstatus',
+  'schoolname',
+  'isdisabled',
+  'isdeleted',
+  'created_at',
+  'created_by',
+  'updated_at',
+  'updated_by',
+  'deleted_at',
+  'deleted_by',
+];
 
 /** The Teachers page: live teacher accounts of the caller's schools, by school then username. */
 export async function listTeachers(db: Knex, scope: Scope, body: Paging) {
   const base = db('schoolusers').where({ schooluserrole: TEACHER, isdeleted: false });
   applyFilters(base, body, (k) => k);
   applyScope(base, scope, { schoolname: 'schoolname' });
-  return pageRows(base, body, [{ column: 'schoolname' }, { column: 'schoolusername' }, { column: 'schooluserid' }], COLUMNS);
+  return pageRows(
+    base,
+    body,
+    [{ column: 'schoolname' }, { column: 'schoolusername' }, { column: 'schooluserid' }],
+    COLUMNS,
+  );
 }
 
 /** Soft-deletes a teacher account of the caller's schools and ends its sign-ins; the username stays taken. */
 export async function deleteTeacher(db: Knex, scope: Scope, schooluserid: string, by: string | null): Promise<true> {
   await db.transaction(async (trx) => {
-    const teacher = await applyScope(trx('schoolusers').where({ schooluserid, schooluserrole: TEACHER }), scope, { schoolname: 'schoolname' }).first('isdeleted');
+    const teacher = await applyScope(trx('schoolusers').where({ schooluserid, schooluserrole: TEACHER }), scope, {
+      schoolname: 'schoolname',
+    }).first('isdeleted');
     if (!teacher) throw httpError(400, 'Invalid teacher user id');
     if (teacher.isdeleted) throw httpError(400, 'Teacher already deleted or not found');
-    await trx('schoolusers').where({ schooluserid }).update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
+    await trx('schoolusers')
+      .where({ schooluserid })
+      .update({ isdeleted: true, deleted_at: new Date().toISOString(), deleted_by: by });
     await revokeAll(trx, schooluserid);
   });
   return true;
@@ -64,12 +87,18 @@ export async function createTeachers(
   cloud: boolean,
   by: string | null,
 ): Promise<true> {
-  const school = await applyScope(db('schools').where({ schoolname: body.schoolname, isdeleted: false }), scope, { schoolid: 'schoolid' }).first('schoolid', 'schoolname');
+  const school = await applyScope(db('schools').where({ schoolname: body.schoolname, isdeleted: false }), scope, {
+    schoolid: 'schoolid',
+  }).first('schoolid', 'schoolname');
   if (!school) throw httpError(400, 'Invalid School Name');
   const names = body.teachers.map((t) => t.schoolusername);
-  const refuse = (taken: string[]) => { if (taken.length) throw httpError(400, `Teachers already exists, ${taken.join(',')}`); };
+  const refuse = (taken: string[]) => {
+    if (taken.length) throw httpError(400, `Teachers already exists, ${taken.join(',')}`);
+  };
   refuse(await takenUsernames(db, names));
-  const hashes = await Promise.all(body.teachers.map((t) => hashSchoolUserPassword(t.schooluserpasswordhash, config.schoolUserPasswordFormat)));
+  const hashes = await Promise.all(
+    body.teachers.map((t) => hashSchoolUserPassword(t.schooluserpasswordhash, config.schoolUserPasswordFormat)),
+  );
   const rows = body.teachers.map((t, i) => ({
     schooluserid: crypto.randomUUID(),
     schoolusername: t.schoolusername,

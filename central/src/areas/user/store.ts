@@ -25,27 +25,45 @@ export const createUserBody = strictBody({
 }).superRefine((b, ctx) => {
   checkEmail(b.lmsusername, ctx);
   checkPassword(b.lmsuserpasswordhash, ctx);
-  if (b.lmsuserroles.length < 1) ctx.addIssue({ code: 'custom', message: 'The user must have at least 1 role', path: [] });
+  if (b.lmsuserroles.length < 1)
+    ctx.addIssue({ code: 'custom', message: 'The user must have at least 1 role', path: [] });
 });
 
 // The admin UI sends the create form again on edit; an empty password means "keep the current one".
-export const updateUserBody = z.looseObject({
-  lmsusername: z.string().optional(),
-  lmsuserpasswordhash: z.union([z.string(), z.null()]).optional(),
-  lmsuserroles: idList.optional(),
-  countryids: z.union([narrowingList, z.null()]).optional(),
-  schoolids: z.union([narrowingList, z.null()]).optional(),
-}).superRefine((b, ctx) => {
-  if (b.lmsusername !== undefined) checkEmail(b.lmsusername, ctx);
-  if (b.lmsuserpasswordhash) checkPassword(b.lmsuserpasswordhash, ctx);
-  if (b.lmsuserroles && b.lmsuserroles.length < 1) ctx.addIssue({ code: 'custom', message: 'The user must have at least 1 role', path: [] });
-});
+export const updateUserBody = z
+  .looseObject({
+    lmsusername: z.string().optional(),
+    lmsuserpasswordhash: z.union([z.string(), z.null()]).optional(),
+    lmsuserroles: idList.optional(),
+    countryids: z.union([narrowingList, z.null()]).optional(),
+    schoolids: z.union([narrowingList, z.null()]).optional(),
+  })
+  .superRefine((b, ctx) => {
+    if (b.lmsusername !== undefined) checkEmail(b.lmsusername, ctx);
+    if (b.lmsuserpasswordhash) checkPassword(b.lmsuserpasswordhash, ctx);
+    if (b.lmsuserroles && b.lmsuserroles.length < 1)
+      ctx.addIssue({ code: 'custom', message: 'The user must have at least 1 role', path: [] });
+  });
 
 export const userParams = z.object({ lmsuserid: z.string().uuid({ error: 'must be a valid GUID' }) });
 
 const PUBLIC_COLUMNS = [
-  'lmsuserid', 'lmsusername', 'firstname', 'lastname', 'lmsuserrole', 'isverified', 'isdisabled', 'countries', 'schools',
-  'created_at', 'created_by', 'updated_at', 'updated_by', 'deleted_at', 'deleted_by', 'type',
+  'lmsuserid',
+  'lmsusername',
+  'firstname',
+  'lastname',
+  'lmsuserrole',
+  'isverified',
+  'isdisabled',
+  'countries',
+  'schools',
+  'created_at',
+  'created_by',
+  'updated_at',
+  'updated_by',
+  'deleted_at',
+  'deleted_by',
+  'type',
 ] as const;
 
 /** Never a password hash (nor the old verify/reset keys) in an answer. */
@@ -117,7 +135,8 @@ export async function updateUser(db: Knex, lmsuserid: string, body: z.infer<type
   const stored = (await db('lmsusers').where({ lmsuserid }).first('schools', 'countries')) as
     { schools: unknown; countries: unknown } | undefined;
   if (!stored || !(await userRow(db, lmsuserid))) throw httpError(400, 'Invalid user id');
-  if (body.lmsusername && (await usernameTaken(db, body.lmsusername, lmsuserid))) throw httpError(400, 'user email already exists');
+  if (body.lmsusername && (await usernameTaken(db, body.lmsusername, lmsuserid)))
+    throw httpError(400, 'user email already exists');
   const roleids = body.lmsuserroles ? await checkRoles(db, body.lmsuserroles) : undefined;
   const hash = body.lmsuserpasswordhash ? await hashPassword(body.lmsuserpasswordhash) : undefined;
   await db.transaction(async (trx) => {
@@ -141,7 +160,9 @@ export async function disableUser(db: Knex, lmsuserid: string, by: string): Prom
   if (!user) throw httpError(400, 'Invalid user id');
   if (user.lmsusername === SEEDED_SUPERADMIN) throw httpError(400, 'Could not delete superadmin');
   await db.transaction(async (trx) => {
-    await trx('lmsusers').where({ lmsuserid }).update({ isdisabled: true, deleted_at: new Date().toISOString(), deleted_by: by });
+    await trx('lmsusers')
+      .where({ lmsuserid })
+      .update({ isdisabled: true, deleted_at: new Date().toISOString(), deleted_by: by });
     await replaceRoles(trx, lmsuserid, []);
   });
   return 'User is deleted successfully!';
@@ -157,10 +178,19 @@ export async function listUsers(db: Knex, body: Paging, accounts?: readonly stri
   const page = await pageRows(base, body, 'lmsusername', PUBLIC_COLUMNS);
   const users = page.data as Array<{ lmsuserid: string }>;
   const links = users.length
-    ? await db('lmsusers_roles as ur').join('roles as r', 'r.roleid', 'ur.roleid').whereIn('ur.lmsuserid', users.map((u: { lmsuserid: string }) => u.lmsuserid)).orderBy('r.rolename').select('ur.lmsuserid', 'r.rolename')
+    ? await db('lmsusers_roles as ur')
+        .join('roles as r', 'r.roleid', 'ur.roleid')
+        .whereIn(
+          'ur.lmsuserid',
+          users.map((u: { lmsuserid: string }) => u.lmsuserid),
+        )
+        .orderBy('r.rolename')
+        .select('ur.lmsuserid', 'r.rolename')
     : [];
   const data = users.map((u: { lmsuserid: string }) => {
-    const roles = links.filter((l: { lmsuserid: string }) => l.lmsuserid === u.lmsuserid).map((l: { rolename: string }) => ({ rolename: l.rolename }));
+    const roles = links
+      .filter((l: { lmsuserid: string }) => l.lmsuserid === u.lmsuserid)
+      .map((l: { rolename: string }) => ({ rolename: l.rolename }));
     return { ...u, roles, formattedroles: roles.map((r: { rolename: string }) => r.rolename).join(', ') };
   });
   return { ...page, data };
@@ -170,9 +200,18 @@ export async function listUsers(db: Knex, body: Paging, accounts?: readonly stri
 export async function getUser(db: Knex, lmsuserid: string) {
   const user = await userRow(db, lmsuserid);
   if (!user) return null;
-  const held = await db('lmsusers_roles as ur').join('roles as r', 'r.roleid', 'ur.roleid').where('ur.lmsuserid', lmsuserid).select('r.roleid', 'r.rolename');
+  const held = await db('lmsusers_roles as ur')
+    .join('roles as r', 'r.roleid', 'ur.roleid')
+    .where('ur.lmsuserid', lmsuserid)
+    .select('r.roleid', 'r.rolename');
   const perms = held.length
-    ? await db('roles_permissions as rp').join('permissions as p', 'p.permissionid', 'rp.permissionid').whereIn('rp.roleid', held.map((h: { roleid: string }) => h.roleid)).select('rp.roleid', 'p.permissionid', 'p.permissionname')
+    ? await db('roles_permissions as rp')
+        .join('permissions as p', 'p.permissionid', 'rp.permissionid')
+        .whereIn(
+          'rp.roleid',
+          held.map((h: { roleid: string }) => h.roleid),
+        )
+        .select('rp.roleid', 'p.permissionid', 'p.permissionname')
     : [];
   const all = await db('roles').orderBy('rolename').select('roleid', 'rolename');
   const heldIds = new Set(held.map((h: { roleid: string }) => h.roleid));
@@ -182,9 +221,18 @@ export async function getUser(db: Knex, lmsuserid: string) {
       roles: held.map((h: { roleid: string; rolename: string }) => ({
         roleid: h.roleid,
         rolename: h.rolename,
-        permissions: perms.filter((p: { roleid: string }) => p.roleid === h.roleid).map((p: { permissionid: string; permissionname: string }) => ({ permissionid: p.permissionid, permissionname: p.permissionname })),
+        permissions: perms
+          .filter((p: { roleid: string }) => p.roleid === h.roleid)
+          .map((p: { permissionid: string; permissionname: string }) => ({
+            permissionid: p.permissionid,
+            permissionname: p.permissionname,
+          })),
       })),
     },
-    roles: all.map((r: { roleid: string; rolename: string }) => ({ id: r.roleid, text: r.rolename, checked: heldIds.has(r.roleid) })),
+    roles: all.map((r: { roleid: string; rolename: string }) => ({
+      id: r.roleid,
+      text: r.rolename,
+      checked: heldIds.has(r.roleid),
+    })),
   };
 }

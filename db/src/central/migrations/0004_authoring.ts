@@ -26,14 +26,20 @@ async function refuseDuplicates(knex: Knex, table: string, columns: string[]): P
     .limit(10)) as Array<Record<string, unknown>>;
   if (dupes.length) {
     const list = dupes.map((d) => columns.map((c) => String(d[c])).join(' / ')).join('; ');
-    throw new Error(`${table}: live rows share ${columns.join(', ')} (${list}); rename or delete the extra rows, then migrate again`);
+    throw new Error(
+      `${table}: live rows share ${columns.join(', ')} (${list}); rename or delete the extra rows, then migrate again`,
+    );
   }
 }
 
 export async function up(knex: Knex): Promise<void> {
   for (const { table, columns } of LIVE_UNIQUE) {
     await refuseDuplicates(knex, table, columns);
-    await knex.raw(`CREATE UNIQUE INDEX ?? ON ?? (${columns.map(() => '??').join(', ')}) WHERE NOT isdeleted`, [indexName(table, columns), table, ...columns]);
+    await knex.raw(`CREATE UNIQUE INDEX ?? ON ?? (${columns.map(() => '??').join(', ')}) WHERE NOT isdeleted`, [
+      indexName(table, columns),
+      table,
+      ...columns,
+    ]);
   }
   // A curriculum is offered in a country once; the country side is what the scope and the country feed look up.
   await knex.schema.alterTable('curriculumcountry', (t) => {
@@ -47,5 +53,6 @@ export async function down(knex: Knex): Promise<void> {
     t.dropIndex(['countryid'], 'curriculumcountry_countryid_idx');
     t.dropUnique(['curriculumid', 'countryid'], 'curriculumcountry_curriculumid_countryid_unique');
   });
-  for (const { table, columns } of [...LIVE_UNIQUE].reverse()) await knex.raw('DROP INDEX ??', [indexName(table, columns)]);
+  for (const { table, columns } of [...LIVE_UNIQUE].reverse())
+    await knex.raw('DROP INDEX ??', [indexName(table, columns)]);
 }

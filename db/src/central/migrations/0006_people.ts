@@ -10,7 +10,11 @@ import type { Knex } from 'knex';
  *  - learner names and contacts as long as the contract admits (100 characters; the columns held 45
  *    and 20, and PostgreSQL refuses longer text where SQLite stores it).
  */
-const WIDENED: ReadonlyArray<readonly [column: string, from: number]> = [['studentfirstname', 45], ['studentlastname', 45], ['contact', 20]];
+const WIDENED: ReadonlyArray<readonly [column: string, from: number]> = [
+  ['studentfirstname', 45],
+  ['studentlastname', 45],
+  ['contact', 20],
+];
 const INDEXES: ReadonlyArray<readonly [name: string, table: string, columns: string[]]> = [
   ['students_schoolname_studentfirstname_idx', 'students', ['schoolname', 'studentfirstname', 'studentid']],
   ['students_standard_idx', 'students', ['standard']],
@@ -26,7 +30,8 @@ export async function up(knex: Knex): Promise<void> {
     .havingRaw('count(*) > 1');
   if (clashes.length) {
     throw new Error(
-      `schoolusers: these usernames exist in more than one case and must be renamed before the case-insensitive unique index can be built: ${clashes.map((c) => c.name).join(', ')}`,
+      'schoolusers: these usernames exist in more than one case and must be renamed ' +
+        `before the case-insensitive unique index can be built: ${clashes.map((c) => c.name).join(', ')}`,
     );
   }
   await knex.raw('create unique index schoolusers_lower_schoolusername_unique on schoolusers (lower(schoolusername))');
@@ -38,11 +43,16 @@ export async function up(knex: Knex): Promise<void> {
     .havingRaw('count(*) > 1')
     .limit(10);
   if (classes.length) {
+    const names = classes.map((c) => `${c.schoolid} / ${c.name}`).join('; ');
     throw new Error(
-      `standards: live classes of one school share a name (${classes.map((c) => `${c.schoolid} / ${c.name}`).join('; ')}); rename or delete the extra classes, then migrate again`,
+      `standards: live classes of one school share a name (${names}); ` +
+        'rename or delete the extra classes, then migrate again',
     );
   }
-  await knex.raw('create unique index standards_schoolid_lower_standardname_live_unique on standards (schoolid, lower(standardname)) where not isdeleted');
+  await knex.raw(
+    'create unique index standards_schoolid_lower_standardname_live_unique ' +
+      'on standards (schoolid, lower(standardname)) where not isdeleted',
+  );
   for (const [name, table, columns] of INDEXES) await knex.schema.alterTable(table, (t) => t.index(columns, name));
   if (knex.client.config.client === 'pg') {
     for (const [column] of WIDENED) await knex.raw('alter table students alter column ?? type varchar(100)', [column]);
@@ -51,9 +61,14 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   if (knex.client.config.client === 'pg') {
-    for (const [column, from] of WIDENED) await knex.raw(`alter table students alter column ?? type varchar(${from}) using left(??, ${from})`, [column, column]);
+    for (const [column, from] of WIDENED)
+      await knex.raw(`alter table students alter column ?? type varchar(${from}) using left(??, ${from})`, [
+        column,
+        column,
+      ]);
   }
-  for (const [name, table, columns] of [...INDEXES].reverse()) await knex.schema.alterTable(table, (t) => t.dropIndex(columns, name));
+  for (const [name, table, columns] of [...INDEXES].reverse())
+    await knex.schema.alterTable(table, (t) => t.dropIndex(columns, name));
   await knex.raw('drop index standards_schoolid_lower_standardname_live_unique');
   await knex.raw('drop index schoolusers_lower_schoolusername_unique');
 }

@@ -24,15 +24,36 @@ const INDEXES: Array<{ table: string; columns: string[]; name: string; why: stri
   { table: 'students', columns: ['schoolname'], name: 'students_schoolname_index', why: 'learners of a school' },
   // Learners of a country by name (/gender, /disability, /offlineonline, /dashboard with a country).
   { table: 'students', columns: ['country'], name: 'students_country_index', why: 'learners of a country' },
-  // Teachers and learner accounts of a school (/dashboard, /dashboard/country, /dashboard/school, /studentusage, /techdowntime scope).
-  { table: 'schoolusers', columns: ['schoolname', 'schooluserrole'], name: 'schoolusers_school_role_index', why: 'school users of a school' },
+  // Teachers and learner accounts of a school (/dashboard, /dashboard/country,
+  // /dashboard/school, /studentusage, /techdowntime scope).
+  {
+    table: 'schoolusers',
+    columns: ['schoolname', 'schooluserrole'],
+    name: 'schoolusers_school_role_index',
+    why: 'school users of a school',
+  },
   // A learner's last sign-in (/studentstatus and its download: max(logintime) per learner).
-  { table: 'rpiuseraccess', columns: ['userid', 'logintime'], name: 'rpiuseraccess_user_time_index', why: 'last sign-in' },
+  {
+    table: 'rpiuseraccess',
+    columns: ['userid', 'logintime'],
+    name: 'rpiuseraccess_user_time_index',
+    why: 'last sign-in',
+  },
   // A learner's app time in a period (/studentstatus totalusages, /studentusage); 0009 replaces it with one
   // that also holds time_spent.
-  { table: 'studentappusages', columns: ['schooluserid', 'created_at'], name: 'studentappusages_user_time_index', why: 'app time per learner' },
+  {
+    table: 'studentappusages',
+    columns: ['schooluserid', 'created_at'],
+    name: 'studentappusages_user_time_index',
+    why: 'app time per learner',
+  },
   // Uploads of a school's teachers, newest first (/syncrecords, /syncstatus).
-  { table: 'syncs', columns: ['created_by', 'created_at'], name: 'syncs_creator_time_index', why: 'uploads per teacher' },
+  {
+    table: 'syncs',
+    columns: ['created_by', 'created_at'],
+    name: 'syncs_creator_time_index',
+    why: 'uploads per teacher',
+  },
   { table: 'syncs', columns: ['created_at'], name: 'syncs_time_index', why: 'sync records oldest first' },
   // Feedbacks of a period (/techdowntime).
   { table: 'feedbacks', columns: ['created_at'], name: 'feedbacks_time_index', why: 'feedbacks of a period' },
@@ -69,12 +90,18 @@ export const config = { transaction: false };
 export async function up(knex: Knex, ctx: MigrationContext): Promise<void> {
   for (const i of INDEXES) await createIndexOnline(knex, ctx, i.table, i.columns, i.name);
   // Rows an upload wrote (null on uploads recorded before this column existed).
-  if (!(await knex.schema.hasColumn('syncs', 'rowcount'))) await knex.schema.alterTable('syncs', (t) => { t.integer('rowcount').nullable(); });
+  if (!(await knex.schema.hasColumn('syncs', 'rowcount')))
+    await knex.schema.alterTable('syncs', (t) => {
+      t.integer('rowcount').nullable();
+    });
   if (!(await knex.schema.hasTable('contentpushes'))) await createTables(knex, contentPushTables);
 }
 
 export async function down(knex: Knex, ctx: MigrationContext): Promise<void> {
   await dropTables(knex, contentPushTables);
-  if (await knex.schema.hasColumn('syncs', 'rowcount')) await knex.schema.alterTable('syncs', (t) => { t.dropColumn('rowcount'); });
+  if (await knex.schema.hasColumn('syncs', 'rowcount'))
+    await knex.schema.alterTable('syncs', (t) => {
+      t.dropColumn('rowcount');
+    });
   for (const i of [...INDEXES].reverse()) await dropIndexOnline(knex, ctx, i.name);
 }

@@ -36,7 +36,8 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(
     `INSERT INTO logarchives (archive, claimed_at, settled_at)
      SELECT logfilename, MIN(created_at), MIN(created_at) FROM logfiles
-     WHERE type = 2 AND created_at IS NOT NULL AND logfilename NOT IN (SELECT archive FROM logarchives) GROUP BY logfilename`,
+     WHERE type = 2 AND created_at IS NOT NULL AND logfilename NOT IN (SELECT archive FROM logarchives) ` +
+      'GROUP BY logfilename',
   );
 }
 
