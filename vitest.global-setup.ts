@@ -9,5 +9,8 @@ import path from 'node:path';
  */
 export default function buildFirst(): void {
   const root = __dirname;
-  execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-b'], { cwd: root, stdio: 'inherit' });
+  execFileSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '-b'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
 }

@@ -14,7 +14,12 @@ import { countingErrors } from './objects/counted';
 import { OUTAGE_RETRY_AFTER_SECONDS, requestOutage } from './http/outage';
 import type { ReplicaReads } from './replica';
 
-export const SIGN_IN_PATHS = ['/auth/login', '/auth/school/login', '/auth/forgotpassword', '/auth/sendverificationemail'];
+export const SIGN_IN_PATHS = [
+  '/auth/login',
+  '/auth/school/login',
+  '/auth/forgotpassword',
+  '/auth/sendverificationemail',
+];
 
 export function createApp(config: Config, deps: Deps): Express {
   const replica = deps.replica;
@@ -75,7 +80,12 @@ export function createApp(config: Config, deps: Deps): Express {
     locals: {
       config,
       deps: appDeps,
-      mailCounters: createMailCounters({ perClientPerHour: config.mailLinks.perClientPerHour, perAccountPerHour: config.mailLinks.perAccountPerHour, redis: deps.redis, logger: deps.logger }),
+      mailCounters: createMailCounters({
+        perClientPerHour: config.mailLinks.perClientPerHour,
+        perAccountPerHour: config.mailLinks.perAccountPerHour,
+        redis: deps.redis,
+        logger: deps.logger,
+      }),
     },
   });
 }

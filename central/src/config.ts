@@ -1,7 +1,23 @@
 import { z } from 'zod';
 import {
-  backupKeyOf, ConfigError,
-  PLACEHOLDER_SECRET, checkOptionalToken, checkSecrets, databaseSettings, databaseSettingsSchema, proxyHops, isDevOrTest, commaList, deepFreeze, flag, nodeEnvSchema, nonNegativeInt, optionalString, parseEnv, port, positiveInt,
+  backupKeyOf,
+  ConfigError,
+  PLACEHOLDER_SECRET,
+  checkOptionalToken,
+  checkSecrets,
+  databaseSettings,
+  databaseSettingsSchema,
+  proxyHops,
+  isDevOrTest,
+  commaList,
+  deepFreeze,
+  flag,
+  nodeEnvSchema,
+  nonNegativeInt,
+  optionalString,
+  parseEnv,
+  port,
+  positiveInt,
   type Env,
 } from '@lms/shared';
 
@@ -91,7 +107,15 @@ export function loadConfig(env: Env = process.env) {
     schoolUserPasswordFormat: e.SCHOOLUSER_PASSWORD_FORMAT,
     trustProxy: e.TRUST_PROXY,
     objectStore: e.S3_ENDPOINT
-      ? { kind: 's3' as const, endpoint: e.S3_ENDPOINT, accessKey: e.S3_ACCESS_KEY ?? '', secretKey: e.S3_SECRET_KEY ?? '', bucket: e.S3_BUCKET, region: e.S3_REGION, publicEndpoint: e.S3_PUBLIC_ENDPOINT }
+      ? {
+          kind: 's3' as const,
+          endpoint: e.S3_ENDPOINT,
+          accessKey: e.S3_ACCESS_KEY ?? '',
+          secretKey: e.S3_SECRET_KEY ?? '',
+          bucket: e.S3_BUCKET,
+          region: e.S3_REGION,
+          publicEndpoint: e.S3_PUBLIC_ENDPOINT,
+        }
       : { kind: 'folder' as const, dir: e.OBJECT_DIR },
     redisUrl: e.REDIS_URL,
     redisStartTimeoutMs: e.REDIS_START_TIMEOUT_SECONDS * 1000,
@@ -184,6 +208,13 @@ export function loadObjectStoreConfig(env: Env = process.env) {
     S3_BUCKET: schema.shape.S3_BUCKET, S3_REGION: schema.shape.S3_REGION, OBJECT_DIR: schema.shape.OBJECT_DIR,
   }), env);
   return e.S3_ENDPOINT
-    ? { kind: 's3' as const, endpoint: e.S3_ENDPOINT, accessKey: e.S3_ACCESS_KEY ?? '', secretKey: e.S3_SECRET_KEY ?? '', bucket: e.S3_BUCKET, region: e.S3_REGION }
+    ? {
+        kind: 's3' as const,
+        endpoint: e.S3_ENDPOINT,
+        accessKey: e.S3_ACCESS_KEY ?? '',
+        secretKey: e.S3_SECRET_KEY ?? '',
+        bucket: e.S3_BUCKET,
+        region: e.S3_REGION,
+      }
     : { kind: 'folder' as const, dir: e.OBJECT_DIR };
 }

@@ -21,7 +21,12 @@ startOrExit('central API', async () => {
   });
   const serving = holdServingLock(db, 'central');
   await assertMigrated(db);
-  const redis = config.redisUrl ? await connectRedis(config.redisUrl, logger, { startTimeoutMs: config.redisStartTimeoutMs, keyPrefix: config.redisKeyPrefix }) : undefined;
+  const redis = config.redisUrl
+    ? await connectRedis(config.redisUrl, logger, {
+        startTimeoutMs: config.redisStartTimeoutMs,
+        keyPrefix: config.redisKeyPrefix,
+      })
+    : undefined;
   // Several instances sharing Redis hear of each other's logouts at once.
   const stopSharingRevocations = redis ? await shareRevocations(redis, logger) : undefined;
   const objects = createObjectStore(config.objectStore);

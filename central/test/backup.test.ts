@@ -10,17 +10,32 @@ import { startS3Sandbox, type S3Sandbox } from './s3';
 
 const cli = path.join(repoRoot, 'central', 'dist', 'cli.js');
 
-function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+function runCli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...args], { env: { ...process.env, NODE_ENV: 'test', ...env } }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [cli, ...args],
+      { env: { ...process.env, NODE_ENV: 'test', ...env } },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
 function envOf(t: TestDatabase, store: ObjectStoreConfig): Record<string, string> {
   const env: Record<string, string> = { DATABASE_URL: t.url };
-  if (store.kind === 's3') Object.assign(env, { S3_ENDPOINT: store.endpoint, S3_ACCESS_KEY: store.accessKey, S3_SECRET_KEY: store.secretKey, S3_BUCKET: store.bucket, S3_REGION: store.region });
+  if (store.kind === 's3')
+    Object.assign(env, {
+      S3_ENDPOINT: store.endpoint,
+      S3_ACCESS_KEY: store.accessKey,
+      S3_SECRET_KEY: store.secretKey,
+      S3_BUCKET: store.bucket,
+      S3_REGION: store.region,
+    });
   else env.OBJECT_DIR = store.dir;
   return env;
 }
@@ -57,9 +72,16 @@ describe.each(['folder', 's3'] as const)('central backup and restore, %s store',
   });
   afterAll(async () => { await t.dispose(); });
 
-  it('backs up the database and the objects with counts and checksums, and restores exactly them after changes', async () => {
-    await t.db('countries').insert([{ countryid: 'c1', countryname: 'Kenya' }, { countryid: 'c2', countryname: 'Ghana' }]);
-    await store.put('lesson_one.mp3', Buffer.from('ID3 lesson one'), { contentType: 'audio/mpeg', metadata: { origin: 'test' } });
+  it('backs up the database and the objects with counts and checksums, ' +
+      'and restores exactly them after changes', async () => {
+    await t.db('countries').insert([
+      { countryid: 'c1', countryname: 'Kenya' },
+      { countryid: 'c2', countryname: 'Ghana' },
+    ]);
+    await store.put('lesson_one.mp3', Buffer.from('ID3 lesson one'), {
+      contentType: 'audio/mpeg',
+      metadata: { origin: 'test' },
+    });
     await store.put('feedback/u1_a_1.png', png, { contentType: 'image/png' });
 
     const b = await runCli(['backup', '--to', dir], envOf(t, storeConfig));
@@ -73,7 +95,11 @@ describe.each(['folder', 's3'] as const)('central backup and restore, %s store',
     expect(manifest.database.tables.countries).toBe(2);
     expect(manifest.database.migrations[0]).toBe(central.migrations[central.migrations.length - 1][0]);
     expect(manifest.objects.items.map((o) => o.key)).toEqual(['feedback/u1_a_1.png', 'lesson_one.mp3']);
-    expect(manifest.objects.items[1]).toMatchObject({ size: 14, contentType: 'audio/mpeg', metadata: { origin: 'test' } });
+    expect(manifest.objects.items[1]).toMatchObject({
+      size: 14,
+      contentType: 'audio/mpeg',
+      metadata: { origin: 'test' },
+    });
     const before = await readAll(store);
 
     // A backup goes into a new folder only.
@@ -100,7 +126,10 @@ describe.each(['folder', 's3'] as const)('central backup and restore, %s store',
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/restored \d+ rows in \d+ tables and 2 objects; both match the manifest/);
-    expect(await countries(t)).toEqual([{ countryid: 'c1', countryname: 'Kenya' }, { countryid: 'c2', countryname: 'Ghana' }]);
+    expect(await countries(t)).toEqual([
+      { countryid: 'c1', countryname: 'Kenya' },
+      { countryid: 'c2', countryname: 'Ghana' },
+    ]);
     expect(await readAll(store)).toEqual(before);
     expect((await store.stat('lesson_one.mp3')).contentType).toBe('audio/mpeg');
     // The restored database is a working one: the service's migrations see it up to date.
@@ -131,7 +160,10 @@ describe.each(['folder', 's3'] as const)('central backup and restore, %s store',
     await fsp.writeFile(path.join(dir, 'objects', 'extra.mp3'), 'ID3');
     const r3 = await runCli(['restore', '--from', dir, '--yes'], envOf(t, storeConfig));
     expect(r3.stderr).toContain('objects/extra.mp3: not in the manifest');
-    expect(await t.db('countries').where({ countryid: 'c9' }).first('countryid', 'countryname')).toEqual({ countryid: 'c9', countryname: 'After' });
+    expect(await t.db('countries').where({ countryid: 'c9' }).first('countryid', 'countryname')).toEqual({
+      countryid: 'c9',
+      countryname: 'After',
+    });
     expect(await readAll(store)).toEqual(objectsNow);
   });
 });
@@ -157,7 +189,10 @@ describe.each(['folder', 's3'] as const)('central restore refuses a backup edite
 
   beforeAll(async () => {
     t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations });
-    storeConfig = kind === 's3' ? sandbox.s3(`signed-${kind}-${Date.now() % 100000}`) : { kind: 'folder', dir: path.join(sandbox.tmp, 'signed-objects') };
+    storeConfig =
+      kind === 's3'
+        ? sandbox.s3(`signed-${kind}-${Date.now() % 100000}`)
+        : { kind: 'folder', dir: path.join(sandbox.tmp, 'signed-objects') };
     store = createObjectStore(storeConfig);
     dir = path.join(sandbox.tmp, `signed-backup-${kind}`);
     env = { ...envOf(t, storeConfig), BACKUP_KEY: KEY };
@@ -186,17 +221,30 @@ describe.each(['folder', 's3'] as const)('central restore refuses a backup edite
     try {
       const r = await runCli(['restore', '--from', dir, '--yes'], env);
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain("the manifest's signature does not match: the backup was changed after it was taken, or taken with another key");
+      expect(r.stderr).toContain(
+        "the manifest's signature does not match: the backup was changed after it was taken, or taken with another key",
+      );
       await unchanged();
     } finally {
       await fsp.writeFile(manifestFile(), original);
       await fsp.writeFile(path.join(dir, 'objects', 'lesson_one.mp3'), 'ID3 lesson one');
     }
     // Another key (or none, where one is required) refuses the untouched backup too.
-    const other = await runCli(['restore', '--from', dir, '--yes'], { ...env, BACKUP_KEY: 'another-key-0123456789abcdef0123456789abcdef' });
+    const other = await runCli(['restore', '--from', dir, '--yes'], {
+      ...env,
+      BACKUP_KEY: 'another-key-0123456789abcdef0123456789abcdef',
+    });
     expect([other.code, other.stderr]).toEqual([1, expect.stringContaining("the manifest's signature does not match")]);
-    const production = await runCli(['restore', '--from', dir], { ...env, NODE_ENV: 'production', BACKUP_KEY: '', JWT_SECRET: '' });
-    expect([production.code, production.stderr]).toEqual([1, expect.stringContaining('BACKUP_KEY (or JWT_SECRET) must be set')]);
+    const production = await runCli(['restore', '--from', dir], {
+      ...env,
+      NODE_ENV: 'production',
+      BACKUP_KEY: '',
+      JWT_SECRET: '',
+    });
+    expect([production.code, production.stderr]).toEqual([
+      1,
+      expect.stringContaining('BACKUP_KEY (or JWT_SECRET) must be set'),
+    ]);
     await unchanged();
   }, 180_000);
 
@@ -236,7 +284,9 @@ describe.each(['folder', 's3'] as const)('central restore refuses a backup edite
     try {
       const r = await runCli(['restore', '--from', dir, '--yes'], env);
       expect(r.code).toBe(1);
-      expect(r.stderr).toContain(`the manifest names the database file "../other-${kind}/${dbFile}"; a backup's is ${dbFile}, refused`);
+      expect(r.stderr).toContain(
+        `the manifest names the database file "../other-${kind}/${dbFile}"; a backup's is ${dbFile}, refused`,
+      );
       await unchanged();
     } finally {
       await putBack();

@@ -126,8 +126,12 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, stdin?: Readab
     const child = spawn(cmd, args, { env, stdio: [stdin ? 'pipe' : 'ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => { if (stderr.length < 8000) stderr += d.toString(); });
-    child.on('error', (err) => reject(new BackupError(`cannot run ${cmd}: ${err.message} (install the PostgreSQL client tools)`)));
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new BackupError(`${cmd} failed (exit ${code}): ${stderr.trim()}`))));
+    child.on('error', (err) =>
+      reject(new BackupError(`cannot run ${cmd}: ${err.message} (install the PostgreSQL client tools)`)),
+    );
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new BackupError(`${cmd} failed (exit ${code}): ${stderr.trim()}`)),
+    );
     if (stdin) {
       stdin.on('error', (err) => {
         // Killed before its input ends, psql never commits.
@@ -141,10 +145,15 @@ function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, stdin?: Readab
 
 async function tableNames(db: Knex | Knex.Transaction): Promise<string[]> {
   if (db.client.config.client === 'pg') {
-    const r = await db.raw("select table_name from information_schema.tables where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name");
+    const r = await db.raw(
+      'select table_name from information_schema.tables where table_schema = current_schema() ' +
+        "and table_type = 'BASE TABLE' order by table_name",
+    );
     return r.rows.map((x: { table_name: string }) => x.table_name);
   }
-  const rows = await db.raw("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name");
+  const rows = await db.raw(
+    "select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name",
+  );
   return (rows as Array<{ name: string }>).map((x) => x.name);
 }
 
@@ -161,8 +170,9 @@ function sqliteFile(db: Knex): string {
   return (db.client.config.connection as { filename: string }).filename;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const openSqlite = (file: string, options?: object) => new (require('better-sqlite3') as typeof import('better-sqlite3'))(file, options);
+const openSqlite = (file: string, options?: object) =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  new (require('better-sqlite3') as typeof import('better-sqlite3'))(file, options);
 
 async function dumpDatabase(t: BackupTarget, dir: string): Promise<Manifest['database']> {
   const dialect = dialectOf(t.db);
@@ -182,8 +192,11 @@ async function dumpDatabase(t: BackupTarget, dir: string): Promise<Manifest['dat
       // One self-contained file (the copy inherits WAL mode, whose side files a reader would create).
       copy.pragma('journal_mode = DELETE');
       tables = {};
-      const names = copy.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as Array<{ name: string }>;
-      for (const { name } of names) tables[name] = (copy.prepare(`select count(*) as n from "${name}"`).get() as { n: number }).n;
+      const names = copy
+        .prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name")
+        .all() as Array<{ name: string }>;
+      for (const { name } of names)
+        tables[name] = (copy.prepare(`select count(*) as n from "${name}"`).get() as { n: number }).n;
     } finally {
       copy.close();
     }
@@ -192,7 +205,10 @@ async function dumpDatabase(t: BackupTarget, dir: string): Promise<Manifest['dat
     const { dbname, env } = pgConnection(t.databaseUrl);
     tables = await t.db.transaction(async (trx) => {
       await trx.raw('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
-      const snapshot = (await trx.raw('select pg_export_snapshot() as s, current_schema() as schema')).rows[0] as { s: string; schema: string };
+      const snapshot = (await trx.raw('select pg_export_snapshot() as s, current_schema() as schema')).rows[0] as {
+        s: string;
+        schema: string;
+      };
       const counts = await countRows(trx);
       // pg_dump reads the snapshot this transaction exported, so the dump holds exactly the rows counted.
       await run('pg_dump', ['--format=custom', '--no-owner', '--no-privileges', `--snapshot=${snapshot.s}`,
@@ -361,23 +377,40 @@ export interface BackupOptions {
   linkFrom?: string;
 }
 
-/** Writes a backup into `dir` (absent or empty); the manifest is written last, so a backup without one is incomplete. */
+/**
+ * Writes a backup into `dir` (absent or empty); the manifest is written last, so a backup without one is
+ * incomplete.
+ */
 export async function backup(t: BackupTarget, dir: string, o: BackupOptions = {}): Promise<Manifest> {
   const out = t.out ?? ((l: string) => process.stdout.write(`${l}\n`));
-  if (fs.existsSync(dir) && (await fsp.readdir(dir)).length) throw new BackupError(`${dir} is not empty; back up into a new folder`);
+  if (fs.existsSync(dir) && (await fsp.readdir(dir)).length)
+    throw new BackupError(`${dir} is not empty; back up into a new folder`);
   // A backup holds password hashes and learners' records: its folder is the backing-up user's alone.
   await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
   await fsp.chmod(dir, 0o700);
   const started = new Date().toISOString();
   const database = await dumpDatabase(t, dir);
-  out(`${t.service}: database ${describeDatabase(t.databaseUrl)}: ${Object.keys(database.tables).length} tables, ${sumRows(database.tables)} rows, ${mb(database.bytes)}`);
+  out(
+    `${t.service}: database ${describeDatabase(t.databaseUrl)}: ${Object.keys(database.tables).length} tables, ` +
+      `${sumRows(database.tables)} rows, ${mb(database.bytes)}`,
+  );
   const prev = o.linkFrom ? await previousBackup(t, o.linkFrom, out) : undefined;
   const { objects, tally } = await copyObjects(t.objects, dir, out, prev);
-  out(`${t.service}: objects ${objects.store}: ${objects.count} object${objects.count === 1 ? '' : 's'}, ${mb(objects.bytes)}`);
+  out(
+    `${t.service}: objects ${objects.store}: ${objects.count} object${objects.count === 1 ? '' : 's'}, ` +
+      `${mb(objects.bytes)}`,
+  );
   const fromPrev = prev ? `${tally.linked} linked from ${prev.dir}, ${tally.copiedLocally} copied from it, ` : '';
   out(`${t.service}: objects ${fromPrev}${tally.copied} copied from the store; ${mb(tally.bytesRead)} `
     + `(${tally.bytesRead} bytes) read from the store`);
-  const manifest: Manifest = { format: BACKUP_FORMAT, service: t.service, started_at: started, finished_at: new Date().toISOString(), database, objects };
+  const manifest: Manifest = {
+    format: BACKUP_FORMAT,
+    service: t.service,
+    started_at: started,
+    finished_at: new Date().toISOString(),
+    database,
+    objects,
+  };
   const tmp = path.join(dir, `${MANIFEST}.tmp`);
   const text = `${JSON.stringify(manifest, null, 1)}\n`;
   await fsp.writeFile(path.join(dir, SIGNATURE), `${signatureOf(t.key, Buffer.from(text))}\n`);
@@ -439,8 +472,10 @@ async function readSignedManifest(dir: string, service: string, key: string): Pr
     throw new BackupError(`${dir}: ${what}: the backup was changed after it was taken, or taken with another key `
       + '(BACKUP_KEY, else JWT_SECRET, as it was when the backup was made); refused');
   }
-  if (manifest.format !== BACKUP_FORMAT) throw new BackupError(`${dir}: unknown backup format ${JSON.stringify(manifest.format)}`);
-  if (manifest.service !== service) throw new BackupError(`${dir} is a backup of ${manifest.service}, not of ${service}`);
+  if (manifest.format !== BACKUP_FORMAT)
+    throw new BackupError(`${dir}: unknown backup format ${JSON.stringify(manifest.format)}`);
+  if (manifest.service !== service)
+    throw new BackupError(`${dir} is a backup of ${manifest.service}, not of ${service}`);
   return manifest;
 }
 
@@ -468,7 +503,12 @@ export async function verifyBackup(dir: string, service: string, key: string): P
     if (st.size !== size) bad.push(`${rel}: ${st.size} bytes, the manifest says ${size}`);
     else if ((await sha256File(full)) !== sha256) bad.push(`${rel}: checksum differs from the manifest`);
   };
-  await check(manifest.database.file, path.join(dir, manifest.database.file), manifest.database.bytes, manifest.database.sha256);
+  await check(
+    manifest.database.file,
+    path.join(dir, manifest.database.file),
+    manifest.database.bytes,
+    manifest.database.sha256,
+  );
   const expected = new Set<string>();
   for (const o of manifest.objects.items) {
     const full = objectPath(dir, o.key);
@@ -536,8 +576,11 @@ export interface RestoreOptions {
 /** Rows per table of an SQLite file. */
 function countSqlite(db: ReturnType<typeof openSqlite>): Record<string, number> {
   const counts: Record<string, number> = {};
-  const names = db.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name").all() as Array<{ name: string }>;
-  for (const { name } of names) counts[name] = (db.prepare(`select count(*) as n from "${name}"`).get() as { n: number }).n;
+  const names = db
+    .prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%' order by name")
+    .all() as Array<{ name: string }>;
+  for (const { name } of names)
+    counts[name] = (db.prepare(`select count(*) as n from "${name}"`).get() as { n: number }).n;
   return counts;
 }
 
@@ -566,10 +609,13 @@ async function checkDump(t: BackupTarget, dir: string, m: Manifest): Promise<str
         db.close();
       }
     } catch (err) {
-      throw new BackupError(`${dir}: ${m.database.file} is not a sound SQLite database (${(err as Error).message}); refused`);
+      throw new BackupError(
+        `${dir}: ${m.database.file} is not a sound SQLite database (${(err as Error).message}); refused`,
+      );
     }
     const differ = tablesDiffer(counts, m.database.tables);
-    if (differ.length) throw new BackupError(`${dir}: ${m.database.file} differs from the manifest, refused:\n  ${differ.join('\n  ')}`);
+    if (differ.length)
+      throw new BackupError(`${dir}: ${m.database.file} differs from the manifest, refused:\n  ${differ.join('\n  ')}`);
     return '';
   }
   const { env } = pgConnection(t.databaseUrl);
@@ -579,9 +625,16 @@ async function checkDump(t: BackupTarget, dir: string, m: Manifest): Promise<str
     let e = '';
     c.stdout.on('data', (d: Buffer) => { s += d.toString(); });
     c.stderr.on('data', (d: Buffer) => { if (e.length < 2000) e += d.toString(); });
-    c.on('error', (err) => reject(new BackupError(`cannot run pg_restore: ${err.message} (install the PostgreSQL client tools)`)));
-    c.on('close', (code) => (code === 0 ? resolve(s)
-      : reject(new BackupError(`${dir}: pg_restore cannot read ${m.database.file} (exit ${code}: ${e.trim()}); refused`))));
+    c.on('error', (err) =>
+      reject(new BackupError(`cannot run pg_restore: ${err.message} (install the PostgreSQL client tools)`)),
+    );
+    c.on('close', (code) =>
+      code === 0
+        ? resolve(s)
+        : reject(
+            new BackupError(`${dir}: pg_restore cannot read ${m.database.file} (exit ${code}: ${e.trim()}); refused`),
+          ),
+    );
   });
 }
 
@@ -623,15 +676,24 @@ async function restoreDatabase(t: BackupTarget, dir: string, m: Manifest, toc: s
     const tables = Object.entries(m.database.tables);
     const check = [
       'DO $lms_check$ DECLARE n bigint; bad text := \'\'; extra text; BEGIN',
-      ...tables.map(([name, rows]) => `SELECT count(*) INTO n FROM ${q(schema)}.${q(name)}; IF n <> ${Number(rows)} THEN `
-        + `bad := bad || format(E'\\n  %s: %s rows, the manifest says %s', ${lit(name)}, n, ${Number(rows)}); END IF;`),
-      `SELECT string_agg(table_name::text, ', ') INTO extra FROM information_schema.tables WHERE table_schema = ${lit(schema)}`
-        + ` AND table_type = 'BASE TABLE' AND NOT (table_name::text = ANY (ARRAY[${tables.map(([n]) => lit(n)).join(', ')}]::text[]));`,
+      ...tables.map(
+        ([name, rows]) =>
+          `SELECT count(*) INTO n FROM ${q(schema)}.${q(name)}; IF n <> ${Number(rows)} THEN ` +
+          `bad := bad || format(E'\\n  %s: %s rows, the manifest says %s', ${lit(name)}, n, ${Number(rows)}); END IF;`,
+      ),
+      "SELECT string_agg(table_name::text, ', ') INTO extra FROM information_schema.tables " +
+        `WHERE table_schema = ${lit(schema)}` +
+        " AND table_type = 'BASE TABLE' AND NOT (table_name::text = ANY " +
+        `(ARRAY[${tables.map(([n]) => lit(n)).join(', ')}]::text[]));`,
       'IF extra IS NOT NULL THEN bad := bad || E\'\\n  tables not in the manifest: \' || extra; END IF;',
       'IF bad <> \'\' THEN RAISE EXCEPTION \'the restored rows differ from the manifest:%\', bad; END IF;',
       'END $lms_check$;',
     ].join('\n');
-    const sqlStream = spawn('pg_restore', ['--no-owner', '--no-privileges', `--use-list=${listFile}`, '--file=-', file], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const sqlStream = spawn(
+      'pg_restore',
+      ['--no-owner', '--no-privileges', `--use-list=${listFile}`, '--file=-', file],
+      { env, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     const exited = new Promise<number | null>((resolve) => sqlStream.once('close', resolve));
     const script = Readable.from((async function* () {
       yield `${drops}\n`;
@@ -641,7 +703,12 @@ async function restoreDatabase(t: BackupTarget, dir: string, m: Manifest, toc: s
       if (code !== 0) throw new BackupError(`pg_restore failed (exit ${code}); the database was not changed`);
       yield `\n${check}\n`;
     })());
-    await run('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '--single-transaction', '-f', '-', `--dbname=${dbname}`], env, script);
+    await run(
+      'psql',
+      ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '--single-transaction', '-f', '-', `--dbname=${dbname}`],
+      env,
+      script,
+    );
   } finally {
     await fsp.rm(listFile, { force: true });
   }
@@ -659,7 +726,10 @@ export async function restore(t: BackupTarget, dir: string, o: RestoreOptions): 
   const m = await verifyBackup(dir, t.service, t.key);
   const dialect = dialectOf(t.db);
   if (m.database.dialect !== dialect) {
-    throw new BackupError(`${dir} holds a ${m.database.dialect === 'pg' ? 'PostgreSQL' : 'SQLite'} database; this ${t.service} uses ${dialect === 'pg' ? 'PostgreSQL' : 'SQLite'}`);
+    throw new BackupError(
+      `${dir} holds a ${m.database.dialect === 'pg' ? 'PostgreSQL' : 'SQLite'} database; ` +
+        `this ${t.service} uses ${dialect === 'pg' ? 'PostgreSQL' : 'SQLite'}`,
+    );
   }
   const toc = await checkDump(t, dir, m);
   const now = await countRows(t.db);
@@ -668,9 +738,11 @@ export async function restore(t: BackupTarget, dir: string, o: RestoreOptions): 
   const extra = current.filter((i) => !inBackup.has(i.key));
   const plan = [
     `${t.service}: restore from ${dir} (taken ${m.started_at} – ${m.finished_at}; checksums match)`,
-    `  database ${describeDatabase(t.databaseUrl)}: replaces ${Object.keys(now).length} tables holding ${sumRows(now)} rows ` +
-      `with the backup's ${Object.keys(m.database.tables).length} tables, ${sumRows(m.database.tables)} rows (last migration ${m.database.migrations[0] ?? 'none'})`,
-    `  objects ${t.objects.describe}: ${current.length} now; writes the backup's ${m.objects.count} (${mb(m.objects.bytes)}), deletes ${extra.length} it does not hold`,
+    `  database ${describeDatabase(t.databaseUrl)}: replaces ${Object.keys(now).length} tables holding ` +
+      `${sumRows(now)} rows with the backup's ${Object.keys(m.database.tables).length} tables, ` +
+      `${sumRows(m.database.tables)} rows (last migration ${m.database.migrations[0] ?? 'none'})`,
+    `  objects ${t.objects.describe}: ${current.length} now; writes the backup's ${m.objects.count} ` +
+      `(${mb(m.objects.bytes)}), deletes ${extra.length} it does not hold`,
   ];
   const serving = await findServing(t.db, t.service, t.databaseUrl);
   try {
@@ -681,17 +753,22 @@ export async function restore(t: BackupTarget, dir: string, o: RestoreOptions): 
     if (n) plan.push(`  served now by ${instances}:`, ...servingLines);
     for (const l of plan) out(l);
     if (!o.confirm) {
-      if (n && !o.whileServing) out(`${t.service}: stop them first; with --yes it would refuse while they serve the database`);
+      if (n && !o.whileServing)
+        out(`${t.service}: stop them first; with --yes it would refuse while they serve the database`);
       out(`${t.service}: nothing was changed; run again with --yes to replace them`);
       return { plan, restored: false };
     }
     if (n) {
       if (!o.whileServing) {
-        throw new RestoreError(RESTORE_EXIT.serving, `${t.service}: refused: ${instances} serve `
-          + `${describeDatabase(t.databaseUrl)}:\n${servingLines.join('\n')}\n`
-          + `Stop them first (${t.service === 'central' ? "systemctl stop 'lms-central@*'" : `systemctl stop lms-${t.service}`}), `
-          + 'or run again with --while-serving to '
-          + 'replace the database underneath them; nothing was changed');
+        throw new RestoreError(
+          RESTORE_EXIT.serving,
+          `${t.service}: refused: ${instances} serve ` +
+            `${describeDatabase(t.databaseUrl)}:\n${servingLines.join('\n')}\n` +
+            'Stop them first (' +
+            `${t.service === 'central' ? "systemctl stop 'lms-central@*'" : `systemctl stop lms-${t.service}`}), ` +
+            'or run again with --while-serving to ' +
+            'replace the database underneath them; nothing was changed',
+        );
       }
       out(`${t.service}: --while-serving: replacing the database underneath them`);
     }
@@ -712,22 +789,32 @@ async function replace(t: BackupTarget, dir: string, m: Manifest, toc: string, e
     }
     await restoreDatabase(t, dir, m, toc);
   } catch (err) {
-    const stage = written < m.objects.count ? `writing the backup's object ${m.objects.items[written].key}` : 'replacing the database';
+    const stage =
+      written < m.objects.count
+        ? `writing the backup's object ${m.objects.items[written].key}`
+        : 'replacing the database';
     if (!written) {
       throw new RestoreError(RESTORE_EXIT.unchanged, `${t.service}: restore failed ${stage}: ${because(err)}\n`
         + 'Nothing was changed: the database and the objects are as they were.');
     }
-    throw new RestoreError(RESTORE_EXIT.objectsOnly, `${t.service}: restore failed ${stage}: ${because(err)}\n`
-      + `The database was not changed. ${written} of the backup's ${m.objects.count} objects were written (new ones added, `
-      + 'those of the same key replaced by the backup\'s); no object was deleted. Run the restore again to finish it.');
+    throw new RestoreError(
+      RESTORE_EXIT.objectsOnly,
+      `${t.service}: restore failed ${stage}: ${because(err)}\n` +
+        `The database was not changed. ${written} of the backup's ${m.objects.count} objects were written ` +
+        "(new ones added, those of the same key replaced by the backup's); no object was deleted. " +
+        'Run the restore again to finish it.',
+    );
   }
   const replaced = `The database was replaced by the backup's (${sumRows(m.database.tables)} rows)`;
   try {
     for (const i of extra) await t.objects.remove(i.key);
   } catch (err) {
-    throw new RestoreError(RESTORE_EXIT.databaseReplaced, `${t.service}: restore failed deleting objects the backup does `
-      + `not hold: ${because(err)}\n${replaced} and all its objects were written; some of the ${extra.length} objects it `
-      + 'does not hold are left (no row names them). Run the restore again to delete them.');
+    throw new RestoreError(
+      RESTORE_EXIT.databaseReplaced,
+      `${t.service}: restore failed deleting objects the backup does not hold: ${because(err)}\n` +
+        `${replaced} and all its objects were written; some of the ${extra.length} objects it ` +
+        'does not hold are left (no row names them). Run the restore again to delete them.',
+    );
   }
   const after = dialectOf(t.db) === 'sqlite' ? await countSqliteFile(sqliteFile(t.db)) : await countRows(t.db);
   const differ = tablesDiffer(after, m.database.tables);
@@ -736,11 +823,19 @@ async function replace(t: BackupTarget, dir: string, m: Manifest, toc: string, e
     differ.push(`${objectsAfter.length} objects, the manifest says ${m.objects.count}`);
   }
   if (differ.length) {
-    throw new RestoreError(RESTORE_EXIT.databaseReplaced, `${t.service}: after the restore the data differs from the manifest `
-      + `(written meanwhile by a running instance?):\n  ${differ.join('\n  ')}\n${replaced} and its objects were written.`);
+    throw new RestoreError(
+      RESTORE_EXIT.databaseReplaced,
+      `${t.service}: after the restore the data differs from the manifest ` +
+        `(written meanwhile by a running instance?):\n  ${differ.join('\n  ')}\n` +
+        `${replaced} and its objects were written.`,
+    );
   }
-  out(`${t.service}: restored ${sumRows(after)} rows in ${Object.keys(after).length} tables and ${m.objects.count} objects; both match the manifest`);
-  if (m.database.migrations.length) out(`${t.service}: run migrate if this release has migrations newer than ${m.database.migrations[0]}`);
+  out(
+    `${t.service}: restored ${sumRows(after)} rows in ${Object.keys(after).length} tables and ` +
+      `${m.objects.count} objects; both match the manifest`,
+  );
+  if (m.database.migrations.length)
+    out(`${t.service}: run migrate if this release has migrations newer than ${m.database.migrations[0]}`);
   return { plan, restored: true };
 }
 
@@ -792,14 +887,21 @@ export function folderObjects(root: string, skip: (rel: string) => boolean = () 
  * `backup --to DIR [--link-from PREVIOUS]` | `restore --from DIR [--yes] [--while-serving]` of a service's
  * command line; exit code (restore: RESTORE_EXIT).
  */
-export async function runBackupCommand(cmd: string, args: string[], target: () => BackupTarget): Promise<number | undefined> {
+export async function runBackupCommand(
+  cmd: string,
+  args: string[],
+  target: () => BackupTarget,
+): Promise<number | undefined> {
   if (cmd !== 'backup' && cmd !== 'restore') return undefined;
   const flag = cmd === 'backup' ? '--to' : '--from';
   const i = args.indexOf(flag);
   const dir = i >= 0 ? args[i + 1] : undefined;
   if (!dir) {
-    process.stderr.write(cmd === 'backup' ? 'usage: npm run backup -w <service> -- --to DIR [--link-from PREVIOUS_BACKUP_DIR]\n'
-      : 'usage: npm run restore -w <service> -- --from DIR [--yes] [--while-serving]\n');
+    process.stderr.write(
+      cmd === 'backup'
+        ? 'usage: npm run backup -w <service> -- --to DIR [--link-from PREVIOUS_BACKUP_DIR]\n'
+        : 'usage: npm run restore -w <service> -- --from DIR [--yes] [--while-serving]\n',
+    );
     return 2;
   }
   // npm runs a workspace's script in the workspace's folder; a relative DIR means the caller's folder.
@@ -816,7 +918,10 @@ export async function runBackupCommand(cmd: string, args: string[], target: () =
     return 0;
   }
   try {
-    const r = await restore(t, full, { confirm: args.includes('--yes'), whileServing: args.includes('--while-serving') });
+    const r = await restore(t, full, {
+      confirm: args.includes('--yes'),
+      whileServing: args.includes('--while-serving'),
+    });
     return r.restored ? RESTORE_EXIT.restored : RESTORE_EXIT.usage;
   } catch (err) {
     if (!(err instanceof RestoreError)) throw err;

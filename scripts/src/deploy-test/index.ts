@@ -107,7 +107,11 @@ function start(name: string, argv: string[], env: NodeJS.ProcessEnv, cwd: string
   return { child, exited, log };
 }
 
-function run(argv: string[], env: NodeJS.ProcessEnv, cwd = repoRoot): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  argv: string[],
+  env: NodeJS.ProcessEnv,
+  cwd = repoRoot,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(argv[0], argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -120,7 +124,8 @@ function run(argv: string[], env: NodeJS.ProcessEnv, cwd = repoRoot): Promise<{ 
 
 async function mustRun(argv: string[], env: NodeJS.ProcessEnv, cwd = repoRoot): Promise<string> {
   const r = await run(argv, env, cwd);
-  if (r.code !== 0) throw new Error(`${argv.slice(1, 3).join(' ')} exited ${r.code}: ${(r.stderr || r.stdout).trim().slice(0, 400)}`);
+  if (r.code !== 0)
+    throw new Error(`${argv.slice(1, 3).join(' ')} exited ${r.code}: ${(r.stderr || r.stdout).trim().slice(0, 400)}`);
   return r.stdout.trim();
 }
 
@@ -134,9 +139,19 @@ interface Reply {
 /** One HTTPS client trusting Caddy's local CA, keeping connections alive as a browser would. */
 function client(ca: string) {
   const agent = new https.Agent({ keepAlive: true, ca, maxSockets: 16 });
-  return (url: string, o: { method?: string; headers?: Record<string, string>; body?: Buffer | string } = {}): Promise<Reply> =>
+  return (
+    url: string,
+    o: { method?: string; headers?: Record<string, string>; body?: Buffer | string } = {},
+  ): Promise<Reply> =>
     new Promise((resolve, reject) => {
-      const req = https.request(url, { method: o.method ?? 'GET', headers: o.headers, agent, servername: 'localhost', timeout: 30_000 }, (res) => {
+      const options = {
+        method: o.method ?? 'GET',
+        headers: o.headers,
+        agent,
+        servername: 'localhost',
+        timeout: 30_000,
+      };
+      const req = https.request(url, options, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
@@ -180,10 +195,18 @@ function plainGet(port: number, p: string): Promise<number> {
   });
 }
 
-function multipart(field: string, filename: string, type: string, bytes: Buffer): { body: Buffer; contentType: string } {
+function multipart(
+  field: string,
+  filename: string,
+  type: string,
+  bytes: Buffer,
+): { body: Buffer; contentType: string } {
   const boundary = `----deploy-test-${crypto.randomBytes(8).toString('hex')}`;
   const body = Buffer.concat([
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\n` +
+        `Content-Type: ${type}\r\n\r\n`,
+    ),
     bytes,
     Buffer.from(`\r\n--${boundary}--\r\n`),
   ]);
@@ -191,7 +214,12 @@ function multipart(field: string, filename: string, type: string, bytes: Buffer)
 }
 
 function printTable(): void {
-  const rows = checks.map((c) => [c.ok ? 'ok' : 'FAILED', c.name, `${(c.ms / 1000).toFixed(1)} s`, c.detail.split('\n')[0]]);
+  const rows = checks.map((c) => [
+    c.ok ? 'ok' : 'FAILED',
+    c.name,
+    `${(c.ms / 1000).toFixed(1)} s`,
+    c.detail.split('\n')[0],
+  ]);
   const header = ['result', 'check', 'time', 'what was seen'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
@@ -205,7 +233,10 @@ async function main(): Promise<number> {
   const adminUrl = process.env.DEPLOY_TEST_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   const redisBase = process.env.DEPLOY_TEST_REDIS_URL ?? process.env.TEST_REDIS_URL;
   if (!adminUrl || !redisBase) {
-    process.stderr.write('deploy-test needs DEPLOY_TEST_DATABASE_URL (or TEST_DATABASE_URL) and DEPLOY_TEST_REDIS_URL (or TEST_REDIS_URL); `make deploy-test` sets them\n');
+    process.stderr.write(
+      'deploy-test needs DEPLOY_TEST_DATABASE_URL (or TEST_DATABASE_URL) and DEPLOY_TEST_REDIS_URL ' +
+        '(or TEST_REDIS_URL); `make deploy-test` sets them\n',
+    );
     return 2;
   }
   const deploy = path.join(repoRoot, 'deploy');
@@ -273,20 +304,36 @@ async function main(): Promise<number> {
       const t0 = Date.now();
       const built = await buildRelease(repoRoot, found, path.join(tmp, 'release'));
       release = built;
-      return `${found.name} (${found.commit.slice(0, 7)}) checked out and built in ${((Date.now() - t0) / 1000).toFixed(0)} s, ${built.how}`;
+      return (
+        `${found.name} (${found.commit.slice(0, 7)}) checked out and built in ` +
+        `${((Date.now() - t0) / 1000).toFixed(0)} s, ${built.how}`
+      );
     });
     // Where each service's running code comes from: the release until the upgrade, this tree after it.
-    const codeOf = { central: [release?.root ?? repoRoot, release?.root ?? repoRoot], classroom: release?.root ?? repoRoot };
+    const codeOf = {
+      central: [release?.root ?? repoRoot, release?.root ?? repoRoot],
+      classroom: release?.root ?? repoRoot,
+    };
 
     const unitFile = path.join(deploy, 'systemd', 'lms-central@.service');
     const centrals: Proc[] = [];
     const startCentral = (i: number) => {
       const unit = readUnit(unitFile, String(ports.central[i]));
       const argv = unit.argv.map((a) => (a === '/usr/bin/node' ? node : a));
-      centrals[i] = start(`central-${ports.central[i]}`, argv, envOf({ ...centralEnv, ...unit.env }), codeOf.central[i], logs);
+      centrals[i] = start(
+        `central-${ports.central[i]}`,
+        argv,
+        envOf({ ...centralEnv, ...unit.env }),
+        codeOf.central[i],
+        logs,
+      );
     };
     const ready = (port: number, proc?: Proc) => waitFor(`the instance on ${port}`, 30_000, async () => {
-      if (proc && proc.child.exitCode !== null) throw new Error(`the process on ${port} exited ${proc.child.exitCode}: ${fs.readFileSync(proc.log, 'utf8').trim().slice(-400)}`);
+      if (proc && proc.child.exitCode !== null)
+        throw new Error(
+          `the process on ${port} exited ${proc.child.exitCode}: ` +
+            `${fs.readFileSync(proc.log, 'utf8').trim().slice(-400)}`,
+        );
       return (await plainGet(port, '/readyz')) === 200;
     });
 
@@ -300,7 +347,8 @@ async function main(): Promise<number> {
     const site = `https://localhost:${ports.site}`;
     const classroomSite = `https://localhost:${ports.classroomSite}`;
 
-    const up = await check('services start: PostgreSQL, Redis, S3, 2 central, 1 classroom, HAProxy, Caddy', async () => {
+    const up = await check('services start: PostgreSQL, Redis, S3, 2 central, 1 classroom, ' +
+        'HAProxy, Caddy', async () => {
       const root = release?.root ?? repoRoot;
       const migrated = [await centralCli(['migrate'], {}, root), await classroomCli(['migrate'], {}, root)];
       // Demo accounts and curriculum (the seed runs only outside production; the services below run in production).
@@ -322,12 +370,16 @@ async function main(): Promise<number> {
         LMS_CLASSROOM_1: `127.0.0.1:${ports.classroom}`,
       }, tmp, logs);
       await waitFor('HAProxy', 10_000, async () => {
-        if (haproxy.child.exitCode !== null) throw new Error(`haproxy exited ${haproxy.child.exitCode}: ${fs.readFileSync(haproxy.log, 'utf8').slice(-400)}`);
+        if (haproxy.child.exitCode !== null)
+          throw new Error(
+            `haproxy exited ${haproxy.child.exitCode}: ${fs.readFileSync(haproxy.log, 'utf8').slice(-400)}`,
+          );
         return (await plainGet(ports.haproxy.central, '/readyz')) === 200;
       });
       const xdg = path.join(tmp, 'caddy');
       start('caddy', ['caddy', 'run', '--config', path.join(deploy, 'Caddyfile'), '--adapter', 'caddyfile'], {
-        PATH: process.env.PATH, HOME: tmp, XDG_DATA_HOME: path.join(xdg, 'data'), XDG_CONFIG_HOME: path.join(xdg, 'config'),
+        PATH: process.env.PATH, HOME: tmp,
+        XDG_DATA_HOME: path.join(xdg, 'data'), XDG_CONFIG_HOME: path.join(xdg, 'config'),
         LMS_SITE: site, LMS_CLASSROOM_SITE: classroomSite,
         LMS_CENTRAL_UPSTREAMS: `127.0.0.1:${ports.haproxy.central}`,
         LMS_CLASSROOM_UPSTREAMS: `127.0.0.1:${ports.haproxy.classroom}`,
@@ -349,25 +401,44 @@ async function main(): Promise<number> {
     const auth = () => ({ Authorization: `Bearer ${token}` });
     await check('TLS through Caddy, both central instances healthy', async () => {
       await waitFor('central through Caddy', 20_000, async () => (await get(`${site}/readyz`)).status === 200);
-      await waitFor('classroom through Caddy', 20_000, async () => (await get(`${classroomSite}/readyz`)).status === 200);
+      await waitFor(
+        'classroom through Caddy',
+        20_000,
+        async () => (await get(`${classroomSite}/readyz`)).status === 200,
+      );
       return `${site}/readyz 200 and ${classroomSite}/readyz 200 over TLS (Caddy's internal CA)`;
     });
 
     const password = `Deploy-${crypto.randomBytes(6).toString('hex')}-A1`;
     await check('first sign-in: set-password, then POST /auth/login', async () => {
       const printed = await centralCli(['set-password', 'superadmin@superadmin.com', password]);
-      const r = await get(`${site}/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ lmsusername: 'superadmin@superadmin.com', lmsuserpassword: password }) });
+      const r = await get(`${site}/auth/login`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ lmsusername: 'superadmin@superadmin.com', lmsuserpassword: password }),
+      });
       if (r.status !== 200) throw new Error(`sign-in answered ${r.status}: ${r.body.toString().slice(0, 200)}`);
       token = (r.json().data as { accessToken: string }).accessToken;
       return `${printed.split('\n')[0]}; signed in`;
     });
 
-    const doc1 = { name: 'deploytest_one.pdf', bytes: Buffer.concat([Buffer.from('%PDF-1.4\n'), crypto.randomBytes(50_000)]) };
-    const doc2 = { name: 'deploytest_two.pdf', bytes: Buffer.concat([Buffer.from('%PDF-1.4\n'), crypto.randomBytes(20_000)]) };
+    const doc1 = {
+      name: 'deploytest_one.pdf',
+      bytes: Buffer.concat([Buffer.from('%PDF-1.4\n'), crypto.randomBytes(50_000)]),
+    };
+    const doc2 = {
+      name: 'deploytest_two.pdf',
+      bytes: Buffer.concat([Buffer.from('%PDF-1.4\n'), crypto.randomBytes(20_000)]),
+    };
     const upload = async (d: typeof doc1) => {
       const m = multipart('file', d.name, 'application/pdf', d.bytes);
-      const r = await get(`${site}/document/upload`, { method: 'POST', headers: { ...auth(), 'Content-Type': m.contentType }, body: m.body });
-      if (r.status !== 200) throw new Error(`upload of ${d.name} answered ${r.status}: ${r.body.toString().slice(0, 200)}`);
+      const r = await get(`${site}/document/upload`, {
+        method: 'POST',
+        headers: { ...auth(), 'Content-Type': m.contentType },
+        body: m.body,
+      });
+      if (r.status !== 200)
+        throw new Error(`upload of ${d.name} answered ${r.status}: ${r.body.toString().slice(0, 200)}`);
     };
     const readBack = async (d: typeof doc1) => {
       const r = await get(`${site}/media/${d.name}`);
@@ -388,56 +459,120 @@ async function main(): Promise<number> {
     };
     await check('import a classroom log, read it back', async () => {
       const c = client(caddyCa);
-      const login = await c(`${classroomSite}/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ studentusername: learner.schoolusername, studentpassword: DEMO_IDS.password }) });
+      const login = await c(`${classroomSite}/auth/login`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ studentusername: learner.schoolusername, studentpassword: DEMO_IDS.password }),
+      });
       if (login.status !== 200) throw new Error(`learner sign-in on the classroom answered ${login.status}`);
       const lt = (login.json().data as { accessToken: string }).accessToken;
       const lesson = DEMO_IDS.lessons[0];
-      const result = lesson.lessonquizquestionids.map((lq, i) => ({ iscorrect: true, lessonquizid: lesson.lessonquizid, lessonquizquestionid: lq, questionid: lesson.questionids[i] }));
+      const result = lesson.lessonquizquestionids.map((lq, i) => ({
+        iscorrect: true,
+        lessonquizid: lesson.lessonquizid,
+        lessonquizquestionid: lq,
+        questionid: lesson.questionids[i],
+      }));
       const submit = await c(`${classroomSite}/result/lesson/quiz/${lesson.lessonquizid}`, {
         method: 'POST', headers: { Authorization: `Bearer ${lt}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ starttime, endtime: starttime + 50_000, result }),
       });
-      if (submit.status !== 200) throw new Error(`quiz submission answered ${submit.status}: ${submit.body.toString().slice(0, 200)}`);
+      if (submit.status !== 200)
+        throw new Error(`quiz submission answered ${submit.status}: ${submit.body.toString().slice(0, 200)}`);
       const before = await attempts();
-      const sync = await run([node, 'scripts/dist/sync-log/index.js', '--classroom', classroomSite, '--central', site, '--user', teacher, '--out', path.join(tmp, 'studentlog.zip')],
-        { PATH: process.env.PATH, HOME: tmp, SYNC_LOG_PASSWORD: DEMO_IDS.password, NODE_EXTRA_CA_CERTS: path.join(tmp, 'caddy', 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt') });
-      if (sync.code !== 0) throw new Error(`sync-log exited ${sync.code}: ${(sync.stderr || sync.stdout).trim().slice(0, 300)}`);
+      const sync = await run(
+        [
+          node,
+          'scripts/dist/sync-log/index.js',
+          '--classroom',
+          classroomSite,
+          '--central',
+          site,
+          '--user',
+          teacher,
+          '--out',
+          path.join(tmp, 'studentlog.zip'),
+        ],
+        {
+          PATH: process.env.PATH,
+          HOME: tmp,
+          SYNC_LOG_PASSWORD: DEMO_IDS.password,
+          NODE_EXTRA_CA_CERTS: path.join(tmp, 'caddy', 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt'),
+        },
+      );
+      if (sync.code !== 0)
+        throw new Error(`sync-log exited ${sync.code}: ${(sync.stderr || sync.stdout).trim().slice(0, 300)}`);
       const after = await attempts();
       const mark = new Date(starttime).toISOString();
-      if (before.includes(mark) || !after.includes(mark)) throw new Error(`the attempt of ${mark} is not in GET /student/stats/${learner.studentid}/quiz after the import`);
+      if (before.includes(mark) || !after.includes(mark))
+        throw new Error(
+          `the attempt of ${mark} is not in GET /student/stats/${learner.studentid}/quiz after the import`,
+        );
       const rows = (sync.stdout.split('\n').find((l) => /studentprogress\s/.test(l)) ?? '').trim().replace(/\s+/g, ' ');
-      return `quiz taken on the classroom; sync-log through Caddy imported ${rows || 'the log'}; the attempt is in central's /student/stats`;
+      return (
+        `quiz taken on the classroom; sync-log through Caddy imported ${rows || 'the log'}; ` +
+        "the attempt is in central's /student/stats"
+      );
     });
 
     // ---- availability under write traffic ------------------------------------------------------------------
     const json = { 'Content-Type': 'application/json' };
-    const teacher2 = { schoolusername: `dteach${crypto.randomBytes(3).toString('hex')}`, password: `T${crypto.randomBytes(6).toString('hex')}` };
+    const teacher2 = {
+      schoolusername: `dteach${crypto.randomBytes(3).toString('hex')}`,
+      password: `T${crypto.randomBytes(6).toString('hex')}`,
+    };
     const trafficClient = client(caddyCa);
     const send: Send = (url, o) => trafficClient(url, o);
     const ledger = newLedger();
     let trafficSetup: Parameters<typeof startTraffic>[0] | undefined;
     await check('write traffic through the proxies: two teachers, an administrator, a learner', async () => {
       const made = await get(`${site}/teacher/create`, {
-        method: 'POST', headers: { ...json, ...auth() },
-        body: JSON.stringify({ schoolname: DEMO_IDS.schoolname, teachers: [{ schoolusername: teacher2.schoolusername, schooluserpasswordhash: teacher2.password }] }),
+        method: 'POST',
+        headers: { ...json, ...auth() },
+        body: JSON.stringify({
+          schoolname: DEMO_IDS.schoolname,
+          teachers: [{ schoolusername: teacher2.schoolusername, schooluserpasswordhash: teacher2.password }],
+        }),
       });
-      if (made.status !== 200) throw new Error(`POST /teacher/create answered ${made.status}: ${made.body.toString().slice(0, 200)}`);
+      if (made.status !== 200)
+        throw new Error(`POST /teacher/create answered ${made.status}: ${made.body.toString().slice(0, 200)}`);
       const schoolSignIn = async (lmsusername: string, lmsuserpassword: string) => {
-        const r = await get(`${site}/auth/school/login`, { method: 'POST', headers: json, body: JSON.stringify({ lmsusername, lmsuserpassword }) });
+        const r = await get(`${site}/auth/school/login`, {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ lmsusername, lmsuserpassword }),
+        });
         if (r.status !== 200) throw new Error(`school sign-in of ${lmsusername} answered ${r.status}`);
         return (r.json().data as { accessToken: string }).accessToken;
       };
       const learnerLogin = await get(`${classroomSite}/auth/login`, {
-        method: 'POST', headers: json, body: JSON.stringify({ studentusername: learner.schoolusername, studentpassword: DEMO_IDS.password }),
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ studentusername: learner.schoolusername, studentpassword: DEMO_IDS.password }),
       });
-      if (learnerLogin.status !== 200) throw new Error(`learner sign-in on the classroom answered ${learnerLogin.status}`);
+      if (learnerLogin.status !== 200)
+        throw new Error(`learner sign-in on the classroom answered ${learnerLogin.status}`);
       trafficSetup = {
-        site, classroomSite, send, ledger,
-        teacherTokens: [await schoolSignIn(teacher, DEMO_IDS.password), await schoolSignIn(teacher2.schoolusername, teacher2.password)],
-        adminToken: token, adminSignIn: { lmsusername: 'superadmin@superadmin.com', lmsuserpassword: password },
+        site,
+        classroomSite,
+        send,
+        ledger,
+        teacherTokens: [
+          await schoolSignIn(teacher, DEMO_IDS.password),
+          await schoolSignIn(teacher2.schoolusername, teacher2.password),
+        ],
+        adminToken: token,
+        adminSignIn: { lmsusername: 'superadmin@superadmin.com', lmsuserpassword: password },
         learnerToken: (learnerLogin.json().data as { accessToken: string }).accessToken,
-        learner, lesson: DEMO_IDS.lessons[1], mediaPath: `/media/${doc1.name}`,
-        enrol: { schoolid: DEMO_IDS.schoolid, standardid: DEMO_IDS.standardid, curriculumid: DEMO_IDS.curriculumid, countryname: DEMO_IDS.countryname },
+        learner,
+        lesson: DEMO_IDS.lessons[1],
+        mediaPath: `/media/${doc1.name}`,
+        enrol: {
+          schoolid: DEMO_IDS.schoolid,
+          standardid: DEMO_IDS.standardid,
+          curriculumid: DEMO_IDS.curriculumid,
+          countryname: DEMO_IDS.countryname,
+        },
       };
       const t = startTraffic(trafficSetup);
       await sleep(5000);
@@ -449,7 +584,9 @@ async function main(): Promise<number> {
       if (!trafficSetup) throw new Error('the write traffic could not be set up');
       return startTraffic(trafficSetup, o);
     };
-    const summary = (t: Traffic) => `${describeTraffic(t)}, ${describeFailures(t.failures)}${t.waits ? `, ${t.waits} import(s) asked to wait (Retry-After) and sent again` : ''}`;
+    const summary = (t: Traffic) =>
+      `${describeTraffic(t)}, ${describeFailures(t.failures)}` +
+      `${t.waits ? `, ${t.waits} import(s) asked to wait (Retry-After) and sent again` : ''}`;
 
     await check('upgrade from the previous release under write traffic: migrate, then restart one by one', async () => {
       const t = traffic();
@@ -550,27 +687,48 @@ async function main(): Promise<number> {
 
     await check('every acknowledged write is in the databases, no refused one is', async () => {
       const central = knexFactory({ client: 'pg', connection: centralEnv.DATABASE_URL, pool: { min: 0, max: 1 } });
-      const classroomDb = knexFactory({ client: 'pg', connection: classroomEnv.DATABASE_URL, pool: { min: 0, max: 1 } });
+      const classroomDb = knexFactory({
+        client: 'pg',
+        connection: classroomEnv.DATABASE_URL,
+        pool: { min: 0, max: 1 },
+      });
       try {
         const present = async (db: typeof central, table: string, column: string, values: string[]) => {
           const found = new Set<string>();
           for (let k = 0; k < values.length; k += 500) {
-            for (const r of await db(table).whereIn(column, values.slice(k, k + 500)).select(column)) found.add(String(r[column]));
+            for (const r of await db(table)
+              .whereIn(column, values.slice(k, k + 500))
+              .select(column))
+              found.add(String(r[column]));
           }
           return found;
         };
         const problems: string[] = [];
         const rows = ledger.importRows;
         const rowsIn = await present(central, 'studentactives', 'studentactiveid', [...rows.acked, ...rows.refused]);
-        const learnersIn = await present(central, 'schoolusers', 'schoolusername', [...ledger.learners.acked, ...ledger.learners.refused]);
-        const startedIn = new Set((await classroomDb('studentprogress').where({ studentid: learner.studentid }).select('starttime'))
-          .map((r: { starttime: Date | string }) => new Date(r.starttime).getTime()));
-        const missing = (acked: Array<string | number>, found: Set<string | number>) => acked.filter((v) => !found.has(v)).length;
-        const extra = (refused: Array<string | number>, found: Set<string | number>) => refused.filter((v) => found.has(v)).length;
+        const learnersIn = await present(central, 'schoolusers', 'schoolusername', [
+          ...ledger.learners.acked,
+          ...ledger.learners.refused,
+        ]);
+        const startedIn = new Set(
+          (await classroomDb('studentprogress').where({ studentid: learner.studentid }).select('starttime')).map(
+            (r: { starttime: Date | string }) => new Date(r.starttime).getTime(),
+          ),
+        );
+        const missing = (acked: Array<string | number>, found: Set<string | number>) =>
+          acked.filter((v) => !found.has(v)).length;
+        const extra = (refused: Array<string | number>, found: Set<string | number>) =>
+          refused.filter((v) => found.has(v)).length;
         const tally = [
           ['import rows', rows.acked, rows.refused, rows.doubt, rowsIn],
           ['learners enrolled', ledger.learners.acked, ledger.learners.refused, ledger.learners.doubt, learnersIn],
-          ['quiz submissions', ledger.submissions.acked, ledger.submissions.refused, ledger.submissions.doubt, startedIn],
+          [
+            'quiz submissions',
+            ledger.submissions.acked,
+            ledger.submissions.refused,
+            ledger.submissions.doubt,
+            startedIn,
+          ],
         ] as const;
         const said: string[] = [];
         for (const [what, acked, refused, doubt, found] of tally) {
@@ -578,7 +736,10 @@ async function main(): Promise<number> {
           const x = extra([...refused], found as Set<string | number>);
           if (m) problems.push(`${m} acknowledged ${what} missing`);
           if (x) problems.push(`${x} refused ${what} written`);
-          said.push(`${what}: ${acked.length.toLocaleString('en-US')} acknowledged, all present; ${refused.length} refused, none written${doubt.length ? `; ${doubt.length} cut off (either)` : ''}`);
+          said.push(
+            `${what}: ${acked.length.toLocaleString('en-US')} acknowledged, all present; ` +
+              `${refused.length} refused, none written${doubt.length ? `; ${doubt.length} cut off (either)` : ''}`,
+          );
         }
         if (problems.length) throw new Error(problems.join('; '));
         return said.join('; ');
@@ -588,12 +749,14 @@ async function main(): Promise<number> {
       }
     });
 
-    await check('monitoring: /readyz and /metrics of each instance and of HAProxy, no /metrics through Caddy', async () => {
+    await check('monitoring: /readyz and /metrics of each instance and of HAProxy, ' +
+        'no /metrics through Caddy', async () => {
+      const headers = { Authorization: `Bearer ${centralEnv.METRICS_TOKEN}` };
       const seen: string[] = [];
       for (const port of ports.central) {
         if ((await plainGet(port, '/readyz')) !== 200) throw new Error(`/readyz of ${port}: ${lastAnswer}`);
         const m = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-          http.get({ host: '127.0.0.1', port, path: '/metrics', headers: { Authorization: `Bearer ${centralEnv.METRICS_TOKEN}` } }, (res) => {
+          http.get({ host: '127.0.0.1', port, path: '/metrics', headers }, (res) => {
             let body = '';
             res.on('data', (d: Buffer) => { body += d.toString(); });
             res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
@@ -602,7 +765,7 @@ async function main(): Promise<number> {
         if (m.status !== 200 || !m.body.includes('# TYPE')) throw new Error(`/metrics of ${port} answered ${m.status}`);
         seen.push(`${m.body.split('\n').filter((l) => l.startsWith('# TYPE')).length} metrics`);
       }
-      const outside = await get(`${site}/metrics`, { headers: { Authorization: `Bearer ${centralEnv.METRICS_TOKEN}` } });
+      const outside = await get(`${site}/metrics`, { headers });
       if (outside.status !== 404) throw new Error(`${site}/metrics answered ${outside.status}`);
       const proxy = await new Promise<string>((resolve, reject) => {
         http.get({ host: '127.0.0.1', port: ports.haproxy.stats, path: '/metrics' }, (res) => {
@@ -613,9 +776,13 @@ async function main(): Promise<number> {
       });
       const retried = /^haproxy_backend_retry_warnings_total\{proxy="central"\} (\d+)/m.exec(proxy)?.[1];
       const own5xx = /^haproxy_frontend_http_responses_total\{proxy="central",code="5xx"\} (\d+)/m.exec(proxy)?.[1];
-      if (retried === undefined || own5xx === undefined) throw new Error('HAProxy\'s /metrics lacks its retry and 5xx counters');
-      return `both instances ready; /metrics with the token: ${seen.join(', ')}; ${site}/metrics: 404; `
-        + `HAProxy /metrics: ${retried} connection(s) retried on another instance, ${own5xx} 5xx answers on the central site`;
+      if (retried === undefined || own5xx === undefined)
+        throw new Error("HAProxy's /metrics lacks its retry and 5xx counters");
+      return (
+        `both instances ready; /metrics with the token: ${seen.join(', ')}; ${site}/metrics: 404; ` +
+        `HAProxy /metrics: ${retried} connection(s) retried on another instance, ` +
+        `${own5xx} 5xx answers on the central site`
+      );
     });
 
     await check('back up, change data, restore (refused while serving): exactly the backed-up data', async () => {
@@ -627,19 +794,57 @@ async function main(): Promise<number> {
       await upload(doc2);
       const lesson = DEMO_IDS.lessons[1];
       const c = client(caddyCa);
-      const login = await c(`${classroomSite}/auth/login`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ studentusername: learner.schoolusername, studentpassword: DEMO_IDS.password }) });
+      const login = await c(`${classroomSite}/auth/login`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ studentusername: learner.schoolusername, studentpassword: DEMO_IDS.password }),
+      });
       const lt = (login.json().data as { accessToken: string }).accessToken;
       const later = Date.now() - 30_000;
-      const result = lesson.lessonquizquestionids.map((lq, i) => ({ iscorrect: false, lessonquizid: lesson.lessonquizid, lessonquizquestionid: lq, questionid: lesson.questionids[i] }));
-      await c(`${classroomSite}/result/lesson/quiz/${lesson.lessonquizid}`, { method: 'POST', headers: { Authorization: `Bearer ${lt}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ starttime: later, endtime: later + 20_000, result }) });
-      const sync = await run([node, 'scripts/dist/sync-log/index.js', '--classroom', classroomSite, '--central', site, '--user', teacher, '--out', path.join(tmp, 'studentlog2.zip')],
-        { PATH: process.env.PATH, HOME: tmp, SYNC_LOG_PASSWORD: DEMO_IDS.password, NODE_EXTRA_CA_CERTS: path.join(tmp, 'caddy', 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt') });
+      const result = lesson.lessonquizquestionids.map((lq, i) => ({
+        iscorrect: false,
+        lessonquizid: lesson.lessonquizid,
+        lessonquizquestionid: lq,
+        questionid: lesson.questionids[i],
+      }));
+      await c(`${classroomSite}/result/lesson/quiz/${lesson.lessonquizid}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${lt}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ starttime: later, endtime: later + 20_000, result }),
+      });
+      const sync = await run(
+        [
+          node,
+          'scripts/dist/sync-log/index.js',
+          '--classroom',
+          classroomSite,
+          '--central',
+          site,
+          '--user',
+          teacher,
+          '--out',
+          path.join(tmp, 'studentlog2.zip'),
+        ],
+        {
+          PATH: process.env.PATH,
+          HOME: tmp,
+          SYNC_LOG_PASSWORD: DEMO_IDS.password,
+          NODE_EXTRA_CA_CERTS: path.join(tmp, 'caddy', 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt'),
+        },
+      );
       if (sync.code !== 0) throw new Error(`second sync-log exited ${sync.code}`);
-      if ((await attempts()) === statsAtBackup || (await readBack(doc2)) !== 'same') throw new Error('the changes after the backup did not show');
+      if ((await attempts()) === statsAtBackup || (await readBack(doc2)) !== 'same')
+        throw new Error('the changes after the backup did not show');
 
-      const refused = await run([node, 'central/dist/cli.js', 'restore', '--from', path.join(dir, 'central')], envOf(centralEnv));
+      const refused = await run(
+        [node, 'central/dist/cli.js', 'restore', '--from', path.join(dir, 'central')],
+        envOf(centralEnv),
+      );
       if (refused.code !== 2) throw new Error(`restore without --yes exited ${refused.code}`);
-      const live = await run([node, 'central/dist/cli.js', 'restore', '--from', path.join(dir, 'central'), '--yes'], envOf(centralEnv));
+      const live = await run(
+        [node, 'central/dist/cli.js', 'restore', '--from', path.join(dir, 'central'), '--yes'],
+        envOf(centralEnv),
+      );
       if (live.code !== 3) throw new Error(`restore --yes while the instances serve exited ${live.code}, not 3`);
       if ((await attempts()) === statsAtBackup) throw new Error('a refused restore changed the data');
       // deploy/README.md: the instances are stopped for a restore, and started again after it.
@@ -651,15 +856,24 @@ async function main(): Promise<number> {
       startCentral(0);
       startCentral(1);
       const classroom = startClassroom();
-      await Promise.all([ready(ports.central[0], centrals[0]), ready(ports.central[1], centrals[1]), ready(ports.classroom, classroom)]);
+      await Promise.all([
+        ready(ports.central[0], centrals[0]),
+        ready(ports.central[1], centrals[1]),
+        ready(ports.classroom, classroom),
+      ]);
       await waitFor('central through the proxies', 10_000, async () => (await get(`${site}/readyz`)).status === 200);
       const statsNow = await attempts();
       const one = await readBack(doc1);
       const two = await get(`${site}/media/${doc2.name}`);
       if (statsNow !== statsAtBackup) throw new Error('the learner\'s attempts differ from those at the backup');
       if (one !== 'same') throw new Error(`${doc1.name} after the restore: ${one}`);
-      if (two.status !== 404) throw new Error(`${doc2.name}, uploaded after the backup, answers ${two.status} after the restore`);
-      return `refused while the instances served (exit 3); with them stopped: ${restored.split('\n').filter((l) => l.includes('restored'))[0] ?? 'restored'}; attempts as at the backup, ${doc1.name} the same, ${doc2.name} gone (404)`;
+      if (two.status !== 404)
+        throw new Error(`${doc2.name}, uploaded after the backup, answers ${two.status} after the restore`);
+      return (
+        'refused while the instances served (exit 3); with them stopped: ' +
+        `${restored.split('\n').filter((l) => l.includes('restored'))[0] ?? 'restored'}; ` +
+        `attempts as at the backup, ${doc1.name} the same, ${doc2.name} gone (404)`
+      );
     });
   } catch (err) {
     failed = true;

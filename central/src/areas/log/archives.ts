@@ -13,7 +13,9 @@ const isPg = (db: Knex) => db.client.config.client === 'pg';
 
 function isUniqueViolation(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | undefined;
-  return e?.code === '23505' || /^SQLITE_CONSTRAINT/.test(e?.code ?? '') || /UNIQUE constraint failed/.test(e?.message ?? '');
+  return (
+    e?.code === '23505' || /^SQLITE_CONSTRAINT/.test(e?.code ?? '') || /UNIQUE constraint failed/.test(e?.message ?? '')
+  );
 }
 
 let lastStamp = 0;
@@ -65,12 +67,21 @@ export async function dropArchiveClaim(db: Knex, archive: string): Promise<void>
  * transaction on the single connection. The grace period covers the moment between a claim and the
  * transaction that locks it. Returns the archives removed.
  */
-export async function sweepArchives(deps: { db: Knex; objects: ObjectStore; logger: Logger }, graceMs: number, batch = 100): Promise<string[]> {
+export async function sweepArchives(
+  deps: { db: Knex; objects: ObjectStore; logger: Logger },
+  graceMs: number,
+  batch = 100,
+): Promise<string[]> {
   const { db, objects, logger } = deps;
   const cutoff = new Date(Date.now() - graceMs);
   const removed: string[] = [];
   await db.transaction(async (trx) => {
-    let q = trx('logarchives').whereNull('settled_at').where('claimed_at', '<', cutoff).orderBy('claimed_at').limit(batch).select('archive');
+    let q = trx('logarchives')
+      .whereNull('settled_at')
+      .where('claimed_at', '<', cutoff)
+      .orderBy('claimed_at')
+      .limit(batch)
+      .select('archive');
     if (isPg(trx)) q = q.forUpdate().skipLocked();
     const rows = (await q) as Array<{ archive: string }>;
     for (const { archive } of rows) {

@@ -2,11 +2,30 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { Knex } from '@lms/db';
 import {
-  LOG_PRIMARY_KEYS, ZipError, logIniComplete, startLogReader, type LogBatch, type LogReader, type LogTable, type Logger, type ZipLimits,
+  LOG_PRIMARY_KEYS,
+  ZipError,
+  logIniComplete,
+  startLogReader,
+  type LogBatch,
+  type LogReader,
+  type LogTable,
+  type Logger,
+  type ZipLimits,
 } from '@lms/shared';
 import { ObjectStoreError, type ObjectStore, type StoredObject } from '../../objects';
 import {
-  clearPending, deferCheckpoint, hasPending, insertArchiveLogFile, insertSync, insertTextLogFiles, schoolsOf, settleUpserts, upsertPending, upsertRows, upsertedChanges, type PendingRow,
+  clearPending,
+  deferCheckpoint,
+  hasPending,
+  insertArchiveLogFile,
+  insertSync,
+  insertTextLogFiles,
+  schoolsOf,
+  settleUpserts,
+  upsertPending,
+  upsertRows,
+  upsertedChanges,
+  type PendingRow,
 } from './store';
 import { NETWORK_ERROR_CODES } from '../../http/outage';
 import { claimArchiveName, dropArchiveClaim, holdArchiveClaim, settleArchiveClaim } from './archives';
@@ -101,7 +120,10 @@ class BatchWriter {
     const found = await schoolsOf(trx, of, of === 'students' ? 'studentid' : 'schooluserid', unseen);
     for (const id of unseen) {
       const school = found.get(id);
-      cache.set(id, school === undefined ? 'unknown' : this.school !== null && school === this.school ? 'ours' : 'other');
+      cache.set(
+        id,
+        school === undefined ? 'unknown' : this.school !== null && school === this.school ? 'ours' : 'other',
+      );
     }
   }
 
@@ -115,7 +137,14 @@ class BatchWriter {
       for (const r of rows) {
         const parent = String(r.studentprogressid);
         if (this.refusedResults.has(parent)) this.refused += 1;
-        else if (this.parkedResults.has(parent)) park.push({ tablename: table, rowid: String(r.studentprogressquestionid), learnerid: null, reason: 'result parked', row: r });
+        else if (this.parkedResults.has(parent))
+          park.push({
+            tablename: table,
+            rowid: String(r.studentprogressquestionid),
+            learnerid: null,
+            reason: 'result parked',
+            row: r,
+          });
         else keep.push(r);
       }
     } else {
@@ -138,7 +167,13 @@ class BatchWriter {
           if (table === 'studentprogress') this.refusedResults.add(rowid);
           continue;
         }
-        park.push({ tablename: table, rowid, learnerid: typeof id === 'string' ? id : null, reason: REASON[ref.of], row: r });
+        park.push({
+          tablename: table,
+          rowid,
+          learnerid: typeof id === 'string' ? id : null,
+          reason: REASON[ref.of],
+          row: r,
+        });
         if (table === 'studentprogress') this.parkedResults.add(rowid);
       }
     }
@@ -150,17 +185,25 @@ class BatchWriter {
   }
 }
 
-/** A failure of the archive's store write says so, whatever the driver threw (an outage is told apart from the file's fault). */
+/**
+ * A failure of the archive's store write says so, whatever the driver threw (an outage is told apart from
+ * the file's fault).
+ */
 function storeFailure(err: unknown): ObjectStoreError {
   if (err instanceof ObjectStoreError) return err;
   const code = (err as { code?: unknown } | undefined)?.code;
   const unreachable = typeof code === 'string' && NETWORK_ERROR_CODES.has(code);
-  return new ObjectStoreError(unreachable ? 'Unavailable' : 'Failed', `Cannot store the log archive: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+  return new ObjectStoreError(
+    unreachable ? 'Unavailable' : 'Failed',
+    `Cannot store the log archive: ${(err as Error)?.message ?? String(err)}`,
+    { cause: err },
+  );
 }
 
 /** The upload's text log names go to `logfiles`; a name longer than the column holds would fail the insert. */
 function checkLogFileName(name: string): void {
-  if (name.length > 255 || name.endsWith('/')) throw new ZipError('bad_document', 'There is invalid file inside zip-file');
+  if (name.length > 255 || name.endsWith('/'))
+    throw new ZipError('bad_document', 'There is invalid file inside zip-file');
 }
 
 /**
@@ -170,7 +213,10 @@ function checkLogFileName(name: string): void {
  * settled), so that the database and the object store never disagree. A crash before the commit leaves
  * an unsettled claim, which sweepArchives turns into a deleted archive.
  */
-export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logger: Logger }, input: ImportInput): Promise<ImportSummary> {
+export async function importLogZip(
+  deps: { db: Knex; objects: ObjectStore; logger: Logger },
+  input: ImportInput,
+): Promise<ImportSummary> {
   // Claimed (and committed) before anything is stored: a name no other import on any instance can take,
   // and a record that names the archive should this process die before its transaction commits.
   const archive = await claimArchiveName(deps.db);
@@ -183,20 +229,31 @@ export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logge
       await holdArchiveClaim(trx, archive);
       // The archive is stored while the rows are imported (a network store would otherwise add its whole
       // transfer time to the transaction); the commit waits for it, and a failure of either undoes both.
-      putting = deps.objects.put(archive, fs.createReadStream(input.filePath), { contentType: ARCHIVE_CONTENT_TYPE }).then(
-        (meta) => {
-          stored = true;
-          return meta;
-        },
-        (err: unknown) => {
-          throw storeFailure(err);
-        },
-      );
-      putting.catch(() => undefined); // awaited below on every path; this only keeps an early failure from going unhandled
-      const syncid = await insertSync(trx, { filename: archive, offlineonline: input.offline, createdBy: input.schooluserid });
+      putting = deps.objects
+        .put(archive, fs.createReadStream(input.filePath), { contentType: ARCHIVE_CONTENT_TYPE })
+        .then(
+          (meta) => {
+            stored = true;
+            return meta;
+          },
+          (err: unknown) => {
+            throw storeFailure(err);
+          },
+        );
+      // awaited below on every path; this only keeps an early failure from going unhandled
+      putting.catch(() => undefined);
+      const syncid = await insertSync(trx, {
+        filename: archive,
+        offlineonline: input.offline,
+        createdBy: input.schooluserid,
+      });
       const parentfileid = crypto.randomUUID();
       const teacher = await trx('schoolusers').where({ schooluserid: input.schooluserid }).first('schoolname');
-      const writer = new BatchWriter(syncid, await hasPending(trx), (teacher?.schoolname as string | null | undefined) ?? null);
+      const writer = new BatchWriter(
+        syncid,
+        await hasPending(trx),
+        (teacher?.schoolname as string | null | undefined) ?? null,
+      );
       const logFiles: string[] = [];
       let logIniImported = false;
       let imported: ImportSummary['imported'] = {};
@@ -237,9 +294,24 @@ export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logge
       await trx('syncs').where({ syncid }).update({ rowcount });
       await insertTextLogFiles(trx, parentfileid, logFiles, input.schooluserid);
       const meta = await putting;
-      await insertArchiveLogFile(trx, { logfileid: parentfileid, filename: archive, meta, createdBy: input.schooluserid });
+      await insertArchiveLogFile(trx, {
+        logfileid: parentfileid,
+        filename: archive,
+        meta,
+        createdBy: input.schooluserid,
+      });
       await settleArchiveClaim(trx, archive);
-      return { syncid, archive, imported, pending, refused, changed, learners, logfiles: logFiles.length, logIniImported };
+      return {
+        syncid,
+        archive,
+        imported,
+        pending,
+        refused,
+        changed,
+        learners,
+        logfiles: logFiles.length,
+        logIniImported,
+      };
     });
   } catch (err) {
     await (putting as Promise<StoredObject> | null)?.catch(() => undefined);
@@ -248,11 +320,16 @@ export async function importLogZip(deps: { db: Knex; objects: ObjectStore; logge
       // Only this import's own claimed name: a rollback never touches another import's archive.
       await deps.objects.delete(archive).catch((e: unknown) => {
         released = false;
-        deps.logger.error({ err: e, archive }, 'log import rolled back but its archive could not be deleted; the orphan sweep will remove it');
+        deps.logger.error(
+          { err: e, archive },
+          'log import rolled back but its archive could not be deleted; the orphan sweep will remove it',
+        );
       });
     }
     if (released) {
-      await dropArchiveClaim(deps.db, archive).catch((e: unknown) => deps.logger.warn({ err: e, archive }, 'log archive claim not released; the orphan sweep will release it'));
+      await dropArchiveClaim(deps.db, archive).catch((e: unknown) =>
+        deps.logger.warn({ err: e, archive }, 'log archive claim not released; the orphan sweep will release it'),
+      );
     }
     throw err;
   } finally {

@@ -8,27 +8,57 @@ export async function schoolUserExists(db: Knex, schooluserid: string): Promise<
   return !!row;
 }
 
-export async function insertSync(trx: Knex.Transaction, o: { filename: string; offlineonline: boolean; createdBy: string }): Promise<string> {
+export async function insertSync(
+  trx: Knex.Transaction,
+  o: { filename: string; offlineonline: boolean; createdBy: string },
+): Promise<string> {
   const syncid = crypto.randomUUID();
-  await trx('syncs').insert({ syncid, filename: o.filename, type: 1, offlineonline: o.offlineonline, created_by: o.createdBy, created_at: new Date() });
+  await trx('syncs').insert({
+    syncid,
+    filename: o.filename,
+    type: 1,
+    offlineonline: o.offlineonline,
+    created_by: o.createdBy,
+    created_at: new Date(),
+  });
   return syncid;
 }
 
 /** One `logfiles` row of type 1 per RPI-API text log of the ZIP, linked to the archive's id. */
-export async function insertTextLogFiles(trx: Knex.Transaction, parentfileid: string, names: string[], createdBy: string): Promise<void> {
+export async function insertTextLogFiles(
+  trx: Knex.Transaction,
+  parentfileid: string,
+  names: string[],
+  createdBy: string,
+): Promise<void> {
   const now = new Date();
   for (let i = 0; i < names.length; i += 200) {
     const rows = names.slice(i, i + 200).map((logfilename) => ({
-      logfileid: crypto.randomUUID(), parentfileid, logfilename, type: 1, created_by: createdBy, created_at: now, updated_at: now,
+      logfileid: crypto.randomUUID(),
+      parentfileid,
+      logfilename,
+      type: 1,
+      created_by: createdBy,
+      created_at: now,
+      updated_at: now,
     }));
     await trx('logfiles').insert(rows);
   }
 }
 
-export async function insertArchiveLogFile(trx: Knex.Transaction, o: { logfileid: string; filename: string; meta: unknown; createdBy: string }): Promise<void> {
+export async function insertArchiveLogFile(
+  trx: Knex.Transaction,
+  o: { logfileid: string; filename: string; meta: unknown; createdBy: string },
+): Promise<void> {
   const now = new Date();
   await trx('logfiles').insert({
-    logfileid: o.logfileid, logfilename: o.filename, logfilemeta: JSON.stringify(o.meta), type: 2, created_by: o.createdBy, created_at: now, updated_at: now,
+    logfileid: o.logfileid,
+    logfilename: o.filename,
+    logfilemeta: JSON.stringify(o.meta),
+    type: 2,
+    created_by: o.createdBy,
+    created_at: now,
+    updated_at: now,
   });
 }
 
@@ -61,8 +91,13 @@ function conflictClause(table: LogTable, pk: string, merge: string[], columns: s
   const mine = columns.includes(owner) ? `${quote(table)}.${quote(owner)} = excluded.${quote(owner)} AND ` : '';
   // A row that arrives again unchanged (a log uploaded twice) is left as it is: no new row version, no
   // index entries, nothing for PostgreSQL's vacuum, instead of rewriting it with the same values.
-  const changed = `(${set.map((c) => `${quote(table)}.${quote(c)}`).join(', ')}) IS DISTINCT FROM (${set.map((c) => `excluded.${quote(c)}`).join(', ')})`;
-  return `ON CONFLICT (${quote(pk)}) DO UPDATE SET ${set.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(', ')} WHERE ${mine}${changed}`;
+  const changed =
+    `(${set.map((c) => `${quote(table)}.${quote(c)}`).join(', ')}) IS DISTINCT FROM ` +
+    `(${set.map((c) => `excluded.${quote(c)}`).join(', ')})`;
+  return (
+    `ON CONFLICT (${quote(pk)}) DO UPDATE SET ` +
+    `${set.map((c) => `${quote(c)} = excluded.${quote(c)}`).join(', ')} WHERE ${mine}${changed}`
+  );
 }
 
 /** Groups rows by their column set (one multi-row statement needs the same columns in every row), last key wins. */
@@ -107,13 +142,22 @@ interface SqliteConnection {
  */
 const sqliteStatements = new WeakMap<object, Map<string, SqliteStatement>>();
 
-function sqliteStatement(conn: SqliteConnection, table: string, columns: string[], pk: string, merge: string[]): SqliteStatement {
+function sqliteStatement(
+  conn: SqliteConnection,
+  table: string,
+  columns: string[],
+  pk: string,
+  merge: string[],
+): SqliteStatement {
   let cache = sqliteStatements.get(conn);
   if (!cache) sqliteStatements.set(conn, (cache = new Map()));
   const key = `${table}|${columns.join(',')}`;
   let stmt = cache.get(key);
   if (!stmt) {
-    stmt = conn.prepare(`INSERT INTO ${quote(table)} (${columns.map(quote).join(',')}) VALUES (${columns.map(() => '?').join(',')}) ${conflictClause(table as LogTable, pk, merge, columns)}`);
+    stmt = conn.prepare(
+      `INSERT INTO ${quote(table)} (${columns.map(quote).join(',')}) ` +
+        `VALUES (${columns.map(() => '?').join(',')}) ${conflictClause(table as LogTable, pk, merge, columns)}`,
+    );
     cache.set(key, stmt);
   }
   return stmt;
@@ -153,7 +197,14 @@ interface PgConnection {
 }
 
 const PG_ARRAY_TYPE: Record<string, string> = {
-  id: 'text[]', string: 'text[]', int: 'int4[]', number: 'float8[]', decimal: 'float8[]', bool: 'bool[]', datetime: 'timestamptz[]', json: 'jsonb[]',
+  id: 'text[]',
+  string: 'text[]',
+  int: 'int4[]',
+  number: 'float8[]',
+  decimal: 'float8[]',
+  bool: 'bool[]',
+  datetime: 'timestamptz[]',
+  json: 'jsonb[]',
 };
 
 const pgStatements = new Map<string, { name: string; text: string }>();
@@ -165,7 +216,9 @@ function pgStatement(table: LogTable, columns: string[], pk: string, merge: stri
     const kinds = LOG_COLUMNS[table] as Record<string, string>;
     const text =
       `INSERT INTO ${quote(table)} (${columns.map(quote).join(',')}) ` +
-      `SELECT * FROM unnest(${columns.map((c, i) => `$${i + 1}::${PG_ARRAY_TYPE[kinds[c]] ?? 'text[]'}`).join(', ')}) ${conflictClause(table, pk, merge, columns)}`;
+      'SELECT * FROM unnest(' +
+      `${columns.map((c, i) => `$${i + 1}::${PG_ARRAY_TYPE[kinds[c]] ?? 'text[]'}`).join(', ')}) ` +
+      `${conflictClause(table, pk, merge, columns)}`;
     stmt = { name: `lms_log_${crypto.createHash('sha1').update(text).digest('hex').slice(0, 20)}`, text };
     pgStatements.set(key, stmt);
   }
@@ -223,8 +276,8 @@ export async function settleUpserts(trx: Knex.Transaction): Promise<void> {
  * Measured on the six-month benchmark log, Knex's builder was the bottleneck: its SQLite multi-row insert is
  * an `INSERT ... SELECT ... UNION ALL` chain (capped at 500 rows) rebuilt and re-prepared for every batch, and a
  * plain multi-row upsert on PostgreSQL stays under half of COPY. So the rows go straight to the transaction's
- * own connection: on SQLite a cached prepared single-row `INSERT ... VALUES (...) ON CONFLICT DO UPDATE` run per row, on
- * PostgreSQL one prepared `INSERT ... SELECT FROM unnest($1::text[], ...) ON CONFLICT DO UPDATE` per batch
+ * own connection: on SQLite a cached prepared single-row `INSERT ... VALUES (...) ON CONFLICT DO UPDATE` run per
+ * row, on PostgreSQL one prepared `INSERT ... SELECT FROM unnest($1::text[], ...) ON CONFLICT DO UPDATE` per batch
  * (one bound array per column, whatever the row count). Same transaction, same statements' meaning. On
  * PostgreSQL the last upsert may still be running when this returns: settleUpserts before relying on it.
  */
@@ -250,10 +303,20 @@ export async function upsertPending(trx: Knex.Transaction, syncid: string, rows:
   const unique = new Map<string, PendingRow>();
   for (const r of rows) unique.set(`${r.tablename}\u0000${r.rowid}`, r);
   const all = [...unique.values()].map((r) => ({
-    tablename: r.tablename, rowid: r.rowid, learnerid: r.learnerid, reason: r.reason, rowdata: JSON.stringify(r.row), syncid, created_at: now, updated_at: now,
+    tablename: r.tablename,
+    rowid: r.rowid,
+    learnerid: r.learnerid,
+    reason: r.reason,
+    rowdata: JSON.stringify(r.row),
+    syncid,
+    created_at: now,
+    updated_at: now,
   }));
   for (let i = 0; i < all.length; i += 500) {
-    await trx('logimportpending').insert(all.slice(i, i + 500)).onConflict(['tablename', 'rowid']).merge(['learnerid', 'reason', 'rowdata', 'syncid', 'updated_at']);
+    await trx('logimportpending')
+      .insert(all.slice(i, i + 500))
+      .onConflict(['tablename', 'rowid'])
+      .merge(['learnerid', 'reason', 'rowdata', 'syncid', 'updated_at']);
   }
 }
 
@@ -270,7 +333,12 @@ export async function clearPending(trx: Knex.Transaction, tablename: LogTable, r
 
 /** Which of `ids` exist as `column` of `table`. */
 /** The school (name) of each of these learners or school users that central knows. */
-export async function schoolsOf(trx: Knex.Transaction, table: 'students' | 'schoolusers', column: string, ids: string[]): Promise<Map<string, string | null>> {
+export async function schoolsOf(
+  trx: Knex.Transaction,
+  table: 'students' | 'schoolusers',
+  column: string,
+  ids: string[],
+): Promise<Map<string, string | null>> {
   const found = new Map<string, string | null>();
   for (let i = 0; i < ids.length; i += 500) {
     const rows = await trx(table).whereIn(column, ids.slice(i, i + 500)).select(column, 'schoolname');

@@ -23,9 +23,15 @@ export interface SpooledFile {
  * (a six-month log can be tens of megabytes and the original crashed on such uploads). Other parts
  * are drained and ignored. Over `maxBytes` the request is refused with 413 before more is written.
  */
-export async function spoolUpload(req: Request, field: string, maxBytes: number, idleMs = 30_000): Promise<SpooledFile> {
+export async function spoolUpload(
+  req: Request,
+  field: string,
+  maxBytes: number,
+  idleMs = 30_000,
+): Promise<SpooledFile> {
   const contentType = req.headers['content-type'] ?? '';
-  if (!/^multipart\/form-data/i.test(contentType)) throw httpError(400, `Invalid File (send the ZIP as multipart/form-data field ${field})`);
+  if (!/^multipart\/form-data/i.test(contentType))
+    throw httpError(400, `Invalid File (send the ZIP as multipart/form-data field ${field})`);
 
   const dir = await fsp.mkdtemp(spoolPrefix('logimport'));
   const file = path.join(dir, `${crypto.randomUUID()}.zip`);
@@ -67,11 +73,18 @@ export async function spoolUpload(req: Request, field: string, maxBytes: number,
         stream.on('data', (chunk: Buffer) => {
           size += chunk.length;
         });
-        stream.on('limit', () => fail(httpError(413, `Invalid File (the upload is larger than ${Math.floor(maxBytes / (1024 * 1024))} MB)`)));
-        writing = pipeline(stream, fs.createWriteStream(file, { flags: 'wx' })).then(() => ({ size, filename: info.filename ?? '' }));
+        stream.on('limit', () =>
+          fail(httpError(413, `Invalid File (the upload is larger than ${Math.floor(maxBytes / (1024 * 1024))} MB)`)),
+        );
+        writing = pipeline(stream, fs.createWriteStream(file, { flags: 'wx' })).then(() => ({
+          size,
+          filename: info.filename ?? '',
+        }));
         writing.catch(fail);
       });
-      bb.on('error', (err) => fail(httpError(400, `Invalid File (${err instanceof Error ? err.message : 'bad multipart request'})`)));
+      bb.on('error', (err) =>
+        fail(httpError(400, `Invalid File (${err instanceof Error ? err.message : 'bad multipart request'})`)),
+      );
       bb.on('close', () => {
         stopWatching();
         if (failed) return;
