@@ -39,11 +39,15 @@ describe('DATABASE_REPLICA_URL and REPLICA_MAX_LAG_SECONDS', () => {
       .toThrow('DATABASE_REPLICA_URL needs a PostgreSQL DATABASE_URL');
     // The default DATABASE_URL is SQLite too.
     expect(load({ DATABASE_REPLICA_URL: 'postgres://r:5432/lms' })).toThrow('DATABASE_REPLICA_URL needs a PostgreSQL');
-    for (const same of [PRIMARY, 'postgresql://reader:other@DB.internal/lms', 'postgres://lms@db.internal:5432/lms?sslmode=require']) {
+    const sameDatabase = [
+      PRIMARY, 'postgresql://reader:other@DB.internal/lms', 'postgres://lms@db.internal:5432/lms?sslmode=require',
+    ];
+    for (const same of sameDatabase) {
       expect(load({ DATABASE_URL: PRIMARY, DATABASE_REPLICA_URL: same }))
         .toThrow('names the same server and database as DATABASE_URL');
     }
-    expect(load({ DATABASE_URL: PRIMARY, DATABASE_REPLICA_URL: 'sqlite:data/y.sqlite' })).toThrow('must start with postgres://');
+    expect(load({ DATABASE_URL: PRIMARY, DATABASE_REPLICA_URL: 'sqlite:data/y.sqlite' }))
+      .toThrow('must start with postgres://');
     expect(load({ DATABASE_URL: PRIMARY, DATABASE_REPLICA_URL: 'postgres://x', REPLICA_MAX_LAG_SECONDS: '0' }))
       .toThrow('REPLICA_MAX_LAG_SECONDS');
   });

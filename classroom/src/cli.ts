@@ -6,7 +6,10 @@ import { copyDemoMedia } from './seed/media';
 
 runServiceCli({
   service: 'classroom',
-  usage: 'usage: cli <migrate | rollback --step | rollback --all --yes | status | seed-demo | backup --to DIR [--link-from DIR] | restore --from DIR [--yes] [--while-serving] | migrate-from-mysql --source mysql://…>',
+  usage:
+    'usage: cli <migrate | rollback --step | rollback --all --yes | status | seed-demo | ' +
+    'backup --to DIR [--link-from DIR] | restore --from DIR [--yes] [--while-serving] | ' +
+    'migrate-from-mysql --source mysql://…>',
   migrations: classroom.migrations,
   database: () => {
     const config = loadDatabaseConfig();

@@ -7,7 +7,8 @@ const http = require('node:http');
 let cmdline = '';
 try { cmdline = fs.readFileSync('/proc/1/cmdline', 'utf8'); } catch { /* another PID namespace layout */ }
 const port = Number((cmdline.includes('classroom/') ? process.env.RPI_PORT : process.env.PORT) || 3000);
-const host = !process.env.HOST || process.env.HOST === '0.0.0.0' || process.env.HOST === '::' ? '127.0.0.1' : process.env.HOST;
+const listening = process.env.HOST;
+const host = !listening || listening === '0.0.0.0' || listening === '::' ? '127.0.0.1' : listening;
 const req = http.get({ host, port, path: '/healthz', timeout: 2500 }, (res) => {
   res.resume();
   process.exit(res.statusCode === 200 ? 0 : 1);

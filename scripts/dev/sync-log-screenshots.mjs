@@ -47,7 +47,8 @@ async function listen(app) {
 function transferred(page) {
   const sizes = [];
   page.on('response', (r) => {
-    if (new URL(r.url()).pathname.startsWith('/sync-log/')) sizes.push({ url: r.url(), len: Number(r.headers()['content-length'] ?? 0) });
+    if (new URL(r.url()).pathname.startsWith('/sync-log/'))
+      sizes.push({ url: r.url(), len: Number(r.headers()['content-length'] ?? 0) });
   });
   return sizes;
 }
@@ -61,30 +62,62 @@ try {
   await central.seed.seedDemo(cdb.db);
   await room.seed.seedDemo(rdb.db);
   const C = room.seed.CLASSROOM_DEMO;
-  const objects = central.objects.createObjectStore({ kind: 'folder', dir: path.relative(repoRoot, path.join(tmp, 'objects')) });
-  const c = await listen(central.app.createApp(central.config.loadConfig({ NODE_ENV: 'test', DATABASE_URL: cdb.url, LOG_IMPORT_ENABLED: 'true' }), { db: cdb.db, logger, objects }));
-  const r = await listen(room.app.createApp(room.config.loadConfig({ NODE_ENV: 'test', DATABASE_URL: rdb.url, LOG_DIR: path.join(tmp, 'logs') }), { db: rdb.db, logger }));
+  const objects = central.objects.createObjectStore({
+    kind: 'folder',
+    dir: path.relative(repoRoot, path.join(tmp, 'objects')),
+  });
+  const c = await listen(
+    central.app.createApp(
+      central.config.loadConfig({ NODE_ENV: 'test', DATABASE_URL: cdb.url, LOG_IMPORT_ENABLED: 'true' }),
+      { db: cdb.db, logger, objects },
+    ),
+  );
+  const r = await listen(
+    room.app.createApp(
+      room.config.loadConfig({ NODE_ENV: 'test', DATABASE_URL: rdb.url, LOG_DIR: path.join(tmp, 'logs') }),
+      { db: rdb.db, logger },
+    ),
+  );
   servers.push(c.server, r.server);
 
   // A little activity to show: each demo learner takes lesson 1's quiz on the classroom server.
   for (const [n, learner] of C.students.entries()) {
     const login = await fetch(`${r.origin}/auth/login`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ studentusername: learner.schoolusername, studentpassword: C.password }),
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ studentusername: learner.schoolusername, studentpassword: C.password }),
     });
     const token = (await login.json()).data.accessToken;
     const started = Date.now() - (n + 1) * 86_400_000;
     await fetch(`${r.origin}/result/lesson/quiz/${C.quizid}`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
       body: JSON.stringify({
-        starttime: started, endtime: started + 30_000,
-        result: C.quizquestions.map((q, i) => ({ iscorrect: i !== n, questionid: C.questions[i], lessonquizid: C.quizid, lessonquizquestionid: q })),
+        starttime: started,
+        endtime: started + 30_000,
+        result: C.quizquestions.map((q, i) => ({
+          iscorrect: i !== n,
+          questionid: C.questions[i],
+          lessonquizid: C.quizid,
+          lessonquizquestionid: q,
+        })),
       }),
     });
   }
 
   browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium', headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const ctx = await browser.newContext({ viewport: PHONE, locale, acceptDownloads: true });
   await fsp.mkdir(out, { recursive: true });
@@ -101,7 +134,9 @@ try {
   await page.locator('#summary').waitFor({ state: 'visible' });
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#save')]);
   await download.saveAs(zip);
-  await page.waitForFunction(() => /studentlog\.zip \(/.test(document.getElementById('save-status')?.textContent ?? ''));
+  await page.waitForFunction(() =>
+    /studentlog\.zip \(/.test(document.getElementById('save-status')?.textContent ?? ''),
+  );
   await page.locator('#save').blur();
   await page.screenshot({ path: path.join(out, 'sync-log-classroom.png'), fullPage: true });
 
@@ -121,7 +156,9 @@ try {
   await cpage.screenshot({ path: path.join(out, 'sync-log-central.png'), fullPage: true });
 
   for (const f of ['sync-log-classroom.png', 'sync-log-central.png']) {
-    process.stdout.write(`${path.relative(root, path.join(out, f))}: ${(await fsp.stat(path.join(out, f))).size} bytes\n`);
+    process.stdout.write(
+      `${path.relative(root, path.join(out, f))}: ${(await fsp.stat(path.join(out, f))).size} bytes\n`,
+    );
   }
   process.stdout.write(`classroom /sync-log/ page load: ${roomFiles} files, ${roomLoad} bytes (gzip)\n`);
   process.stdout.write(`central /sync-log/ page load: ${centralFiles} files, ${centralLoad} bytes (gzip)\n`);
