@@ -13,68 +13,30 @@
  * DEPLOY_TEST_REDIS_URL (or TEST_REDIS_URL); `caddy` and `haproxy` on the PATH (scripts/ci/ensure-caddy.sh,
  * scripts/ci/ensure-haproxy.sh).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import http from 'node:http';
-import https from 'node:https';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
 import { DEMO_IDS } from '@lms/shared';
 import { repoRoot } from '@lms/db';
+import {
+  anyCheckFailed, check, client, exitWith, freePort, lastAnswer, mustRun, plain, printTable, readEnvFile,
+  redisOfRun, run, s3rverArgv, say, secret, sleep, start, stopChildren, waiter, type Proc,
+} from '../kit-test/common';
+import { startProxies, syncLog } from '../kit-test/proxies';
 import { buildRelease, newestRelease, removeRelease, type Release } from './release';
-import { describeFailures, describeTraffic, newLedger, startTraffic, type Send, type Traffic } from './traffic';
+import {
+  describeFailures, describeTraffic, multipart, newLedger, startTraffic, type Send, type Traffic,
+} from './traffic';
 
-interface Check { name: string; ok: boolean; ms: number; detail: string }
-
-const checks: Check[] = [];
-const children: ChildProcess[] = [];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const say = (line: string) => process.stdout.write(`${line}\n`);
-
-async function check(name: string, fn: () => Promise<string>): Promise<boolean> {
-  const t0 = Date.now();
-  let ok = true;
-  let detail: string;
-  try {
-    detail = await fn();
-  } catch (err) {
-    ok = false;
-    detail = err instanceof Error ? err.message : String(err);
-  }
-  const c = { name, ok, ms: Date.now() - t0, detail };
-  checks.push(c);
-  say(`${ok ? 'ok  ' : 'FAIL'} ${name} (${(c.ms / 1000).toFixed(1)} s): ${detail}`);
-  return ok;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-function secret(): string {
-  return crypto.randomBytes(36).toString('base64url');
-}
-
-/** KEY=value lines of an env file (comments and empty values left out). */
-function readEnvFile(file: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
-    if (m) env[m[1]] = m[2];
-  }
-  return env;
-}
+// A process that exits ends the wait at once, and a wait that runs out says what the service last answered.
+const waitFor = waiter({ every: 100, fatal: /exited/, quoteLastAnswer: true });
+const plainGet = async (port: number, p: string) => (await plain(port, p)).status;
+// A failed CLI run is named by its script and command (not node's path) and quotes the start of what it said.
+const cli = { named: [1, 3], quoted: 400 } as const;
 
 /** The Environment= lines and the ExecStart= of a systemd unit, with %i replaced. */
 function readUnit(file: string, instance: string): { env: Record<string, string>; argv: string[]; envFile: string } {
@@ -93,140 +55,6 @@ function readUnit(file: string, instance: string): { env: Record<string, string>
     }
   }
   return { env, argv, envFile };
-}
-
-interface Proc { child: ChildProcess; exited: Promise<number | null>; log: string }
-
-function start(name: string, argv: string[], env: NodeJS.ProcessEnv, cwd: string, logDir: string): Proc {
-  const log = path.join(logDir, `${name}.log`);
-  const out = fs.openSync(log, 'a');
-  const child = spawn(argv[0], argv.slice(1), { cwd, env, stdio: ['ignore', out, out] });
-  fs.closeSync(out);
-  children.push(child);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, exited, log };
-}
-
-function run(
-  argv: string[],
-  env: NodeJS.ProcessEnv,
-  cwd = repoRoot,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(argv[0], argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-async function mustRun(argv: string[], env: NodeJS.ProcessEnv, cwd = repoRoot): Promise<string> {
-  const r = await run(argv, env, cwd);
-  if (r.code !== 0)
-    throw new Error(`${argv.slice(1, 3).join(' ')} exited ${r.code}: ${(r.stderr || r.stdout).trim().slice(0, 400)}`);
-  return r.stdout.trim();
-}
-
-interface Reply {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-  json(): { error?: boolean; data?: unknown; errormessage?: string };
-}
-
-/** One HTTPS client trusting Caddy's local CA, keeping connections alive as a browser would. */
-function client(ca: string) {
-  const agent = new https.Agent({ keepAlive: true, ca, maxSockets: 16 });
-  return (
-    url: string,
-    o: { method?: string; headers?: Record<string, string>; body?: Buffer | string } = {},
-  ): Promise<Reply> =>
-    new Promise((resolve, reject) => {
-      const options = {
-        method: o.method ?? 'GET',
-        headers: o.headers,
-        agent,
-        servername: 'localhost',
-        timeout: 30_000,
-      };
-      const req = https.request(url, options, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body.toString()) });
-        });
-        res.on('error', reject);
-      });
-      req.on('timeout', () => req.destroy(new Error('timed out')));
-      req.on('error', reject);
-      req.end(o.body);
-    });
-}
-
-async function waitFor(what: string, ms: number, probe: () => Promise<boolean>): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      if (await probe()) return;
-    } catch (err) {
-      if (/exited/.test((err as Error).message)) throw err;
-    }
-    if (Date.now() > until) throw new Error(`${what}: not ready within ${ms / 1000} s ${lastAnswer}`);
-    await sleep(100);
-  }
-}
-
-let lastAnswer = '';
-function plainGet(port: number, p: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = net.connect(port, '127.0.0.1', () => {
-      req.write(`GET ${p} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
-    });
-    let head = '';
-    req.on('data', (d: Buffer) => { head += d.toString(); });
-    req.on('end', () => {
-      lastAnswer = head.split('\r\n\r\n')[1]?.slice(0, 300) ?? '';
-      resolve(Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1] ?? 0));
-    });
-    req.on('error', reject);
-  });
-}
-
-function multipart(
-  field: string,
-  filename: string,
-  type: string,
-  bytes: Buffer,
-): { body: Buffer; contentType: string } {
-  const boundary = `----deploy-test-${crypto.randomBytes(8).toString('hex')}`;
-  const body = Buffer.concat([
-    Buffer.from(
-      `--${boundary}\r\nContent-Disposition: form-data; name="${field}"; filename="${filename}"\r\n` +
-        `Content-Type: ${type}\r\n\r\n`,
-    ),
-    bytes,
-    Buffer.from(`\r\n--${boundary}--\r\n`),
-  ]);
-  return { body, contentType: `multipart/form-data; boundary=${boundary}` };
-}
-
-function printTable(): void {
-  const rows = checks.map((c) => [
-    c.ok ? 'ok' : 'FAILED',
-    c.name,
-    `${(c.ms / 1000).toFixed(1)} s`,
-    c.detail.split('\n')[0],
-  ]);
-  const header = ['result', 'check', 'time', 'what was seen'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
-  say('');
-  say(line(header));
-  say(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  for (const r of rows) say(line(r));
 }
 
 async function main(): Promise<number> {
@@ -258,11 +86,9 @@ async function main(): Promise<number> {
     // ---- the machine: databases, S3, Caddy's certificates ------------------------------------------------
     await admin.raw(`CREATE DATABASE ${tag}_central`);
     await admin.raw(`CREATE DATABASE ${tag}_classroom`);
-    const s3rver = [node, path.join(repoRoot, 'node_modules', 's3rver', 'bin', 's3rver.js'),
-      '-d', path.join(tmp, 's3'), '-a', '127.0.0.1', '-p', String(ports.s3), '--silent'];
-    let s3 = start('s3rver', s3rver, process.env, tmp, logs);
-    // A Redis database of its own (rate-limit counters and revocation messages of this run only).
-    const redisUrl = `${redisBase.replace(/\/\d*$/, '')}/${8 + crypto.randomInt(8)}`;
+    const s3rver = s3rverArgv(tmp, ports.s3);
+    let s3 = start('s3rver', s3rver, process.env, logs, tmp);
+    const redisUrl = redisOfRun(redisBase);
 
     const centralEnv: Record<string, string> = {
       ...readEnvFile(path.join(deploy, 'central.env.example')),
@@ -288,9 +114,9 @@ async function main(): Promise<number> {
     };
     const envOf = (e: Record<string, string>) => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmp, ...e });
     const centralCli = (args: string[], extra: Record<string, string> = {}, root = repoRoot) =>
-      mustRun([node, 'central/dist/cli.js', ...args], envOf({ ...centralEnv, ...extra }), root);
+      mustRun([node, 'central/dist/cli.js', ...args], envOf({ ...centralEnv, ...extra }), { ...cli, cwd: root });
     const classroomCli = (args: string[], extra: Record<string, string> = {}, root = repoRoot) =>
-      mustRun([node, 'classroom/dist/cli.js', ...args], envOf({ ...classroomEnv, ...extra }), root);
+      mustRun([node, 'classroom/dist/cli.js', ...args], envOf({ ...classroomEnv, ...extra }), { ...cli, cwd: root });
 
     // The previous release, built from git: the kit starts on it and is upgraded to this tree under traffic.
     let release: Release | undefined;
@@ -324,8 +150,8 @@ async function main(): Promise<number> {
         `central-${ports.central[i]}`,
         argv,
         envOf({ ...centralEnv, ...unit.env }),
-        codeOf.central[i],
         logs,
+        codeOf.central[i],
       );
     };
     const ready = (port: number, proc?: Proc) => waitFor(`the instance on ${port}`, 30_000, async () => {
@@ -340,7 +166,7 @@ async function main(): Promise<number> {
     let classroomProc: Proc | undefined;
     const startClassroom = () => {
       classroomProc = start('classroom', [node, 'classroom/dist/server.js'],
-        envOf({ ...classroomEnv, MALLOC_MMAP_THRESHOLD_: '1048576' }), codeOf.classroom, logs);
+        envOf({ ...classroomEnv, MALLOC_MMAP_THRESHOLD_: '1048576' }), logs, codeOf.classroom);
       return classroomProc;
     };
     let caddyCa = '';
@@ -360,35 +186,7 @@ async function main(): Promise<number> {
       await Promise.all([
         ready(ports.central[0], centrals[0]), ready(ports.central[1], centrals[1]), ready(ports.classroom, classroom),
       ]);
-      const haproxy = start('haproxy', ['haproxy', '-f', path.join(deploy, 'haproxy.cfg')], {
-        PATH: process.env.PATH, HOME: tmp,
-        LMS_HAPROXY_LOG: 'stdout', LMS_HAPROXY_SOCKET: path.join(tmp, 'haproxy.sock'),
-        LMS_HAPROXY_STATS: `127.0.0.1:${ports.haproxy.stats}`,
-        LMS_HAPROXY_CENTRAL: `127.0.0.1:${ports.haproxy.central}`,
-        LMS_HAPROXY_CLASSROOM: `127.0.0.1:${ports.haproxy.classroom}`,
-        LMS_CENTRAL_1: `127.0.0.1:${ports.central[0]}`, LMS_CENTRAL_2: `127.0.0.1:${ports.central[1]}`,
-        LMS_CLASSROOM_1: `127.0.0.1:${ports.classroom}`,
-      }, tmp, logs);
-      await waitFor('HAProxy', 10_000, async () => {
-        if (haproxy.child.exitCode !== null)
-          throw new Error(
-            `haproxy exited ${haproxy.child.exitCode}: ${fs.readFileSync(haproxy.log, 'utf8').slice(-400)}`,
-          );
-        return (await plainGet(ports.haproxy.central, '/readyz')) === 200;
-      });
-      const xdg = path.join(tmp, 'caddy');
-      start('caddy', ['caddy', 'run', '--config', path.join(deploy, 'Caddyfile'), '--adapter', 'caddyfile'], {
-        PATH: process.env.PATH, HOME: tmp,
-        XDG_DATA_HOME: path.join(xdg, 'data'), XDG_CONFIG_HOME: path.join(xdg, 'config'),
-        LMS_SITE: site, LMS_CLASSROOM_SITE: classroomSite,
-        LMS_CENTRAL_UPSTREAMS: `127.0.0.1:${ports.haproxy.central}`,
-        LMS_CLASSROOM_UPSTREAMS: `127.0.0.1:${ports.haproxy.classroom}`,
-        LMS_TLS: 'tls internal',
-        LMS_CADDY_GLOBAL: `admin off\nskip_install_trust\nhttp_port ${ports.http}\nauto_https disable_redirects`,
-      }, tmp, logs);
-      const rootCrt = path.join(xdg, 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt');
-      await waitFor('Caddy\'s local CA', 30_000, async () => fs.existsSync(rootCrt));
-      caddyCa = await fsp.readFile(rootCrt, 'utf8');
+      caddyCa = await startProxies({ tmp, logs, ports, site, classroomSite }, waitFor, tmp);
       const on = release ? `${release.name}: ` : '';
       return on + migrated.map((m) => `${m.split(':')[0]}: ${m.split(',').length} migrations applied`).join(', ');
     });
@@ -480,26 +278,7 @@ async function main(): Promise<number> {
       if (submit.status !== 200)
         throw new Error(`quiz submission answered ${submit.status}: ${submit.body.toString().slice(0, 200)}`);
       const before = await attempts();
-      const sync = await run(
-        [
-          node,
-          'scripts/dist/sync-log/index.js',
-          '--classroom',
-          classroomSite,
-          '--central',
-          site,
-          '--user',
-          teacher,
-          '--out',
-          path.join(tmp, 'studentlog.zip'),
-        ],
-        {
-          PATH: process.env.PATH,
-          HOME: tmp,
-          SYNC_LOG_PASSWORD: DEMO_IDS.password,
-          NODE_EXTRA_CA_CERTS: path.join(tmp, 'caddy', 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt'),
-        },
-      );
+      const sync = await syncLog({ tmp, site, classroomSite }, path.join(tmp, 'studentlog.zip'));
       if (sync.code !== 0)
         throw new Error(`sync-log exited ${sync.code}: ${(sync.stderr || sync.stdout).trim().slice(0, 300)}`);
       const after = await attempts();
@@ -637,7 +416,7 @@ async function main(): Promise<number> {
       s3.child.kill('SIGTERM');
       await s3.exited;
       const readyz = await plainGet(ports.central[0], '/readyz');
-      const during = lastAnswer;
+      const during = lastAnswer();
       await sleep(10_000);
       s3 = start('s3rver', s3rver, process.env, tmp, logs);
       await waitFor('the object store', 20_000, async () => (await plainGet(ports.s3, '/')) > 0);
@@ -754,7 +533,7 @@ async function main(): Promise<number> {
       const headers = { Authorization: `Bearer ${centralEnv.METRICS_TOKEN}` };
       const seen: string[] = [];
       for (const port of ports.central) {
-        if ((await plainGet(port, '/readyz')) !== 200) throw new Error(`/readyz of ${port}: ${lastAnswer}`);
+        if ((await plainGet(port, '/readyz')) !== 200) throw new Error(`/readyz of ${port}: ${lastAnswer()}`);
         const m = await new Promise<{ status: number; body: string }>((resolve, reject) => {
           http.get({ host: '127.0.0.1', port, path: '/metrics', headers }, (res) => {
             let body = '';
@@ -812,26 +591,7 @@ async function main(): Promise<number> {
         headers: { Authorization: `Bearer ${lt}`, 'Content-Type': 'application/json' },
         body: JSON.stringify({ starttime: later, endtime: later + 20_000, result }),
       });
-      const sync = await run(
-        [
-          node,
-          'scripts/dist/sync-log/index.js',
-          '--classroom',
-          classroomSite,
-          '--central',
-          site,
-          '--user',
-          teacher,
-          '--out',
-          path.join(tmp, 'studentlog2.zip'),
-        ],
-        {
-          PATH: process.env.PATH,
-          HOME: tmp,
-          SYNC_LOG_PASSWORD: DEMO_IDS.password,
-          NODE_EXTRA_CA_CERTS: path.join(tmp, 'caddy', 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt'),
-        },
-      );
+      const sync = await syncLog({ tmp, site, classroomSite }, path.join(tmp, 'studentlog2.zip'));
       if (sync.code !== 0) throw new Error(`second sync-log exited ${sync.code}`);
       if ((await attempts()) === statsAtBackup || (await readBack(doc2)) !== 'same')
         throw new Error('the changes after the backup did not show');
@@ -879,9 +639,7 @@ async function main(): Promise<number> {
     failed = true;
     say(`deploy-test stopped: ${(err as Error).message}`);
   } finally {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
-    await sleep(500);
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    await stopChildren();
     await sleep(200);
     await removeRelease(repoRoot, path.join(tmp, 'release'));
     try {
@@ -890,14 +648,11 @@ async function main(): Promise<number> {
     } finally {
       await admin.destroy();
     }
-    if (checks.some((c) => !c.ok) || failed) say(`logs of every process: ${logs}`);
+    if (anyCheckFailed() || failed) say(`logs of every process: ${logs}`);
     else await fsp.rm(tmp, { recursive: true, force: true });
   }
   printTable();
-  return failed || checks.some((c) => !c.ok) ? 1 : 0;
+  return failed || anyCheckFailed() ? 1 : 0;
 }
 
-main().then((code) => process.exit(code), (err: unknown) => {
-  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-  process.exit(1);
-});
+exitWith(main);

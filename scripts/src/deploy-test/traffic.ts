@@ -82,7 +82,7 @@ function retryAfter(r: Reply): number | undefined {
   return Number.isFinite(n) && n >= 0 ? n : undefined;
 }
 
-function multipart(
+export function multipart(
   field: string,
   filename: string,
   type: string,

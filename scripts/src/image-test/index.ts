@@ -13,73 +13,29 @@
  * Needs root, DEPLOY_TEST_DATABASE_URL (or TEST_DATABASE_URL: a role allowed to create databases),
  * DEPLOY_TEST_REDIS_URL (or TEST_REDIS_URL) and caddy on the PATH; `make image-test` sets them.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import https from 'node:https';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
 import { DEMO_IDS } from '@lms/shared';
 import { repoRoot } from '@lms/db';
+import {
+  anyCheckFailed, check, client, exitWith, freePort, mustRun, plain, printTable, readEnvFile, redisOfRun, run,
+  s3rverArgv, say, secret, sleep, start, stopChildren, waiter, type Reply,
+} from '../kit-test/common';
+import { startProxies, syncLog } from '../kit-test/proxies';
 
-interface Check {
-  name: string;
-  ok: boolean;
-  ms: number;
-  detail: string;
-}
 interface Figure {
   what: string;
   value: string;
 }
 
-const checks: Check[] = [];
 const figures: Figure[] = [];
-const children: ChildProcess[] = [];
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const say = (line: string) => process.stdout.write(`${line}\n`);
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
-
-async function check(name: string, fn: () => Promise<string>): Promise<boolean> {
-  const t0 = Date.now();
-  let ok = true;
-  let detail: string;
-  try {
-    detail = await fn();
-  } catch (err) {
-    ok = false;
-    detail = err instanceof Error ? err.message : String(err);
-  }
-  const c = { name, ok, ms: Date.now() - t0, detail };
-  checks.push(c);
-  say(`${ok ? 'ok  ' : 'FAIL'} ${name} (${(c.ms / 1000).toFixed(1)} s): ${detail}`);
-  return ok;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-const secret = () => crypto.randomBytes(36).toString('base64url');
-
-function readEnvFile(file: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
-    if (m) env[m[1]] = m[2];
-  }
-  return env;
-}
+// Every error of a probe means "not yet", whatever it says.
+const waitFor = waiter({ every: 200 });
 
 function writeEnvFile(file: string, env: Record<string, string>): void {
   fs.writeFileSync(
@@ -89,110 +45,6 @@ function writeEnvFile(file: string, env: Record<string, string>): void {
       .join(''),
     { mode: 0o600 },
   );
-}
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function run(argv: string[], env: NodeJS.ProcessEnv = process.env, cwd = repoRoot): Promise<Ran> {
-  return new Promise((resolve) => {
-    const child = spawn(argv[0], argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-async function mustRun(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  const r = await run(argv, env);
-  if (r.code !== 0) {
-    throw new Error(`${argv.slice(0, 4).join(' ')} exited ${r.code}: ${(r.stderr || r.stdout).trim().slice(-600)}`);
-  }
-  return r.stdout.trim();
-}
-
-function start(name: string, argv: string[], env: NodeJS.ProcessEnv, logDir: string): ChildProcess {
-  const out = fs.openSync(path.join(logDir, `${name}.log`), 'a');
-  const child = spawn(argv[0], argv.slice(1), { cwd: repoRoot, env, stdio: ['ignore', out, out] });
-  fs.closeSync(out);
-  children.push(child);
-  return child;
-}
-
-interface Reply {
-  status: number;
-  body: Buffer;
-  json(): { data?: unknown };
-}
-
-function client(ca: string) {
-  const agent = new https.Agent({ keepAlive: true, ca, maxSockets: 16 });
-  return (url: string, o: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Reply> =>
-    new Promise((resolve, reject) => {
-      const opts = { method: o.method ?? 'GET', headers: o.headers, agent, servername: 'localhost', timeout: 30_000 };
-      const req = https.request(url, opts, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const body = Buffer.concat(chunks);
-          resolve({ status: res.statusCode ?? 0, body, json: () => JSON.parse(body.toString()) });
-        });
-        res.on('error', reject);
-      });
-      req.on('timeout', () => req.destroy(new Error('timed out')));
-      req.on('error', reject);
-      req.end(o.body);
-    });
-}
-
-/** Plain HTTP on loopback: status and body. */
-function plain(port: number, p: string, o: { method?: string; body?: string; headers?: Record<string, string> } = {}) {
-  return new Promise<{ status: number; body: string; head: string }>((resolve, reject) => {
-    const sock = net.connect(port, '127.0.0.1', () => {
-      const body = o.body ?? '';
-      const extra = Object.entries(o.headers ?? {})
-        .map(([k, v]) => `${k}: ${v}\r\n`)
-        .join('');
-      sock.write(
-        `${o.method ?? 'GET'} ${p} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n${extra}` +
-          `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-      );
-    });
-    let all = '';
-    sock.on('data', (d: Buffer) => {
-      all += d.toString();
-    });
-    sock.on('end', () =>
-      resolve({
-        status: Number(/^HTTP\/1\.1 (\d+)/.exec(all)?.[1] ?? 0),
-        body: all.split('\r\n\r\n')[1] ?? '',
-        head: all.split('\r\n\r\n')[0],
-      }),
-    );
-    sock.on('error', reject);
-  });
-}
-
-async function waitFor(what: string, ms: number, probe: () => Promise<boolean>): Promise<void> {
-  const until = Date.now() + ms;
-  for (;;) {
-    try {
-      if (await probe()) return;
-    } catch {
-      /* not up yet */
-    }
-    if (Date.now() > until) throw new Error(`${what}: not ready within ${ms / 1000} s`);
-    await sleep(200);
-  }
 }
 
 function loadLoop(send: (i: number) => Promise<Reply>, concurrency: number) {
@@ -234,20 +86,8 @@ function rssOf(pid: number): number {
   return Number(m[1]) * 1024;
 }
 
-function printTable(): void {
-  const rows = checks.map((c) => [
-    c.ok ? 'ok' : 'FAILED',
-    c.name,
-    `${(c.ms / 1000).toFixed(1)} s`,
-    c.detail.split('\n')[0],
-  ]);
-  const header = ['result', 'check', 'time', 'what was seen'];
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
-  say('');
-  say(line(header));
-  say(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  for (const r of rows) say(line(r));
+/** The figures measured, in a table of their own after the checks'. */
+function printFigures(): void {
   if (figures.length) {
     const fw = Math.max(...figures.map((f) => f.what.length), 6);
     say('');
@@ -387,23 +227,8 @@ async function main(): Promise<number> {
     // ---- the machine's side: databases, S3, env files ---------------------------------------------------------
     await admin.raw(`CREATE DATABASE ${tag}_central`);
     await admin.raw(`CREATE DATABASE ${tag}_classroom`);
-    start(
-      's3rver',
-      [
-        node,
-        path.join(repoRoot, 'node_modules', 's3rver', 'bin', 's3rver.js'),
-        '-d',
-        path.join(tmp, 's3'),
-        '-a',
-        '127.0.0.1',
-        '-p',
-        String(ports.s3),
-        '--silent',
-      ],
-      process.env,
-      logs,
-    );
-    const redisUrl = `${redisBase.replace(/\/\d*$/, '')}/${8 + crypto.randomInt(8)}`;
+    start('s3rver', s3rverArgv(tmp, ports.s3), process.env, logs);
+    const redisUrl = redisOfRun(redisBase);
     const site = `https://localhost:${ports.site}`;
     const classroomSite = `https://localhost:${ports.classroomSite}`;
     const centralEnv: Record<string, string> = {
@@ -530,48 +355,7 @@ async function main(): Promise<number> {
     let ca = '';
     const proxies = 'HAProxy and Caddy (deploy/haproxy.cfg, deploy/Caddyfile, host packages) before the containers';
     await check(proxies, async () => {
-      const haproxy = start(
-        'haproxy',
-        ['haproxy', '-f', path.join(repoRoot, 'deploy', 'haproxy.cfg')],
-        {
-          PATH: process.env.PATH,
-          HOME: tmp,
-          LMS_HAPROXY_LOG: 'stdout',
-          LMS_HAPROXY_SOCKET: path.join(tmp, 'haproxy.sock'),
-          LMS_HAPROXY_STATS: `127.0.0.1:${ports.haproxy.stats}`,
-          LMS_HAPROXY_CENTRAL: `127.0.0.1:${ports.haproxy.central}`,
-          LMS_HAPROXY_CLASSROOM: `127.0.0.1:${ports.haproxy.classroom}`,
-          LMS_CENTRAL_1: `127.0.0.1:${ports.central[0]}`,
-          LMS_CENTRAL_2: `127.0.0.1:${ports.central[1]}`,
-          LMS_CLASSROOM_1: `127.0.0.1:${ports.classroom}`,
-        },
-        logs,
-      );
-      await waitFor('HAProxy', 10_000, async () => {
-        if (haproxy.exitCode !== null) throw new Error(`haproxy exited ${haproxy.exitCode}`);
-        return (await plain(ports.haproxy.central, '/readyz')).status === 200;
-      });
-      const xdg = path.join(tmp, 'caddy');
-      start(
-        'caddy',
-        ['caddy', 'run', '--config', path.join(repoRoot, 'deploy', 'Caddyfile'), '--adapter', 'caddyfile'],
-        {
-          PATH: process.env.PATH,
-          HOME: tmp,
-          XDG_DATA_HOME: path.join(xdg, 'data'),
-          XDG_CONFIG_HOME: path.join(xdg, 'config'),
-          LMS_SITE: site,
-          LMS_CLASSROOM_SITE: classroomSite,
-          LMS_CENTRAL_UPSTREAMS: `127.0.0.1:${ports.haproxy.central}`,
-          LMS_CLASSROOM_UPSTREAMS: `127.0.0.1:${ports.haproxy.classroom}`,
-          LMS_TLS: 'tls internal',
-          LMS_CADDY_GLOBAL: `admin off\nskip_install_trust\nhttp_port ${ports.http}\nauto_https disable_redirects`,
-        },
-        logs,
-      );
-      const rootCrt = path.join(xdg, 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt');
-      await waitFor("Caddy's local CA", 30_000, async () => fs.existsSync(rootCrt));
-      ca = await fsp.readFile(rootCrt, 'utf8');
+      ca = await startProxies({ tmp, logs, ports, site, classroomSite }, waitFor);
       const get = client(ca);
       await waitFor('central through Caddy', 20_000, async () => (await get(`${site}/readyz`)).status === 200);
       await waitFor(
@@ -621,26 +405,7 @@ async function main(): Promise<number> {
         body: JSON.stringify({ starttime, endtime: starttime + 50_000, result }),
       });
       if (submit.status !== 200) throw new Error(`quiz submission answered ${submit.status}`);
-      const sync = await run(
-        [
-          node,
-          'scripts/dist/sync-log/index.js',
-          '--classroom',
-          classroomSite,
-          '--central',
-          site,
-          '--user',
-          DEMO_IDS.teacher.schoolusername,
-          '--out',
-          path.join(tmp, 'studentlog.zip'),
-        ],
-        {
-          PATH: process.env.PATH,
-          HOME: tmp,
-          SYNC_LOG_PASSWORD: DEMO_IDS.password,
-          NODE_EXTRA_CA_CERTS: path.join(tmp, 'caddy', 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt'),
-        },
-      );
+      const sync = await syncLog({ tmp, site, classroomSite }, path.join(tmp, 'studentlog.zip'));
       if (sync.code !== 0)
         throw new Error(`sync-log exited ${sync.code}: ${(sync.stderr || sync.stdout).trim().slice(0, 300)}`);
       const stats = await get(`${site}/student/stats/${learner.studentid}/quiz`, { headers: auth });
@@ -669,7 +434,7 @@ async function main(): Promise<number> {
           NODE_ENV: 'production',
         },
         logs,
-      );
+      ).child;
       const hostClassroom = start(
         'host-classroom',
         [node, '--max-semi-space-size=1', '--max-old-space-size=160', 'classroom/dist/server.js'],
@@ -684,7 +449,7 @@ async function main(): Promise<number> {
           MALLOC_MMAP_THRESHOLD_: '1048576',
         },
         logs,
-      );
+      ).child;
       const ready = (port: number) =>
         waitFor(`the process on ${port}`, 60_000, async () => (await plain(port, '/readyz')).status === 200);
       await Promise.all([ready(ports.hostCentral), ready(ports.hostClassroom)]);
@@ -830,27 +595,20 @@ async function main(): Promise<number> {
       for (const v of vols.stdout.trim().split('\n').filter(Boolean))
         await run(['podman', 'volume', 'rm', '-f', v], env);
     }
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
-    await sleep(500);
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    await stopChildren();
     try {
       await admin.raw(`DROP DATABASE IF EXISTS ${tag}_central WITH (FORCE)`);
       await admin.raw(`DROP DATABASE IF EXISTS ${tag}_classroom WITH (FORCE)`);
     } finally {
       await admin.destroy();
     }
-    if (failed || checks.some((c) => !c.ok)) say(`logs of every process and container: ${logs}`);
+    if (failed || anyCheckFailed()) say(`logs of every process and container: ${logs}`);
     else await fsp.rm(tmp, { recursive: true, force: true });
   }
   figures.push({ what: 'image-test in all', value: `${((Date.now() - t0) / 1000).toFixed(0)} s` });
   printTable();
-  return failed || checks.some((c) => !c.ok) ? 1 : 0;
+  printFigures();
+  return failed || anyCheckFailed() ? 1 : 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err: unknown) => {
-    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  },
-);
+exitWith(main);
