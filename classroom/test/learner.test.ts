@@ -65,6 +65,23 @@ describe('POST /auth/login', () => {
     expect((await request(t.app).get('/curriculum').set('Authorization', b)).status).toBe(200);
   });
 
+  it('signs a class in at once: each sign-in its own token and access row, a wrong password among them ' +
+    'writes nothing', async () => {
+    const tokensBefore = await count('tokens');
+    const accessBefore = await count('rpiuseraccess');
+    const attempts = [...C.students, ...C.students].map((s, i) => login(s.schoolusername, i === 1 ? 'wrong' : 'demo'));
+    const answers = await Promise.all(attempts);
+    expect(answers.map((a) => a.status)).toEqual(answers.map((_, i) => (i === 1 ? 400 : 200)));
+    const signedIn = answers.filter((a) => a.status === 200);
+    const jtis = signedIn.map((a) => (jwt.decode(a.body.data.accessToken) as { jti: string }).jti);
+    expect(new Set(jtis).size).toBe(signedIn.length);
+    expect(await count('tokens')).toBe(tokensBefore + signedIn.length);
+    expect(await count('rpiuseraccess')).toBe(accessBefore + signedIn.length);
+    for (const a of signedIn)
+      expect((await request(t.app).get('/curriculum').set('Authorization', `Bearer ${a.body.data.accessToken}`)).status)
+        .toBe(200);
+  });
+
   it('gives a teacher without a students row only the account claims', async () => {
     const res = await login('demo.teacher');
     const claims = jwt.decode(res.body.data.accessToken) as Record<string, unknown>;

@@ -17,4 +17,5 @@ export * from './backup';
 export * from './health';
 export * as takeover from './takeover';
 export * from './batch';
+export * from './group-commit';
 export * from './serving';

@@ -1,3 +1,5 @@
+import os from 'node:os';
+
 /**
  * Runs at most `n` of the given tasks at a time, the rest in the order they were asked for. Used where
  * each task holds a large block of memory while it runs (an argon2 hash holds 9 MiB): a burst of them
@@ -36,3 +38,12 @@ export function concurrencyLimit(n: number): <T>(task: () => Promise<T>) => Prom
  * at 16 against 12 ms a hash. Hashes made with other settings are replaced at the next sign-in.
  */
 export const ARGON2ID_COST = { memoryCost: 9_216, timeCost: 4, parallelism: 1 } as const;
+
+/**
+ * How many argon2 computations a process runs at once: two, or one where the process may use only one CPU
+ * (a box's unit pinned to a core, a container given one). Two hashes time-sliced on one CPU take as long as
+ * two in a row, each holding its 9 MiB block twice as long, and a sign-in waits for both.
+ */
+export function argon2Concurrency(cpus = os.availableParallelism()): number {
+  return Math.max(1, Math.min(2, cpus));
+}

@@ -21,8 +21,14 @@ export interface SchoolUserRow {
  * profile, so a learner's student fields travel in it; a user without a students row gets only the two name
  * claims the app's drawer reads.
  */
-export async function profileClaims(db: Knex, user: SchoolUserRow): Promise<Record<string, unknown>> {
-  const student = await db('students').where('schooluserid', user.schooluserid).first();
+export async function profileClaims(
+  db: Knex,
+  user: SchoolUserRow,
+  // The user's students row when the caller has read it already (null: none).
+  studentRow?: Record<string, unknown> | null,
+): Promise<Record<string, unknown>> {
+  const student =
+    studentRow === undefined ? await db('students').where('schooluserid', user.schooluserid).first() : studentRow;
   const schoolname: string = (student?.schoolname || user.schoolname || '') as string;
   const school = schoolname
     ? await db('schools')

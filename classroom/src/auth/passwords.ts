@@ -1,13 +1,13 @@
 import crypto from 'node:crypto';
 import argon2 from 'argon2';
 import bcrypt from 'bcryptjs';
-import { ARGON2ID_COST, concurrencyLimit } from '@lms/shared';
+import { ARGON2ID_COST, argon2Concurrency, concurrencyLimit } from '@lms/shared';
 
 const OPTIONS = { type: argon2.argon2id, ...ARGON2ID_COST } as const;
 
-// At most two argon2 computations at once in this process (hashing and verifying alike): each holds its
-// memory block while it runs.
-const argon2Slot = concurrencyLimit(2);
+// At most two argon2 computations at once in this process (one on a single CPU), hashing and verifying alike:
+// each holds its memory block while it runs.
+const argon2Slot = concurrencyLimit(argon2Concurrency());
 
 /** Every hash we write is argon2id. */
 export function hashPassword(plain: string): Promise<string> {

@@ -10,6 +10,18 @@ export interface SignOptions {
   minutes: number;
 }
 
+// The HMAC key object of a secret, made once: jsonwebtoken makes one from a string on every call.
+const keys = new Map<string, crypto.KeyObject>();
+function keyOf(secret: string): crypto.KeyObject {
+  let key = keys.get(secret);
+  if (!key) {
+    if (keys.size >= 4) keys.clear();
+    key = crypto.createSecretKey(Buffer.from(secret, 'utf8'));
+    keys.set(secret, key);
+  }
+  return key;
+}
+
 /**
  * Signs an access token for a school user and records its jti and expiry, so that logout or disabling
  * the user revokes it; the rows of tokens that have expired are dropped first.
@@ -21,7 +33,7 @@ export async function issueAccessToken(
   payload: Record<string, unknown>,
 ): Promise<{ token: string; jti: string }> {
   const jti = crypto.randomUUID();
-  const token = jwt.sign({ ...payload, claims: ACCESS_TYPE, schooluserid }, opts.secret, {
+  const token = jwt.sign({ ...payload, claims: ACCESS_TYPE, schooluserid }, keyOf(opts.secret), {
     algorithm: 'HS256',
     expiresIn: opts.minutes * 60,
     subject: schooluserid,
@@ -48,7 +60,7 @@ export interface VerifiedToken {
 export function verifyAccessToken(token: string, secret: string): VerifiedToken | undefined {
   try {
     // The algorithm is pinned so that a token signed with "none" or an asymmetric key is never accepted.
-    const payload = jwt.verify(token, secret, { algorithms: ['HS256'] });
+    const payload = jwt.verify(token, keyOf(secret), { algorithms: ['HS256'] });
     if (typeof payload !== 'object' || payload === null) return undefined;
     const p = payload as Record<string, unknown>;
     if (p.claims !== ACCESS_TYPE || typeof p.jti !== 'string' || typeof p.sub !== 'string') return undefined;

@@ -114,7 +114,7 @@ export async function stopServer(child: ChildProcess): Promise<void> {
 }
 
 /** A process's current (`VmRSS`) or peak (`VmHWM`) resident memory in MB (Linux); 0 once it is gone. */
-export function procMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM'): number {
+export function procMb(pid: number | undefined, field: 'VmRSS' | 'VmHWM' | 'RssAnon'): number {
   if (!pid) return 0;
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');

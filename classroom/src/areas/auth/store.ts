@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { Knex } from '@lms/db';
+import { groupCommit, inFlight, type Knex } from '@lms/db';
 
 export const ACCESS_OPEN = 1;
 export const ACCESS_LOGGED_OUT = 2;
@@ -17,7 +17,7 @@ export async function replaceHash(db: Knex, schooluserid: string, hash: string):
 /** Opens an access row for a sign-in; rows the user left open are closed first, as superseded. */
 export async function openAccess(db: Knex, userid: string, logintime: Date, ipaddress: string): Promise<string> {
   const id = crypto.randomUUID();
-  await db.transaction(async (trx) => {
+  const write = async (trx: Knex) => {
     await trx('rpiuseraccess')
       .where({ userid, status: ACCESS_OPEN })
       .update({ logouttime: new Date().toISOString(), status: ACCESS_SUPERSEDED, timespent: 0 });
@@ -29,7 +29,9 @@ export async function openAccess(db: Knex, userid: string, logintime: Date, ipad
       status: ACCESS_OPEN,
       timespent: 0,
     });
-  });
+  };
+  if ((db as Knex.Transaction).isTransaction) await write(db);
+  else await db.transaction(write);
   return id;
 }
 
@@ -37,4 +39,31 @@ export async function closeAccess(db: Knex, userid: string, logouttime: Date, ti
   await db('rpiuseraccess')
     .where({ userid, status: ACCESS_OPEN })
     .update({ logouttime: logouttime.toISOString(), status: ACCESS_LOGGED_OUT, timespent });
+}
+
+/**
+ * The writes of sign-ins (access row, token row) go through one group commit per database: the sign-ins of a
+ * class arriving together are committed a few at a time, each still answered only after its own commit. While
+ * other sign-ins are still checking their passwords, a batch waits for them up to `SIGN_IN_BATCH_WAIT_MS`.
+ */
+const SIGN_IN_BATCH_WAIT_MS = 40;
+
+interface SignInLane {
+  checking: ReturnType<typeof inFlight>;
+  commit: ReturnType<typeof groupCommit>;
+}
+
+const lanes = new WeakMap<Knex, SignInLane>();
+
+export function signInLane(db: Knex): SignInLane {
+  let lane = lanes.get(db);
+  if (!lane) {
+    const checking = inFlight();
+    lane = {
+      checking,
+      commit: groupCommit(db, { maxWaitMs: SIGN_IN_BATCH_WAIT_MS, expectMore: () => checking.count() > 0 }),
+    };
+    lanes.set(db, lane);
+  }
+  return lane;
 }
