@@ -553,14 +553,19 @@ async function main(): Promise<number> {
           res.on('end', () => resolve(body));
         }).on('error', reject);
       });
-      const retried = /^haproxy_backend_retry_warnings_total\{proxy="central"\} (\d+)/m.exec(proxy)?.[1];
+      const counter = (name: string) =>
+        new RegExp(`^haproxy_backend_${name}_total\\{proxy="central"\\} (\\d+)`, 'm').exec(proxy)?.[1];
+      // A connection that failed is retried; with `option redispatch 1` each retry goes to another instance and
+      // HAProxy counts it as a redispatch, not as a retry on the same one.
+      const retried = counter('retry_warnings');
+      const redispatched = counter('redispatch_warnings');
       const own5xx = /^haproxy_frontend_http_responses_total\{proxy="central",code="5xx"\} (\d+)/m.exec(proxy)?.[1];
-      if (retried === undefined || own5xx === undefined)
-        throw new Error("HAProxy's /metrics lacks its retry and 5xx counters");
+      if (retried === undefined || redispatched === undefined || own5xx === undefined)
+        throw new Error("HAProxy's /metrics lacks its retry, redispatch and 5xx counters");
       return (
         `both instances ready; /metrics with the token: ${seen.join(', ')}; ${site}/metrics: 404; ` +
-        `HAProxy /metrics: ${retried} connection(s) retried on another instance, ` +
-        `${own5xx} 5xx answers on the central site`
+        `HAProxy /metrics: ${redispatched} failed connection(s) sent to another instance, ${retried} retried ` +
+        `on the same one, ${own5xx} 5xx answers on the central site`
       );
     });
 
