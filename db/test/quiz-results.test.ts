@@ -49,7 +49,7 @@ describe('studentquizresults', () => {
   beforeAll(async () => {
     const t = await createTestDatabase({ kinds: central.kinds, migrations: central.migrations });
     db = t.db;
-    close = t.close;
+    close = () => t.dispose();
     await db('subjects').insert({ subjectid: crypto.randomUUID(), subjectname: 'S' });
     const subjectid = (await db('subjects').first('subjectid')).subjectid;
     const curriculumid = crypto.randomUUID();
