@@ -34,6 +34,17 @@ export const SIGNIN_TABLES = [
 
 const isPg = (db: Knex) => db.client.config.client === 'pg';
 
+/** The keys of at most `batch` sign-in rows of `table` from before `cutoff` (read through the time's index). */
+export function expiredSignIns(
+  db: Knex,
+  table: (typeof SIGNIN_TABLES)[number]['table'],
+  cutoff: Date,
+  batch: number,
+): Knex.QueryBuilder {
+  const { pk, at } = SIGNIN_TABLES.find((t) => t.table === table)!;
+  return db(table).where(at, '<', cutoff).limit(batch).select(pk);
+}
+
 /**
  * Deletes sign-in rows older than `days`, `batch` rows a statement, each statement its own transaction. On
  * PostgreSQL each statement locks the rows it deletes with `FOR UPDATE SKIP LOCKED`: sweeps on several
@@ -43,10 +54,10 @@ const isPg = (db: Knex) => db.client.config.client === 'pg';
 export async function sweepSignIns(db: Knex, days: number, batch = SIGNIN_BATCH): Promise<Record<string, number>> {
   const cutoff = new Date(Date.now() - days * DAY_MS);
   const deleted: Record<string, number> = {};
-  for (const { table, pk, at } of SIGNIN_TABLES) {
+  for (const { table, pk } of SIGNIN_TABLES) {
     deleted[table] = 0;
     for (;;) {
-      let oldest = db(table).where(at, '<', cutoff).limit(batch).select(pk);
+      let oldest = expiredSignIns(db, table, cutoff, batch);
       if (isPg(db)) oldest = oldest.forUpdate().skipLocked();
       const n = await db(table).whereIn(pk, oldest).delete();
       deleted[table] += n;

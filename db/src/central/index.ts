@@ -13,6 +13,7 @@ import * as m0010 from './migrations/0010_log_archives';
 import * as m0011 from './migrations/0011_questionfeedback';
 import * as m0015 from './migrations/0015_quiz_results';
 import * as m0016 from './migrations/0016_redundant_indexes';
+import * as m0017 from './migrations/0017_signin_time_indexes';
 import { quizResultTables } from './quiz-results';
 import { tables } from './schema-0001';
 
@@ -30,6 +31,7 @@ export const migrations: MigrationList = [
   ['0011_questionfeedback', m0011],
   ['0015_quiz_results', m0015],
   ['0016_redundant_indexes', m0016],
+  ['0017_signin_time_indexes', m0017],
 ];
 
 // Tables added after 0001 join the list so that their JSON and timestamp columns read back normalised too.
