@@ -85,6 +85,9 @@ if [ "$arch" != "$(dpkg --print-architecture)" ]; then
     node /build/node-gyp/bin/node-gyp.js rebuild --release --nodedir=/build/node -j 2' >&2
   mkdir -p "$bs/build/Release"
   cp "$work/chroot/build/better-sqlite3/build/Release/better_sqlite3.node" "$bs/build/Release/"
+  # What better-sqlite3 loads its binary with (bindings, and bindings' own dependency), for the check below.
+  mkdir -p "$work/chroot/build/node_modules"
+  cp -a "$root/node_modules/bindings" "$root/node_modules/file-uri-to-path" "$work/chroot/build/node_modules/"
   chroot "$work/chroot" /build/node/bin/node -e 'const D=require("/build/better-sqlite3");console.log("better-sqlite3 on",process.arch,new D(":memory:").prepare("select sqlite_version() v").get().v)' >&2
   umount "$work/chroot/proc"
   log "better-sqlite3 for $arch built in $((SECONDS - t1)) s"
