@@ -45,7 +45,8 @@ export async function createTestDatabase(o: {
     const file = path.join(dir, 'test.sqlite');
     target = { dialect: 'sqlite', connection: file };
     url = `sqlite:${file}`;
-    cleanup = async () => fs.rmSync(dir, { recursive: true, force: true });
+    // Retried: a connection the test left open may still write the WAL or its lock file while the folder goes.
+    cleanup = async () => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   }
   const db = createKnex(target, { kinds: o.kinds });
   if (o.migrate !== false && o.migrations) await migrateLatest(db, o.migrations);
