@@ -75,18 +75,17 @@ export function groupCommit(db: Knex, options: GroupCommitOptions = {}): <T>(wor
     }
   };
 
-  // Called whenever a unit arrives or a batch ends.
+  // Called whenever a unit arrives, a batch ends or the wait is over.
   const schedule = (): void => {
     if (running || !queue.length) return;
     const waited = Date.now() - firstQueuedAt;
     if (queue.length >= maxBatch || !expectMore() || waited >= maxWaitMs) {
       if (timer) clearTimeout(timer);
-      timer = undefined;
       void drain().then(schedule);
     } else {
       timer ??= setTimeout(() => {
         timer = undefined;
-        if (!running) void drain().then(schedule);
+        schedule();
       }, maxWaitMs - waited);
     }
   };

@@ -14,24 +14,28 @@ export async function replaceHash(db: Knex, schooluserid: string, hash: string):
   await db('schoolusers').where({ schooluserid }).update({ schooluserpasswordhash: hash });
 }
 
-/** Opens an access row for a sign-in; rows the user left open are closed first, as superseded. */
-export async function openAccess(db: Knex, userid: string, logintime: Date, ipaddress: string): Promise<string> {
+/**
+ * Opens an access row for a sign-in, inside the caller's transaction (the sign-in's group commit); rows the
+ * user left open are closed first, as superseded.
+ */
+export async function openAccess(
+  trx: Knex.Transaction,
+  userid: string,
+  logintime: Date,
+  ipaddress: string,
+): Promise<string> {
   const id = crypto.randomUUID();
-  const write = async (trx: Knex) => {
-    await trx('rpiuseraccess')
-      .where({ userid, status: ACCESS_OPEN })
-      .update({ logouttime: new Date().toISOString(), status: ACCESS_SUPERSEDED, timespent: 0 });
-    await trx('rpiuseraccess').insert({
-      rpiuseraccessid: id,
-      userid,
-      logintime: logintime.toISOString(),
-      ipaddress: ipaddress.slice(0, 45),
-      status: ACCESS_OPEN,
-      timespent: 0,
-    });
-  };
-  if ((db as Knex.Transaction).isTransaction) await write(db);
-  else await db.transaction(write);
+  await trx('rpiuseraccess')
+    .where({ userid, status: ACCESS_OPEN })
+    .update({ logouttime: new Date().toISOString(), status: ACCESS_SUPERSEDED, timespent: 0 });
+  await trx('rpiuseraccess').insert({
+    rpiuseraccessid: id,
+    userid,
+    logintime: logintime.toISOString(),
+    ipaddress: ipaddress.slice(0, 45),
+    status: ACCESS_OPEN,
+    timespent: 0,
+  });
   return id;
 }
 
