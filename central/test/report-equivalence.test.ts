@@ -8,7 +8,8 @@ import { makeApp, type TestApp } from './helpers';
 import { createStaff, staffLogin } from './accounts';
 import { W, addLearners, addLessonProgress, addLevelProgress, seedWorld, type Learner } from './report-data';
 
-// The ranked reports answer exactly what they answered when they ranked every attempt: the answers of the
+// The ranked reports answer exactly what they answered when they ranked every attempt, and the activity
+// report what it answered when it summed every app-use row: the answers of the
 // requests below were recorded from that implementation on the same data (one file per database, since
 // each database renders times and numbers its own way, and as a digest per request, to keep it small) and
 // every answer must stay the same, row for row, byte for byte for the CSV files. The data is written and then
@@ -106,6 +107,34 @@ beforeAll(async () => {
         (['l1', 'l2', 'l3'] as const).filter((_, k) => (i + k) % 2 === 0),
       );
   }
+  // App use of 16 of the learners (whole and half seconds), then rewritten the ways an import and an
+  // operator rewrite it: times changed, rows moved to another learner, rows deleted and sent again.
+  const usage: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < 150; i += 1) {
+    const at = new Date(Date.UTC(2026, 3 + rand(3), 1 + rand(28), 9));
+    usage.push({
+      studentappusageid: fixed(300000 + i),
+      schooluserid: learners[rand(16)].schooluserid,
+      time_spent: rand(1800) + (rand(4) === 0 ? 0.5 : 0),
+      created_at: at,
+      last_updated: at,
+    });
+  }
+  for (let i = 0; i < usage.length; i += 50) await db('studentappusages').insert(usage.slice(i, i + 50));
+  for (let i = 0; i < 20; i += 1)
+    await db('studentappusages')
+      .where({ studentappusageid: fixed(300000 + rand(150)) })
+      .update({ time_spent: rand(900) });
+  for (let i = 0; i < 5; i += 1)
+    await db('studentappusages')
+      .where({ studentappusageid: fixed(300000 + rand(150)) })
+      .update({ schooluserid: learners[rand(16)].schooluserid });
+  const gone = Array.from({ length: 15 }, () => fixed(300000 + rand(150)));
+  const back = (await db('studentappusages').whereIn('studentappusageid', gone.slice(0, 3))) as Array<
+    Record<string, unknown>
+  >;
+  await db('studentappusages').whereIn('studentappusageid', gone).del();
+  if (back.length) await db('studentappusages').insert(back);
   ids.mockRestore();
   // And stable times where the fixtures let the clock decide.
   const tables = [
@@ -176,6 +205,13 @@ function requests(): Array<[string, object]> {
   out.push([last, body({ standard: classes, curriculumid: W.curriculum })]);
   out.push([last, body({ standard: classes, schoolid: W.school.sunrise })]);
   out.push([last, body({ standard: classes, countryid: W.country.kh })]);
+  const status = '/report/studentstatus';
+  out.push([status, body({ standard: classes })]);
+  out.push([status, body({ standard: classes }, 2, 5)]);
+  out.push([status, body({ schoolid: W.school.sunrise })]);
+  out.push([status, body({ studentid: learners.slice(0, 6).map((l) => l.studentid) })]);
+  out.push([status, body({ standard: classes, startDate: '2026-05-01T00:00:00Z', endDate: '2026-05-31T00:00:00Z' })]);
+  out.push([status, body({ standard: classes, endDate: '2026-05-15T00:00:00Z' })]);
   return out;
 }
 
@@ -192,7 +228,7 @@ async function answers(): Promise<Record<string, unknown>> {
   return out;
 }
 
-describe('ranked reports, before and after studentquizresults', () => {
+describe('ranked reports and app time, before and after studentquizresults and studentappusagetotals', () => {
   it('answer every request as before, JSON and CSV, for a superadmin, a narrowed admin and a teacher', async () => {
     const all = await answers();
     if (process.env.DUMP_REPORT_ANSWERS)

@@ -43,6 +43,8 @@ export async function seedOriginalCentral(conn: mysql.Connection) {
     twinSubject: uuid(),
     teacher: uuid(),
     learnerUser: uuid(),
+    usage: uuid(),
+    usage2: uuid(),
     goneUser: uuid(),
     strayUser: uuid(),
     learner: uuid(),
@@ -324,6 +326,22 @@ export async function seedOriginalCentral(conn: mysql.Connection) {
       logouttime: '2026-05-01 09:42:00',
       timespent: '42',
       status: 1,
+    },
+  ]);
+  await put('studentappusages', [
+    {
+      studentappusageid: ids.usage,
+      schooluserid: ids.learnerUser,
+      time_spent: 600,
+      last_updated: '2026-05-01 09:40:00',
+      created_at: '2026-05-01 09:30:00',
+    },
+    {
+      studentappusageid: ids.usage2,
+      schooluserid: ids.learnerUser,
+      time_spent: 120,
+      last_updated: '2026-05-02 09:40:00',
+      created_at: '2026-05-02 09:30:00',
     },
   ]);
   await put('syncrecords', [

@@ -302,6 +302,12 @@ describe.skipIf(!available)('npm run migrate-from-mysql -w central', () => {
     const [first, second] = [ids.result1, ids.result2].sort();
     expect(await kept()).toEqual([{ bestprogressid: first, lastprogressid: second }]);
     await src.conn.query('UPDATE studentprogress SET ispass = 0 WHERE studentprogressid = ?', [first]);
+    // The learner's app time: one row longer in the source now, the other gone.
+    const total = () =>
+      t.tdb.db('studentappusagetotals').where({ schooluserid: ids.learnerUser }).select('time_spent', 'usages');
+    expect((await total()).map((r) => [Number(r.time_spent), Number(r.usages)])).toEqual([[720, 2]]);
+    await src.conn.query('UPDATE studentappusages SET time_spent = 900 WHERE studentappusageid = ?', [ids.usage]);
+    await src.conn.query('DELETE FROM studentappusages WHERE studentappusageid = ?', [ids.usage2]);
     await createS3Store(s3.s3('lms-src')).put('new-picture.png', Buffer.from('png'));
     const again = await migrateFromMysql(t.tdb.db, ['--source', src.url, '--objects-from', sourceBucket(), '--again'], {
       env: { OBJECT_DIR: objectDir },
@@ -317,8 +323,10 @@ describe.skipIf(!available)('npm run migrate-from-mysql -w central', () => {
       schoolusers: [1, 0],
       lessonlearnings: [0, 1],
       studentprogress: [1, 0],
+      studentappusages: [1, 1],
     });
     expect(await kept()).toEqual([{ bestprogressid: second, lastprogressid: second }]);
+    expect((await total()).map((r) => [Number(r.time_spent), Number(r.usages)])).toEqual([[900, 1]]);
     // The orphans are still orphans, and are named again.
     expect(again.tables.refusedRows.map((r) => r.id).sort()).toEqual(
       [ids.orphanLearning, ids.orphanResult, twin()].sort(),

@@ -14,6 +14,8 @@ import * as m0011 from './migrations/0011_questionfeedback';
 import * as m0015 from './migrations/0015_quiz_results';
 import * as m0016 from './migrations/0016_redundant_indexes';
 import * as m0017 from './migrations/0017_signin_time_indexes';
+import * as m0018 from './migrations/0018_app_usage_totals';
+import { appUsageTotalTables } from './app-usage-totals';
 import { quizResultTables } from './quiz-results';
 import { tables } from './schema-0001';
 
@@ -32,13 +34,15 @@ export const migrations: MigrationList = [
   ['0015_quiz_results', m0015],
   ['0016_redundant_indexes', m0016],
   ['0017_signin_time_indexes', m0017],
+  ['0018_app_usage_totals', m0018],
 ];
 
 // Tables added after 0001 join the list so that their JSON and timestamp columns read back normalised too.
 export const kinds = columnKinds([
   ...tables, ...m0003.logImportPendingTables, ...m0007.mediaTables, ...m0008.contentPushTables,
-  ...m0010.logArchiveTables, ...m0011.questionFeedbackColumns, ...quizResultTables,
+  ...m0010.logArchiveTables, ...m0011.questionFeedbackColumns, ...quizResultTables, ...appUsageTotalTables,
 ]);
 export { tables };
 export { backfillQuizResults, fillQuizResults, QUIZ_RESULTS } from './quiz-results';
+export { APP_USAGE_TOTALS, backfillAppUsageTotals } from './app-usage-totals';
 export { ROLES, TITLES, PERMISSIONS, GRANTS, SUPERADMIN_USERNAME } from './migrations/0002_rbac';

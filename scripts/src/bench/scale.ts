@@ -23,12 +23,15 @@ const SCHOOLS = 50;
 const LEARNERS = 40;
 const ANSWERS = Number(process.env.BENCH_SCALE_ANSWERS ?? 5);
 const TARGETS = { reportMs: 1000, ratio: 1.5 };
+// BENCH_SCALE_KEEP=1 leaves the grown schema in place (its URL is printed) for reading plans afterwards.
+const KEEP = process.env.BENCH_SCALE_KEEP === '1';
 const STAFF = { password: 'BenchScale1' };
 
 const GROWN = [
   'studentprogress',
   'studentprogressquestions',
   'studentquizresults',
+  'studentappusagetotals',
   'rpiuseraccess',
   'studentappusages',
   'studentlessonsprogress',
@@ -45,6 +48,7 @@ interface World {
   countryid: string;
   schools: Array<{ schoolid: string; schoolname: string; standardid: string; learners: string[] }>;
   quizzes: string[];
+  practices: string[];
   levels: string[];
 }
 
@@ -58,8 +62,19 @@ async function seedWorld(db: Knex): Promise<World> {
     countryid,
     schools: [],
     quizzes: content.lessons.map((l) => l.quizid),
+    practices: content.lessons.map(() => id()),
     levels: content.levels.map((l) => l.levelid),
   };
+  // A practice per lesson: a practice result refers to one of the curriculum's, as a tablet's does.
+  await db('lessonpractices').insert(
+    content.lessons.map((l, n) => ({
+      lessonpracticeid: w.practices[n],
+      lessonid: l.lessonid,
+      lessonpracticeorder: 1,
+      lessonpracticename: 'Practice',
+      lessonpracticedescription: '',
+    })),
+  );
   for (let n = 0; n < SCHOOLS; n += 1) {
     const s = { schoolid: id(), schoolname: `Scale School ${n}`, standardid: id(), learners: [] as string[] };
     await db('schools').insert({
@@ -131,9 +146,17 @@ async function seedWorld(db: Knex): Promise<World> {
 }
 
 /**
- * Results `from`..`to` (exclusive) of the 2,000 learners, spread back in time from now one learner-day at a
- * time; two in three a lesson quiz, one in six a level quiz; ANSWERS answers each; one sign-in and one app-use
- * row per four results. Written by the server from generate_series: a bulk load, not the import path.
+ * Hours between two rounds of one result per learner, going back in time from now: the first step's 0.1 M
+ * results (50 rounds) then span 31 days, so that a report of the last month reads a full month at every step
+ * and the later steps add years behind it (10 M results: 8.6 years), as a deployment's history grows.
+ */
+const ROUND_HOURS = 15;
+
+/**
+ * Results `from`..`to` (exclusive) of the 2,000 learners, spread back in time from now one round
+ * (ROUND_HOURS) at a time; two in three a lesson quiz, one in six a level quiz, one in six a practice, each
+ * referring to the curriculum's; ANSWERS answers each; one sign-in and one app-use row per four results.
+ * Written by the server from generate_series: a bulk load, not the import path.
  */
 async function grow(db: Knex, w: World, from: number, to: number): Promise<void> {
   const learners = w.schools.flatMap((s) => s.learners);
@@ -153,9 +176,9 @@ async function grow(db: Knex, w: World, from: number, to: number): Promise<void>
         `create temporary table grown on commit drop as
         select g, md5('r' || g || ?)::uuid::text as id, (?::text[])[1 + g % ?] as studentid,
           case when g % 6 < 4 then (?::text[])[1 + (g / ?) % ?] when g % 6 = 4 then (?::text[])[1 + (g / ?) % ?]
-            else md5('o' || g)::uuid::text end as ref,
+            else (?::text[])[1 + (g / ?) % ?] end as ref,
           case when g % 6 < 4 then 2 when g % 6 = 4 then 3 else 1 end as progresstype,
-          now() - ((g / ?) * interval '37 minutes') as starttime, (g * 7919) % 101 as pct
+          now() - ((g / ?) * interval '${ROUND_HOURS} hours') as starttime, (g * 7919) % 101 as pct
         from generate_series(?::bigint, ?::bigint) g`,
         [
           String(from),
@@ -167,6 +190,9 @@ async function grow(db: Knex, w: World, from: number, to: number): Promise<void>
           w.levels,
           learners.length,
           w.levels.length,
+          w.practices,
+          learners.length,
+          w.practices.length,
           learners.length,
           a,
           b - 1,
@@ -387,7 +413,11 @@ export async function runScaleBench(): Promise<void> {
     if (misses) process.exitCode = 1;
   } finally {
     if (api) await stopServer(api);
-    await tdb.dispose().catch(() => undefined);
+    if (KEEP) {
+      out(`kept: ${tdb.url}`);
+      await tdb.db.destroy();
+    }
+    else await tdb.dispose().catch(() => undefined);
     await fsp.rm(work, { recursive: true, force: true });
   }
 }

@@ -730,9 +730,9 @@ export interface StatusWindow {
 
 /**
  * Learners with their activity: whether they signed in within the last month, their last sign-in, their
- * minutes of app use in the window (from `start` to `end`, or to now; everything when no start is given).
- * One query for the rows (each learner's last sign-in and usage are correlated sub-queries on indexed
- * columns), one for the count.
+ * minutes of app use in the window (from `start` to `end`, or to now; up to `end` when no start is given;
+ * without either, all of it, read from `studentappusagetotals`). One query for the rows (each learner's last
+ * sign-in and usage are correlated sub-queries on indexed columns), one for the count.
  */
 export function studentStatusQuery(c: ReportCtx, f: Filters, w: StatusWindow): Knex.QueryBuilder {
   const { db } = c;
@@ -742,7 +742,11 @@ export function studentStatusQuery(c: ReportCtx, f: Filters, w: StatusWindow): K
   if (f.has('schoolid')) q.whereIn('sc.schoolid', f.get('schoolid')!);
   if (f.has('studentid')) q.whereIn('s.studentid', f.get('studentid')!);
   if (f.has('standard')) q.whereIn('s.standard', f.get('standard')!);
-  const usage = db('studentappusages as a').whereRaw('a.schooluserid = s.schooluserid').sum('a.time_spent');
+  // Without a window, each learner's total kept at import time (one row, whatever the years behind it).
+  const usage =
+    w.start || w.end
+      ? db('studentappusages as a').whereRaw('a.schooluserid = s.schooluserid').sum('a.time_spent')
+      : db('studentappusagetotals as a').whereRaw('a.schooluserid = s.schooluserid').select('a.time_spent');
   if (w.start) usage.where('a.created_at', '>=', w.start).where('a.created_at', '<=', w.end ?? new Date());
   else if (w.end) usage.where('a.created_at', '<=', w.end);
   return q
