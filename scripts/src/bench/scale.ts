@@ -41,6 +41,8 @@ const GROWN = [
   'schoolusers',
 ];
 
+const SETTINGS = ['shared_buffers', 'max_wal_size', 'checkpoint_timeout', 'wal_compression', 'effective_cache_size'];
+
 const id = () => crypto.randomUUID();
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
@@ -317,6 +319,13 @@ export async function runScaleBench(): Promise<void> {
   let api: ChildProcess | undefined;
   try {
     const db = tdb.db;
+    // The server settings the import's figures depend on (docs/benchmarks.md#scale), printed with them.
+    const settings = (await db.raw(
+      `select name, current_setting(name) as value from pg_settings where name = any(?) order by name`,
+      [SETTINGS],
+    )) as { rows: Array<{ name: string; value: string }> };
+    out(`PostgreSQL ${(await db.raw('show server_version')).rows[0].server_version}: ` +
+      settings.rows.map((r) => `${r.name} ${r.value}`).join(', '));
     const t0 = Date.now();
     const w = await seedWorld(db);
     const logLearners = learnersOf(SIX_MONTH_SCHOOL);
