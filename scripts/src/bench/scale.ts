@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { DEMO, central, repoRoot, type Knex, type TestDatabase } from '@lms/db';
+import { DEMO, central, createKnex, repoRoot, type Knex, type TestDatabase } from '@lms/db';
 import { ROLE_IDS } from '@lms/shared';
 import { SIX_MONTH_SCHOOL, learnersOf, logSource, writeLogZipFile } from './log-import-data';
 import { TEACHER, seedSchool as seedLogSchool, uploadLog } from './log-import';
@@ -25,6 +25,8 @@ const ANSWERS = Number(process.env.BENCH_SCALE_ANSWERS ?? 5);
 const TARGETS = { reportMs: 1000, ratio: 1.5 };
 // BENCH_SCALE_KEEP=1 leaves the grown schema in place (its URL is printed) for reading plans afterwards.
 const KEEP = process.env.BENCH_SCALE_KEEP === '1';
+// BENCH_SCALE_FROM=<a kept schema's URL> times one step on it as it is (no growth), and keeps it.
+const FROM = process.env.BENCH_SCALE_FROM;
 const STAFF = { password: 'BenchScale1' };
 
 const GROWN = [
@@ -232,7 +234,7 @@ async function grow(db: Knex, w: World, from: number, to: number): Promise<void>
   }
 }
 
-async function staffToken(origin: string, db: Knex, name: string, schools?: string[]): Promise<string> {
+async function addStaff(db: Knex, name: string, schools?: string[]): Promise<void> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { hashPassword } = require(path.join(repoRoot, 'central/dist/auth/passwords.js')) as {
     hashPassword(p: string): Promise<string>;
@@ -250,14 +252,34 @@ async function staffToken(origin: string, db: Knex, name: string, schools?: stri
     schools: schools ? JSON.stringify(schools) : null,
   });
   await db('lmsusers_roles').insert({ lmsuserid, roleid });
-  const res = await fetch(`${origin}/auth/login`, {
+}
+
+/** A fresh access token (taken again at each step: growing 10 M results outlasts a token's life). */
+async function signIn(origin: string, route: string, name: string, password: string): Promise<string> {
+  const res = await fetch(`${origin}${route}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ lmsusername: name, lmsuserpassword: STAFF.password }),
+    body: JSON.stringify({ lmsusername: name, lmsuserpassword: password }),
   });
   const token = ((await res.json()) as { data?: { accessToken?: string } }).data?.accessToken;
-  if (!token) throw new Error(`${name}: login answered ${res.status}`);
+  if (!token) throw new Error(`${name}: sign-in answered ${res.status}`);
   return token;
+}
+
+/** The world of a kept schema (BENCH_SCALE_FROM): its 50 schools, their class and learners. */
+async function worldOf(db: Knex): Promise<World> {
+  const schools = (await db('schools').where('schoolname', 'like', 'Scale School %').select('schoolid', 'schoolname'))
+    .map((r) => r as { schoolid: string; schoolname: string })
+    .sort((a, b) => Number(a.schoolname.split(' ')[2]) - Number(b.schoolname.split(' ')[2]));
+  const w: World = { countryid: '', schools: [], quizzes: [], practices: [], levels: [] };
+  for (const sc of schools) {
+    const standard = await db('standards').where({ schoolid: sc.schoolid }).first('standardid');
+    const standardid = standard.standardid as string;
+    const rows = await db('students').where({ standard: standardid }).orderBy('studentid').select('studentid');
+    const learners = rows.map((r) => (r as { studentid: string }).studentid);
+    w.schools.push({ ...sc, standardid, learners });
+  }
+  return w;
 }
 
 async function timed(
@@ -315,7 +337,12 @@ export async function runScaleBench(): Promise<void> {
       `${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Node ${process.version}`,
   );
   const work = await fsp.mkdtemp(path.join(os.tmpdir(), 'lms-bench-scale-'));
-  const tdb: TestDatabase = await benchDatabase(central, pgUrl);
+  const tdb: TestDatabase = FROM
+    ? (() => {
+        const db = createKnex({ dialect: 'pg', connection: FROM }, { kinds: central.kinds });
+        return { db, url: FROM, dispose: () => db.destroy() } as unknown as TestDatabase;
+      })()
+    : await benchDatabase(central, pgUrl);
   let api: ChildProcess | undefined;
   try {
     const db = tdb.db;
@@ -327,9 +354,9 @@ export async function runScaleBench(): Promise<void> {
     out(`PostgreSQL ${(await db.raw('show server_version')).rows[0].server_version}: ` +
       settings.rows.map((r) => `${r.name} ${r.value}`).join(', '));
     const t0 = Date.now();
-    const w = await seedWorld(db);
+    const w = FROM ? await worldOf(db) : await seedWorld(db);
     const logLearners = learnersOf(SIX_MONTH_SCHOOL);
-    await seedLogSchool(db, logLearners);
+    if (!FROM) await seedLogSchool(db, logLearners);
     const server = await startCentral(tdb.url, {
       LOG_IMPORT_ENABLED: '1',
       OBJECT_DIR: path.join(work, 'objects'),
@@ -338,22 +365,14 @@ export async function runScaleBench(): Promise<void> {
     });
     api = server.child;
     const origin = server.origin;
-    const tokens = {
-      superadmin: await staffToken(origin, db, 'scale.super@lms.local'),
-      'narrowed admin': await staffToken(
-        origin,
+    if (!FROM) {
+      await addStaff(db, 'scale.super@lms.local');
+      await addStaff(
         db,
         'scale.admin@lms.local',
         w.schools.map((s) => s.schoolid),
-      ),
-    };
-    const login = await fetch(`${origin}/auth/school/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ lmsusername: TEACHER.schoolusername, lmsuserpassword: TEACHER.password }),
-    });
-    const teacher = ((await login.json()) as { data?: { accessToken?: string } }).data?.accessToken;
-    if (!teacher) throw new Error(`school login answered ${login.status}`);
+      );
+    }
     const content = {
       curriculumid: DEMO.curriculumid,
       gradeid: DEMO.gradeid,
@@ -364,8 +383,8 @@ export async function runScaleBench(): Promise<void> {
     const figures = new Map<string, number[]>();
     const importSeconds: number[] = [];
     const sizes: Array<{ results: number; bytes: number; seconds: number }> = [];
-    let grown = 0;
-    for (const [step, target] of STEPS.entries()) {
+    let grown = FROM ? Number((await db('studentprogress').count({ n: '*' }).first())?.n) : 0;
+    for (const [step, target] of (FROM ? [grown] : STEPS).entries()) {
       const g0 = Date.now();
       await grow(db, w, grown, target);
       grown = target;
@@ -384,6 +403,11 @@ export async function runScaleBench(): Promise<void> {
       // A fresh log each step (new row ids), the same size and shape: the import a school's upload is.
       const zip = path.join(work, `log-${step}.zip`);
       await writeLogZipFile(zip, logSource(SIX_MONTH_SCHOOL, logLearners, content, Date.now(), 100 + step));
+      const tokens = {
+        superadmin: await signIn(origin, '/auth/login', 'scale.super@lms.local', STAFF.password),
+        'narrowed admin': await signIn(origin, '/auth/login', 'scale.admin@lms.local', STAFF.password),
+      };
+      const teacher = await signIn(origin, '/auth/school/login', TEACHER.schoolusername, TEACHER.password);
       importSeconds.push((await uploadLog(origin, teacher, zip)).seconds);
       for (const [who, token] of Object.entries(tokens)) {
         for (const [label, method, url, body] of list) {
@@ -422,7 +446,7 @@ export async function runScaleBench(): Promise<void> {
     if (misses) process.exitCode = 1;
   } finally {
     if (api) await stopServer(api);
-    if (KEEP) {
+    if (KEEP || FROM) {
       out(`kept: ${tdb.url}`);
       await tdb.db.destroy();
     }
