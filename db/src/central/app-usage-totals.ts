@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { TableSpec } from '../tables';
+import { createRowTriggers, dropRowTriggers, type RowOp, type RowTriggers } from './row-triggers';
 
 /**
  * `studentappusagetotals`: per school user, the sum of `time_spent` over all their `studentappusages` rows
@@ -27,7 +28,7 @@ export const appUsageTotalTables: TableSpec[] = [
 
 const T = APP_USAGE_TOTALS;
 
-function triggerStatements(op: 'insert' | 'update' | 'delete'): string[] {
+function triggerStatements(op: RowOp): string[] {
   const out: string[] = [];
   if (op !== 'insert') {
     out.push(
@@ -46,51 +47,16 @@ function triggerStatements(op: 'insert' | 'update' | 'delete'): string[] {
   return out;
 }
 
-const PG_FUNCTION = 'studentappusagetotals_keep';
 const CHANGED = ['schooluserid', 'time_spent'];
+const TRIGGERS: RowTriggers = { name: T, table: 'studentappusages', statements: triggerStatements, changed: CHANGED };
 
 /** The triggers (and, on PostgreSQL, their function) that keep `studentappusagetotals`; safe to run again. */
 export async function createAppUsageTotalTriggers(knex: Knex, dialect: 'sqlite' | 'pg'): Promise<void> {
-  if (dialect === 'pg') {
-    const body = (op: 'insert' | 'update' | 'delete') => triggerStatements(op).map((s) => `    ${s};`).join('\n');
-    await knex.raw(`CREATE OR REPLACE FUNCTION ${PG_FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $fn$
-BEGIN
-  IF TG_OP = 'INSERT' THEN
-${body('insert')}
-  ELSIF TG_OP = 'UPDATE' THEN
-${body('update')}
-  ELSE
-${body('delete')}
-  END IF;
-  RETURN NULL;
-END
-$fn$`);
-    const changed = CHANGED.map((c) => `OLD.${c} IS DISTINCT FROM NEW.${c}`).join(' OR ');
-    for (const op of ['insert', 'update', 'delete']) {
-      await knex.raw(`DROP TRIGGER IF EXISTS ${T}_${op} ON studentappusages`);
-    }
-    await knex.raw(`CREATE TRIGGER ${T}_insert AFTER INSERT ON studentappusages
-      FOR EACH ROW EXECUTE PROCEDURE ${PG_FUNCTION}()`);
-    await knex.raw(`CREATE TRIGGER ${T}_update AFTER UPDATE ON studentappusages
-      FOR EACH ROW WHEN (${changed}) EXECUTE PROCEDURE ${PG_FUNCTION}()`);
-    await knex.raw(`CREATE TRIGGER ${T}_delete AFTER DELETE ON studentappusages
-      FOR EACH ROW EXECUTE PROCEDURE ${PG_FUNCTION}()`);
-    return;
-  }
-  const changed = CHANGED.map((c) => `OLD.${c} IS NOT NEW.${c}`).join(' OR ');
-  const trigger = (op: 'insert' | 'update' | 'delete', when = '') =>
-    `CREATE TRIGGER IF NOT EXISTS ${T}_${op} AFTER ${op.toUpperCase()} ON studentappusages ` +
-    `FOR EACH ROW ${when}BEGIN\n${triggerStatements(op).map((s) => `  ${s};`).join('\n')}\nEND`;
-  await knex.raw(trigger('insert'));
-  await knex.raw(trigger('update', `WHEN ${changed} `));
-  await knex.raw(trigger('delete'));
+  await createRowTriggers(knex, dialect, TRIGGERS);
 }
 
 export async function dropAppUsageTotalTriggers(knex: Knex, dialect: 'sqlite' | 'pg'): Promise<void> {
-  for (const op of ['insert', 'update', 'delete']) {
-    await knex.raw(`DROP TRIGGER IF EXISTS ${T}_${op}${dialect === 'pg' ? ' ON studentappusages' : ''}`);
-  }
-  if (dialect === 'pg') await knex.raw(`DROP FUNCTION IF EXISTS ${PG_FUNCTION}()`);
+  await dropRowTriggers(knex, dialect, TRIGGERS);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { TableSpec } from '../tables';
+import { createRowTriggers, dropRowTriggers, type RowTriggers } from './row-triggers';
 
 /**
  * `studentquizresults`: per learner, quiz (or level) reference and result type, the two attempts the reports
@@ -92,50 +93,15 @@ function triggerStatements(op: 'insert' | 'update' | 'delete'): string[] {
 /** Only a change of a column the two orders or the key read needs the kept rows looked at again. */
 const CHANGED = ['studentid', 'studentprogressreferenceid', 'progresstype', 'ispass', 'starttime', 'studentprogressid'];
 
-const PG_FUNCTION = 'studentquizresults_keep';
+const TRIGGERS: RowTriggers = { name: T, table: 'studentprogress', statements: triggerStatements, changed: CHANGED };
 
 /** The triggers (and, on PostgreSQL, their function) that keep `studentquizresults`; safe to run again. */
 export async function createQuizResultTriggers(knex: Knex, dialect: 'sqlite' | 'pg'): Promise<void> {
-  if (dialect === 'pg') {
-    const body = (op: 'insert' | 'update' | 'delete') => triggerStatements(op).map((s) => `    ${s};`).join('\n');
-    await knex.raw(`CREATE OR REPLACE FUNCTION ${PG_FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $fn$
-BEGIN
-  IF TG_OP = 'INSERT' THEN
-${body('insert')}
-  ELSIF TG_OP = 'UPDATE' THEN
-${body('update')}
-  ELSE
-${body('delete')}
-  END IF;
-  RETURN NULL;
-END
-$fn$`);
-    const changed = CHANGED.map((c) => `OLD.${c} IS DISTINCT FROM NEW.${c}`).join(' OR ');
-    await knex.raw(`DROP TRIGGER IF EXISTS studentquizresults_insert ON studentprogress`);
-    await knex.raw(`DROP TRIGGER IF EXISTS studentquizresults_update ON studentprogress`);
-    await knex.raw(`DROP TRIGGER IF EXISTS studentquizresults_delete ON studentprogress`);
-    await knex.raw(`CREATE TRIGGER studentquizresults_insert AFTER INSERT ON studentprogress
-      FOR EACH ROW EXECUTE PROCEDURE ${PG_FUNCTION}()`);
-    await knex.raw(`CREATE TRIGGER studentquizresults_update AFTER UPDATE ON studentprogress
-      FOR EACH ROW WHEN (${changed}) EXECUTE PROCEDURE ${PG_FUNCTION}()`);
-    await knex.raw(`CREATE TRIGGER studentquizresults_delete AFTER DELETE ON studentprogress
-      FOR EACH ROW EXECUTE PROCEDURE ${PG_FUNCTION}()`);
-    return;
-  }
-  const changed = CHANGED.map((c) => `OLD.${c} IS NOT NEW.${c}`).join(' OR ');
-  const trigger = (op: 'insert' | 'update' | 'delete', when = '') =>
-    `CREATE TRIGGER IF NOT EXISTS studentquizresults_${op} AFTER ${op.toUpperCase()} ON studentprogress ` +
-    `FOR EACH ROW ${when}BEGIN\n${triggerStatements(op).map((s) => `  ${s};`).join('\n')}\nEND`;
-  await knex.raw(trigger('insert'));
-  await knex.raw(trigger('update', `WHEN ${changed} `));
-  await knex.raw(trigger('delete'));
+  await createRowTriggers(knex, dialect, TRIGGERS);
 }
 
 export async function dropQuizResultTriggers(knex: Knex, dialect: 'sqlite' | 'pg'): Promise<void> {
-  for (const op of ['insert', 'update', 'delete']) {
-    await knex.raw(`DROP TRIGGER IF EXISTS studentquizresults_${op}${dialect === 'pg' ? ' ON studentprogress' : ''}`);
-  }
-  if (dialect === 'pg') await knex.raw(`DROP FUNCTION IF EXISTS ${PG_FUNCTION}()`);
+  await dropRowTriggers(knex, dialect, TRIGGERS);
 }
 
 /**
