@@ -206,6 +206,22 @@ function checkLogFileName(name: string): void {
     throw new ZipError('bad_document', 'There is invalid file inside zip-file');
 }
 
+// The first key of the advisory locks that serialise one school's imports (any constant no other lock uses).
+const SCHOOL_IMPORT_LOCK = 0x4c4f4731;
+
+/**
+ * PostgreSQL: waits until no other import of the same school is in progress, on any instance, and holds
+ * that until this transaction ends. An import locks each row (and each summary row its triggers update)
+ * as it writes it, batch by batch, and keeps the locks to its commit: two imports of one school whose logs
+ * hold the same learners' rows in different orders would otherwise each wait for the other, and the server
+ * would abort one of them as a deadlock. Imports only write their own school's learners' rows, so imports
+ * of different schools still run side by side. SQLite has one writer at a time already.
+ */
+async function serialiseSchoolImports(trx: Knex.Transaction, schoolname: string | null): Promise<void> {
+  if (trx.client.config.client !== 'pg') return;
+  await trx.raw('select pg_advisory_xact_lock(?, hashtext(?))', [SCHOOL_IMPORT_LOCK, schoolname ?? '']);
+}
+
 /**
  * PUT /log/import processing rules 2-5 inside one transaction: the sync row first, log.ini streamed in
  * batches, the RPI-API entries recorded, the archive stored and recorded. When anything fails, the
@@ -227,6 +243,9 @@ export async function importLogZip(
     return await deps.db.transaction(async (trx) => {
       checkpoint = await deferCheckpoint(trx);
       await holdArchiveClaim(trx, archive);
+      const teacher = await trx('schoolusers').where({ schooluserid: input.schooluserid }).first('schoolname');
+      const schoolname = (teacher?.schoolname as string | null | undefined) ?? null;
+      await serialiseSchoolImports(trx, schoolname);
       // The archive is stored while the rows are imported (a network store would otherwise add its whole
       // transfer time to the transaction); the commit waits for it, and a failure of either undoes both.
       putting = deps.objects
@@ -248,12 +267,7 @@ export async function importLogZip(
         createdBy: input.schooluserid,
       });
       const parentfileid = crypto.randomUUID();
-      const teacher = await trx('schoolusers').where({ schooluserid: input.schooluserid }).first('schoolname');
-      const writer = new BatchWriter(
-        syncid,
-        await hasPending(trx),
-        (teacher?.schoolname as string | null | undefined) ?? null,
-      );
+      const writer = new BatchWriter(syncid, await hasPending(trx), schoolname);
       const logFiles: string[] = [];
       let logIniImported = false;
       let imported: ImportSummary['imported'] = {};
