@@ -49,6 +49,8 @@ const GROWN = [
 const SETTINGS = ['shared_buffers', 'max_wal_size', 'checkpoint_timeout', 'wal_compression', 'effective_cache_size'];
 
 const id = () => crypto.randomUUID();
+/** Whole pages written to the WAL since the server started (the first change of a page after a checkpoint). */
+const fullPageImages = async (db: Knex) => Number((await db.raw('select wal_fpi from pg_stat_wal')).rows[0].wal_fpi);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 interface World {
@@ -415,22 +417,28 @@ export async function runScaleBench(): Promise<void> {
       // Fresh logs (new row ids), the same size and shape: the import a school's upload is.
       const seconds: number[] = [];
       const walBytes: number[] = [];
+      const fpis: number[] = [];
       for (let i = 0; i < IMPORTS; i += 1) {
         const zip = path.join(work, `log-${step}-${i}.zip`);
         const seed = 100 + step * 10 + i;
         await writeLogZipFile(zip, logSource(SIX_MONTH_SCHOOL, logLearners, content, Date.now(), seed));
         const lsn0 = (await db.raw('select pg_current_wal_lsn() as l')).rows[0].l as string;
+        const fpi0 = await fullPageImages(db);
         seconds.push((await uploadLog(origin, teacher, zip)).seconds);
         walBytes.push(
           Number((await db.raw('select pg_wal_lsn_diff(pg_current_wal_lsn(), ?) as n', [lsn0])).rows[0].n),
         );
+        // The server's statistics reach pg_stat_wal within a second of the import's commit.
+        await new Promise((r) => setTimeout(r, 1500));
+        fpis.push((await fullPageImages(db)) - fpi0);
         await fsp.rm(zip);
       }
       importSeconds.push(median(seconds));
       importWal.push(median(walBytes));
       out(
         `imports: ${seconds.map((x) => `${x.toFixed(1)} s`).join(', ')}; ` +
-          `WAL ${walBytes.map((b) => `${(b / 2 ** 20).toFixed(0)} MB`).join(', ')}`,
+          `WAL ${walBytes.map((b) => `${(b / 2 ** 20).toFixed(0)} MB`).join(', ')}; ` +
+          `full-page images ${fpis.map((n) => n.toLocaleString('en-US')).join(', ')}`,
       );
       for (const [who, token] of Object.entries(tokens)) {
         for (const [label, method, url, body] of list) {
