@@ -15,8 +15,8 @@ import { benchDatabase, startCentral, stopServer } from './servers';
 // (results with five answers each, sign-ins, app use), and at each step, after a CHECKPOINT, fresh imports of
 // the log benchmark's six-month school (145,000 rows, over HTTP; median of BENCH_SCALE_IMPORTS) and every
 // report of the admin UI for a superadmin and an Admin narrowed to the 50 schools, medians of
-// BENCH_SCALE_REQUESTS requests. Targets: each report
-// within 1 s at every step and within 1.5x of its time at the first step; the import within 1.5x too.
+// BENCH_SCALE_REQUESTS requests. Targets: each report within 1 s at every step and within 1.5x of its time
+// at the first step; the import within 1.5x too.
 
 const STEPS = (process.env.BENCH_SCALE_STEPS ?? '100000,1000000,10000000').split(',').map(Number);
 const REQUESTS = Number(process.env.BENCH_SCALE_REQUESTS ?? 3);
