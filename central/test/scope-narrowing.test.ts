@@ -76,7 +76,7 @@ describe('roster push and exports are checked against the caller\'s schools', ()
       expect(received).toEqual([]);
       const own = await call(who, 'post', `/sync/cloud/${encodeURIComponent(s.A.schoolname)}/students`);
       expect(own.status, JSON.stringify(own.body)).toBe(200);
-      expect(received).toEqual(['PUT /import/students']);
+      expect(received).toEqual(['PUT /import/students', 'PUT /import/teachers']);
     }
   });
 

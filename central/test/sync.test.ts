@@ -495,7 +495,7 @@ describe('POST /sync/cloud/:schoolname/students', () => {
       .set('Authorization', bearer(admin));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ error: false, data: true });
-    expect(fake.received).toHaveLength(1);
+    expect(fake.received.map((x) => x.url)).toEqual(['/import/students', '/import/teachers']);
     const r = fake.received[0];
     expect([r.method, r.url, r.authorization, r.file?.filename]).toEqual([
       'PUT',
@@ -512,8 +512,18 @@ describe('POST /sync/cloud/:schoolname/students', () => {
     expect(amina.schooluserpasswordhash).toBe('$argon2id$v=19$m=19456,t=2,p=1$amina');
     expect(amina.student).toMatchObject({ studentid: ids.learner, curriculumids: [DEMO.curriculumid], type: 'online' });
     expect(users.find((u) => u.schoolusername === 'gone')).toMatchObject({ isdeleted: true });
-    // The plain teacher account has no learner row and stays out.
+    // The plain teacher account has no learner row and stays out of the learners; it goes with the teachers,
+    // its hash included, for it to sign in on the classroom server.
     expect(users.find((u) => u.schoolusername === 'teacher1')).toBeUndefined();
+    const pushed = fake.received[1];
+    expect([pushed.method, pushed.authorization, pushed.file?.filename]).toEqual(['PUT', SYNC_KEY, 'importfile.zip']);
+    const teachers = await readPackageJson({ buffer: pushed.file!.bytes });
+    expect(teachers.name).toBe('teachers.ini');
+    const rows = teachers.json as Array<Record<string, unknown>>;
+    expect(rows.map((u) => u.schoolusername).sort()).toEqual(['tacc', 'teacher1']);
+    const teacher1 = rows.find((u) => u.schoolusername === 'teacher1')!;
+    expect(teacher1.schooluserpasswordhash).toEqual(expect.any(String));
+    expect(teacher1).toMatchObject({ schooluserrole: 3, schoolname: DEMO.schoolname });
   });
 
   it('is a 400 and sends nothing when the school has no learner', async () => {
@@ -942,7 +952,9 @@ describe('gates of the sync routes (spec: [admin, superadmin] for the pushes, [a
       '/import/master',
       '/import/master',
       '/import/students',
+      '/import/teachers',
       '/import/students',
+      '/import/teachers',
     ]);
   });
 });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { anyUser, httpError, noInput, roles, writeStudentsZip } from '@lms/shared';
+import { anyUser, httpError, noInput, roles, writeStudentsZip, writeTeachersZip } from '@lms/shared';
 import { route } from '../../http/route';
 import { schoolInScope, scope } from '../../http/scope';
 import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
@@ -13,6 +13,7 @@ import {
   reportDataPackage,
   schoolOfSchoolUser,
   schoolRoster,
+  schoolTeachers,
 } from './store';
 
 type Ctx = CentralCtx;
@@ -88,6 +89,10 @@ async function pushStudents(ctx: CentralCtx<typeof schoolParams>): Promise<unkno
   const studentusers = await schoolRoster(db, params.schoolname, { teacherAccounts: true, hash: true });
   if (studentusers.length === 0) throw httpError(400, 'No student available');
   const answer = await pushPackage(ctx, 'students', writeStudentsZip({ studentusers }));
+  // The school's teachers go with it (deactivated and deleted ones too, so that the box refuses them): a new
+  // box has no other way to learn its teachers, who sign in there to export the learners' log.
+  const teachers = await schoolTeachers(db, params.schoolname, { hash: true });
+  if (teachers.length) await pushPackage(ctx, 'teachers', writeTeachersZip(teachers));
   await recorded(logger, async () => {
     const school = await db('schools').where({ schoolname: params.schoolname }).first('schoolid');
     if (school)

@@ -369,10 +369,17 @@ export async function rosterProgress(db: Knex, studentids: string[]): Promise<Re
   return out;
 }
 
-/** Teacher school users (role 3) of a school, without their hash. */
-export async function schoolTeachers(db: Knex, schoolname: string): Promise<Row[]> {
+/**
+ * Teacher school users (role 3) of a school, without their hash unless asked: the roster push carries it so
+ * that a teacher signs in on the classroom server with the password central holds.
+ */
+export async function schoolTeachers(
+  db: Knex,
+  schoolname: string,
+  o: { hash: boolean } = { hash: false },
+): Promise<Row[]> {
   const rows = (await db('schoolusers').where({ schoolname, schooluserrole: 3 }).orderBy('schooluserid')) as Row[];
-  return rows.map(withoutHash);
+  return o.hash ? rows : rows.map(withoutHash);
 }
 
 /** The id of a school user's school (by the name the account carries), if that school exists. */
