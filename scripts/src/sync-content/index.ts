@@ -256,6 +256,24 @@ export function mediaDirOf(o: SyncContentOptions): string | undefined {
   return o.noMedia || !o.mediaDir ? undefined : path.resolve(o.mediaDir);
 }
 
+/**
+ * Run as root into a media folder that belongs to another user (the classroom server's), the files would be
+ * root's and the server's later restores and syncs would fail on them with EACCES: refuse before anything is
+ * done, naming the owner. `uid` is the running process's.
+ */
+export function refuseRootOverOwner(dir: string, uid = process.getuid?.()): void {
+  if (uid !== 0) return;
+  let probe = path.resolve(dir);
+  while (!fs.existsSync(probe) && path.dirname(probe) !== probe) probe = path.dirname(probe);
+  const owner = fs.statSync(probe).uid;
+  if (owner === 0) return;
+  throw new SyncContentError(
+    `${probe} belongs to uid ${owner}, not root: run as root, this would leave the media in ${dir} owned by root, ` +
+      `where the classroom server cannot replace them. Run it as that user (e.g. sudo -u '#${owner}' …), or on a ` +
+      `box installed from the package: lms-classroom sync-content`,
+  );
+}
+
 /** The media step: after the package, the files its curricula use. */
 async function syncMedia(
   o: SyncContentOptions,
@@ -367,6 +385,7 @@ export async function syncContent(o: SyncContentOptions, log: Log = () => undefi
   let temp: string | undefined;
   let token = o.centralToken;
   const mediaDir = mediaDirOf(o);
+  if (mediaDir) refuseRootOverOwner(mediaDir);
   if (!mediaDir && !o.noMedia)
     log("Media: not brought this time (give --media-dir, the classroom server's MEDIA_DIR, to bring the lesson media)");
   try {
