@@ -35,7 +35,8 @@ function enrollingOf(c: Caller) {
 
 export const fleetRoutes: CentralRoute[] = [
   route('POST', '/fleet/boxes', manage, scope.schoolsOfCaller, { body: registerBody },
-    ({ db, scope, config, caller, body }) => registerBox(db, scope, body, config.fleet.enrolmentCodeMs, actorOf(caller)),
+    ({ db, scope, config, caller, body }) =>
+      registerBox(db, scope, body, config.fleet.enrolmentCodeMs, actorOf(caller)),
     { ...extra, status: 201, summary: "register a box for a school; answers its one-time enrolment code, once" }),
   route('GET', '/fleet/boxes', manage, scope.schoolsOfCaller, { query: listQuery },
     ({ db, scope, query }) => listBoxes(db, scope, query), { ...extra, summary: "the boxes of the caller's schools" }),
