@@ -10,6 +10,9 @@ export interface FleetIdentity {
   lastcontactat: string | null;
   clockskewms: number | null;
   lasterror: string | null;
+  /** The last journal number central acknowledged. */
+  ackedseq: number;
+  lastupat: string | null;
 }
 
 const iso = (v: unknown): string | null => (v === null || v === undefined ? null : new Date(v as string).toISOString());
@@ -26,6 +29,8 @@ export async function readIdentity(db: Knex): Promise<FleetIdentity | undefined>
     lastcontactat: iso(row.lastcontactat),
     clockskewms: row.clockskewms === null || row.clockskewms === undefined ? null : Number(row.clockskewms),
     lasterror: (row.lasterror as string | null) ?? null,
+    ackedseq: Number(row.ackedseq ?? 0),
+    lastupat: iso(row.lastupat),
   };
 }
 
@@ -35,7 +40,8 @@ export async function saveIdentity(
 ): Promise<void> {
   await db.transaction(async (trx) => {
     await trx('fleetidentity').where({ id: 1 }).delete();
-    await trx('fleetidentity').insert({ id: 1, ...i, lastcontactat: null, clockskewms: null, lasterror: null });
+    await trx('fleetidentity').insert({ id: 1, ...i, lastcontactat: null, clockskewms: null, lasterror: null,
+      ackedseq: 0 });
   });
 }
 

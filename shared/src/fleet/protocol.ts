@@ -78,6 +78,14 @@ export interface ContactAnswer {
   /** Central's time minus the box's, as central measured it on this contact. */
   clockskewms: number;
   protocol: number;
+  /** The last number of the box's journal central imported (0: none yet): the box sends what follows. */
+  ackedseq: number;
+}
+
+/** POST /fleet/box/log: a piece's answer. `already`: central had it (nothing was imported again). */
+export interface PieceAnswer {
+  ackedseq: number;
+  already: boolean;
 }
 
 /** Largest body of a box route: the bodies above are a few hundred bytes. */

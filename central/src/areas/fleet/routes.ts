@@ -15,6 +15,7 @@ import {
   registerBox,
   revokeBox,
 } from './store';
+import { receivePiece } from './up';
 
 // The fleet (docs/fleet-protocol.md). Staff manage the boxes of their schools: the school-management
 // permission, narrowed as every school route is (a box of another school is answered 404, as one that does
@@ -54,4 +55,6 @@ export const fleetRoutes: CentralRoute[] = [
   route('POST', '/fleet/box/contact', boxCredential(), scope.ownAccount, { body: contactBody },
     ({ db, caller, body }) => contact(db, boxOf(caller), body),
     { ...boxOptions, summary: "a box reports its version, disk and time; answers central's time" }),
+  route('POST', '/fleet/box/log', boxCredential(), scope.ownAccount, {}, receivePiece,
+    { ...extra, rawBody: true, summary: "a piece of the box's activity (log ZIP), imported once and acknowledged" }),
 ];

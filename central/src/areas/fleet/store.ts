@@ -38,7 +38,7 @@ export const listQuery = z.strictObject({
 const PUBLIC_COLUMNS = [
   'b.boxid', 'b.schoolid', 's.schoolname', 'b.name', 'b.state', 'b.createdat', 'b.enrolledat', 'b.revokedat',
   'b.lastcontactat', 'b.version', 'b.protocol', 'b.clockskewms', 'b.freediskbytes', 'b.lasterror',
-  'b.enrolcodeexpiresat',
+  'b.enrolcodeexpiresat', 'b.ackedseq', 'b.lastupat', 'b.lastuprows', 'b.lastupbytes',
 ];
 
 const iso = (v: unknown): string | null => (v === null || v === undefined ? null : new Date(v as string).toISOString());
@@ -63,6 +63,10 @@ function view(r: Record<string, unknown>) {
     lasterror: (r.lasterror as string | null) ?? null,
     // Whether a code waits to be used (the code itself was shown once, when it was made).
     enrolcodeexpiresat: expires && Date.parse(expires) > Date.now() ? expires : null,
+    ackedseq: num(r.ackedseq) ?? 0,
+    lastupat: iso(r.lastupat),
+    lastuprows: num(r.lastuprows),
+    lastupbytes: num(r.lastupbytes),
   };
 }
 export type BoxView = ReturnType<typeof view>;
@@ -177,6 +181,7 @@ export async function contact(db: Knex, box: { boxid: string; schoolid: string }
       ? { lasterror: body.lasterror, lasterrorat: body.lasterror ? new Date(now).toISOString() : null }
       : {}),
   });
+  const acked = (await db('boxes').where({ boxid: box.boxid }).first('ackedseq')) as { ackedseq: number | string };
   return { boxid: box.boxid, schoolid: box.schoolid, centraltime: new Date().toISOString(), clockskewms: skew,
-    protocol: FLEET_PROTOCOL };
+    protocol: FLEET_PROTOCOL, ackedseq: Number(acked?.ackedseq ?? 0) };
 }

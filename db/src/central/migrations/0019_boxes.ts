@@ -5,7 +5,8 @@ import { createTables, dropTables, type TableSpec } from '../../tables';
  * The classroom boxes of the fleet, each with a credential of its own: registered for one school (with a
  * one-time enrolment code, kept only as its SHA-256), enrolled (the SHA-256 of a secret the box generated;
  * the secret itself never leaves the box), or revoked. What each contact reports (version, clock skew,
- * free disk) is kept on the row, so that an operator sees the fleet's state.
+ * free disk) is kept on the row, so that an operator sees the fleet's state, and so is the last piece of
+ * activity central imported from the box (`ackedseq`, a number the box counts, never a time).
  *
  * Expand only: new tables; the previous release neither reads nor writes them.
  */
@@ -36,6 +37,11 @@ export const boxTables: TableSpec[] = [
       { name: 'freediskbytes', type: 'double', nullable: true },
       { name: 'lasterror', type: 'text', nullable: true },
       { name: 'lasterrorat', type: 'timestamp', nullable: true },
+      /** The last box-side sequence number of activity central imported (the box's own counter). */
+      { name: 'ackedseq', type: 'double', default: 0 },
+      { name: 'lastupat', type: 'timestamp', nullable: true },
+      { name: 'lastuprows', type: 'integer', nullable: true },
+      { name: 'lastupbytes', type: 'integer', nullable: true },
     ],
   },
 ];
