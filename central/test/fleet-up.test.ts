@@ -68,8 +68,9 @@ async function relayTo(target: string): Promise<string> {
 }
 
 async function sameLearnerAtCentral(studentid: string, schooluserid: string) {
-  await central.tdb.db('schoolusers').insert({ schooluserid, schoolusername: `l${crypto.randomBytes(4).toString('hex')}`,
-    schooluserpasswordhash: 'x', schooluserrole: 4, schoolname: w.schoolA.schoolname });
+  const schoolusername = `l${crypto.randomBytes(4).toString('hex')}`;
+  await central.tdb.db('schoolusers').insert({ schooluserid, schoolusername, schooluserpasswordhash: 'x',
+    schooluserrole: 4, schoolname: w.schoolA.schoolname });
   await central.tdb.db('students').insert({ studentid, schooluserid, studentfirstname: 'Ama', studentlastname: 'B',
     genderid: 1, city: 'Accra', country: 'Ghana', state: 'GA', schoolname: w.schoolA.schoolname,
     curriculumid: w.curriculum1, curriculumids: JSON.stringify([w.curriculum1]), isactive: true, type: 'offline' });

@@ -86,8 +86,8 @@ $fn$`);
 
 export async function down(knex: Knex, ctx: MigrationContext): Promise<void> {
   for (const table of Object.keys(JOURNALED)) {
-    for (const op of ['insert', 'update'])
-      await knex.raw(`DROP TRIGGER IF EXISTS fleet_journal_${table}_${op}${ctx.dialect === 'pg' ? ` ON ${table}` : ''}`);
+    const on = ctx.dialect === 'pg' ? ` ON ${table}` : '';
+    for (const op of ['insert', 'update']) await knex.raw(`DROP TRIGGER IF EXISTS fleet_journal_${table}_${op}${on}`);
     if (ctx.dialect === 'pg') await knex.raw(`DROP FUNCTION IF EXISTS fleet_journal_${table}()`);
   }
   await dropTables(knex, fleetIdentityTables);
