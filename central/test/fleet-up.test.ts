@@ -3,7 +3,10 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FLEET_PROTOCOL, ROLE_IDS, boxAuthorization, createLogger, newBoxSecret } from '@lms/shared';
+import {
+  FLEET_PROTOCOL, PROGRESS_KEYS, ROLE_IDS, boxAuthorization, createLogger, newBoxSecret, streamToBuffer,
+  writeLogZipFromDocument, type LogDocument,
+} from '@lms/shared';
 import { makeApp, type TestApp } from './helpers';
 import { createStaff, staffLogin } from './accounts';
 import { seedWorld, type World } from './people-fixtures';
@@ -204,5 +207,42 @@ describe('the up path over a link that is cut', () => {
     expect((await request(central.app).post('/fleet/box/log').set('Authorization', superadmin)
       .set('X-Fleet-First', '1').set('X-Fleet-Last', '1')).status).toBe(401);
     expect(FLEET_PROTOCOL).toBe(1);
+  });
+
+  it("imports a piece for the box's own school only, and refuses an oversize piece", async () => {
+    const identity = await box.tdb.db('fleetidentity').first();
+    const acked = Number(identity.ackedseq);
+    // A learner of school B, known at central: a box of school A cannot write its results.
+    const other = { studentid: crypto.randomUUID(), schooluserid: crypto.randomUUID() };
+    await central.tdb.db('schoolusers').insert({ schooluserid: other.schooluserid, schoolusername: 'learnerOfB',
+      schooluserpasswordhash: 'x', schooluserrole: 4, schoolname: w.schoolB.schoolname });
+    await central.tdb.db('students').insert({ studentid: other.studentid, schooluserid: other.schooluserid,
+      studentfirstname: 'Oumar', studentlastname: 'K', genderid: 1, city: 'Bamako', country: 'Mali', state: 'B',
+      schoolname: w.schoolB.schoolname, curriculumid: w.curriculum1, curriculumids: JSON.stringify([w.curriculum1]),
+      isactive: true, type: 'offline' });
+    const resultid = crypto.randomUUID();
+    const doc = { log: { result: [{ studentprogressid: resultid, studentid: other.studentid, ispass: true,
+      studentprogressreferenceid: crypto.randomUUID(), starttime: '2026-01-01T00:00:00.000Z',
+      endtime: '2026-01-01T00:01:00.000Z', progresstype: 1, points: 1, fullpoints: 1, marks: 1, scores: 1,
+      resultpercentage: 100, studentprogressquestions: [] }],
+    progress: Object.fromEntries(PROGRESS_KEYS.map((k) => [k, []])), access: [] } } as unknown as LogDocument;
+    const zip = await streamToBuffer(writeLogZipFromDocument(doc));
+    const res = await request(central.app).post('/fleet/box/log')
+      .set('Authorization', boxAuthorization(boxid, identity.secret))
+      .set('X-Fleet-First', String(acked + 1)).set('X-Fleet-Last', String(acked + 1))
+      .attach('importfile', zip, 'piece.zip');
+    expect(res.status).toBe(200);
+    expect(res.body.data).toMatchObject({ ackedseq: acked + 1, already: false, refused: 1 });
+    expect(await central.tdb.db('studentprogress').where({ studentprogressid: resultid }).first()).toBeUndefined();
+
+    const small = await makeApp({ MAX_UPLOAD_MB: '1' }, central.tdb);
+    const syncsBefore = Number((await central.tdb.db('syncs').count({ n: '*' }).first())?.n);
+    const big = await request(small.app).post('/fleet/box/log')
+      .set('Authorization', boxAuthorization(boxid, identity.secret))
+      .set('X-Fleet-First', String(acked + 2)).set('X-Fleet-Last', String(acked + 2))
+      .attach('importfile', crypto.randomBytes(2 * 1024 * 1024), 'piece.zip');
+    expect(big.status).toBe(413);
+    expect(Number((await central.tdb.db('boxes').where({ boxid }).first('ackedseq')).ackedseq)).toBe(acked + 1);
+    expect(Number((await central.tdb.db('syncs').count({ n: '*' }).first())?.n)).toBe(syncsBefore);
   });
 });
