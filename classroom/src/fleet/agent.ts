@@ -30,6 +30,8 @@ export interface SyncAgent {
   stop(): void;
   /** Failures in a row since the last good run. */
   readonly failures: number;
+  /** The wait before the next run, as last scheduled (undefined before the first). */
+  readonly nextDelayMs: number | undefined;
 }
 
 const jitter = (ms: number) => Math.round(ms * (0.8 + Math.random() * 0.4));
@@ -48,6 +50,7 @@ export function startSyncAgent(db: Knex, s: AgentSettings, logger: Logger, o: { 
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let failures = 0;
+  let nextDelayMs: number | undefined;
   const client = { timeoutMs: s.requestTimeoutMs, fetch: s.fetch };
 
   const once = async (): Promise<UpResult | undefined> => {
@@ -73,6 +76,7 @@ export function startSyncAgent(db: Knex, s: AgentSettings, logger: Logger, o: { 
 
   const schedule = (ms: number) => {
     if (stopped) return;
+    nextDelayMs = ms;
     clearTimeout(timer);
     timer = setTimeout(() => void run().catch(() => undefined), ms);
     timer.unref();
@@ -112,6 +116,9 @@ export function startSyncAgent(db: Knex, s: AgentSettings, logger: Logger, o: { 
     },
     get failures() {
       return failures;
+    },
+    get nextDelayMs() {
+      return nextDelayMs;
     },
   };
 }
