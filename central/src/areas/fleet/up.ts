@@ -36,9 +36,11 @@ export async function receivePiece(ctx: CentralCtx): Promise<unknown> {
   };
   if (last.data <= acked) return already();
   const upload = await spoolUpload(req, 'importfile', config.maxUploadBytes, config.uploadIdleMs);
-  const release = await importSlotsOf(config).slot();
+  let release: (() => void) | undefined;
   const reader = startLogReader();
   try {
+    // Waits its turn among the instance's log imports (429 with Retry-After when every slot stays busy).
+    release = await importSlotsOf(config).slot();
     const summary = await importLogZip({ db, objects, logger }, {
       filePath: upload.path, schooluserid: caller.boxid, offline: false, reader,
       box: {
@@ -64,7 +66,7 @@ export async function receivePiece(ctx: CentralCtx): Promise<unknown> {
     throw err;
   } finally {
     reader.dispose();
-    release();
+    release?.();
     await upload.dispose();
   }
 }
