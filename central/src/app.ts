@@ -19,6 +19,8 @@ export const SIGN_IN_PATHS = [
   '/auth/school/login',
   '/auth/forgotpassword',
   '/auth/sendverificationemail',
+  // A box's enrolment code is a credential too: wrong codes count like wrong passwords.
+  '/fleet/enrol',
 ];
 
 export function createApp(config: Config, deps: Deps): Express {

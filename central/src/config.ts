@@ -75,6 +75,7 @@ const schema = z.object({
   SIGNIN_RETENTION_DAYS: nonNegativeInt(0),
   MAIL_LINKS_PER_CLIENT_HOUR: positiveInt(10),
   MAIL_LINKS_PER_ACCOUNT_HOUR: positiveInt(3),
+  FLEET_ENROLMENT_CODE_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(24),
 });
 
 export const CENTRAL_SECRETS = ['JWT_SECRET', 'APPLICATION_API_KEY', 'SERVER_SYNC_KEY', 'RPI_SECRET'] as const;
@@ -148,6 +149,8 @@ export function loadConfig(env: Env = process.env) {
     // How many days stored log archives and sign-in rows are kept; 0 keeps them for ever.
     retention: { logArchiveDays: e.LOG_ARCHIVE_RETENTION_DAYS, signInDays: e.SIGNIN_RETENTION_DAYS },
     mailLinks: { perClientPerHour: e.MAIL_LINKS_PER_CLIENT_HOUR, perAccountPerHour: e.MAIL_LINKS_PER_ACCOUNT_HOUR },
+    // How long a box's one-time enrolment code stays valid (docs/fleet-protocol.md).
+    fleet: { enrolmentCodeMs: e.FLEET_ENROLMENT_CODE_HOURS * 3_600_000 },
   });
 }
 

@@ -53,6 +53,7 @@ const SIDE_PARAMS: Record<string, (x: Side) => string> = {
   feedbackid: (x) => x.feedbackid,
   schoolcontributeid: (x) => x.schoolcontributeid,
   lmsuserid: (x) => x.lmsuserid,
+  boxid: (x) => x.boxid,
 };
 const OTHER_PARAMS: Record<string, (s: Sides) => string> = {
   questionid: (s) => s.questionid,
@@ -195,6 +196,8 @@ const CASES: Record<string, ((r: CentralRoute) => Build) | { none: string }> = {
       ];
     }),
   ),
+  'POST /fleet/boxes': () => (x) => ({ url: '/fleet/boxes', body: { schoolid: x.schoolid, name: fresh('Box') } }),
+  'GET /fleet/boxes': () => (x) => ({ url: '/fleet/boxes', query: { schoolid: x.schoolid } }),
   'PUT /log/import': { none: "the log names no school: it is imported for the signed-in teacher's own learners" },
   'GET /school/all': () => (x) => ({ url: '/school/all', query: { countryid: x.countryid } }),
   'GET /school/curriculumid': () => (x) => ({ url: '/school/curriculumid', query: { curriculumid: x.curriculumid } }),
@@ -487,6 +490,7 @@ async function sideB(db: Knex): Promise<unknown[]> {
   const baselines = db('curriculumbaseline').where({ curriculumid: B.curriculumid }).select('curriculumbaselineid');
   const sets: Array<[string, Knex.QueryBuilder]> = [
     ['schools', db('schools').where({ schoolid: B.schoolid }).orWhere({ countryid: B.countryid })],
+    ['boxes', db('boxes').where({ schoolid: B.schoolid })],
     ['standards', db('standards').where({ schoolid: B.schoolid }).orWhere({ schoolname: B.schoolname })],
     ['students', db('students').where({ schoolname: B.schoolname })],
     ['schoolusers', db('schoolusers').where({ schoolname: B.schoolname })],

@@ -42,6 +42,8 @@ export interface Side {
   schoolcontributeid: string;
   /** A staff account (Teacher role) narrowed to the side's school. */
   lmsuserid: string;
+  /** A fleet box registered for the side's school. */
+  boxid: string;
 }
 
 export interface Sides {
@@ -237,6 +239,9 @@ export async function seedSides(db: Knex): Promise<Sides> {
       roleids: [ROLE_IDS.teacher],
       schools: [school.schoolid],
     });
+    s.boxid = uuid();
+    await db('boxes').insert({ boxid: s.boxid, schoolid: school.schoolid, name: `Box ${k}`, state: 'enrolled',
+      secrethash: '0'.repeat(64) });
     sides[k] = s as Side;
   }
   return sides;

@@ -1,15 +1,16 @@
 import { commandName, classroom, folderObjects, runBackupCommand, runServiceCli, takeover } from '@lms/db';
-import { loadBackupKey, loadDatabaseConfig } from './config';
+import { loadBackupKey, loadDatabaseConfig, loadFleetCliConfig } from './config';
 import { openDatabase } from './db';
 import { seedDemo } from './seed/demo';
 import { copyDemoMedia } from './seed/media';
+import { enrollCommand, fleetStatusCommand } from './fleet/commands';
 
 runServiceCli({
   service: 'classroom',
   usage:
     'usage: cli <migrate | rollback --step | rollback --all --yes | status | seed-demo | ' +
     'backup --to DIR [--link-from DIR] | restore --from DIR [--yes] [--while-serving] | ' +
-    'migrate-from-mysql --source mysql://…>',
+    'migrate-from-mysql --source mysql://… | enroll --central URL --code CODE | fleet-status [--contact]>',
   migrations: classroom.migrations,
   database: () => {
     const config = loadDatabaseConfig();
@@ -19,6 +20,14 @@ runServiceCli({
   seedDemo: async (db) => [...(await seedDemo(db)), copyDemoMedia(loadDatabaseConfig().mediaDir)],
   extra: {
     withDb: async (cmd, args, db) => {
+      if (cmd === 'enroll' || cmd === 'fleet-status') {
+        const f = loadFleetCliConfig();
+        const ctx = {
+          db, dataDir: f.dataDir, client: { timeoutMs: f.fleet.requestTimeoutMs },
+          out: (l: string) => process.stdout.write(`${l}\n`), err: (l: string) => process.stderr.write(`${l}\n`),
+        };
+        return cmd === 'enroll' ? enrollCommand(args, ctx) : fleetStatusCommand(args, ctx);
+      }
       if (cmd === 'migrate-from-mysql') {
         const report = await takeover.takeOverDatabase(
           db, takeover.classroomProfile(), takeover.parseTakeoverArgs(args, false, process.env),

@@ -13,6 +13,7 @@ import {
   commaList,
   deepFreeze,
   flag,
+  flagDefaultOn,
   nodeEnvSchema,
   nonNegativeInt,
   optionalString,
@@ -54,6 +55,11 @@ const schema = z.object({
   LOGIN_RATE_LIMIT_MAX: positiveInt(30),
   MAX_UPLOAD_MB: positiveInt(200),
   MAX_JSON_KB: positiveInt(1024),
+  FLEET_REQUEST_TIMEOUT_SECONDS: positiveInt(60),
+  FLEET_SYNC: flagDefaultOn,
+  FLEET_SYNC_INTERVAL_SECONDS: positiveInt(300),
+  FLEET_PIECE_ROWS: z.coerce.number().int().min(1).max(5000).default(500),
+  FLEET_MAX_BACKOFF_SECONDS: positiveInt(3600),
 });
 
 export const CLASSROOM_SECRETS = ['JWT_SECRET', 'SERVER_SYNC_KEY'] as const;
@@ -123,7 +129,41 @@ export function loadConfig(env: Env = process.env) {
     rateLimit: { perMinute: e.RATE_LIMIT_MAX, loginPer15Minutes: e.LOGIN_RATE_LIMIT_MAX },
     maxUploadBytes: e.MAX_UPLOAD_MB * 1024 * 1024,
     maxJsonBytes: e.MAX_JSON_KB * 1024,
+    fleet: { ...fleetSettings(e), agent: agentSettings(e) },
   });
+}
+
+/** How the box speaks with central once enrolled (docs/fleet-protocol.md). */
+function fleetSettings(e: { FLEET_REQUEST_TIMEOUT_SECONDS: number }) {
+  return { requestTimeoutMs: e.FLEET_REQUEST_TIMEOUT_SECONDS * 1000 };
+}
+
+/** The sync agent's settings (the server runs it while the box is enrolled and FLEET_SYNC is on). */
+function agentSettings(e: {
+  FLEET_SYNC: boolean; FLEET_SYNC_INTERVAL_SECONDS: number; FLEET_PIECE_ROWS: number; FLEET_MAX_BACKOFF_SECONDS: number;
+}) {
+  return {
+    enabled: e.FLEET_SYNC,
+    intervalMs: e.FLEET_SYNC_INTERVAL_SECONDS * 1000,
+    pieceRows: e.FLEET_PIECE_ROWS,
+    minBackoffMs: 30_000,
+    maxBackoffMs: e.FLEET_MAX_BACKOFF_SECONDS * 1000,
+  };
+}
+
+/** What the fleet commands (`enroll`, `fleet-status`) need: the database, the data folder, the fleet settings. */
+export function loadFleetCliConfig(env: Env = process.env) {
+  const e = parseEnv(
+    z.object({
+      NODE_ENV: nodeEnvSchema,
+      DATA_DIR: schema.shape.DATA_DIR,
+      DATABASE_URL: optionalString,
+      FLEET_REQUEST_TIMEOUT_SECONDS: schema.shape.FLEET_REQUEST_TIMEOUT_SECONDS,
+    }),
+    env,
+  );
+  const paths = dataPaths(e);
+  return { nodeEnv: e.NODE_ENV, databaseUrl: paths.databaseUrl, dataDir: paths.dataDir, fleet: fleetSettings(e) };
 }
 
 export type Config = ReturnType<typeof loadConfig>;

@@ -4,6 +4,7 @@ import { loadConfig } from './config';
 import { createApp } from './app';
 import { assertMigrated, openDatabase } from './db';
 import { dailyLogStream } from './logging';
+import { startSyncAgent } from './fleet/agent';
 
 startOrExit('classroom server', async () => {
   const config = loadConfig();
@@ -23,6 +24,11 @@ startOrExit('classroom server', async () => {
         keyPrefix: config.redisKeyPrefix,
       })
     : undefined;
+  // The fleet's sync agent: a timer in this process that does nothing until the box is enrolled.
+  const agent = config.fleet.agent.enabled
+    ? startSyncAgent(db, { ...config.fleet.agent, requestTimeoutMs: config.fleet.requestTimeoutMs,
+      dataDir: config.dataDir }, logger)
+    : undefined;
   const app = createApp(config, { db, logger, redis, countRequest: (status) => daily.stream.countRequest(status) });
   serve({
     name: 'classroom server',
@@ -32,6 +38,6 @@ startOrExit('classroom server', async () => {
     stopDelayMs: config.stopDelayMs,
     logger,
     app,
-    close: [() => db.destroy().finally(() => serving.release()), () => redis?.quit()],
+    close: [() => agent?.stop(), () => db.destroy().finally(() => serving.release()), () => redis?.quit()],
   });
 });

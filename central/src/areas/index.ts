@@ -33,6 +33,7 @@ import { feedbackRoutes } from './feedback/routes';
 import { reportRoutes } from './report/routes';
 import { appRoutes } from './app/routes';
 import { mediaRoutes } from './media/routes';
+import { fleetRoutes } from './fleet/routes';
 import type { CentralRoute } from '../http/types';
 
 /** Every central route, in the order they are matched. */
@@ -75,6 +76,6 @@ export const centralRoutes: CentralRoute[] = [
 
 /**
  * What the service mounts: the catalogue, then the routes beyond it (the public media files and the
- * folder store's presigned uploads), which the catalogue's counts leave out.
+ * folder store's presigned uploads; the fleet's boxes), which the catalogue's counts leave out.
  */
-export const serviceRoutes: CentralRoute[] = [...centralRoutes, ...mediaRoutes];
+export const serviceRoutes: CentralRoute[] = [...centralRoutes, ...mediaRoutes, ...fleetRoutes];

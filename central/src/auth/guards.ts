@@ -12,6 +12,7 @@ import {
 import type { Caller } from '../http/types';
 import { appDeps, configOf } from '../http/context';
 import { checkRecorded, decodeVerified, verifyStored, type TokenPayload, type TokenType } from './tokens';
+import { boxGate, enrolCodeGate } from './box-credentials';
 
 const UNAUTHORIZED = 'Unauthorized';
 const FORBIDDEN = 'Forbidden resource';
@@ -283,6 +284,11 @@ export const centralGates: GateResolver = (gate: Gate) => {
     case 'synckeyOrStaff':
     case 'anyOrSynckey':
       return [requireSyncKey(true)];
+    // A box's own credential and its enrolment code: read on the fleet's box routes only.
+    case 'box':
+      return [boxGate];
+    case 'enrolcode':
+      return [enrolCodeGate];
     default:
       return undefined;
   }

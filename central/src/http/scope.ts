@@ -127,6 +127,7 @@ function accountOf(caller: Caller): string | null {
   if (caller.kind === 'staff') return caller.lmsuserid;
   if (caller.kind === 'school') return caller.schooluserid;
   if (caller.kind === 'token') return caller.sub;
+  if (caller.kind === 'box' || caller.kind === 'enrolcode') return caller.boxid;
   return null;
 }
 

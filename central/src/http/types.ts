@@ -34,6 +34,10 @@ export type Caller =
       sessionid: string | null;
       claims: Record<string, unknown>;
     }
+  /** A fleet box proven by its own credential (`Box <boxid>.<secret>`), read by the box gate only. */
+  | { kind: 'box'; boxid: string; schoolid: string }
+  /** A box presenting a valid one-time enrolment code (`Enrol <code>`), read by the enrolcode gate only. */
+  | { kind: 'enrolcode'; boxid: string; schoolid: string; codehash: string }
   /** A refresh, change-password or verify-email token read from the query string by a token gate. */
   | {
       kind: 'token';

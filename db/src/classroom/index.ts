@@ -3,13 +3,15 @@ import { columnKinds } from '../tables';
 import * as m0001 from './migrations/0001_schema';
 import * as m0002 from './migrations/0002_token_expiry';
 import * as m0003 from './migrations/0003_log_exports';
+import * as m0004 from './migrations/0004_fleet_identity';
 import { tables } from './schema-0001';
 
 export const migrations: MigrationList = [
   ['0001_schema', m0001],
   ['0002_token_expiry', m0002],
   ['0003_log_exports', m0003],
+  ['0004_fleet_identity', m0004],
 ];
 
-export const kinds = columnKinds(tables);
+export const kinds = columnKinds([...tables, ...m0004.fleetIdentityTables]);
 export { tables };

@@ -19,6 +19,8 @@ export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  *  - synckeyOrOfflineStaff: SERVER_SYNC_KEY always, a staff token only while the server is offline
  *  - anyOrSynckey: any classroom token, or SERVER_SYNC_KEY
  *  - token: a token of the named type from the query string
+ *  - box: a fleet box's own credential (`Box <boxid>.<secret>`), never a person's token
+ *  - enrolcode: a fleet box's one-time enrolment code (`Enrol <code>`)
  */
 export type Gate =
   | { kind: 'public' }
@@ -30,7 +32,9 @@ export type Gate =
   | { kind: 'synckeyOrStaff' }
   | { kind: 'synckeyOrOfflineStaff' }
   | { kind: 'anyOrSynckey' }
-  | { kind: 'token'; token: 'refresh' | 'changepassword' | 'verifyemail' };
+  | { kind: 'token'; token: 'refresh' | 'changepassword' | 'verifyemail' }
+  | { kind: 'box' }
+  | { kind: 'enrolcode' };
 
 export const publicGate = (): Gate => ({ kind: 'public' });
 export const anyUser = (): Gate => ({ kind: 'any' });
@@ -43,6 +47,10 @@ export const syncKeyOrOfflineStaff = (): Gate => ({ kind: 'synckeyOrOfflineStaff
 export const anyOrSyncKey = (): Gate => ({ kind: 'anyOrSynckey' });
 /** A token of another type than ACCESS, read from the query string (refresh, password change, email verification). */
 export const tokenOf = (token: 'refresh' | 'changepassword' | 'verifyemail'): Gate => ({ kind: 'token', token });
+/** A fleet box's credential (central only; see docs/fleet-protocol.md). */
+export const boxCredential = (): Gate => ({ kind: 'box' });
+/** A fleet box's one-time enrolment code (central only). */
+export const enrolmentCode = (): Gate => ({ kind: 'enrolcode' });
 
 export interface RouteInput {
   params?: ZodType;

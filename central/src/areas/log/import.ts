@@ -53,6 +53,12 @@ const BATCH_SIZE = 500;
 export interface ImportInput {
   filePath: string;
   schooluserid: string;
+  /**
+   * A fleet box's import: its school (central's record of the box) instead of the uploading teacher's, and
+   * no school user recorded as the author. `within` runs in the import's transaction before it commits
+   * (the box's acknowledgement is recorded with the rows it acknowledges).
+   */
+  box?: { schoolname: string | null; within: (trx: Knex.Transaction) => Promise<void> };
   offline: boolean;
   limits?: Partial<ZipLimits>;
   /** A reader started while the upload was received (startLogReader); one is started here otherwise. */
@@ -243,7 +249,9 @@ export async function importLogZip(
     return await deps.db.transaction(async (trx) => {
       checkpoint = await deferCheckpoint(trx);
       await holdArchiveClaim(trx, archive);
-      const teacher = await trx('schoolusers').where({ schooluserid: input.schooluserid }).first('schoolname');
+      const teacher = input.box
+        ? { schoolname: input.box.schoolname }
+        : await trx('schoolusers').where({ schooluserid: input.schooluserid }).first('schoolname');
       const schoolname = (teacher?.schoolname as string | null | undefined) ?? null;
       await serialiseSchoolImports(trx, schoolname);
       // The archive is stored while the rows are imported (a network store would otherwise add its whole
@@ -315,6 +323,7 @@ export async function importLogZip(
         createdBy: input.schooluserid,
       });
       await settleArchiveClaim(trx, archive);
+      await input.box?.within(trx);
       return {
         syncid,
         archive,

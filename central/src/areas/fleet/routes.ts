@@ -1,0 +1,60 @@
+import { boxCredential, enrolmentCode, FLEET_BODY_LIMIT, contactBody, enrolBody, httpError, perms } from '@lms/shared';
+import { route } from '../../http/route';
+import { scope } from '../../http/scope';
+import { actorOf } from '../../http/context';
+import type { Caller, CentralRoute } from '../../http/types';
+import {
+  boxParams,
+  contact,
+  enrol,
+  getBox,
+  listBoxes,
+  listQuery,
+  newCode,
+  registerBody,
+  registerBox,
+  revokeBox,
+} from './store';
+import { receivePiece } from './up';
+
+// The fleet (docs/fleet-protocol.md). Staff manage the boxes of their schools: the school-management
+// permission, narrowed as every school route is (a box of another school is answered 404, as one that does
+// not exist). A box speaks with its own credential on routes that admit nothing else, and the enrolment
+// code is the credential of its one exchange (so it is no public route). Routes beyond the catalogue.
+const manage = perms('update_school');
+const extra = { addition: true, tags: ['fleet'] };
+const boxOptions = { ...extra, bodyLimit: FLEET_BODY_LIMIT };
+
+function boxOf(c: Caller) {
+  if (c.kind !== 'box') throw httpError(401, 'Unauthorized');
+  return c;
+}
+function enrollingOf(c: Caller) {
+  if (c.kind !== 'enrolcode') throw httpError(401, 'Unauthorized');
+  return c;
+}
+
+export const fleetRoutes: CentralRoute[] = [
+  route('POST', '/fleet/boxes', manage, scope.schoolsOfCaller, { body: registerBody },
+    ({ db, scope, config, caller, body }) =>
+      registerBox(db, scope, body, config.fleet.enrolmentCodeMs, actorOf(caller)),
+    { ...extra, status: 201, summary: "register a box for a school; answers its one-time enrolment code, once" }),
+  route('GET', '/fleet/boxes', manage, scope.schoolsOfCaller, { query: listQuery },
+    ({ db, scope, query }) => listBoxes(db, scope, query), { ...extra, summary: "the boxes of the caller's schools" }),
+  route('GET', '/fleet/boxes/:boxid', manage, scope.schoolsOfCaller, { params: boxParams },
+    ({ db, scope, params }) => getBox(db, scope, params.boxid), { ...extra, summary: 'one box and its last report' }),
+  route('POST', '/fleet/boxes/:boxid/code', manage, scope.schoolsOfCaller, { params: boxParams },
+    ({ db, scope, config, params }) => newCode(db, scope, params.boxid, config.fleet.enrolmentCodeMs),
+    { ...extra, summary: "a new enrolment code, replacing the box's earlier one" }),
+  route('POST', '/fleet/boxes/:boxid/revoke', manage, scope.schoolsOfCaller, { params: boxParams },
+    ({ db, scope, params }) => revokeBox(db, scope, params.boxid),
+    { ...extra, summary: "revoke a box: its next request is refused" }),
+  route('POST', '/fleet/enrol', enrolmentCode(), scope.ownAccount, { body: enrolBody },
+    ({ db, caller, body }) => enrol(db, enrollingOf(caller), body),
+    { ...boxOptions, summary: "a box exchanges its code for its own credential (the SHA-256 of its secret)" }),
+  route('POST', '/fleet/box/contact', boxCredential(), scope.ownAccount, { body: contactBody },
+    ({ db, caller, body }) => contact(db, boxOf(caller), body),
+    { ...boxOptions, summary: "a box reports its version, disk and time; answers central's time" }),
+  route('POST', '/fleet/box/log', boxCredential(), scope.ownAccount, {}, receivePiece,
+    { ...extra, rawBody: true, summary: "a piece of the box's activity (log ZIP), imported once and acknowledged" }),
+];

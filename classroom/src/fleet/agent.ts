@@ -1,0 +1,124 @@
+import fs from 'node:fs';
+import type { Knex } from '@lms/db';
+import type { Logger } from '@lms/shared';
+import { VERSION } from '../areas/app/routes';
+import { FleetError, contact } from './client';
+import { readIdentity, recordContact } from './identity';
+import { syncUp, type UpResult } from './up';
+
+/**
+ * The sync agent: a timer inside the classroom server process (no unit of its own, no listening port; the box
+ * dials out). While the box is enrolled, each run makes one contact (central's time, and what central holds
+ * of the box's journal), then sends the waiting pieces. Runs follow each other with jitter; a failed run
+ * backs off exponentially, honouring central's Retry-After, up to the settings' ceiling. Never two runs at
+ * once: a run asked for while one is in progress joins it.
+ */
+export interface AgentSettings {
+  intervalMs: number;
+  pieceRows: number;
+  requestTimeoutMs: number;
+  /** The first retry after a failure; doubled on each further failure up to `maxBackoffMs`. */
+  minBackoffMs: number;
+  maxBackoffMs: number;
+  dataDir: string;
+  fetch?: typeof fetch;
+}
+
+export interface SyncAgent {
+  /** One run now (or the one in progress); resolves with what it sent, or rejects with the failure. */
+  syncNow(): Promise<UpResult | undefined>;
+  stop(): void;
+  /** Failures in a row since the last good run. */
+  readonly failures: number;
+  /** The wait before the next run, as last scheduled (undefined before the first). */
+  readonly nextDelayMs: number | undefined;
+}
+
+const jitter = (ms: number) => Math.round(ms * (0.8 + Math.random() * 0.4));
+
+function freeDisk(dir: string): number | undefined {
+  try {
+    const s = fs.statfsSync(dir);
+    return s.bavail * s.bsize;
+  } catch {
+    return undefined;
+  }
+}
+
+export function startSyncAgent(db: Knex, s: AgentSettings, logger: Logger, o: { start?: boolean } = {}): SyncAgent {
+  let running: Promise<UpResult | undefined> | null = null;
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  let failures = 0;
+  let nextDelayMs: number | undefined;
+  const client = { timeoutMs: s.requestTimeoutMs, fetch: s.fetch };
+
+  const once = async (): Promise<UpResult | undefined> => {
+    const identity = await readIdentity(db);
+    if (!identity) return undefined;
+    try {
+      const answer = await contact(identity.centralurl, identity, {
+        version: VERSION, boxtime: new Date().toISOString(), freediskbytes: freeDisk(s.dataDir),
+        lasterror: identity.lasterror,
+      }, client);
+      await recordContact(db, { lastcontactat: answer.centraltime, clockskewms: answer.clockskewms,
+        lasterror: identity.lasterror });
+      const up = await syncUp(db, identity, answer.ackedseq, { ...client, pieceRows: s.pieceRows });
+      await recordContact(db, { lasterror: null });
+      if (up.pieces) logger.info({ ...up }, 'fleet: activity sent to central');
+      return up;
+    } catch (err) {
+      const words = err instanceof FleetError ? err.message : String((err as Error)?.message ?? err);
+      await recordContact(db, { lasterror: words }).catch(() => undefined);
+      throw err;
+    }
+  };
+
+  const schedule = (ms: number) => {
+    if (stopped) return;
+    nextDelayMs = ms;
+    clearTimeout(timer);
+    timer = setTimeout(() => void run().catch(() => undefined), ms);
+    timer.unref();
+  };
+
+  const run = (): Promise<UpResult | undefined> => {
+    if (running) return running;
+    running = once().then(
+      (r) => {
+        failures = 0;
+        schedule(jitter(s.intervalMs));
+        return r;
+      },
+      (err: unknown) => {
+        failures += 1;
+        const retryAfter = err instanceof FleetError && err.retryAfterSeconds ? err.retryAfterSeconds * 1000 : 0;
+        // A refused credential does not heal by retrying soon: the slowest pace until someone enrols again.
+        const refused = err instanceof FleetError && err.status === 401;
+        const backoff = refused ? s.maxBackoffMs
+          : Math.min(s.maxBackoffMs, s.minBackoffMs * 2 ** Math.min(failures - 1, 20));
+        schedule(Math.max(jitter(backoff), retryAfter));
+        logger.warn({ err: (err as Error)?.message, failures }, 'fleet: sync failed');
+        throw err;
+      },
+    ).finally(() => {
+      running = null;
+    });
+    return running;
+  };
+
+  if (o.start !== false) schedule(jitter(Math.min(s.intervalMs, 30_000)));
+  return {
+    syncNow: run,
+    stop: () => {
+      stopped = true;
+      clearTimeout(timer);
+    },
+    get failures() {
+      return failures;
+    },
+    get nextDelayMs() {
+      return nextDelayMs;
+    },
+  };
+}

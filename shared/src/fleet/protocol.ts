@@ -1,0 +1,109 @@
+import crypto from 'node:crypto';
+import { z } from 'zod';
+
+/**
+ * The fleet protocol between a classroom box and central (docs/fleet-protocol.md): the bodies both sides
+ * send and answer, in one place. Both sides send `protocol`; central answers with its own, and refuses a
+ * box whose protocol it does not speak (400), so that an old box is told, not misread.
+ */
+export const FLEET_PROTOCOL = 1;
+
+/** The Authorization schemes of the box's two exchanges. */
+export const ENROL_SCHEME = 'Enrol';
+export const BOX_SCHEME = 'Box';
+
+/**
+ * Enrolment codes: 10 characters of an alphabet without look-alikes (no 0/O, 1/I/L, no U), shown in two
+ * groups of five. 30^10 is about 6 * 10^14 codes; a code lives hours, is used once, and every wrong try
+ * counts against the sign-in limiter.
+ */
+export const ENROL_CODE_ALPHABET = 'ABCDEFGHJKMNPQRSTVWXYZ23456789';
+export const ENROL_CODE_LENGTH = 10;
+
+/** A new code, unformatted (uniform: rejection sampling over random bytes). */
+export function newEnrolCode(): string {
+  const a = ENROL_CODE_ALPHABET;
+  const limit = 256 - (256 % a.length);
+  let out = '';
+  while (out.length < ENROL_CODE_LENGTH) {
+    for (const b of crypto.randomBytes(16)) {
+      if (b < limit && out.length < ENROL_CODE_LENGTH) out += a[b % a.length];
+    }
+  }
+  return out;
+}
+
+/** `ABCDE-FGHJK`: how a code is shown and printed. */
+export const formatEnrolCode = (code: string): string => `${code.slice(0, 5)}-${code.slice(5)}`;
+
+/** What a person typed, as the code it means: case, spaces and dashes do not matter. */
+export const normaliseEnrolCode = (typed: string): string => typed.toUpperCase().replace(/[\s-]/g, '');
+
+/** SHA-256 hex: how central keeps codes and box secrets. */
+export const sha256Hex = (text: string): string => crypto.createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** A box's secret: 32 random bytes, hex. Generated on the box; central keeps only its SHA-256. */
+export const newBoxSecret = (): string => crypto.randomBytes(32).toString('hex');
+
+const version = z.string().min(1).max(64).regex(/^[\w.+-]+$/, { error: 'must be a version such as 1.4.0' });
+const protocol = z.number().int().min(1).max(1000);
+const isoTime = z.iso.datetime({ offset: true, error: 'must be an ISO-8601 time' });
+export const boxSecretSchema = z.string().regex(/^[0-9a-f]{64}$/, { error: 'must be 64 lower-case hex digits' });
+
+/** POST /fleet/enrol (Authorization: Enrol <code>). */
+export const enrolBody = z.strictObject({ secret: boxSecretSchema, version, protocol });
+export type EnrolBody = z.infer<typeof enrolBody>;
+export interface EnrolAnswer {
+  boxid: string;
+  schoolid: string;
+  schoolname: string | null;
+  centraltime: string;
+  protocol: number;
+}
+
+/** POST /fleet/box/contact (Authorization: Box <boxid>.<secret>). */
+export const contactBody = z.strictObject({
+  version,
+  protocol,
+  boxtime: isoTime,
+  freediskbytes: z.number().min(0).max(1e18).optional(),
+  /** The box's last failure, in words, or null when the last sync went well. */
+  lasterror: z.string().max(500).nullable().optional(),
+});
+export type ContactBody = z.infer<typeof contactBody>;
+export interface ContactAnswer {
+  boxid: string;
+  schoolid: string;
+  centraltime: string;
+  /** Central's time minus the box's, as central measured it on this contact. */
+  clockskewms: number;
+  protocol: number;
+  /** The last number of the box's journal central imported (0: none yet): the box sends what follows. */
+  ackedseq: number;
+}
+
+/** POST /fleet/box/log: a piece's answer. `already`: central had it (nothing was imported again). */
+export interface PieceAnswer {
+  ackedseq: number;
+  already: boolean;
+}
+
+/** Largest body of a box route: the bodies above are a few hundred bytes. */
+export const FLEET_BODY_LIMIT = '4kb';
+
+/** The Authorization header value of a box credential. */
+export const boxAuthorization = (boxid: string, secret: string): string => `${BOX_SCHEME} ${boxid}.${secret}`;
+
+/** The box credential of a header, or undefined (`Box <boxid>.<secret>`, the scheme in any case). */
+export function parseBoxAuthorization(header: string | undefined): { boxid: string; secret: string } | undefined {
+  const m = /^box\s+([0-9a-f-]{36})\.([0-9a-f]{64})\s*$/i.exec(header ?? '');
+  return m ? { boxid: m[1].toLowerCase(), secret: m[2] } : undefined;
+}
+
+/** The enrolment code of a header, normalised, or undefined (`Enrol <code>`). */
+export function parseEnrolAuthorization(header: string | undefined): string | undefined {
+  const m = /^enrol\s+([A-Za-z0-9 -]{1,40})$/i.exec((header ?? '').trim());
+  if (!m) return undefined;
+  const code = normaliseEnrolCode(m[1]);
+  return code.length === ENROL_CODE_LENGTH ? code : undefined;
+}
