@@ -37,7 +37,7 @@ export function createApp(config: Config, deps: Deps): Express {
     },
     bodyLimit: config.maxJsonBytes,
     rateLimit: config.rateLimit,
-    signIn: { paths: SIGN_IN_PATHS, methods: ['post'] },
+    signIn: { paths: SIGN_IN_PATHS, methods: ['post'], accountField: 'studentusername' },
     routes: serviceRoutes,
     gates: classroomGates,
     identify: identify(),
