@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabase } from '@lms/db';
 import { connectRedis, type RedisClient } from '@lms/shared';
 import { PASSWORD, createSchoolUser, createStaff } from './accounts';
+import { loadConfig } from '../src/config';
 import { makeApp, silentLogger, testDatabase } from './helpers';
 
 const redisUrl = process.env.TEST_REDIS_URL;
@@ -72,4 +73,13 @@ describe.each(stores)('central sign-in lockout (%s counters)', (store) => {
     expect((await signIn(app, fresh, PASSWORD)).status).toBe(200);
     expect((await signIn(app, tried, PASSWORD, '198.51.100.21')).status).toBe(200);
   });
+});
+
+it('reads LOGIN_ADDRESS_RATE_LIMIT_MAX, by default 50 times LOGIN_RATE_LIMIT_MAX', () => {
+  const cap = (env: Record<string, string>) =>
+    loadConfig({ NODE_ENV: 'test', ...env }).rateLimit.loginAddressPer15Minutes;
+  expect([cap({}), cap({ LOGIN_ADDRESS_RATE_LIMIT_MAX: '' }), cap({ LOGIN_RATE_LIMIT_MAX: '3' })])
+    .toEqual([1000, 1000, 150]);
+  expect(cap({ LOGIN_ADDRESS_RATE_LIMIT_MAX: '70' })).toBe(70);
+  expect(() => cap({ LOGIN_ADDRESS_RATE_LIMIT_MAX: '0' })).toThrow(/LOGIN_ADDRESS_RATE_LIMIT_MAX/);
 });

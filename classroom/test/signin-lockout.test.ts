@@ -137,3 +137,12 @@ describe.each(stores)('classroom sign-in lockout (%s counters)', (store) => {
     expect((await signIn(app, elsewhere, 'wrong', '198.51.100.9')).status).toBe(400);
   });
 });
+
+it('reads LOGIN_ADDRESS_RATE_LIMIT_MAX, by default 50 times LOGIN_RATE_LIMIT_MAX', () => {
+  const cap = (env: Record<string, string>) =>
+    loadConfig({ NODE_ENV: 'test', ...env }).rateLimit.loginAddressPer15Minutes;
+  expect([cap({}), cap({ LOGIN_ADDRESS_RATE_LIMIT_MAX: '' }), cap({ LOGIN_RATE_LIMIT_MAX: '3' })])
+    .toEqual([1500, 1500, 150]);
+  expect(cap({ LOGIN_ADDRESS_RATE_LIMIT_MAX: '70' })).toBe(70);
+  expect(() => cap({ LOGIN_ADDRESS_RATE_LIMIT_MAX: '0' })).toThrow(/LOGIN_ADDRESS_RATE_LIMIT_MAX/);
+});
