@@ -258,28 +258,39 @@ export function createSignInLimiter(o: SignInLimiterOptions): RequestHandler {
         refuse(req, res, all.reset, 'address');
         return;
       }
-      let failed = false;
-      if (capped) {
-        // Every answer of a sign-in is JSON (the route's value or the error envelope): a refusal of the
-        // credentials becomes the limiter's 429, which says nothing more about the account than a 400 would.
-        const json = res.json.bind(res);
-        res.json = (body: unknown) => {
-          if (res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 429) {
-            failed = true;
-            o.onRefused?.(o.name);
-            o.logger.warn({ ip: req.ip, limiter: o.name, counter: 'address' }, 'sign-in limit reached');
-            res.status(429).setHeader('Retry-After', String(secondsUntil(all.reset)));
-            return json(errorEnvelope(TOO_MANY));
-          }
-          return json(body);
-        };
-      }
+      const isFailure = () => res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 429;
+      let counted = false;
+      const count = (): Promise<void> => {
+        counted = true;
+        return Promise.all([account, pair, byAddress].map((key) => store.increment(key))).then(
+          () => undefined,
+          (err: unknown) => {
+            o.onStoreError?.(err);
+            o.logger.error({ err, counter: o.name }, 'rate counter unavailable');
+          },
+        );
+      };
+      // Every answer of a sign-in is JSON (the route's value or the error envelope). A failure is counted
+      // before its answer leaves, so that a client waiting for each answer cannot send its next guess
+      // before the last one counts (on another instance sharing Redis too).
+      const json = res.json.bind(res);
+      res.json = (body: unknown) => {
+        if (!isFailure()) return json(body);
+        if (capped) {
+          // A refusal of the credentials becomes the limiter's 429, which says no more about the account
+          // than the refusal would.
+          o.onRefused?.(o.name);
+          o.logger.warn({ ip: req.ip, limiter: o.name, counter: 'address' }, 'sign-in limit reached');
+          res.status(429).setHeader('Retry-After', String(secondsUntil(all.reset)));
+          body = errorEnvelope(TOO_MANY);
+        }
+        count()
+          .then(() => json(body))
+          .catch((err: unknown) => o.logger.error({ err, limiter: o.name }, 'sign-in answer could not be sent'));
+        return res;
+      };
       res.once('finish', () => {
-        if (!failed && !(res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 429)) return;
-        Promise.all([account, pair, byAddress].map((key) => store.increment(key))).catch((err: unknown) => {
-          o.onStoreError?.(err);
-          o.logger.error({ err, counter: o.name }, 'rate counter unavailable');
-        });
+        if (!counted && isFailure()) void count();
       });
       next();
     };
