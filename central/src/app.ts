@@ -60,7 +60,7 @@ export function createApp(config: Config, deps: Deps): Express {
     http: { nodeEnv: config.nodeEnv, trustProxy: config.trustProxy, corsOrigins: config.corsOrigins },
     bodyLimit: config.maxJsonBytes,
     rateLimit: config.rateLimit,
-    signIn: { paths: SIGN_IN_PATHS, methods: ['post', 'put'] },
+    signIn: { paths: SIGN_IN_PATHS, methods: ['post', 'put'], accountField: 'lmsusername' },
     routes: serviceRoutes,
     gates: centralGates,
     // Every route declares which rows its caller may touch; a route without a scope rule stops the start.

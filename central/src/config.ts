@@ -63,6 +63,12 @@ const schema = z.object({
   VERIFY_EMAIL_EXPIRATION_MINUTES: positiveInt(60),
   RATE_LIMIT_MAX: positiveInt(600),
   LOGIN_RATE_LIMIT_MAX: positiveInt(20),
+  // Failed sign-ins per address in the window before its wrong guesses are refused; unset: 50 times the
+  // per-account limit.
+  LOGIN_ADDRESS_RATE_LIMIT_MAX: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.coerce.number().int().positive().optional(),
+  ),
   MAX_UPLOAD_MB: positiveInt(200),
   MAX_MEDIA_MB: positiveInt(200),
   PUBLIC_URL: optionalString,
@@ -134,7 +140,11 @@ export function loadConfig(env: Env = process.env) {
       changePassword: e.CHANGE_PASSWORD_EXPIRATION_MINUTES,
       verifyEmail: e.VERIFY_EMAIL_EXPIRATION_MINUTES,
     },
-    rateLimit: { perMinute: e.RATE_LIMIT_MAX, loginPer15Minutes: e.LOGIN_RATE_LIMIT_MAX },
+    rateLimit: {
+      perMinute: e.RATE_LIMIT_MAX,
+      loginPer15Minutes: e.LOGIN_RATE_LIMIT_MAX,
+      loginAddressPer15Minutes: e.LOGIN_ADDRESS_RATE_LIMIT_MAX ?? 50 * e.LOGIN_RATE_LIMIT_MAX,
+    },
     maxUploadBytes: e.MAX_UPLOAD_MB * 1024 * 1024,
     maxMediaBytes: e.MAX_MEDIA_MB * 1024 * 1024,
     // The address clients reach this API at, for the presigned upload URLs of the folder store; unset:

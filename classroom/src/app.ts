@@ -1,6 +1,13 @@
 import type { Express } from 'express';
 import { poolStats, probeDatabase } from '@lms/db';
-import { Metrics, createServiceApp, syncLogPage, type ReadinessCheck } from '@lms/shared';
+import {
+  Metrics,
+  OUTAGE_RETRY_AFTER_SECONDS,
+  createServiceApp,
+  sharedOutageOf,
+  syncLogPage,
+  type ReadinessCheck,
+} from '@lms/shared';
 import type { Config } from './config';
 import { classroomGates, identify } from './auth/guards';
 import { serviceRoutes } from './areas';
@@ -30,13 +37,16 @@ export function createApp(config: Config, deps: Deps): Express {
     },
     bodyLimit: config.maxJsonBytes,
     rateLimit: config.rateLimit,
-    signIn: { paths: SIGN_IN_PATHS, methods: ['post'] },
+    signIn: { paths: SIGN_IN_PATHS, methods: ['post'], accountField: 'studentusername' },
     routes: serviceRoutes,
     gates: classroomGates,
     identify: identify(),
     logger: deps.logger,
     redis: deps.redis,
     readiness: { checks, checkTimeoutMs: config.readyTimeoutMs },
+    // A request that fails because the database or Redis is out of reach (the token check included) is
+    // answered 503 with Retry-After, not 500: the learner app may send the same quiz result again later.
+    outage: { classify: sharedOutageOf, retryAfterSeconds: OUTAGE_RETRY_AFTER_SECONDS },
     // The teacher's page for carrying the classroom's activity log to the cloud.
     pages: { '/sync-log': syncLogPage('classroom') },
     metrics,

@@ -53,6 +53,12 @@ const schema = z.object({
   ACCESS_EXPIRATION_MINUTES: positiveInt(1440),
   RATE_LIMIT_MAX: positiveInt(1200),
   LOGIN_RATE_LIMIT_MAX: positiveInt(30),
+  // Failed sign-ins per address in the window before its wrong guesses are refused; unset: 50 times the
+  // per-account limit.
+  LOGIN_ADDRESS_RATE_LIMIT_MAX: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z.coerce.number().int().positive().optional(),
+  ),
   MAX_UPLOAD_MB: positiveInt(200),
   MAX_JSON_KB: positiveInt(1024),
   FLEET_REQUEST_TIMEOUT_SECONDS: positiveInt(60),
@@ -126,7 +132,11 @@ export function loadConfig(env: Env = process.env) {
     // Lesson pictures, audio and video for the tablets, served at /media/<file>; `npm run sync-content` fills it.
     mediaDir: paths.mediaDir,
     accessTokenMinutes: e.ACCESS_EXPIRATION_MINUTES,
-    rateLimit: { perMinute: e.RATE_LIMIT_MAX, loginPer15Minutes: e.LOGIN_RATE_LIMIT_MAX },
+    rateLimit: {
+      perMinute: e.RATE_LIMIT_MAX,
+      loginPer15Minutes: e.LOGIN_RATE_LIMIT_MAX,
+      loginAddressPer15Minutes: e.LOGIN_ADDRESS_RATE_LIMIT_MAX ?? 50 * e.LOGIN_RATE_LIMIT_MAX,
+    },
     maxUploadBytes: e.MAX_UPLOAD_MB * 1024 * 1024,
     maxJsonBytes: e.MAX_JSON_KB * 1024,
     fleet: { ...fleetSettings(e), agent: agentSettings(e) },

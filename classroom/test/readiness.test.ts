@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabase } from '@lms/db';
@@ -7,10 +8,18 @@ import { loadConfig } from '../src/config';
 import { openDatabase } from '../src/db';
 import { eventually, startTcpProxy, throughProxy, type TcpProxy } from '../../central/test/tcp-proxy';
 import { silentLogger, testDatabase } from './helpers';
+import { tokenFor } from './auth-helpers';
 
 const isPg = !!process.env.TEST_DATABASE_URL;
 const redisUrl = process.env.TEST_REDIS_URL;
 const NOT_READY = (...failed: string[]) => ({ status: 'not ready', failed });
+/** What every route answers while the database is out of reach: an outage, not a failure of the request. */
+const UNAVAILABLE = {
+  error: true,
+  data: false,
+  errormessage: 'Service temporarily unavailable (the database cannot be reached), please try again later',
+  logid: expect.any(String),
+};
 
 describe('classroom /healthz and /readyz', () => {
   let tdb: TestDatabase;
@@ -79,6 +88,50 @@ describe('classroom /healthz and /readyz', () => {
       expect(down.body).toEqual(NOT_READY('database'));
       db.initialize();
       expect(await eventually(() => ready(app))).toBe(true);
+      await db.destroy();
+    }
+  });
+
+  it('database down: every route answers 503 with Retry-After and the envelope, and works again after', async () => {
+    // The database the app uses: through a relay that the test cuts (PostgreSQL), or a handle it closes (SQLite).
+    let proxy: TcpProxy | undefined;
+    if (isPg) {
+      const target = new URL(process.env.TEST_DATABASE_URL!);
+      proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+      proxies.push(proxy);
+    }
+    const db = openDatabase(proxy ? throughProxy(tdb.url, proxy) : tdb.url);
+    try {
+      const app = appOn({ db });
+      const config = loadConfig({ NODE_ENV: 'test', DATABASE_URL: tdb.url });
+      const learner = await tokenFor({ app, config, tdb }, 4);
+      const quiz = () =>
+        request(app)
+          .post(`/result/lesson/quiz/${crypto.randomUUID()}`)
+          .set('Authorization', learner.auth)
+          .send({ studentid: learner.studentid });
+      const signIn = () =>
+        request(app).post('/auth/login').send({ studentusername: learner.schoolusername, studentpassword: 'x' });
+      const before = await quiz();
+      expect(before.status).not.toBe(503);
+      const accessRows = async () => Number((await tdb.db('rpiuseraccess').count({ n: '*' }).first())?.n ?? 0);
+      const rowsBefore = await accessRows();
+
+      if (proxy) await proxy.down();
+      else await db.destroy();
+      for (const res of [await quiz(), await signIn(), await request(app).get('/curriculum')
+        .set('Authorization', learner.auth)]) {
+        expect([res.status, res.headers['retry-after'], res.body]).toEqual([503, '30', UNAVAILABLE]);
+      }
+      const down = await request(app).get('/readyz');
+      expect([down.status, down.body]).toEqual([503, NOT_READY('database')]);
+      expect(await accessRows()).toBe(rowsBefore);
+
+      if (proxy) await proxy.up();
+      else db.initialize();
+      expect(await eventually(() => ready(app))).toBe(true);
+      expect((await quiz()).status).toBe(before.status);
+    } finally {
       await db.destroy();
     }
   });

@@ -17,3 +17,4 @@ export * from './media';
 export * from './demo';
 export * from './concurrency';
 export * from './fleet/protocol';
+export * from './http/outage';

@@ -1,31 +1,19 @@
 import { ClassroomError } from '../classroom-client';
 import { EnvelopeError } from '../classroom-client/rows';
 import { ObjectStoreError } from '../objects';
+import {
+  NETWORK_ERROR_CODES,
+  OUTAGE_RETRY_AFTER_SECONDS,
+  errorChain,
+  sharedOutageOf,
+  type SharedDependency,
+} from '@lms/shared';
 
 /** A dependency that was unreachable or refused for want of capacity, as opposed to a refusal of the request. */
-export type Dependency = 'database' | 'object store' | 'redis';
+export type Dependency = SharedDependency | 'object store';
 
-/** Socket errors that mean the other end could not be reached or went away. */
-export const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EPIPE',
-]);
-// PostgreSQL: connection exceptions (08…), too many connections (53300), out of memory or disk (53…),
-// shutting down / starting up (57P01–57P03), serialization and deadlock (40001, 40P01: the same request
-// succeeds when sent again).
-const PG_TRANSIENT = /^(08...|53...|57P0[123]|40001|40P01)$/;
-const DB_MESSAGES = new RegExp(
-  'Unable to acquire a connection|Connection terminated|Connection ended unexpectedly|' +
-    'Timeout acquiring a connection|connect ECONNREFUSED|Client has encountered a connection error|' +
-    'terminating connection|the database system is (starting up|shutting down)|SQLITE_BUSY|database is locked',
-  'i',
-);
+export { NETWORK_ERROR_CODES, OUTAGE_RETRY_AFTER_SECONDS };
+
 // S3 answers that mean "not now": the store is overloaded, restarting or failing inside.
 const S3_TRANSIENT = new Set([
   'ServiceUnavailable',
@@ -35,23 +23,9 @@ const S3_TRANSIENT = new Set([
   'RequestTimeTooSkewed',
 ]);
 
-// The Redis client's own failures while it is disconnected (commands are not queued, see connectRedis).
-const REDIS_ERRORS = new Set([
-  'ClientClosedError',
-  'ClientOfflineError',
-  'SocketClosedUnexpectedlyError',
-  'ReconnectStrategyError',
-]);
-
-function chain(err: unknown): unknown[] {
-  const out: unknown[] = [];
-  for (let e = err; e && out.length < 8; e = (e as { cause?: unknown }).cause) out.push(e);
-  return out;
-}
-
 /** Which dependency an error says is out of reach, or null when the error is about the request itself. */
 export function outageOf(err: unknown): Dependency | null {
-  const errors = chain(err);
+  const errors = errorChain(err);
   for (const e of errors) {
     if (e instanceof ObjectStoreError) {
       if (e.code === 'Unavailable') return 'object store';
@@ -60,27 +34,8 @@ export function outageOf(err: unknown): Dependency | null {
       return null;
     }
   }
-  for (const e of errors) {
-    const name = (e as { name?: unknown; constructor?: { name?: unknown } }).constructor?.name;
-    if (typeof name === 'string' && REDIS_ERRORS.has(name)) return 'redis';
-  }
-  for (const e of errors) {
-    const x = e as { code?: unknown; name?: unknown; message?: unknown };
-    const code = typeof x.code === 'string' ? x.code : '';
-    if (
-      x.name === 'KnexTimeoutError' ||
-      PG_TRANSIENT.test(code) ||
-      NETWORK_ERROR_CODES.has(code) ||
-      code === 'SQLITE_BUSY'
-    )
-      return 'database';
-    if (typeof x.message === 'string' && DB_MESSAGES.test(x.message)) return 'database';
-  }
-  return null;
+  return sharedOutageOf(err);
 }
-
-/** Seconds a client is asked to wait before it sends the same request again after an outage. */
-export const OUTAGE_RETRY_AFTER_SECONDS = 30;
 
 /**
  * Which of central's own dependencies a request's failure says is out of reach (its answer is then a 503
@@ -89,7 +44,7 @@ export const OUTAGE_RETRY_AFTER_SECONDS = 30;
  * answer (a 500 naming the classroom server, or the classroom's own refusal).
  */
 export function requestOutage(err: unknown): Dependency | null {
-  const errors = chain(err);
+  const errors = errorChain(err);
   const outbound = errors.some(
     (e) =>
       e instanceof ClassroomError ||

@@ -1,9 +1,11 @@
-import type { RequestHandler } from 'express';
+import crypto from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
 import { MemoryStore, ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
 import type { RedisStore } from 'rate-limit-redis';
 import type { createClient } from 'redis';
 import type { Logger } from 'pino';
 import { errorEnvelope } from './errors';
+import { parseJsonBody } from './route';
 
 export type RedisClient = ReturnType<typeof createClient>;
 
@@ -91,8 +93,6 @@ export interface LimiterOptions {
   redis?: RedisClient;
   /** As the app's `trust proxy`: proxy hops whose X-Forwarded-For names the client (0: none). */
   trustProxy?: number;
-  /** Count only requests that end in an error status (sign-in: failed attempts). */
-  failuresOnly?: boolean;
   logger: Logger;
   /** Called on each refusal (a 429), and on each error of the counters' store (metrics). */
   onRefused?: (limiter: string) => void;
@@ -116,7 +116,6 @@ export function clientKey(ip: string | undefined): string {
  * The client address is req.ip, which honours X-Forwarded-For only when the app trusts a proxy.
  */
 export function createLimiter(o: LimiterOptions): RequestHandler {
-  if (o.failuresOnly) return failureLimiter(o);
   let store: Store | undefined;
   if (o.redis) {
     const client = o.redis;
@@ -135,7 +134,7 @@ export function createLimiter(o: LimiterOptions): RequestHandler {
     legacyHeaders: false,
     skipFailedRequests: false,
     requestWasSuccessful: (_req, res) => res.statusCode < 400,
-    skipSuccessfulRequests: o.failuresOnly ?? false,
+    skipSuccessfulRequests: false,
     // A store outage must not take the API down with it: let the request through and log it.
     passOnStoreError: true,
     logger: {
@@ -174,49 +173,128 @@ function storeOf(o: { name: string; windowMs: number; redis?: RedisClient }): St
   return store;
 }
 
+export interface SignInLimiterOptions {
+  name: string;
+  windowMs: number;
+  /** Failed sign-ins of one account (from any address) in the window that lock the account. */
+  accountLimit: number;
+  /** Failed sign-ins from one address (for any accounts) in the window after which its wrong guesses are refused. */
+  addressLimit: number;
+  /** The account a sign-in names, read from its JSON body (anything but a string: none). */
+  accountOf: (body: unknown) => unknown;
+  /** The JSON body limit (bytes): the limiter reads the body to learn the account. */
+  bodyLimit: number;
+  redis?: RedisClient;
+  /** As the app's `trust proxy`: proxy hops whose X-Forwarded-For names the client (0: none). */
+  trustProxy?: number;
+  logger: Logger;
+  onRefused?: (limiter: string) => void;
+  onStoreError?: (err: unknown) => void;
+}
+
+/** The counter key of an account name: any case and surrounding spaces alike, and of bounded length. */
+function accountKey(name: unknown): string {
+  const plain = typeof name === 'string' ? name.trim().toLowerCase() : '';
+  return crypto.createHash('sha256').update(plain).digest('base64url').slice(0, 22);
+}
+
+const TOO_MANY = 'Too many requests, please try again later.';
+
 /**
- * A limiter of failures (sign-in): a request is refused (429) while its client's failures in the window
- * have reached the limit; only a request that ends in a client error (4xx other than its own 429) counts,
- * and it counts when it has ended. A whole class signing in behind one address with the right passwords
- * is never refused, however many at once; each wrong password still counts.
+ * The sign-in limiter. Only a request that ends in a client error (4xx other than its own 429) counts,
+ * once it has ended, under three keys: its account, its account and address together, and its address.
+ *
+ * - An account whose failures (from any address) reach `accountLimit` is locked for the window: every
+ *   sign-in naming it is refused, the right password too.
+ * - An address whose failures reach `addressLimit` is capped: from it, an account that has already failed
+ *   from there is refused at once, and any other sign-in is checked as usual but a failure is answered 429
+ *   instead of its refusal. A right password for an account that has not failed still signs in, so that a
+ *   school whose tablets share one address is not locked out by one pupil, or by many (OWASP, credential
+ *   stuffing: lock by account, cap the address far higher).
+ *
+ * A whole class signing in at once behind one address with the right passwords is never refused.
  */
-function failureLimiter(o: LimiterOptions): RequestHandler {
+export function createSignInLimiter(o: SignInLimiterOptions): RequestHandler {
   const store = storeOf(o);
-  const keyOf = (req: Parameters<RequestHandler>[0]) => clientKey(o.trustProxy ? req.ip : req.socket.remoteAddress);
+  const addressOf = (req: Request) => clientKey(o.trustProxy ? req.ip : req.socket.remoteAddress);
+  const look = async (key: string) => {
+    try {
+      const info = await store.get?.(key);
+      return { hits: info?.totalHits ?? 0, reset: info?.resetTime?.getTime() ?? Date.now() + o.windowMs };
+    } catch (err) {
+      // As the other limiters: a store outage lets the request through.
+      o.onStoreError?.(err);
+      o.logger.error({ err, counter: o.name }, 'rate counter unavailable');
+      return { hits: 0, reset: Date.now() + o.windowMs };
+    }
+  };
+  const secondsUntil = (at: number) => Math.max(1, Math.ceil((at - Date.now()) / 1000));
+  const refuse = (req: Request, res: Response, reset: number, why: 'account' | 'address') => {
+    o.onRefused?.(o.name);
+    o.logger.warn({ ip: req.ip, limiter: o.name, counter: why }, 'sign-in limit reached');
+    res.setHeader('Retry-After', String(secondsUntil(reset)));
+    res.status(429).json(errorEnvelope(TOO_MANY));
+  };
   return (req, res, next) => {
-    const key = keyOf(req);
-    const proceed = async (): Promise<void> => {
-      let info: { totalHits: number; resetTime?: Date } | undefined;
-      try {
-        info = await store.get?.(key);
-      } catch (err) {
-        // As the other limiters: a store outage lets the request through.
-        o.logger.error({ err, counter: o.name }, 'rate counter unavailable');
-      }
-      const hits = info?.totalHits ?? 0;
-      const reset = info?.resetTime?.getTime() ?? Date.now() + o.windowMs;
-      res.setHeader('RateLimit-Policy', `${o.limit};w=${Math.ceil(o.windowMs / 1000)}`);
+    const run = async (): Promise<void> => {
+      await parseJsonBody(req, res, o.bodyLimit);
+      const account = `u:${accountKey(o.accountOf(req.body))}`;
+      const address = addressOf(req);
+      const pair = `p:${address}:${account}`;
+      const byAddress = `a:${address}`;
+      const [own, together, all] = await Promise.all([look(account), look(pair), look(byAddress)]);
+      res.setHeader('RateLimit-Policy', `${o.accountLimit};w=${Math.ceil(o.windowMs / 1000)}`);
       res.setHeader(
         'RateLimit',
-        `limit=${o.limit}, remaining=${Math.max(0, o.limit - hits)}, ` +
-          `reset=${Math.max(0, Math.ceil((reset - Date.now()) / 1000))}`,
+        `limit=${o.accountLimit}, remaining=${Math.max(0, o.accountLimit - own.hits)}, ` +
+          `reset=${Math.max(0, Math.ceil((own.reset - Date.now()) / 1000))}`,
       );
-      if (hits >= o.limit) {
-        o.logger.warn({ ip: req.ip, limiter: o.name }, 'rate limit reached');
-        res.setHeader('Retry-After', String(Math.max(1, Math.ceil((reset - Date.now()) / 1000))));
-        res.status(429).json(errorEnvelope('Too many requests, please try again later.'));
+      if (own.hits >= o.accountLimit) {
+        refuse(req, res, own.reset, 'account');
         return;
       }
-      res.once('finish', () => {
-        if (res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 429) {
-          Promise.resolve()
-            .then(() => store.increment(key))
-            .catch((err: unknown) => o.logger.error({ err, counter: o.name }, 'rate counter unavailable'));
+      const capped = all.hits >= o.addressLimit;
+      if (capped && together.hits > 0) {
+        refuse(req, res, all.reset, 'address');
+        return;
+      }
+      const isFailure = () => res.statusCode >= 400 && res.statusCode < 500 && res.statusCode !== 429;
+      let counted = false;
+      const count = (): Promise<void> => {
+        counted = true;
+        return Promise.all([account, pair, byAddress].map((key) => store.increment(key))).then(
+          () => undefined,
+          (err: unknown) => {
+            o.onStoreError?.(err);
+            o.logger.error({ err, counter: o.name }, 'rate counter unavailable');
+          },
+        );
+      };
+      // Every answer of a sign-in is JSON (the route's value or the error envelope). A failure is counted
+      // before its answer leaves, so that a client waiting for each answer cannot send its next guess
+      // before the last one counts (on another instance sharing Redis too).
+      const json = res.json.bind(res);
+      res.json = (body: unknown) => {
+        if (!isFailure()) return json(body);
+        if (capped) {
+          // A refusal of the credentials becomes the limiter's 429, which says no more about the account
+          // than the refusal would.
+          o.onRefused?.(o.name);
+          o.logger.warn({ ip: req.ip, limiter: o.name, counter: 'address' }, 'sign-in limit reached');
+          res.status(429).setHeader('Retry-After', String(secondsUntil(all.reset)));
+          body = errorEnvelope(TOO_MANY);
         }
+        count()
+          .then(() => json(body))
+          .catch((err: unknown) => o.logger.error({ err, limiter: o.name }, 'sign-in answer could not be sent'));
+        return res;
+      };
+      res.once('finish', () => {
+        if (!counted && isFailure()) void count();
       });
       next();
     };
-    proceed().catch(next);
+    run().catch(next);
   };
 }
 

@@ -2,7 +2,7 @@ import type { Express, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { createBaseApp, type HttpConfig, type OutageAnswer } from './app';
 import { buildOpenApi } from './openapi';
-import { createLimiter, type RedisClient } from './ratelimit';
+import { createLimiter, createSignInLimiter, type RedisClient } from './ratelimit';
 import { attachOps, createOps, type ReadinessCheck } from './ops';
 import { attachMetrics, routeTemplateOf, type Metrics } from './metrics';
 import { routeHandler, type GateResolver, type RouteDef, type RouteHandlerOptions } from './route';
@@ -14,11 +14,15 @@ export interface ServiceAppOptions<TCaller, TScope = unknown> {
   title: string;
   version: string;
   http: HttpConfig;
-  rateLimit: { perMinute: number; loginPer15Minutes: number };
+  /** Requests per minute and address; failed sign-ins per 15 minutes and account, and per 15 minutes and address. */
+  rateLimit: { perMinute: number; loginPer15Minutes: number; loginAddressPer15Minutes: number };
   /** JSON body limit of routes that name none (bytes). */
   bodyLimit: number;
-  /** Sign-in routes get their own, stricter limiter that counts failed attempts only. */
-  signIn: { paths: string[]; methods: Array<'post' | 'put'> };
+  /**
+   * Sign-in routes get their own, stricter limiter that counts failed attempts only, by the account named
+   * in the body's `accountField` and by address (see createSignInLimiter).
+   */
+  signIn: { paths: string[]; methods: Array<'post' | 'put'>; accountField: string };
   routes: ReadonlyArray<RouteDef<TCaller, TScope>>;
   gates: GateResolver;
   /**
@@ -64,13 +68,17 @@ export function createServiceApp<TCaller, TScope = unknown>(o: ServiceAppOptions
     trustProxy: o.http.trustProxy,
     ...counted,
   });
-  const signIn = createLimiter({
+  const accountField = o.signIn.accountField;
+  const signIn = createSignInLimiter({
     name: `${o.name}-signin`,
     windowMs: 15 * 60_000,
-    limit: o.rateLimit.loginPer15Minutes,
+    accountLimit: o.rateLimit.loginPer15Minutes,
+    addressLimit: o.rateLimit.loginAddressPer15Minutes,
+    accountOf: (body) =>
+      body && typeof body === 'object' ? (body as Record<string, unknown>)[accountField] : undefined,
+    bodyLimit: o.bodyLimit,
     redis: o.redis,
     logger: o.logger,
-    failuresOnly: true,
     trustProxy: o.http.trustProxy,
     ...counted,
   });
