@@ -9,6 +9,7 @@ import { shareRevocations } from './auth/tokens';
 import { warnMailNotSent } from './auth/mail';
 import { startOrphanSweep } from './areas/log/archives';
 import { startRetentionSweep } from './retention';
+import { startStatistics } from './periodic';
 
 startOrExit('central API', async () => {
   const config = loadConfig();
@@ -40,8 +41,11 @@ startOrExit('central API', async () => {
   const metrics = appMetrics(app);
   const retention = startRetentionSweep({ db, objects, logger }, config.retention,
     metrics && ((what, n) => metrics.retentionDeleted.inc({ what }, n)));
+  // The small tables' planner statistics, which autovacuum's thresholds never reach (PostgreSQL).
+  const statistics = startStatistics({ db, logger });
   const close = [
     () => sweep.stop(),
+    () => statistics.stop(),
     async () => retention?.stop(),
     () => checkpointsSettled().then(() => db.destroy()).finally(() => serving.release()),
     () => replica?.stop(),

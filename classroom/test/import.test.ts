@@ -320,6 +320,28 @@ describe('PUT /import/master', () => {
     expect(await snapshot(t, CONTENT_TABLES)).toEqual(before);
   });
 
+  it.runIf(process.env.TEST_DATABASE_URL)('PostgreSQL: the package\'s tables are analysed once it is applied',
+    async () => {
+      const db = t.tdb.db;
+      const analyses = async () => {
+        const { rows } = (await db.raw(
+          `select relname, analyze_count::int as n from pg_stat_user_tables where schemaname = current_schema()`,
+        )) as { rows: Array<{ relname: string; n: number }> };
+        return new Map(rows.map((r) => [r.relname, Number(r.n)]));
+      };
+      const before = await analyses();
+      const res = await put(t, '/import/master', key, await zipOf(content()));
+      expect(res.status).toBe(200);
+      const after = await analyses();
+      for (const table of CONTENT_TABLES) expect(after.get(table), table).toBe((before.get(table) ?? 0) + 1);
+      // Learner tables are not the package's.
+      for (const table of LEARNER_TABLES) expect(after.get(table), table).toBe(before.get(table));
+      const { rows } = (await db.raw(
+        `select distinct tablename from pg_stats where schemaname = current_schema() and tablename = 'lessons'`,
+      )) as { rows: unknown[] };
+      expect(rows).toHaveLength(1);
+    });
+
   it('replaces content: rows missing from the package go, curriculums stay', async () => {
     const c = content();
     c.curriculums = [];

@@ -5,6 +5,7 @@ export { central, classroom };
 export * from './knex';
 export * from './read';
 export * from './migrator';
+export * from './statistics';
 export * from './tables';
 export type { Knex } from 'knex';
 export * from './testing';

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { analyzeSmallTables } from './statistics';
 
 /** What a migration is handed besides the connection (or its transaction). */
 export interface MigrationContext {
@@ -44,6 +45,8 @@ export interface MigrateResult {
   waited: boolean;
   /** Migrations that were pending when this run started and that another run applied while this one waited. */
   appliedByOther: string[];
+  /** Small tables analysed after the migrations (PostgreSQL; see analyzeSmallTables). */
+  analysed: string[];
 }
 
 export class MigrationError extends Error {}
@@ -236,7 +239,10 @@ export async function migrate(knex: Knex, list: MigrationList, o: MigrateOptions
       await runOne(knex, name, m, 'up', ctx, batch);
       applied.push(name);
     }
-    return { applied, waited, appliedByOther };
+    // New tables, and tables a migration filled, get their statistics now rather than never (a small one) or
+    // when autovacuum next comes by.
+    const analysed = await analyzeSmallTables(knex);
+    return { applied, waited, appliedByOther, analysed };
   });
 }
 

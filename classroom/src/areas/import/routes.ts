@@ -1,4 +1,5 @@
 import {
+  CONTENT_KEYS,
   HttpError,
   ZipError,
   httpError,
@@ -13,7 +14,7 @@ import {
   type ZipLimits,
 } from '@lms/shared';
 import { route } from '../../http/route';
-import { BatchWriteError, databaseWords } from '@lms/db';
+import { BatchWriteError, analyzeSmallTables, databaseWords } from '@lms/db';
 import type { ClassroomCtx, ClassroomRoute } from '../../http/types';
 import { applyContent, applyStudents, applyTeachers } from './store';
 import { receiveUpload } from './upload';
@@ -95,6 +96,17 @@ function rowsIn(written: unknown): number {
   return 0;
 }
 
+/**
+ * The package's tables analysed once it is applied (PostgreSQL), so that the planner sees the curriculum it
+ * reports on: a small one never reaches autovacuum's thresholds. The package is in whatever happens here.
+ */
+async function applyContentAndAnalyze(ctx: ClassroomCtx, pkg: Parameters<typeof applyContent>[1]) {
+  const written = await applyContent(ctx.db, pkg);
+  await analyzeSmallTables(ctx.db, { tables: Object.values(CONTENT_KEYS) }).catch((err: unknown) =>
+    ctx.logger.warn({ failure: failureOf(err) }, 'content tables not analysed after the import; the next one does'));
+  return written;
+}
+
 export const importRoutes: ClassroomRoute[] = [
   route('PUT', '/import/students', syncKey(), noInput, (ctx) =>
     importPackage(ctx, 'students', parseStudentsPackage, (pkg) => applyStudents(ctx.db, pkg)),
@@ -106,7 +118,7 @@ export const importRoutes: ClassroomRoute[] = [
 
   route('PUT', '/import/master', syncKeyOrOfflineStaff(), noInput,
     (ctx) =>
-    importPackage(ctx, 'content', parseContentPackage, (pkg) => applyContent(ctx.db, pkg)),
+    importPackage(ctx, 'content', parseContentPackage, (pkg) => applyContentAndAnalyze(ctx, pkg)),
     {
       summary: 'Curriculum package (multipart importfile: ZIP with syncfile.ini), applied all-or-nothing; staff ' +
         'tokens only while offline',
