@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import {
   backupKeyOf,
+  BACKUP_KEY_RULE,
+  checkDistinctSecrets,
   ConfigError,
+  MIN_ISSUED_SECRET_BYTES,
   PLACEHOLDER_SECRET,
   checkOptionalToken,
   checkSecrets,
@@ -85,11 +88,16 @@ const schema = z.object({
 });
 
 export const CENTRAL_SECRETS = ['JWT_SECRET', 'APPLICATION_API_KEY', 'SERVER_SYNC_KEY', 'RPI_SECRET'] as const;
+/** Every secret central reads, each its own value outside development and test (METRICS_TOKEN included). */
+const CENTRAL_DISTINCT = [...CENTRAL_SECRETS, 'S3_SECRET_KEY', 'BACKUP_KEY', 'METRICS_TOKEN'];
 
 export function loadConfig(env: Env = process.env) {
   const e = parseEnv(schema, env);
-  const weakSecrets = checkSecrets(e.NODE_ENV, env, CENTRAL_SECRETS);
+  // The object store's key is checked where it is used (S3_ENDPOINT set), by the rule for issued keys.
+  const s3Key = e.S3_ENDPOINT ? [{ name: 'S3_SECRET_KEY', optional: true, minBytes: MIN_ISSUED_SECRET_BYTES }] : [];
+  const weakSecrets = checkSecrets(e.NODE_ENV, env, [...CENTRAL_SECRETS, ...s3Key, BACKUP_KEY_RULE]);
   checkOptionalToken(e.NODE_ENV, 'METRICS_TOKEN', e.METRICS_TOKEN);
+  checkDistinctSecrets(e.NODE_ENV, env, CENTRAL_DISTINCT);
   return deepFreeze({
     nodeEnv: e.NODE_ENV,
     // Secrets below the entropy rule, kept on purpose with ALLOW_WEAK_<NAME>=1; logged at every start.
@@ -211,7 +219,11 @@ export function loadDatabaseConfig(env: Env = process.env) {
 
 /** What backup and restore need: the database, the object store and the key backups are signed with. */
 export function loadStorageConfig(env: Env = process.env) {
-  return { ...loadDatabaseConfig(env), objectStore: loadObjectStoreConfig(env), backupKey: backupKeyOf(env) };
+  return {
+    ...loadDatabaseConfig(env),
+    objectStore: loadObjectStoreConfig(env),
+    backupKey: backupKeyOf(env, CENTRAL_DISTINCT.filter((n) => n !== 'BACKUP_KEY')),
+  };
 }
 
 /** The object store settings alone (S3_* or OBJECT_DIR), for commands that run without the service's secrets. */

@@ -385,4 +385,70 @@ describe.each(['folder', 's3'] as const)('central backup --link-from the previou
     expect(await readAll(store)).toEqual(atSecond);
     expect((await countries(t)).map((c) => c.countryid)).toEqual(['l1', 'l2']);
   }, 180_000);
+
+  it('reads a file of the previous backup before linking it: a damaged one is copied from the store, '
+      + 'and the new backup restores', async () => {
+    await store.put('lesson_one.mp3', Buffer.from('ID3 lesson one'), { contentType: 'audio/mpeg' });
+    await store.put('lesson_two.mp3', Buffer.from('ID3 lesson two'), { contentType: 'audio/mpeg' });
+    const before = await readAll(store);
+    const first = dirOf('damaged-first');
+    expect((await runCli(['backup', '--to', first], env)).code).toBe(0);
+    // Rot on the backup disk: the same length, other bytes; the store still lists the object as unchanged.
+    const damaged = path.join(first, 'objects', 'lesson_two.mp3');
+    await fsp.writeFile(damaged, 'ID3 lesson tw0');
+    const second = dirOf('damaged-second');
+    const b = await runCli(['backup', '--to', second, '--link-from', first], env);
+    expect(b.code).toBe(0);
+    expect(b.stderr).toBe(`central: lesson_two.mp3: not linked from ${first}: its bytes differ from its manifest's `
+      + 'SHA-256 (damaged or changed since that backup); copied from the store instead\n');
+    expect(b.stdout).toContain(`objects 3 linked from ${first}, 0 copied from it, 1 copied from the store; `);
+    expect(await inode(second, 'lesson_one.mp3')).toBe(await inode(first, 'lesson_one.mp3'));
+    expect(await inode(second, 'lesson_two.mp3')).not.toBe(await inode(first, 'lesson_two.mp3'));
+    expect(await fsp.readFile(path.join(second, 'objects', 'lesson_two.mp3'), 'utf8')).toBe('ID3 lesson two');
+    // A file cut short is not linked either.
+    await fsp.writeFile(damaged, 'ID3');
+    const third = dirOf('damaged-third');
+    const b3 = await runCli(['backup', '--to', third, '--link-from', first], env);
+    expect(b3.stderr).toContain(`lesson_two.mp3: not linked from ${first}: 3 bytes, its manifest says 14`);
+    expect(await fsp.readFile(path.join(third, 'objects', 'lesson_two.mp3'), 'utf8')).toBe('ID3 lesson two');
+
+    await store.put('lesson_two.mp3', Buffer.from('ID3 changed after'), { contentType: 'audio/mpeg' });
+    const r = await runCli(['restore', '--from', second, '--yes'], env);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(await readAll(store)).toEqual(before);
+  }, 180_000);
+
+  it('writes every file of a backup for its owner alone (0600) and every folder 0700, '
+      + 'linked files of an older backup too', async () => {
+    await store.put('feedback/deep/u2_a_1.png', Buffer.from('PNG deep'), { contentType: 'image/png' });
+    const first = dirOf('modes-first');
+    expect((await runCli(['backup', '--to', first], env)).code).toBe(0);
+    const modes = async (dir: string) => {
+      const found: Record<string, number> = {};
+      const walk = async (d: string) => {
+        for (const e of await fsp.readdir(d, { withFileTypes: true })) {
+          const full = path.join(d, e.name);
+          found[path.relative(dir, full)] = (await fsp.stat(full)).mode & 0o777;
+          if (e.isDirectory()) await walk(full);
+        }
+      };
+      await walk(dir);
+      return found;
+    };
+    const m1 = await modes(first);
+    expect(Object.keys(m1)).toEqual(expect.arrayContaining([
+      'manifest.json', 'manifest.hmac', manifestDbFile(first), 'objects', 'objects/feedback/deep/u2_a_1.png']));
+    for (const [rel, mode] of Object.entries(m1)) {
+      expect([rel, mode.toString(8)]).toEqual([rel, fs.statSync(path.join(first, rel)).isDirectory() ? '700' : '600']);
+    }
+    // A previous backup written with wider modes: what the new one links is narrowed as well.
+    await fsp.chmod(path.join(first, 'objects', 'feedback', 'deep', 'u2_a_1.png'), 0o644);
+    const second = dirOf('modes-second');
+    const b = await runCli(['backup', '--to', second, '--link-from', first], env);
+    expect([b.code, b.stderr]).toEqual([0, '']);
+    expect(b.stdout).toMatch(/objects [1-9]\d* linked from/);
+    for (const [rel, mode] of Object.entries(await modes(second))) {
+      expect([rel, mode.toString(8)]).toEqual([rel, fs.statSync(path.join(second, rel)).isDirectory() ? '700' : '600']);
+    }
+  }, 180_000);
 });

@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '@lms/shared';
-import { loadConfig } from '../src/config';
+import { loadConfig, loadStorageConfig } from '../src/config';
 import { makeApp, testDatabase } from './helpers';
 
 const realSecrets = {
@@ -195,6 +197,93 @@ describe('central configuration', () => {
       );
     }
     expect(loadConfig({ NODE_ENV: 'test', METRICS_TOKEN: 'dev' }).metricsToken).toBe('dev');
+  });
+
+  it('refuses a weak or placeholder BACKUP_KEY at start, and in the backup commands, naming it', () => {
+    const prod = (extra: Record<string, string>) => ({ NODE_ENV: 'production', ...realSecrets, ...extra });
+    for (const load of [loadConfig, loadStorageConfig]) {
+      expect(() => load(prod({ BACKUP_KEY: 'abc' }))).toThrow(
+        /^BACKUP_KEY is too weak for NODE_ENV=production: 3 hex digits, fewer than 64.*ALLOW_WEAK_BACKUP_KEY=1/,
+      );
+      expect(() => load(prod({ BACKUP_KEY: 'abcdefghijklmnop'.repeat(3) }))).toThrow(/BACKUP_KEY is too weak/);
+      // Kept on purpose: a restore of a backup signed with an older, shorter key.
+      expect(() => load(prod({ BACKUP_KEY: 'abc', ALLOW_WEAK_BACKUP_KEY: '1' }))).not.toThrow();
+    }
+    expect(() => loadConfig(prod({ BACKUP_KEY: 'change-me' }))).toThrow(/BACKUP_KEY must be set to a real secret/);
+    expect(loadConfig(prod({ BACKUP_KEY: 'abc', ALLOW_WEAK_BACKUP_KEY: '1' })).weakSecrets).toEqual(['BACKUP_KEY']);
+    const strong = crypto.randomBytes(32).toString('base64');
+    expect(loadStorageConfig(prod({ BACKUP_KEY: strong })).backupKey).toBe(strong);
+    // Unset: JWT_SECRET signs the backups, as before.
+    expect(loadStorageConfig(prod({})).backupKey).toBe(realSecrets.JWT_SECRET);
+    expect(loadConfig(prod({})).weakSecrets).toEqual([]);
+    expect(loadStorageConfig({ NODE_ENV: 'test', BACKUP_KEY: 'abc' }).backupKey).toBe('abc');
+  });
+
+  it('refuses a weak S3_SECRET_KEY while S3_ENDPOINT is set, by the rule for a key the store issues', () => {
+    const prod = (extra: Record<string, string>) =>
+      ({ NODE_ENV: 'production', ...realSecrets, S3_ENDPOINT: 'https://s3.example.org', ...extra });
+    expect(() => loadConfig(prod({ S3_SECRET_KEY: 'minio123' }))).toThrow(
+      new RegExp('^S3_SECRET_KEY is too weak for NODE_ENV=production: 8 characters, fewer than 27; '
+        + 'it must hold 20 random bytes .*ALLOW_WEAK_S3_SECRET_KEY=1'),
+    );
+    expect(() => loadConfig(prod({ S3_SECRET_KEY: 'minioadmin'.repeat(4) }))).toThrow(/S3_SECRET_KEY is too weak/);
+    // Keys as AWS and MinIO issue them (40 characters) and `openssl rand -hex 24` pass.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    for (let i = 0; i < 200; i += 1) {
+      const issued = Array.from(crypto.randomBytes(40), (b) => alphabet[b % 64]).join('');
+      expect(loadConfig(prod({ S3_SECRET_KEY: issued })).weakSecrets).toEqual([]);
+      expect(loadConfig(prod({ S3_SECRET_KEY: crypto.randomBytes(24).toString('hex') })).weakSecrets).toEqual([]);
+    }
+    expect(loadConfig(prod({ S3_SECRET_KEY: 'S3RVER', ALLOW_WEAK_S3_SECRET_KEY: '1' })).weakSecrets)
+      .toEqual(['S3_SECRET_KEY']);
+    // Without S3_ENDPOINT the folder store is used and the key is not read.
+    const { S3_ENDPOINT: _none, ...folder } = prod({ S3_SECRET_KEY: 'minio123' });
+    expect(loadConfig(folder).objectStore.kind).toBe('folder');
+  });
+
+  it('refuses any two of every secret central reads being equal, naming both and never the value', () => {
+    const names = [...Object.keys(realSecrets), 'S3_SECRET_KEY', 'BACKUP_KEY', 'METRICS_TOKEN'];
+    const base = { NODE_ENV: 'production', ...realSecrets, S3_ENDPOINT: 'https://s3.example.org' };
+    for (const [i, a] of names.entries()) {
+      for (const b of names.slice(i + 1)) {
+        const value = crypto.randomBytes(32).toString('base64url');
+        let message = '';
+        try {
+          loadConfig({ ...base, [a]: value, [b]: value });
+        } catch (err) {
+          message = (err as Error).message;
+        }
+        expect(message).toBe(
+          `${a} and ${b} are the same value: each secret must be a random value of its own when NODE_ENV=production`,
+        );
+        expect(message).not.toContain(value);
+      }
+    }
+    // The metrics scraper's token able to sign staff tokens: the case that matters most.
+    expect(() => loadConfig({ ...base, METRICS_TOKEN: realSecrets.JWT_SECRET }))
+      .toThrow('JWT_SECRET and METRICS_TOKEN are the same value');
+    // The backup commands too: a BACKUP_KEY equal to another secret is refused before anything is written.
+    expect(() => loadStorageConfig({ ...base, BACKUP_KEY: realSecrets.APPLICATION_API_KEY }))
+      .toThrow('BACKUP_KEY and APPLICATION_API_KEY are the same value');
+    expect(loadConfig({ NODE_ENV: 'test', METRICS_TOKEN: 'same', JWT_SECRET: 'same' }).nodeEnv).toBe('test');
+  });
+
+  it('stops the backup command on a weak BACKUP_KEY, naming it, before it writes anything', async () => {
+    const db = await testDatabase();
+    const dir = path.join(os.tmpdir(), `lms-never-written-${process.pid}-${Date.now()}`);
+    try {
+      const run = spawnSync(process.execPath, [path.resolve(__dirname, '../dist/cli.js'), 'backup', '--to', dir], {
+        env: { PATH: process.env.PATH, NODE_ENV: 'production', ...realSecrets, BACKUP_KEY: 'abc',
+          DATABASE_URL: db.url },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect(run.status).not.toBe(0);
+      expect(run.stderr).toContain('BACKUP_KEY is too weak for NODE_ENV=production');
+      expect(fs.existsSync(dir)).toBe(false);
+    } finally {
+      await db.dispose();
+    }
   });
 
   it('starts in production with real secrets, and honours the switches', () => {

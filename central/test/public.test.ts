@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeApp, type TestApp } from './helpers';
@@ -14,13 +15,35 @@ describe('central public routes', () => {
     expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('GET /version answers the version as text, and with the build as JSON', async () => {
+  it('GET /version answers the version to anyone, as text or JSON, without the build', async () => {
     const text = await request(t.app).get('/version');
     expect(text.status).toBe(200);
     expect(text.text).toBe('1.0.0');
-    expect(text.headers['x-build']).toBeTruthy();
+    expect(text.headers['x-build']).toBeUndefined();
     const json = await request(t.app).get('/version').set('Accept', 'application/json');
-    expect(json.body).toEqual({ error: false, data: { version: '1.0.0', build: expect.any(String) } });
+    expect(json.body).toEqual({ error: false, data: { version: '1.0.0' } });
+  });
+
+  it('GET /version gives the build (commit and time) only with Authorization: Bearer <METRICS_TOKEN>', async () => {
+    const token = crypto.randomBytes(32).toString('base64url');
+    const { app } = await makeApp({ METRICS_TOKEN: token }, t.tdb);
+    const asked = (auth?: string) => {
+      const r = request(app).get('/version').set('Accept', 'application/json');
+      return auth ? r.set('Authorization', auth) : r;
+    };
+    const operator = await asked(`Bearer ${token}`);
+    expect(operator.status).toBe(200);
+    expect(operator.body).toEqual({ error: false, data: { version: '1.0.0', build: expect.any(String) } });
+    expect(operator.headers['x-build']).toBe(operator.body.data.build);
+    expect(operator.headers.vary).toMatch(/Authorization/i);
+    const text = await request(app).get('/version').set('Authorization', `Bearer ${token}`);
+    expect([text.text, text.headers['x-build']]).toEqual(['1.0.0', operator.body.data.build]);
+    // Anyone else still gets the public version, never the build: no token, a wrong one, a staff-like token.
+    for (const auth of [undefined, `Bearer ${token.slice(0, -1)}x`, 'Bearer x', `Basic ${token}`, token]) {
+      const r = await asked(auth);
+      const publicBody = { error: false, data: { version: '1.0.0' } };
+      expect([auth, r.status, r.body, r.headers['x-build']]).toEqual([auth, 200, publicBody, undefined]);
+    }
   });
 
   it('serves the learner upload template with the columns the bulk create accepts', async () => {

@@ -3,6 +3,8 @@ import { z } from 'zod';
 import { repoRoot } from '@lms/db';
 import {
   backupKeyOf,
+  BACKUP_KEY_RULE,
+  checkDistinctSecrets,
   ConfigError,
   PLACEHOLDER_SECRET,
   databaseSettings,
@@ -69,6 +71,8 @@ const schema = z.object({
 });
 
 export const CLASSROOM_SECRETS = ['JWT_SECRET', 'SERVER_SYNC_KEY'] as const;
+/** Every secret the classroom server reads, each its own value outside development and test. */
+const CLASSROOM_DISTINCT = [...CLASSROOM_SECRETS, 'BACKUP_KEY', 'METRICS_TOKEN'];
 
 const rpiConfigSchema = z.object({ offline: z.boolean().optional() }).passthrough();
 
@@ -97,8 +101,9 @@ export function dataPaths(e: { DATA_DIR: string; DATABASE_URL?: string; LOG_DIR?
 export function loadConfig(env: Env = process.env) {
   const e = parseEnv(schema, env);
   const paths = dataPaths(e);
-  const weakSecrets = checkSecrets(e.NODE_ENV, env, CLASSROOM_SECRETS);
+  const weakSecrets = checkSecrets(e.NODE_ENV, env, [...CLASSROOM_SECRETS, BACKUP_KEY_RULE]);
   checkOptionalToken(e.NODE_ENV, 'METRICS_TOKEN', e.METRICS_TOKEN);
+  checkDistinctSecrets(e.NODE_ENV, env, CLASSROOM_DISTINCT);
   const file = readRpiConfig(e.RPI_CONFIG);
   return deepFreeze({
     nodeEnv: e.NODE_ENV,
@@ -179,7 +184,8 @@ export function loadFleetCliConfig(env: Env = process.env) {
 export type Config = ReturnType<typeof loadConfig>;
 
 /** The key backups are signed with (BACKUP_KEY, else JWT_SECRET). */
-export const loadBackupKey = (env: Env = process.env): string => backupKeyOf(env);
+export const loadBackupKey = (env: Env = process.env): string =>
+  backupKeyOf(env, CLASSROOM_DISTINCT.filter((n) => n !== 'BACKUP_KEY'));
 
 export function loadDatabaseConfig(env: Env = process.env) {
   const e = parseEnv(

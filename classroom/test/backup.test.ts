@@ -186,4 +186,29 @@ describe('classroom backup and restore (database and media folder)', () => {
     const dry = await runCli(['restore', '--from', second], linkEnv);
     expect([dry.code, dry.stdout]).toEqual([2, expect.stringContaining('checksums match')]);
   }, 120_000);
+
+  it('--link-from: a media file damaged in the previous backup never replaces the fresh copy', async () => {
+    const media = path.join(tmp, 'damaged-media');
+    await fsp.mkdir(media, { recursive: true });
+    await fsp.writeFile(path.join(media, 'circle.png'), 'circle');
+    const linkEnv = { ...env, MEDIA_DIR: media };
+    const first = path.join(tmp, 'damaged-first');
+    expect((await runCli(['backup', '--to', first], linkEnv)).code).toBe(0);
+    await fsp.writeFile(path.join(first, 'objects', 'circle.png'), 'CIRCLE');
+    const second = path.join(tmp, 'damaged-second');
+    const b = await runCli(['backup', '--to', second, '--link-from', first], linkEnv);
+    expect(b.code).toBe(0);
+    expect(b.stderr).toBe(`classroom: circle.png: not linked from ${first}: its bytes differ from its manifest's `
+      + 'SHA-256 (damaged or changed since that backup); copied from the store instead\n');
+    expect(b.stdout).toContain(`objects 0 linked from ${first}, 0 copied from it, 1 copied from the store`);
+    expect(await fsp.readFile(path.join(second, 'objects', 'circle.png'), 'utf8')).toBe('circle');
+    // Every file of the backup is its owner's alone.
+    for (const rel of ['manifest.json', 'manifest.hmac', 'objects/circle.png']) {
+      expect([rel, ((await fsp.stat(path.join(second, rel))).mode & 0o777).toString(8)]).toEqual([rel, '600']);
+    }
+    await fsp.writeFile(path.join(media, 'circle.png'), 'changed');
+    const r = await runCli(['restore', '--from', second, '--yes'], linkEnv);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(await fsp.readFile(path.join(media, 'circle.png'), 'utf8')).toBe('circle');
+  }, 120_000);
 });

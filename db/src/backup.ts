@@ -78,11 +78,32 @@ export interface BackupTarget {
   /** The key the manifest is signed with and checked against (BACKUP_KEY, else JWT_SECRET). */
   key: string;
   out?: (line: string) => void;
+  /** Where warnings go (standard error unless given). */
+  warn?: (line: string) => void;
 }
 
 export class BackupError extends Error {}
 
 const OBJECTS_DIR = 'objects';
+/**
+ * A backup's files are its owner's alone, and so is every folder in it: the 0700 top folder guards them where
+ * they are, but a copy of its contents (`cp -r`, `rsync -a`, an archive) keeps each file's own mode.
+ */
+const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+
+/** Sets every file under `dir` to FILE_MODE and every folder to DIR_MODE (symbolic links are left alone). */
+async function ownerOnly(dir: string): Promise<void> {
+  for (const e of await fsp.readdir(dir, { withFileTypes: true })) {
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) {
+      await fsp.chmod(full, DIR_MODE);
+      await ownerOnly(full);
+    } else if (e.isFile()) {
+      await fsp.chmod(full, FILE_MODE);
+    }
+  }
+}
 
 function dialectOf(db: Knex): 'sqlite' | 'pg' {
   return db.client.config.client === 'pg' ? 'pg' : 'sqlite';
@@ -252,18 +273,29 @@ async function copyHashing(from: Readable, dest: string): Promise<{ size: number
   const tap = new Transform({
     transform(chunk: Buffer, _enc, cb) { hash.update(chunk); size += chunk.length; cb(null, chunk); },
   });
-  await pipeline(from, tap, fs.createWriteStream(dest, { flags: 'wx' }));
+  await pipeline(from, tap, fs.createWriteStream(dest, { flags: 'wx', mode: FILE_MODE }));
   return { size, sha256: hash.digest('hex') };
 }
 
 /**
  * The previous backup's file of `entry` when it can stand for the object: a regular file inside that folder
- * (never a symbolic link, whose target could be any file of the host) of the manifest's size.
+ * (never a symbolic link, whose target could be any file of the host) of the manifest's size whose bytes hash
+ * to the SHA-256 its signed manifest records. The store's checksum only says the object is unchanged in the
+ * store; the file on disk may have rotted or been altered since, and a link would carry that into the new
+ * backup, found out only at restore. A file that differs is named on `warn`, and the store is read instead.
  */
-async function previousFile(prev: Previous, entry: ManifestObject): Promise<string | undefined> {
+async function previousFile(prev: Previous, entry: ManifestObject, warn: (l: string) => void)
+  : Promise<string | undefined> {
   if (await notConfined(prev.dir, `${OBJECTS_DIR}/${entry.key}`)) return undefined;
   const file = objectPath(prev.dir, entry.key);
-  return (await fsp.stat(file)).size === entry.size ? file : undefined;
+  const size = (await fsp.stat(file)).size;
+  const damaged = size !== entry.size
+    ? `${size} bytes, its manifest says ${entry.size}`
+    : (await sha256File(file)) !== entry.sha256 ? 'its bytes differ from its manifest\'s SHA-256' : undefined;
+  if (!damaged) return file;
+  warn(`${entry.key}: not linked from ${prev.dir}: ${damaged} (damaged or changed since that backup); `
+    + 'copied from the store instead');
+  return undefined;
 }
 
 /**
@@ -292,20 +324,20 @@ async function takePrevious(file: string, entry: ManifestObject, dest: string, t
   return false;
 }
 
-async function copyObjects(objects: ObjectSource, dir: string, out: (l: string) => void, prev?: Previous)
-  : Promise<{ objects: Manifest['objects']; tally: ObjectTally }> {
+async function copyObjects(objects: ObjectSource, dir: string, out: (l: string) => void,
+  warn: (l: string) => void, prev?: Previous): Promise<{ objects: Manifest['objects']; tally: ObjectTally }> {
   const items: ManifestObject[] = [];
   const tally: ObjectTally = { linked: 0, copiedLocally: 0, copied: 0, bytesRead: 0 };
   let bytes = 0;
   const listed = await objects.list();
   for (const { key, size: listedSize, etag } of listed) {
     const dest = objectPath(dir, key);
-    await fsp.mkdir(path.dirname(dest), { recursive: true });
+    await fsp.mkdir(path.dirname(dest), { recursive: true, mode: DIR_MODE });
     const before = prev?.items.get(key);
     // The same key, size and store checksum as the previous backup's entry: the same bytes, not downloaded
     // again. A size alone proves nothing (a file replaced by another of the same length).
     const same = before && etag && before.etag === etag && before.size === listedSize ? before : undefined;
-    const file = same && prev ? await previousFile(prev, same).catch(() => undefined) : undefined;
+    const file = same && prev ? await previousFile(prev, same, warn).catch(() => undefined) : undefined;
     if (same && file && (await takePrevious(file, same, dest, tally))) {
       const info = objects.info ? await objects.info(key).catch(() => ({})) : {};
       items.push({ key, size: same.size, sha256: same.sha256, etag, ...info });
@@ -328,7 +360,7 @@ async function copyObjects(objects: ObjectSource, dir: string, out: (l: string) 
     // A store whose listing has no checksum (the classroom's media folder) was read to know; an unchanged
     // file is then kept once on disk all the same.
     const read = !etag && before && before.size === copy.size && before.sha256 === copy.sha256 ? before : undefined;
-    const again = read && prev ? await previousFile(prev, read).catch(() => undefined) : undefined;
+    const again = read && prev ? await previousFile(prev, read, warn).catch(() => undefined) : undefined;
     if (again && (await linkOver(again, dest))) tally.linked += 1;
     else tally.copied += 1;
     const info = objects.info ? await objects.info(key).catch(() => ({})) : {};
@@ -386,8 +418,8 @@ export async function backup(t: BackupTarget, dir: string, o: BackupOptions = {}
   if (fs.existsSync(dir) && (await fsp.readdir(dir)).length)
     throw new BackupError(`${dir} is not empty; back up into a new folder`);
   // A backup holds password hashes and learners' records: its folder is the backing-up user's alone.
-  await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
-  await fsp.chmod(dir, 0o700);
+  await fsp.mkdir(dir, { recursive: true, mode: DIR_MODE });
+  await fsp.chmod(dir, DIR_MODE);
   const started = new Date().toISOString();
   const database = await dumpDatabase(t, dir);
   out(
@@ -395,7 +427,8 @@ export async function backup(t: BackupTarget, dir: string, o: BackupOptions = {}
       `${sumRows(database.tables)} rows, ${mb(database.bytes)}`,
   );
   const prev = o.linkFrom ? await previousBackup(t, o.linkFrom, out) : undefined;
-  const { objects, tally } = await copyObjects(t.objects, dir, out, prev);
+  const warn = t.warn ?? ((l: string) => process.stderr.write(`${t.service}: ${l}\n`));
+  const { objects, tally } = await copyObjects(t.objects, dir, out, warn, prev);
   out(
     `${t.service}: objects ${objects.store}: ${objects.count} object${objects.count === 1 ? '' : 's'}, ` +
       `${mb(objects.bytes)}`,
@@ -413,8 +446,11 @@ export async function backup(t: BackupTarget, dir: string, o: BackupOptions = {}
   };
   const tmp = path.join(dir, `${MANIFEST}.tmp`);
   const text = `${JSON.stringify(manifest, null, 1)}\n`;
-  await fsp.writeFile(path.join(dir, SIGNATURE), `${signatureOf(t.key, Buffer.from(text))}\n`);
-  await fsp.writeFile(tmp, text);
+  // The dump (pg_dump's and SQLite's own files follow the umask) and the linked files (a previous backup's,
+  // perhaps taken before this rule) are made the owner's alone too, before the manifest says it is done.
+  await ownerOnly(dir);
+  await fsp.writeFile(path.join(dir, SIGNATURE), `${signatureOf(t.key, Buffer.from(text))}\n`, { mode: FILE_MODE });
+  await fsp.writeFile(tmp, text, { mode: FILE_MODE });
   await fsp.rename(tmp, path.join(dir, MANIFEST));
   out(`${t.service}: backup written to ${dir}`);
   return manifest;
@@ -660,7 +696,8 @@ async function restoreDatabase(t: BackupTarget, dir: string, m: Manifest, toc: s
   const schema = (await t.db.raw('select current_schema() as s')).rows[0].s as string;
   // The dump's own schema entry is left out (the schema exists); every table of the schema is dropped first.
   const listFile = path.join(path.dirname(file), `.restore-list-${process.pid}`);
-  await fsp.writeFile(listFile, toc.split('\n').filter((l) => !/^\d+;\s*\d+\s+\d+\s+SCHEMA\s/.test(l)).join('\n'));
+  await fsp.writeFile(listFile, toc.split('\n').filter((l) => !/^\d+;\s*\d+\s+\d+\s+SCHEMA\s/.test(l)).join('\n'),
+    { mode: FILE_MODE });
   try {
     const q = (s: string) => `"${s.replace(/"/g, '""')}"`;
     const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;

@@ -128,13 +128,13 @@ export function entropyEstimate(value: string): number {
  * random values of those lengths hold about 16 and 30), a pattern repeated, a sequence (`0123…`, `abcd…`)
  * or a value whose entropy estimate is below `MIN_SECRET_ESTIMATE_BITS` is not random bytes and is refused too.
  */
-export function secretWeakness(value: string): string | undefined {
+export function secretWeakness(value: string, minBytes: number = MIN_SECRET_BYTES): string | undefined {
   const distinct = new Set(value).size;
   if (/^[0-9a-f]+$/i.test(value)) {
-    if (value.length < 2 * MIN_SECRET_BYTES) return `${value.length} hex digits, fewer than ${2 * MIN_SECRET_BYTES}`;
+    if (value.length < 2 * minBytes) return `${value.length} hex digits, fewer than ${2 * minBytes}`;
     if (distinct < 10) return `only ${distinct} different hex digits`;
   } else {
-    const chars = Math.ceil((MIN_SECRET_BYTES * 8) / 6);
+    const chars = Math.ceil((minBytes * 8) / 6);
     if (value.length < chars) return `${value.length} characters, fewer than ${chars}`;
     if (distinct < 16) return `only ${distinct} different characters`;
   }
@@ -144,10 +144,37 @@ export function secretWeakness(value: string): string | undefined {
   if (follow * 3 > value.length)
     return `a sequence (${follow} of ${value.length} characters follow from the ones before)`;
   const bits = Math.floor(entropyEstimate(value));
-  if (bits < MIN_SECRET_ESTIMATE_BITS)
-    return `about ${bits} bits of entropy by estimate, fewer than ${MIN_SECRET_ESTIMATE_BITS}`;
+  const least = Math.floor((MIN_SECRET_ESTIMATE_BITS * minBytes) / MIN_SECRET_BYTES);
+  if (bits < least) return `about ${bits} bits of entropy by estimate, fewer than ${least}`;
   return undefined;
 }
+
+/** How the random bytes a secret must hold are written out, for messages. */
+const randomBytesText = (bytes: number): string =>
+  `${bytes} random bytes (${2 * bytes} hex digits or ${Math.ceil((bytes * 8) / 6)} base64 characters`;
+
+/**
+ * The least a secret issued by another system (S3_SECRET_KEY, issued by the object store) must hold: 20 bytes.
+ * Stores issue keys of their own length (AWS and MinIO 40 characters, about 30 bytes), which the operator
+ * does not choose; shorter than 20 random bytes is an operator's password, not an issued key.
+ */
+export const MIN_ISSUED_SECRET_BYTES = 20;
+
+/**
+ * A secret beyond the service's required ones: `optional` ones are checked only when set (BACKUP_KEY,
+ * S3_SECRET_KEY); `minBytes` (default MIN_SECRET_BYTES) is the entropy it must hold.
+ */
+export interface SecretRule {
+  name: string;
+  optional?: boolean;
+  minBytes?: number;
+}
+
+const ruleOf = (r: string | SecretRule): SecretRule => (typeof r === 'string' ? { name: r } : r);
+const setValue = (env: Env, name: string): string | undefined => {
+  const v = env[name]?.trim();
+  return v ? v : undefined;
+};
 
 /** The start-up warning for secrets accepted below the entropy rule: an operator reads it in every start's log. */
 export function warnWeakSecrets(logger: { warn(obj: object, msg: string): void }, names: readonly string[]): void {
@@ -169,32 +196,45 @@ export const allowWeakSwitch = (name: string): string => `ALLOW_WEAK_${name}`;
  * operator cannot change at once) is accepted only with `ALLOW_WEAK_<NAME>=1`; the names so accepted are
  * returned, for the service to log at start. A placeholder is refused whatever the switch.
  */
-export function checkSecrets(nodeEnv: NodeEnv, env: Env, names: readonly string[]): string[] {
+export function checkSecrets(nodeEnv: NodeEnv, env: Env, secrets: readonly (string | SecretRule)[]): string[] {
   if (isDevOrTest(nodeEnv)) return [];
   const acceptedWeak: string[] = [];
-  for (const name of names) {
+  const names = secrets.map((r) => ruleOf(r).name);
+  for (const { name, optional, minBytes = MIN_SECRET_BYTES } of secrets.map(ruleOf)) {
     const value = env[name];
+    if (optional && setValue(env, name) === undefined) continue;
     if (value === undefined || isPlaceholder(value)) {
       throw new ConfigError(
         `${name} must be set to a real secret when NODE_ENV=${nodeEnv} (it is missing or still a placeholder)`,
       );
     }
-    const weakness = secretWeakness(value);
+    const weakness = secretWeakness(value, minBytes);
     if (!weakness) continue;
     if (flag.parse(env[allowWeakSwitch(name)])) {
       acceptedWeak.push(name);
       continue;
     }
     throw new ConfigError(
-      `${name} is too weak for NODE_ENV=${nodeEnv}: ${weakness}; it must hold ${MIN_SECRET_BYTES} random bytes ` +
-        `(64 hex digits or 43 base64 characters, e.g. \`openssl rand -base64 32\`). ` +
+      `${name} is too weak for NODE_ENV=${nodeEnv}: ${weakness}; it must hold ${randomBytesText(minBytes)}, ` +
+        'e.g. `openssl rand -base64 32`). ' +
         `To keep an existing shorter value on purpose, set ${allowWeakSwitch(name)}=1`,
     );
   }
-  // One value in two roles makes the weaker role's holders masters of the other (a box's sync key signing
-  // staff tokens): each secret of a service is its own. The message names the variables, never the value.
+  checkDistinctSecrets(nodeEnv, env, names);
+  return acceptedWeak;
+}
+
+/**
+ * One value in two roles makes the weaker role's holders masters of the other (a box's sync key signing staff
+ * tokens, a metrics scraper's token signing them): outside development and test each secret a service reads
+ * is its own. Unset ones are left out; the message names the two variables, never the value.
+ */
+export function checkDistinctSecrets(nodeEnv: NodeEnv, env: Env, names: readonly string[]): void {
+  if (isDevOrTest(nodeEnv)) return;
   for (let i = 0; i < names.length; i += 1) {
-    const same = names.slice(i + 1).find((other) => env[other] === env[names[i]]);
+    const value = setValue(env, names[i]);
+    if (value === undefined) continue;
+    const same = names.slice(i + 1).find((other) => setValue(env, other) === value);
     if (same) {
       throw new ConfigError(
         `${names[i]} and ${same} are the same value: each secret must be a random value of its own when ` +
@@ -202,7 +242,6 @@ export function checkSecrets(nodeEnv: NodeEnv, env: Env, names: readonly string[
       );
     }
   }
-  return acceptedWeak;
 }
 
 /**
@@ -215,8 +254,8 @@ export function checkOptionalToken(nodeEnv: NodeEnv, name: string, value: string
   const weakness = isPlaceholder(value) ? 'a placeholder' : secretWeakness(value);
   if (weakness) {
     throw new ConfigError(
-      `${name} is too weak for NODE_ENV=${nodeEnv}: ${weakness}; it must hold ${MIN_SECRET_BYTES} random bytes ` +
-        '(64 hex digits or 43 base64 characters, e.g. `openssl rand -base64 32`), or be unset',
+      `${name} is too weak for NODE_ENV=${nodeEnv}: ${weakness}; it must hold ${randomBytesText(MIN_SECRET_BYTES)}, ` +
+        'e.g. `openssl rand -base64 32`), or be unset',
     );
   }
 }
@@ -273,6 +312,9 @@ export function databaseSettings(e: {
   };
 }
 
+/** BACKUP_KEY as a secret a service's configuration checks when it is set (unset: JWT_SECRET signs). */
+export const BACKUP_KEY_RULE: SecretRule = { name: 'BACKUP_KEY', optional: true };
+
 /** The key a development or test backup is signed with when neither setting is given. */
 export const DEVELOPMENT_BACKUP_KEY = 'development-and-test-backup-key';
 
@@ -281,12 +323,17 @@ export const DEVELOPMENT_BACKUP_KEY = 'development-and-test-backup-key';
  * operator already holds, kept outside the backup). Outside development/test a missing or placeholder key stops
  * the command, naming both settings.
  */
-export function backupKeyOf(env: Env): string {
-  for (const name of ['BACKUP_KEY', 'JWT_SECRET']) {
-    const value = env[name];
-    if (!isPlaceholder(value)) return value as string;
+export function backupKeyOf(env: Env, others: readonly string[] = []): string {
+  const nodeEnv = nodeEnvSchema.parse(env.NODE_ENV);
+  if (!isPlaceholder(env.BACKUP_KEY)) {
+    // A key of its own follows the secrets' rules (ALLOW_WEAK_BACKUP_KEY=1: a restore of a backup signed with
+    // an older, shorter key) and is none of the service's other secrets.
+    checkSecrets(nodeEnv, env, [BACKUP_KEY_RULE]);
+    checkDistinctSecrets(nodeEnv, env, ['BACKUP_KEY', ...others]);
+    return env.BACKUP_KEY as string;
   }
-  if (isDevOrTest(nodeEnvSchema.parse(env.NODE_ENV))) return DEVELOPMENT_BACKUP_KEY;
+  if (!isPlaceholder(env.JWT_SECRET)) return env.JWT_SECRET as string;
+  if (isDevOrTest(nodeEnv)) return DEVELOPMENT_BACKUP_KEY;
   throw new ConfigError(
     'BACKUP_KEY (or JWT_SECRET) must be set: backups are signed with it and a restore checks the signature',
   );

@@ -266,6 +266,11 @@ export class Metrics {
   }
 }
 
+/** True when the request carries `Authorization: Bearer <token>` (constant time); false when `token` is unset. */
+export function carriesToken(req: Request, token: string | undefined): boolean {
+  return secretEquals(bearer(req), token);
+}
+
 function bearer(req: Request): string | undefined {
   const h = req.headers.authorization;
   if (!h || !/^Bearer /i.test(h)) return undefined;

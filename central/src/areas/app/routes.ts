@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { noInput, publicGate } from '@lms/shared';
+import { carriesToken, noInput, publicGate } from '@lms/shared';
 import { route } from '../../http/route';
 import { scope } from '../../http/scope';
 import type { CentralRoute } from '../../http/types';
@@ -20,15 +20,22 @@ export const appRoutes: CentralRoute[] = [
   route('GET', '/', publicGate(), scope.global, noInput, ({ res }) => {
     res.type('text/plain').send('FORTYK API ***');
   }, { summary: 'Liveness banner (plain text)' }),
-  route('GET', '/version', publicGate(), scope.global, noInput, ({ req, res }) => {
-    res.setHeader('X-Build', build.build);
-    // Plain text for existing scripts; JSON with the build for a client that asks for it.
+  route('GET', '/version', publicGate(), scope.global, noInput, ({ config, req, res }) => {
+    // The version is public (the spec's); the build's commit and time tell a stranger which fixes the
+    // running code lacks, so only the operator's scraper (METRICS_TOKEN) is given them.
+    const operator = carriesToken(req, config.metricsToken);
+    res.vary('Authorization');
+    if (operator) {
+      res.setHeader('X-Build', build.build);
+      res.setHeader('Cache-Control', 'no-store');
+    }
+    // Plain text for existing scripts; JSON (with the build for the operator) for a client that asks for it.
     if (!req.accepts('text/plain') && req.accepts('json')) {
-      res.json({ error: false, data: build });
+      res.json({ error: false, data: operator ? build : { version: build.version } });
     } else {
       res.type('text/plain').send(build.version);
     }
-  }, { summary: 'Running version (plain text; JSON with the build when only JSON is accepted)' }),
+  }, { summary: 'Running version (plain text, or JSON when only JSON is accepted); the build with METRICS_TOKEN' }),
   route('GET', '/assets/user-upload.csv', publicGate(), scope.global, noInput,
     ({ res }) => sendTemplate(res, 'user-upload.csv', userUploadCsv),
     {
