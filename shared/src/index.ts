@@ -16,3 +16,4 @@ export * from './http/metrics';
 export * from './media';
 export * from './demo';
 export * from './concurrency';
+export * from './report-filter';
