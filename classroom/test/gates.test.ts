@@ -36,6 +36,7 @@ const CATALOGUE = [
   'GET /Lesson/level/:levelid',
   'GET /Lesson/progress/level/:levelid',
   'GET /Lesson/:lessonid/progress',
+  'GET /Lesson/:lessonid/activities/progress',
   'POST /lesson/learning/:lessonlearningid/progress',
   'GET /lesson/:lessonid/learning/progress',
   'GET /lesson/learning/:lessonlearningid/progress',

@@ -196,6 +196,48 @@ describe('GET /question/level/:levelid', () => {
   });
 });
 
+describe('GET /Lesson/:lessonid/activities/progress', () => {
+  const url = `/Lesson/${C.lessonid}/activities/progress`;
+
+  it('gives the state of each learning, practice and quiz of the lesson for the learner', async () => {
+    const res = await get(url);
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({
+      lessonid: C.lessonid,
+      pass_percentage: 80,
+      learnings: [{ lessonlearningid: C.learningid, status: 'done', progress_percentage: 100 }],
+      practices: [
+        { lessonpracticeid: C.practiceid, status: 'done', attempts: 1, best_percentage: 100, question_count: 4 },
+      ],
+      quizzes: [{ lessonquizid: C.quizid, status: 'todo', attempts: 0, best_percentage: null, question_count: 4 }],
+    });
+  });
+
+  it('shows a learning started but not finished as in progress', async () => {
+    const where = { studentid, lessonlearningid: C.learningid };
+    const before = await db()('studentlearningsprogress').where(where).first();
+    await db()('studentlearningsprogress').where(where).update({ viewed: 0, progress_percentage: 40 });
+    try {
+      expect((await get(url)).body.data.learnings).toEqual([
+        { lessonlearningid: C.learningid, status: 'inProgress', progress_percentage: 40 },
+      ]);
+    } finally {
+      await db()('studentlearningsprogress').where(where)
+        .update({ viewed: before.viewed, progress_percentage: before.progress_percentage });
+    }
+  });
+
+  it('shows every item still to do to a caller without a learner record, and an unknown lesson 404', async () => {
+    const res = await get(url, teacher);
+    expect(res.status).toBe(200);
+    expect(res.body.data.learnings.map((l: { status: string }) => l.status)).toEqual(['todo']);
+    expect(res.body.data.practices).toEqual([
+      { lessonpracticeid: C.practiceid, status: 'todo', attempts: 0, best_percentage: null, question_count: 4 },
+    ]);
+    expect((await get(`/Lesson/${C.levelid}/activities/progress`)).status).toBe(404);
+  });
+});
+
 describe('CORS', () => {
   it('lets a browser send the learner app\'s X-Learning-Item-Types header', async () => {
     const res = await request(t.app)

@@ -5,6 +5,7 @@ import { SCHOOL_ROLE, type ClassroomRoute } from '../../http/types';
 import { userOf } from '../../auth/guards';
 import { idParams, instant, learnerOf, queryText, requireLearner } from '../common';
 import {
+  activitiesProgress,
   learning,
   learningProgressOf,
   learningProgressOfLesson,
@@ -58,6 +59,13 @@ export const lessonRoutes: ClassroomRoute[] = [
     if (!out) throw httpError(404, `lesson ${params.lessonid} not found`);
     return out;
   }, { summary: "One lesson's content counts and the caller's points" }),
+  route('GET', '/Lesson/:lessonid/activities/progress', anyUser(), { params: lessonParams },
+    async ({ db, caller, params }) => {
+    const out = await activitiesProgress(db, params.lessonid, await studentidOf(db, caller));
+    if (!out) throw httpError(404, `lesson ${params.lessonid} not found`);
+    return out;
+  },
+    { summary: "The state of each learning, practice and quiz of a lesson for the caller (learner app)" }),
   route('POST', '/lesson/learning/:lessonlearningid/progress', anyUser(),
     { params: learningParams, body: progressBody },
     async ({ db, caller, params, body }) => {

@@ -363,3 +363,85 @@ export async function saveLearningProgress(
     if (lesson) await refreshAggregates(trx, learner.studentid, lesson.levelid, lesson.lessonid);
   });
 }
+
+/** A learning, practice or quiz counts as done at this percentage, as everywhere on the existing server. */
+export const PASS_PERCENTAGE = 80;
+type ActivityStatus = 'done' | 'inProgress' | 'todo';
+const pct2 = (n: number) => Math.round(n * 100) / 100;
+
+/**
+ * The state of each active item of a lesson for the caller (the learner app's lesson screen): a learning is done
+ * once watched to the end and in progress once started; a quiz is done once its best attempt reaches the pass
+ * mark; a practice is scored by its best attempt's correct answers against its active questions (its stored
+ * percentage counts the answers sent, which are the correct ones). A caller without a learner record sees every
+ * item still to do. Null for an unknown lesson.
+ */
+export async function activitiesProgress(db: Knex, lessonid: string, studentid: string | undefined) {
+  const lesson = await db('lessons').where({ lessonid, isdeleted: false }).first('lessonid');
+  if (!lesson) return null;
+  const [learnings, practices, quizzes] = await Promise.all([
+    db('lessonlearnings').where({ lessonid, lessonlearningstatus: true }).orderBy('lessonlearningorder')
+      .select('lessonlearningid'),
+    db('lessonpractices').where({ lessonid, lessonpracticestatus: true }).orderBy('lessonpracticeorder')
+      .select('lessonpracticeid'),
+    db('lessonquizzes').where({ lessonid, lessonquizstatus: true }).orderBy('lessonquizorder').select('lessonquizid'),
+  ]);
+  const ids = (rows: Array<Record<string, string>>, key: string) => rows.map((r) => r[key]);
+  const practiceIds = ids(practices, 'lessonpracticeid');
+  const quizIds = ids(quizzes, 'lessonquizid');
+  const learningRows = studentid && learnings.length
+    ? await db('studentlearningsprogress').where({ studentid })
+        .whereIn('lessonlearningid', ids(learnings, 'lessonlearningid'))
+        .select('lessonlearningid', 'viewed', 'progress_percentage')
+    : [];
+  const attempts = studentid && (practiceIds.length || quizIds.length)
+    ? await db('studentprogress').where({ studentid })
+        .where((w) => {
+          w.where((p) => p.where('progresstype', PROGRESS.practice).whereIn('studentprogressreferenceid', practiceIds))
+            .orWhere((q) => q.where('progresstype', PROGRESS.quiz).whereIn('studentprogressreferenceid', quizIds));
+        })
+        .select('studentprogressreferenceid', 'marks', 'resultpercentage')
+    : [];
+  const questionCount = async (table: string, parent: string, status: string, parents: string[]) => {
+    if (!parents.length) return new Map<string, number>();
+    const rows = await db(table).whereIn(parent, parents).andWhere(status, true)
+      .groupBy(parent).select(`${parent} as id`).count({ n: '*' });
+    return new Map((rows as Array<{ id: string; n: unknown }>).map((r) => [String(r.id), Number(r.n)]));
+  };
+  const practiceQuestions = await questionCount('lessonpracticequestions', 'lessonpracticeid',
+    'lessonpracticequestionstatus', practiceIds);
+  const quizQuestions = await questionCount('lessonquizquestions', 'lessonquizid', 'lessonquizquestionstatus', quizIds);
+  const of = (id: string) => attempts.filter((a) => a.studentprogressreferenceid === id);
+  const byLearning = new Map(learningRows.map((r) => [r.lessonlearningid, r]));
+  return {
+    lessonid,
+    pass_percentage: PASS_PERCENTAGE,
+    learnings: learnings.map((l) => {
+      const row = byLearning.get(l.lessonlearningid);
+      const done = num(row?.viewed) > 0;
+      const seen = Math.min(100, Math.max(0, num(row?.progress_percentage)));
+      const status: ActivityStatus = done ? 'done' : seen > 0 ? 'inProgress' : 'todo';
+      return { lessonlearningid: l.lessonlearningid, status, progress_percentage: done ? 100 : seen };
+    }),
+    practices: practiceIds.map((id) => {
+      const tries = of(id);
+      const count = practiceQuestions.get(id) ?? 0;
+      let best: number | null = null;
+      let status: ActivityStatus = tries.length ? 'done' : 'todo';
+      // With no active question left there is nothing to fail: any attempt counts as done.
+      if (tries.length && count) {
+        best = pct2(Math.min(100, (Math.max(...tries.map((a) => num(a.marks))) / count) * 100));
+        status = best >= PASS_PERCENTAGE ? 'done' : 'inProgress';
+      }
+      return { lessonpracticeid: id, status, attempts: tries.length, best_percentage: best, question_count: count };
+    }),
+    quizzes: quizIds.map((id) => {
+      const tries = of(id);
+      const best = tries.length ? pct2(Math.max(...tries.map((a) => num(a.resultpercentage)))) : null;
+      const passed = best !== null && best >= PASS_PERCENTAGE;
+      const status: ActivityStatus = passed ? 'done' : tries.length ? 'inProgress' : 'todo';
+      const count = quizQuestions.get(id) ?? 0;
+      return { lessonquizid: id, status, attempts: tries.length, best_percentage: best, question_count: count };
+    }),
+  };
+}
