@@ -34,6 +34,7 @@ const CATALOGUE = [
   'PUT /import/master',
   'GET /Lesson/all',
   'GET /Lesson/level/:levelid',
+  'GET /Lesson/level/:levelid/steps',
   'GET /Lesson/progress/level/:levelid',
   'GET /Lesson/:lessonid/progress',
   'GET /Lesson/:lessonid/activities/progress',

@@ -238,6 +238,33 @@ describe('GET /Lesson/:lessonid/activities/progress', () => {
   });
 });
 
+describe('GET /Lesson/level/:levelid/steps', () => {
+  it('gives the steps of every lesson of the level, each as the lesson screen reads it', async () => {
+    const res = await get(`/Lesson/level/${C.levelid}/steps`);
+    expect(res.status).toBe(200);
+    const { levelid, pass_percentage: pass, lessons } = res.body.data;
+    expect([levelid, pass]).toEqual([C.levelid, 80]);
+    expect(lessons.map((l: { lessonid: string }) => l.lessonid)).toEqual([C.lessonid, C.lesson2id]);
+    const one = (await get(`/Lesson/${C.lessonid}/activities/progress`)).body.data;
+    expect(lessons[0]).toEqual({
+      lessonid: C.lessonid,
+      lessonorder: 1,
+      learnings: one.learnings,
+      practices: one.practices,
+      quizzes: one.quizzes,
+    });
+    expect(lessons[0].practices[0].status).toBe('done');
+    expect(lessons[1].learnings.map((l: { status: string }) => l.status)).toEqual(['todo']);
+  });
+
+  it('answers a caller without a learner record with every step to do, and an unknown level 404', async () => {
+    const res = await get(`/Lesson/level/${C.levelid}/steps`, teacher);
+    expect(res.status).toBe(200);
+    expect(res.body.data.lessons[0].practices[0]).toMatchObject({ status: 'todo', attempts: 0 });
+    expect((await get(`/Lesson/level/${C.lessonid}/steps`)).status).toBe(404);
+  });
+});
+
 describe('CORS', () => {
   it('lets a browser send the learner app\'s X-Learning-Item-Types header', async () => {
     const res = await request(t.app)

@@ -13,6 +13,7 @@ import {
   lessonWithContent,
   lessonsOfLevel,
   lessonsProgress,
+  levelSteps,
   plan,
   saveLearningProgress,
   searchLessons,
@@ -49,6 +50,11 @@ export const lessonRoutes: ClassroomRoute[] = [
   route('GET', '/Lesson/level/:levelid', anyUser(), { params: levelParams }, async ({ db, caller, params }) => {
     return lessonsOfLevel(db, params.levelid, await studentidOf(db, caller));
   }, { summary: "A level's lessons with the caller's progress" }),
+  route('GET', '/Lesson/level/:levelid/steps', anyUser(), { params: levelParams }, async ({ db, caller, params }) => {
+    const out = await levelSteps(db, params.levelid, await studentidOf(db, caller));
+    if (!out) throw httpError(404, `level ${params.levelid} not found`);
+    return out;
+  }, { summary: "The state of each step of every lesson of a level for the caller (learner app)" }),
   route('GET', '/Lesson/progress/level/:levelid', anyUser(), { params: levelParams },
     async ({ db, caller, params }) => {
     return lessonsProgress(db, params.levelid, await studentidOf(db, caller));

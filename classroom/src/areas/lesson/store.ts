@@ -445,3 +445,21 @@ export async function activitiesProgress(db: Knex, lessonid: string, studentid: 
     }),
   };
 }
+
+/**
+ * The same states for every active lesson of a level at once (the learner app's level screen draws a dot per
+ * learning, practice and quiz step of each lesson). Null for an unknown level.
+ */
+export async function levelSteps(db: Knex, levelid: string, studentid: string | undefined) {
+  const level = await db('levels').where({ levelid, isdeleted: false }).first('levelid');
+  if (!level) return null;
+  const lessons = await activeLessons(db, levelid).select('lessonid', 'lessonorder');
+  const out = [];
+  // A level holds a handful of lessons; each is read as the lesson screen reads it, so both screens agree.
+  for (const l of lessons) {
+    const p = await activitiesProgress(db, l.lessonid, studentid);
+    if (p) out.push({ lessonid: l.lessonid, lessonorder: l.lessonorder, learnings: p.learnings,
+      practices: p.practices, quizzes: p.quizzes });
+  }
+  return { levelid, pass_percentage: PASS_PERCENTAGE, lessons: out };
+}
