@@ -45,6 +45,7 @@ const CATALOGUE = [
   'GET /lesson/:lessonid/learning',
   'GET /lesson/plan/:lessonplanid',
   'GET /level/all',
+  'GET /level/library',
   'GET /level/grade/:gradeid',
   'GET /level/progress/grade/:gradeid',
   'GET /question/lesson/:lessonid',

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLASSROOM_DEMO as C, seedDemo } from '../src/seed/demo';
@@ -262,6 +263,38 @@ describe('GET /Lesson/level/:levelid/steps', () => {
     expect(res.status).toBe(200);
     expect(res.body.data.lessons[0].practices[0]).toMatchObject({ status: 'todo', attempts: 0 });
     expect((await get(`/Lesson/level/${C.lessonid}/steps`)).status).toBe(404);
+  });
+});
+
+describe('GET /level/library', () => {
+  it('lists the learner\'s curricula, grades and levels with the progress the per-tier routes show', async () => {
+    const res = await get('/level/library');
+    expect(res.status).toBe(200);
+    const { generated_at: at, curricula } = res.body.data;
+    expect(Number.isNaN(Date.parse(at))).toBe(false);
+    expect(curricula.map((c: { curriculumid: string }) => c.curriculumid)).toEqual([C.curriculumid]);
+    const grade = curricula[0].grades.find((g: { gradeid: string }) => g.gradeid === C.gradeid);
+    const level = grade.levels.find((l: { levelid: string }) => l.levelid === C.levelid);
+    const perTier = (await get(`/level/grade/${C.gradeid}`)).body.data
+      .find((l: { levelid: string }) => l.levelid === C.levelid);
+    expect(level).toMatchObject({ levelname: perTier.levelname, progress: perTier.progress, number_lessons: 2 });
+    expect(level.progress).toBeGreaterThan(0);
+    const completedBefore = level.number_completed_lessons;
+    await db()('studentlessonsprogress').where({ studentid, lessonid: C.lesson2id }).del();
+    await db()('studentlessonsprogress').insert({
+      studentlessonprogressid: crypto.randomUUID(), studentid, lessonid: C.lesson2id, levelid: C.levelid,
+      gradeid: C.gradeid, curid: C.curriculumid, points: 100, progress: 100, completed: true, scores: 3,
+    });
+    const after = (await get('/level/library')).body.data.curricula[0].grades
+      .find((g: { gradeid: string }) => g.gradeid === C.gradeid).levels
+      .find((l: { levelid: string }) => l.levelid === C.levelid);
+    expect(after.number_completed_lessons).toBe(completedBefore + 1);
+  });
+
+  it('is empty for a caller without a learner record', async () => {
+    const res = await get('/level/library', teacher);
+    expect(res.status).toBe(200);
+    expect(res.body.data.curricula).toEqual([]);
   });
 });
 
