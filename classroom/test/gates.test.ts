@@ -78,6 +78,7 @@ const CATALOGUE = [
   'GET /student/all',
   'POST /student/profile',
   'GET /student/progress',
+  'GET /student/progress/summary',
   'POST /student/logintime',
   'GET /teacher/standards',
   'GET /teacher/stats',

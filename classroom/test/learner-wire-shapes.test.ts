@@ -298,6 +298,54 @@ describe('GET /level/library', () => {
   });
 });
 
+describe('GET /student/progress/summary', () => {
+  it('counts lessons and levels completed per curriculum and names the level to go on with', async () => {
+    // Level 1's two lessons: the first completed by its flag (progress below 100), the second not at all.
+    await db()('studentlessonsprogress').where({ studentid }).del();
+    await db()('studentlessonsprogress').insert({
+      studentlessonprogressid: crypto.randomUUID(), studentid, lessonid: C.lessonid, levelid: C.levelid,
+      gradeid: C.gradeid, curid: C.curriculumid, points: 60, progress: 60, completed: true, scores: 1,
+    });
+    const res = await get('/student/progress/summary');
+    expect(res.status).toBe(200);
+    const { curricula, totals } = res.body.data;
+    const lessons = await db()('lessons').join('levels', 'levels.levelid', 'lessons.levelid')
+      .join('grades', 'grades.gradeid', 'levels.gradeid')
+      .where({ 'grades.curriculumid': C.curriculumid, 'lessons.lessonstatus': true, 'lessons.isdeleted': false })
+      .count({ n: '*' }).first();
+    expect(curricula).toHaveLength(1);
+    expect(curricula[0]).toMatchObject({
+      curriculumid: C.curriculumid,
+      lessonsCompleted: 1,
+      lessonsTotal: Number(lessons?.n),
+      levelsCompleted: 0,
+      currentLevel: { levelid: C.levelid, gradeid: C.gradeid, lessonsCompleted: 1, lessonsTotal: 2 },
+    });
+    expect(totals).toEqual({
+      lessonsCompleted: 1,
+      lessonsTotal: Number(lessons?.n),
+      levelsCompleted: 0,
+      levelsTotal: curricula[0].levelsTotal,
+    });
+    // The second lesson done by its progress alone completes level 1: the next level is the one to go on with.
+    await db()('studentlessonsprogress').insert({
+      studentlessonprogressid: crypto.randomUUID(), studentid, lessonid: C.lesson2id, levelid: C.levelid,
+      gradeid: C.gradeid, curid: C.curriculumid, points: 100, progress: 100, completed: false, scores: 3,
+    });
+    const after = (await get('/student/progress/summary')).body.data.curricula[0];
+    expect(after).toMatchObject({ lessonsCompleted: 2, levelsCompleted: 1 });
+    expect(after.currentLevel?.levelid ?? null).not.toBe(C.levelid);
+  });
+
+  it('is empty for a caller without a learner record', async () => {
+    const res = await get('/student/progress/summary', teacher);
+    expect(res.body.data).toEqual({
+      curricula: [],
+      totals: { lessonsCompleted: 0, lessonsTotal: 0, levelsCompleted: 0, levelsTotal: 0 },
+    });
+  });
+});
+
 describe('CORS', () => {
   it('lets a browser send the learner app\'s X-Learning-Item-Types header', async () => {
     const res = await request(t.app)

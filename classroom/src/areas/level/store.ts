@@ -129,7 +129,7 @@ export async function library(db: Knex, learner: { studentid: string; curriculum
   const lessonsOf = groupBy(lessons, 'levelid');
   const completed = (lessonid: string) => {
     const p = lessonProgress.get(lessonid);
-    return Boolean(p && (p.completed === true || num(p.progress) >= 100));
+    return Boolean(p && (Boolean(p.completed) || num(p.progress) >= 100));
   };
   return {
     generated_at: empty.generated_at,
