@@ -123,19 +123,43 @@ describe('progress routes', () => {
     // lesson 1: learning 20 + practice 40 + quiz 40; the level quiz is worth 20; lesson 2 has 100 more to earn, and
     // level 2 (one lesson and its level quiz) 120 more: 120 of 340.
     const lessons = await get(`/lesson/progress/level/${C.levelid}`);
-    expect(lessons.body.data.total_points).toBe(100);
+    // Stars, as the existing server counts them: lesson 1's three, and the level quiz's three plus one for taking it.
+    expect(lessons.body.data.total_points).toBe(7);
     expect(lessons.body.data.lessonsresult[0].studentlessonsprogresses[0]).toMatchObject({
       points: 100,
       completed: true,
       progress: 100,
     });
+    expect(lessons.body.data.lessonsresult[0]).toMatchObject({
+      student_learning_points: 20,
+      student_practice_points: 40,
+      student_quiz_points: 40,
+      number_learnings: 1,
+      number_practices: 1,
+      number_quizzes: 1,
+      number_completed_learnings: 1,
+      number_completed_practices: 1,
+      number_completed_quizzes: 1,
+      student_scores: 3,
+      added_completed_scores: 0,
+      quiz_scores: 3,
+    });
     expect(lessons.body.data.lessonsresult[1].studentlessonsprogresses).toEqual([]);
+    expect(lessons.body.data.lessonsresult[1]).toMatchObject({
+      number_learnings: 1,
+      number_completed_learnings: 0,
+      number_completed_practices: 0,
+      number_completed_quizzes: 0,
+      student_scores: 0,
+      quiz_scores: 0,
+    });
     expect(lessons.body.data.level).toMatchObject({
       levelid: C.levelid,
-      level_quiz_reward: 20,
+      level_quiz_reward: 1,
       level_quiz_scores: 3,
-      level_quiz_total_scores: 3,
+      level_quiz_total_scores: 4,
       progress: 100,
+      studentprogresses: [{ points: 20, scores: 3, ispass: true }],
     });
 
     const summary = await get(`/lesson/${C.lessonid}/progress`);

@@ -343,6 +343,7 @@ const NOT_SCHOOL_DATA: Record<string, string> = {
   'PUT /import/master': 'curriculum content, the sync key (or staff offline)',
   'POST /student/profile': "the caller's own row",
   'GET /student/progress': "the caller's own progress",
+  'GET /student/progress/summary': "the caller's own progress",
 };
 // Curriculum content is one package for every school of the server; a learner's progress in it is the caller's own.
 const CONTENT = /^(GET|POST) \/(curriculum|grade|level|Lesson|lesson|question|result)\b/;

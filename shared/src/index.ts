@@ -18,3 +18,4 @@ export * from './demo';
 export * from './concurrency';
 export * from './fleet/protocol';
 export * from './http/outage';
+export * from './report-filter';

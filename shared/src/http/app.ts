@@ -226,6 +226,8 @@ export function createBaseApp(o: BaseAppOptions): Express {
           'Cache-Control',
           'TIMEOFFSET',
           'X-Request-Id',
+          // The learner app names the learning-item types its build renders on every classroom request.
+          'X-Learning-Item-Types',
         ],
         exposedHeaders: ['Content-Disposition', 'X-Request-Id', 'Retry-After'],
       }),

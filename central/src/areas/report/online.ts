@@ -1,8 +1,9 @@
 import { z } from 'zod';
-import { httpError } from '@lms/shared';
+import { httpError, reportFilterValue } from '@lms/shared';
 import { ClassroomError, classroomClientOf } from '../../classroom-client';
 import { EnvelopeError, envelopeRows } from '../../classroom-client/rows';
 import { sendCsv } from '../../http/csv';
+import { MAX_PAGE_INDEX, MAX_REPORT_FILTERS, MAX_REPORT_PAGE_SIZE } from '../../http/paging';
 import { withoutIdentityDeep } from '../../http/privacy';
 import { scopeSchools } from '../../http/scope';
 import type { CentralCtx } from '../../http/types';
@@ -19,22 +20,35 @@ import {
 } from './downloads';
 import { dateOf } from './values';
 
-// Reports of learner activity held on the classroom server (contract §16.3): central forwards the request
-// body with the server key and re-wraps the classroom's answer in its own envelope; the downloads are
-// written as CSV while the classroom's rows arrive. A caller whose token names schools or countries sees
-// only those: the classroom is asked for the schools of the scope (a `schoolid` filter), and any row it
-// answers for another school is dropped on the way through.
+// Reports of learner activity held on the classroom server (contract §16.3): central forwards the request's
+// IMultiPaging (its three keys, checked) with the server key and re-wraps the classroom's answer in its own
+// envelope; the downloads are written as CSV while the classroom's rows arrive. A caller whose token names
+// schools or countries sees only those: the classroom is asked for the schools of the scope (a `schoolid`
+// filter), and any row it answers for another school is dropped on the way through.
 
 type Ctx = CentralCtx<typeof onlineReportInput>;
 
-/** IMultiPaging, checked only as far as central reads it; the classroom applies the filters. */
-export const onlineReportBody = z
-  .object({
-    pageindex: z.number().int().min(0).optional(),
-    pagesize: z.number().int().min(0).max(1000).optional(),
-    filter: z.array(z.object({ key: z.string().min(1).max(100), value: z.unknown() }).passthrough()).max(20).optional(),
-  })
-  .passthrough();
+const strictKeys = {
+  error: (iss: { code: string; keys?: string[] }) =>
+    iss.code === 'unrecognized_keys' ? `"${iss.keys?.[0]}" is not allowed` : undefined,
+};
+
+/**
+ * IMultiPaging exactly as the classroom's report routes take it, and nothing else: this body is sent on to
+ * the classroom server with the server key, so an unknown key, a value that nests, or an oversize list is
+ * refused here (400) before anything is forwarded.
+ */
+export const onlineReportBody = z.strictObject(
+  {
+    pageindex: z.number().int().min(0).max(MAX_PAGE_INDEX).optional(),
+    pagesize: z.number().int().min(0).max(MAX_REPORT_PAGE_SIZE).optional(),
+    filter: z
+      .array(z.strictObject({ key: z.string().min(1).max(100), value: reportFilterValue.optional() }, strictKeys))
+      .max(MAX_REPORT_FILTERS)
+      .optional(),
+  },
+  strictKeys,
+);
 
 export const onlineReportInput = { body: onlineReportBody };
 
@@ -66,8 +80,20 @@ interface Scoped {
   nothing: boolean;
 }
 
+/**
+ * What the classroom is sent: the three keys of IMultiPaging, built afresh. A page size of 0 means the
+ * default page (contract §0), which the classroom takes as an absent size.
+ */
+function forwarded(sent: Body | undefined): Body {
+  const out: Body = {};
+  if (sent?.pageindex !== undefined) out.pageindex = sent.pageindex;
+  if (sent?.pagesize) out.pagesize = sent.pagesize;
+  if (sent?.filter) out.filter = sent.filter.map((f) => ({ key: f.key, value: f.value }));
+  return out;
+}
+
 async function scoped(ctx: Ctx): Promise<Scoped> {
-  const body: Body = ctx.body ?? {};
+  const body = forwarded(ctx.body);
   const schools = await scopeSchools(ctx.scope);
   if (!schools) return { body, keep: () => true, nothing: false };
   const ids = new Set(schools.ids);

@@ -6,18 +6,17 @@ import { bearerOf } from '../../auth/guards';
 import { profileClaims } from '../../auth/claims';
 import { hashPassword, verifyPassword } from '../../auth/passwords';
 import { issueAccessToken, revokeToken, verifyAccessToken } from '../../auth/tokens';
+import { clientTime, storedTime } from './client-time';
 import { closeAccess, findSchoolUser, openAccess, replaceHash, signInLane } from './store';
-
-const epochMs = z.coerce.number().finite().nonnegative();
 
 const loginBody = z.object({
   studentusername: z.string().trim().min(1).max(45),
   studentpassword: z.string().min(1).max(200),
-  logintime: epochMs.optional(),
+  logintime: clientTime.optional(),
 }).strict();
 
 const logoutBody = z.object({
-  logouttime: epochMs.optional(),
+  logouttime: clientTime.optional(),
   timespent: z.coerce.number().finite().nonnegative().optional(),
 }).passthrough();
 
@@ -44,12 +43,7 @@ export const authRoutes: ClassroomRoute[] = [
     // The access row and the token row in one transaction, shared with the sign-ins arriving with this one:
     // one sync to the card per batch instead of one per sign-in.
     const { token } = await lane.commit(async (trx) => {
-      await openAccess(
-        trx,
-        user.schooluserid,
-        body.logintime !== undefined ? new Date(body.logintime) : new Date(),
-        req.ip ?? '',
-      );
+      await openAccess(trx, user.schooluserid, storedTime(body.logintime), req.ip ?? '');
       return issueAccessToken(
         trx,
         { secret: config.jwtSecret, minutes: config.accessTokenMinutes },
@@ -72,12 +66,7 @@ export const authRoutes: ClassroomRoute[] = [
       res.status(200).json({ error: true, errormessage: 'Unauthorized', data: false });
       return;
     }
-    await closeAccess(
-      db,
-      verified.schooluserid,
-      body.logouttime !== undefined ? new Date(body.logouttime) : new Date(),
-      body.timespent ?? 0,
-    );
+    await closeAccess(db, verified.schooluserid, storedTime(body.logouttime), body.timespent ?? 0);
     return true;
   },
     { summary: 'Ends the session of the bearer token (no guard; answers data:false when the token is not live)' }),

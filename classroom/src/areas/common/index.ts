@@ -111,3 +111,12 @@ export const lessonHeading = (lessonname: unknown): string => {
 /** A lesson row as the app receives it: with its heading. */
 export const withLessonHeading = <T extends { lessonname?: unknown }>(lesson: T): T & { lessonheading: string } =>
   ({ ...lesson, lessonheading: lessonHeading(lesson.lessonname) });
+
+/** File facts the app resolves media by (the bytes come from a CDN or a device folder, never from this API). */
+export function fileObject(documentname: string | null | undefined) {
+  const filename = documentname ?? '';
+  const fileext = filename.includes('.') ? filename.slice(filename.lastIndexOf('.') + 1).toLowerCase() : '';
+  const filetype =
+    fileext === 'mp3' ? 1 : fileext === 'mp4' ? 2 : ['jpg', 'jpeg', 'png', 'gif'].includes(fileext) ? 6 : 0;
+  return { filename, filetype, fileext };
+}

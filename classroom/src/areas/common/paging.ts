@@ -1,12 +1,5 @@
 import { z } from 'zod';
-
-const filterValue = z.union([
-  z.string().max(500),
-  z.number(),
-  z.boolean(),
-  z.null(),
-  z.array(z.union([z.string().max(500), z.number()])).max(1000),
-]);
+import { reportFilterValue as filterValue } from '@lms/shared';
 
 /**
  * IMultiPaging: {pageindex?, pagesize?, filter?: [{key, value}]}; pageindex counts from 1 (0 is the first page too).

@@ -5,6 +5,7 @@ import { SCHOOL_ROLE, type ClassroomRoute } from '../../http/types';
 import { userOf } from '../../auth/guards';
 import { idParams, instant, learnerOf, queryText, requireLearner } from '../common';
 import {
+  activitiesProgress,
   learning,
   learningProgressOf,
   learningProgressOfLesson,
@@ -12,6 +13,7 @@ import {
   lessonWithContent,
   lessonsOfLevel,
   lessonsProgress,
+  levelSteps,
   plan,
   saveLearningProgress,
   searchLessons,
@@ -48,6 +50,11 @@ export const lessonRoutes: ClassroomRoute[] = [
   route('GET', '/Lesson/level/:levelid', anyUser(), { params: levelParams }, async ({ db, caller, params }) => {
     return lessonsOfLevel(db, params.levelid, await studentidOf(db, caller));
   }, { summary: "A level's lessons with the caller's progress" }),
+  route('GET', '/Lesson/level/:levelid/steps', anyUser(), { params: levelParams }, async ({ db, caller, params }) => {
+    const out = await levelSteps(db, params.levelid, await studentidOf(db, caller));
+    if (!out) throw httpError(404, `level ${params.levelid} not found`);
+    return out;
+  }, { summary: "The state of each step of every lesson of a level for the caller (learner app)" }),
   route('GET', '/Lesson/progress/level/:levelid', anyUser(), { params: levelParams },
     async ({ db, caller, params }) => {
     return lessonsProgress(db, params.levelid, await studentidOf(db, caller));
@@ -58,6 +65,13 @@ export const lessonRoutes: ClassroomRoute[] = [
     if (!out) throw httpError(404, `lesson ${params.lessonid} not found`);
     return out;
   }, { summary: "One lesson's content counts and the caller's points" }),
+  route('GET', '/Lesson/:lessonid/activities/progress', anyUser(), { params: lessonParams },
+    async ({ db, caller, params }) => {
+    const out = await activitiesProgress(db, params.lessonid, await studentidOf(db, caller));
+    if (!out) throw httpError(404, `lesson ${params.lessonid} not found`);
+    return out;
+  },
+    { summary: "The state of each learning, practice and quiz of a lesson for the caller (learner app)" }),
   route('POST', '/lesson/learning/:lessonlearningid/progress', anyUser(),
     { params: learningParams, body: progressBody },
     async ({ db, caller, params, body }) => {

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { whereContains, type Knex } from '@lms/db';
-import { num, round2, withLessonHeading } from '../common';
+import { fileObject, num, round2, withLessonHeading } from '../common';
 import { LINKS, parentsWithQuestions } from '../question/store';
 import { ACTIVE, PROGRESS, lessonTotals, recordActive, refreshAggregates } from '../result/progress';
 
@@ -60,37 +60,135 @@ export async function lessonsOfLevel(db: Knex, levelid: string, studentid: strin
   };
 }
 
+/** The latest row of each group by `starttime` (an attempt's start), keyed by `key`. */
+function latestBy<T extends { starttime?: unknown }>(rows: T[], key: (r: T) => string): Map<string, T> {
+  const out = new Map<string, T>();
+  const at = (r: T) => new Date(r.starttime as string).getTime() || 0;
+  for (const r of rows) {
+    const k = key(r);
+    const seen = out.get(k);
+    if (!seen || at(r) > at(seen)) out.set(k, r);
+  }
+  return out;
+}
+
+/**
+ * What the caller has done in each lesson of a level, in the existing server's terms: per lesson the active
+ * learnings/practices/quizzes and how many of them the caller completed (a learning watched to the end, a
+ * practice or quiz attempted), the points of the latest attempt of each, and the lesson's stars
+ * (`student_scores`; `quiz_scores` without the star for completing it). A caller without a learner record
+ * gets the counts with nothing completed.
+ */
+async function lessonActivity(db: Knex, studentid: string | undefined, lessonIds: string[]) {
+  const where = (table: string, status: string, id: string) =>
+    lessonIds.length
+      ? db(table).whereIn('lessonid', lessonIds).andWhere(status, true).select(id, 'lessonid')
+      : Promise.resolve([] as Array<Record<string, string>>);
+  const [learnings, practices, quizzes] = await Promise.all([
+    where('lessonlearnings', 'lessonlearningstatus', 'lessonlearningid'),
+    where('lessonpractices', 'lessonpracticestatus', 'lessonpracticeid'),
+    where('lessonquizzes', 'lessonquizstatus', 'lessonquizid'),
+  ]);
+  const watched = studentid && learnings.length
+    ? await db('studentlearningsprogress')
+        .where({ studentid })
+        .andWhere('viewed', '>', 0)
+        .whereIn('lessonlearningid', learnings.map((l) => l.lessonlearningid))
+        .select('lessonlearningid', 'points')
+    : [];
+  const refs = [...practices.map((p) => p.lessonpracticeid), ...quizzes.map((q) => q.lessonquizid)];
+  const attempts = studentid && refs.length
+    ? await db('studentprogress')
+        .where({ studentid })
+        .whereIn('progresstype', [PROGRESS.practice, PROGRESS.quiz])
+        .whereIn('studentprogressreferenceid', refs)
+        .select('studentprogressreferenceid', 'points', 'starttime')
+    : [];
+  const latest = latestBy(attempts, (r) => r.studentprogressreferenceid);
+  const lessonOf = new Map(learnings.map((l) => [l.lessonlearningid, l.lessonid]));
+  return (lessonid: string) => {
+    const mine = <T extends Record<string, string>>(rows: T[]) => rows.filter((r) => r.lessonid === lessonid);
+    const seen = watched.filter((w) => lessonOf.get(w.lessonlearningid) === lessonid);
+    const done = (rows: Array<Record<string, string>>, id: string) =>
+      mine(rows).map((r) => latest.get(r[id])).filter((r) => r !== undefined);
+    const practiced = done(practices, 'lessonpracticeid');
+    const quizzed = done(quizzes, 'lessonquizid');
+    return {
+      student_learning_points: seen.reduce((n, w) => n + num(w.points), 0),
+      number_completed_learnings: seen.length,
+      student_practice_points: practiced.reduce((n, r) => n + num(r.points), 0),
+      student_quiz_points: quizzed.reduce((n, r) => n + num(r.points), 0),
+      number_completed_practices: practiced.length,
+      number_completed_quizzes: quizzed.length,
+      number_learnings: mine(learnings).length,
+      number_practices: mine(practices).length,
+      number_quizzes: mine(quizzes).length,
+    };
+  };
+}
+
 export async function lessonsProgress(db: Knex, levelid: string, studentid: string | undefined) {
   const level = await db('levels')
     .where({ levelid, isdeleted: false })
-    .first('levelid', 'levelname', 'leveldescription', 'quiz_points');
+    .first('levelid', 'levelname', 'leveldescription');
   const lessons = await activeLessons(db, levelid);
-  const progress = await lessonProgressRows(db, studentid, lessons.map((l) => l.lessonid));
-  const passed = await passedLevelQuizzes(db, studentid, levelid);
-  const hasQuiz = await levelHasQuiz(db, levelid);
-  return {
-    lessonsresult: lessons.map((l) => ({
+  const ids = lessons.map((l) => l.lessonid);
+  const progress = studentid && ids.length
+    ? await db('studentlessonsprogress')
+        .where({ studentid })
+        .whereIn('lessonid', ids)
+        .select('lessonid', 'points', 'completed', 'scores', 'progress', 'added_completed_scores')
+    : [];
+  const activity = await lessonActivity(db, studentid, ids);
+  const attempts = studentid
+    ? await db('studentprogress')
+        .where({ studentid, studentprogressreferenceid: levelid, progresstype: PROGRESS.levelquiz })
+        .orderBy('starttime')
+        .select('points', 'scores', 'starttime', 'ispass')
+    : [];
+  const latest = latestBy(attempts, () => levelid).get(levelid);
+  let totalPoints = 0;
+  const lessonsresult = lessons.map((l) => {
+    const mine = progress.filter((p) => p.lessonid === l.lessonid);
+    const stars = mine[0] ? num(mine[0].scores) : 0;
+    const completedStar = Boolean(mine[0]?.added_completed_scores);
+    totalPoints += stars;
+    return {
       ...withLessonHeading(l),
-      studentlessonsprogresses: progress
-        .filter((p) => p.lessonid === l.lessonid)
-        .map((p) => ({
-          points: num(p.points),
-          completed: Boolean(p.completed),
-          scores: num(p.scores),
-          progress: round2(num(p.progress)),
-        })),
-    })),
-    total_points: Math.round(progress.reduce((s, p) => s + num(p.points), 0)),
-    level: level
+      studentlessonsprogresses: mine.map((p) => ({
+        points: num(p.points),
+        completed: Boolean(p.completed),
+        scores: num(p.scores),
+        progress: round2(num(p.progress)),
+      })),
+      ...activity(l.lessonid),
+      student_scores: stars,
+      added_completed_scores: completedStar ? 1 : 0,
+      quiz_scores: Math.max(0, completedStar ? stars - 1 : stars),
+    };
+  });
+  // The level part exists only for a level with a quiz to take, as on the existing server; its scores are
+  // those of the latest attempt, plus one star for having taken it.
+  const hasQuiz = await levelHasQuiz(db, levelid);
+  if (latest && hasQuiz) totalPoints += num(latest.scores) + 1;
+  return {
+    lessonsresult,
+    total_points: totalPoints,
+    level: level && hasQuiz
       ? {
           levelid: level.levelid,
           levelname: level.levelname,
           leveldescription: level.leveldescription,
-          // Three stars are the most a level quiz can earn.
-          level_quiz_total_scores: hasQuiz ? 3 : 0,
-          level_quiz_reward: num(level.quiz_points),
-          level_quiz_scores: Math.max(0, ...passed.map((p) => num(p.scores))),
-          progress: passed.length ? 100 : 0,
+          studentprogresses: attempts.map((a) => ({
+            points: num(a.points),
+            scores: num(a.scores),
+            starttime: a.starttime,
+            ispass: Boolean(a.ispass),
+          })),
+          level_quiz_total_scores: latest ? num(latest.scores) + 1 : 0,
+          level_quiz_reward: latest ? 1 : 0,
+          level_quiz_scores: latest?.ispass ? num(latest.scores) : 0,
+          progress: attempts.some((a) => a.ispass) ? 100 : 0,
         }
       : null,
   };
@@ -131,15 +229,6 @@ export async function lessonSummary(db: Knex, lessonid: string, studentid: strin
       number_quizzes: await count('lessonquizzes', 'lessonquizstatus'),
     },
   };
-}
-
-/** File facts the app resolves media by (the bytes come from a CDN or a device folder, never from this API). */
-export function fileObject(documentname: string | null | undefined) {
-  const filename = documentname ?? '';
-  const fileext = filename.includes('.') ? filename.slice(filename.lastIndexOf('.') + 1).toLowerCase() : '';
-  const filetype =
-    fileext === 'mp3' ? 1 : fileext === 'mp4' ? 2 : ['jpg', 'jpeg', 'png', 'gif'].includes(fileext) ? 6 : 0;
-  return { filename, filetype, fileext };
 }
 
 export async function lessonWithContent(
@@ -273,4 +362,104 @@ export async function saveLearningProgress(
     const lesson = await trx('lessons').where('lessonid', learningRow.lessonid).first('lessonid', 'levelid');
     if (lesson) await refreshAggregates(trx, learner.studentid, lesson.levelid, lesson.lessonid);
   });
+}
+
+/** A learning, practice or quiz counts as done at this percentage, as everywhere on the existing server. */
+export const PASS_PERCENTAGE = 80;
+type ActivityStatus = 'done' | 'inProgress' | 'todo';
+const pct2 = (n: number) => Math.round(n * 100) / 100;
+
+/**
+ * The state of each active item of a lesson for the caller (the learner app's lesson screen): a learning is done
+ * once watched to the end and in progress once started; a quiz is done once its best attempt reaches the pass
+ * mark; a practice is scored by its best attempt's correct answers against its active questions (its stored
+ * percentage counts the answers sent, which are the correct ones). A caller without a learner record sees every
+ * item still to do. Null for an unknown lesson.
+ */
+export async function activitiesProgress(db: Knex, lessonid: string, studentid: string | undefined) {
+  const lesson = await db('lessons').where({ lessonid, isdeleted: false }).first('lessonid');
+  if (!lesson) return null;
+  const [learnings, practices, quizzes] = await Promise.all([
+    db('lessonlearnings').where({ lessonid, lessonlearningstatus: true }).orderBy('lessonlearningorder')
+      .select('lessonlearningid'),
+    db('lessonpractices').where({ lessonid, lessonpracticestatus: true }).orderBy('lessonpracticeorder')
+      .select('lessonpracticeid'),
+    db('lessonquizzes').where({ lessonid, lessonquizstatus: true }).orderBy('lessonquizorder').select('lessonquizid'),
+  ]);
+  const ids = (rows: Array<Record<string, string>>, key: string) => rows.map((r) => r[key]);
+  const practiceIds = ids(practices, 'lessonpracticeid');
+  const quizIds = ids(quizzes, 'lessonquizid');
+  const learningRows = studentid && learnings.length
+    ? await db('studentlearningsprogress').where({ studentid })
+        .whereIn('lessonlearningid', ids(learnings, 'lessonlearningid'))
+        .select('lessonlearningid', 'viewed', 'progress_percentage')
+    : [];
+  const attempts = studentid && (practiceIds.length || quizIds.length)
+    ? await db('studentprogress').where({ studentid })
+        .where((w) => {
+          w.where((p) => p.where('progresstype', PROGRESS.practice).whereIn('studentprogressreferenceid', practiceIds))
+            .orWhere((q) => q.where('progresstype', PROGRESS.quiz).whereIn('studentprogressreferenceid', quizIds));
+        })
+        .select('studentprogressreferenceid', 'marks', 'resultpercentage')
+    : [];
+  const questionCount = async (table: string, parent: string, status: string, parents: string[]) => {
+    if (!parents.length) return new Map<string, number>();
+    const rows = await db(table).whereIn(parent, parents).andWhere(status, true)
+      .groupBy(parent).select(`${parent} as id`).count({ n: '*' });
+    return new Map((rows as Array<{ id: string; n: unknown }>).map((r) => [String(r.id), Number(r.n)]));
+  };
+  const practiceQuestions = await questionCount('lessonpracticequestions', 'lessonpracticeid',
+    'lessonpracticequestionstatus', practiceIds);
+  const quizQuestions = await questionCount('lessonquizquestions', 'lessonquizid', 'lessonquizquestionstatus', quizIds);
+  const of = (id: string) => attempts.filter((a) => a.studentprogressreferenceid === id);
+  const byLearning = new Map(learningRows.map((r) => [r.lessonlearningid, r]));
+  return {
+    lessonid,
+    pass_percentage: PASS_PERCENTAGE,
+    learnings: learnings.map((l) => {
+      const row = byLearning.get(l.lessonlearningid);
+      const done = num(row?.viewed) > 0;
+      const seen = Math.min(100, Math.max(0, num(row?.progress_percentage)));
+      const status: ActivityStatus = done ? 'done' : seen > 0 ? 'inProgress' : 'todo';
+      return { lessonlearningid: l.lessonlearningid, status, progress_percentage: done ? 100 : seen };
+    }),
+    practices: practiceIds.map((id) => {
+      const tries = of(id);
+      const count = practiceQuestions.get(id) ?? 0;
+      let best: number | null = null;
+      let status: ActivityStatus = tries.length ? 'done' : 'todo';
+      // With no active question left there is nothing to fail: any attempt counts as done.
+      if (tries.length && count) {
+        best = pct2(Math.min(100, (Math.max(...tries.map((a) => num(a.marks))) / count) * 100));
+        status = best >= PASS_PERCENTAGE ? 'done' : 'inProgress';
+      }
+      return { lessonpracticeid: id, status, attempts: tries.length, best_percentage: best, question_count: count };
+    }),
+    quizzes: quizIds.map((id) => {
+      const tries = of(id);
+      const best = tries.length ? pct2(Math.max(...tries.map((a) => num(a.resultpercentage)))) : null;
+      const passed = best !== null && best >= PASS_PERCENTAGE;
+      const status: ActivityStatus = passed ? 'done' : tries.length ? 'inProgress' : 'todo';
+      const count = quizQuestions.get(id) ?? 0;
+      return { lessonquizid: id, status, attempts: tries.length, best_percentage: best, question_count: count };
+    }),
+  };
+}
+
+/**
+ * The same states for every active lesson of a level at once (the learner app's level screen draws a dot per
+ * learning, practice and quiz step of each lesson). Null for an unknown level.
+ */
+export async function levelSteps(db: Knex, levelid: string, studentid: string | undefined) {
+  const level = await db('levels').where({ levelid, isdeleted: false }).first('levelid');
+  if (!level) return null;
+  const lessons = await activeLessons(db, levelid).select('lessonid', 'lessonorder');
+  const out = [];
+  // A level holds a handful of lessons; each is read as the lesson screen reads it, so both screens agree.
+  for (const l of lessons) {
+    const p = await activitiesProgress(db, l.lessonid, studentid);
+    if (p) out.push({ lessonid: l.lessonid, lessonorder: l.lessonorder, learnings: p.learnings,
+      practices: p.practices, quizzes: p.quizzes });
+  }
+  return { levelid, pass_percentage: PASS_PERCENTAGE, lessons: out };
 }

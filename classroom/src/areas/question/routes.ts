@@ -15,12 +15,12 @@ const levelParams = idParams('levelid', 'Invalid level id');
 
 export const questionRoutes: ClassroomRoute[] = [
   route('GET', '/question/lesson/:lessonid', anyUser(), { params: idParams('lessonid', 'Invalid lesson id') },
-    async ({ db, params }) => {
-    const out = await lessonWithQuestions(db, params.lessonid);
+    async ({ db, caller, params }) => {
+    const out = await lessonWithQuestions(db, params.lessonid, (await learnerOf(db, caller))?.studentid);
     if (!out) throw httpError(404, `lesson ${params.lessonid} not found`);
     return out;
   },
-    { summary: 'A lesson with every practice and quiz question' }),
+    { summary: "A lesson's questions, its learning path and the caller's learning progress" }),
   route('GET', '/question/level/:levelid', anyUser(), { params: levelParams }, async ({ db, params }) => {
     const out = await levelWithQuestions(db, params.levelid);
     if (!out) throw httpError(404, `level ${params.levelid} not found`);

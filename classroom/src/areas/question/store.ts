@@ -1,5 +1,9 @@
 import type { Knex } from '@lms/db';
+import { fileObject, withLessonHeading } from '../common';
 import { PROGRESS } from '../result/progress';
+
+/** The kinds of a `learningpath` entry, as the existing server numbers them. */
+export const LEARNING_PATH = { learning: 1, practice: 2, quiz: 3 } as const;
 
 /** The question fields the app renders, gathered in one object inside the question. */
 export function withQuestionObject(q: Record<string, unknown>) {
@@ -78,30 +82,93 @@ export async function parentsWithQuestions(db: Knex, spec: LinkSpec, parentIds: 
 export async function levelWithQuestions(db: Knex, levelid: string) {
   const level = await db('levels').where({ levelid, isdeleted: false }).first();
   if (!level) return null;
-  return { ...level, levelquizquestions: await linkedQuestions(db, LINKS.level, [levelid]) };
+  const levelquizquestions = await linkedQuestions(db, LINKS.level, [levelid]);
+  return {
+    ...level,
+    levelquizquestions,
+    // The existing server names each level-quiz question by its order, and describes it so too.
+    learningpath: levelquizquestions.map((q) => ({
+      ...q,
+      learningpathtype: LEARNING_PATH.quiz,
+      learningpathname: q.levelquizquestionorder,
+      learningpathid: q.levelquizquestionid,
+      learningpathorder: q.levelquizquestionorder,
+      learningpathdescription: q.levelquizquestionorder,
+    })),
+  };
 }
 
-export async function lessonWithQuestions(db: Knex, lessonid: string) {
+/**
+ * A lesson with every learning, practice and quiz and their questions, and the same items again as one
+ * `learningpath` (learnings, then practices, then quizzes, each in its order) with the caller's learning
+ * progress in the lesson (`lessonlearningprogress`; empty for a caller without a learner record).
+ */
+export async function lessonWithQuestions(db: Knex, lessonid: string, studentid: string | undefined) {
   const lesson = await db('lessons').where({ lessonid, isdeleted: false }).first();
   if (!lesson) return null;
-  const [lessonlearnings, practices, quizzes] = await Promise.all([
+  const [learningRows, practices, quizzes] = await Promise.all([
     db('lessonlearnings').where({ lessonid, lessonlearningstatus: true }).orderBy('lessonlearningorder'),
     db('lessonpractices').where({ lessonid, lessonpracticestatus: true }).orderBy('lessonpracticeorder'),
     db('lessonquizzes').where({ lessonid, lessonquizstatus: true }).orderBy('lessonquizorder'),
   ]);
+  const docIds = [...new Set(learningRows.map((l) => l.documentid).filter(Boolean))];
+  const docs = docIds.length
+    ? await db('documents').whereIn('documentid', docIds).select('documentid', 'documentname')
+    : [];
+  const docName = new Map(docs.map((d) => [d.documentid, d.documentname as string]));
+  const lessonlearnings = learningRows.map((l) => ({
+    ...l,
+    lessonlearningfileobject: fileObject(docName.get(l.documentid)),
+  }));
   const pq = await linkedQuestions(db, LINKS.practice, practices.map((p) => p.lessonpracticeid));
   const qq = await linkedQuestions(db, LINKS.quiz, quizzes.map((q) => q.lessonquizid));
-  return {
-    ...lesson,
-    lessonlearnings,
-    lessonpractices: practices.map((p) => ({
+  const lessonpractices = practices.map((p) => ({
+    ...p,
+    lessonpracticequestions: pq.filter((x) => x.lessonpracticeid === p.lessonpracticeid),
+  }));
+  const lessonquizzes = quizzes.map((q) => ({
+    ...q,
+    lessonquizquestions: qq.filter((x) => x.lessonquizid === q.lessonquizid),
+  }));
+  const lessonlearningprogress = studentid && learningRows.length
+    ? await db('studentlearningsprogress')
+        .where({ studentid })
+        .whereIn('lessonlearningid', db('lessonlearnings').where({ lessonid }).select('lessonlearningid'))
+    : [];
+  // A practice's or quiz's description in the path is its order on the existing server; kept as the app reads it.
+  const learningpath = [
+    ...lessonlearnings.map((l) => ({
+      ...l,
+      learningpathtype: LEARNING_PATH.learning,
+      learningpathname: l.lessonlearningname,
+      learningpathdescription: l.lessonlearningdescription,
+      learningpathid: l.lessonlearningid,
+      learningpathorder: l.lessonlearningorder,
+    })),
+    ...lessonpractices.map((p) => ({
       ...p,
-      lessonpracticequestions: pq.filter((x) => x.lessonpracticeid === p.lessonpracticeid),
+      learningpathtype: LEARNING_PATH.practice,
+      learningpathname: p.lessonpracticename,
+      learningpathid: p.lessonpracticeid,
+      learningpathorder: p.lessonpracticeorder,
+      learningpathdescription: p.lessonpracticeorder,
     })),
-    lessonquizzes: quizzes.map((q) => ({
+    ...lessonquizzes.map((q) => ({
       ...q,
-      lessonquizquestions: qq.filter((x) => x.lessonquizid === q.lessonquizid),
+      learningpathtype: LEARNING_PATH.quiz,
+      learningpathname: q.lessonquizname,
+      learningpathid: q.lessonquizid,
+      learningpathorder: q.lessonquizorder,
+      learningpathdescription: q.lessonquizorder,
     })),
+  ];
+  return {
+    ...withLessonHeading(lesson),
+    lessonlearnings,
+    lessonpractices,
+    lessonquizzes,
+    lessonlearningprogress,
+    learningpath,
   };
 }
 

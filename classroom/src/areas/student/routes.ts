@@ -4,7 +4,7 @@ import { route } from '../../http/route';
 import type { ClassroomRoute } from '../../http/types';
 import { learnerOf, queryText, requireLearner, schoolScopeOf } from '../common';
 import { curriculumProgress } from '../curriculum/store';
-import { lastLogins, searchStudents, setProfileImage } from './store';
+import { lastLogins, progressSummary, searchStudents, setProfileImage } from './store';
 
 // Anything but an array of ids means "no ids": the central API sends a bare JSON array.
 const idList = z
@@ -29,6 +29,9 @@ export const studentRoutes: ClassroomRoute[] = [
     const learner = await learnerOf(db, caller);
     return learner ? curriculumProgress(db, learner.studentid, learner.curriculumid) : 0;
   }, { summary: "The caller's progress in their curriculum" }),
+  route('GET', '/student/progress/summary', anyUser(), {},
+    async ({ db, caller }) => progressSummary(db, await learnerOf(db, caller)),
+    { summary: "The caller's lessons and levels completed per curriculum, and where to go on (learner app)" }),
   route('POST', '/student/logintime', anyOrSyncKey(), { body: idList },
     async ({ db, caller, body }) => lastLogins(db, body, await schoolScopeOf(db, caller)),
     { summary: 'Latest sign-in of each listed user (the central API calls it with the sync key)' }),
