@@ -15,6 +15,7 @@ import * as m0015 from './migrations/0015_quiz_results';
 import * as m0016 from './migrations/0016_redundant_indexes';
 import * as m0017 from './migrations/0017_signin_time_indexes';
 import * as m0018 from './migrations/0018_app_usage_totals';
+import * as m0020 from './migrations/0020_access_record';
 import { appUsageTotalTables } from './app-usage-totals';
 import { quizResultTables } from './quiz-results';
 import { tables } from './schema-0001';
@@ -35,12 +36,14 @@ export const migrations: MigrationList = [
   ['0016_redundant_indexes', m0016],
   ['0017_signin_time_indexes', m0017],
   ['0018_app_usage_totals', m0018],
+  ['0020_access_record', m0020],
 ];
 
 // Tables added after 0001 join the list so that their JSON and timestamp columns read back normalised too.
 export const kinds = columnKinds([
   ...tables, ...m0003.logImportPendingTables, ...m0007.mediaTables, ...m0008.contentPushTables,
   ...m0010.logArchiveTables, ...m0011.questionFeedbackColumns, ...quizResultTables, ...appUsageTotalTables,
+  ...m0020.accessRecordTables,
 ]);
 export { tables };
 export { backfillQuizResults, fillQuizResults, QUIZ_RESULTS } from './quiz-results';
