@@ -190,14 +190,21 @@ export async function sweepAccessRecord(db: Knex, years: number, batch = ACCESS_
 }
 
 const IDENTITY = new Set<string>(LEARNER_IDENTITY_COLUMNS);
+/**
+ * A learner's sign-in name identifies the child as surely as a name does (it is often made of it): it counts
+ * as identity where it stands for a learner, in an object of a `studentid` (or nested in one, as the reports'
+ * `schooluser` is) and in a report CSV's `userid` column.
+ */
+const USERNAME = 'schoolusername';
+const CSV_IDENTITY = new Set<string>([...LEARNER_IDENTITY_COLUMNS, USERNAME, 'userid']);
 const MAX_DEPTH = 12;
 
 const present = (v: unknown) => v !== null && v !== undefined && v !== '';
 
 /**
  * The learners whose identity a JSON answer carries: every object (at any depth) holding a non-empty
- * identity field counts once, by its `studentid` (or that of the object it is nested in, as the reports'
- * `student` is). Returns null when the answer carries no identity at all.
+ * identity field, or the sign-in name of a learner, counts once, by its `studentid` (or that of the object
+ * it is nested in, as the reports' `student` is). Returns null when the answer carries no identity at all.
  */
 export function identityIn(value: unknown): { count: number; studentids: string[] } | null {
   const ids = new Set<string>();
@@ -214,6 +221,7 @@ export function identityIn(value: unknown): { count: number; studentids: string[
     for (const k in o) {
       const x = o[k];
       if (IDENTITY.has(k) && present(x)) identity = true;
+      else if (k === USERNAME && own !== undefined && present(x)) identity = true;
       else if (x && typeof x === 'object') walk(x, depth + 1, own);
     }
     if (identity) {
@@ -227,7 +235,7 @@ export function identityIn(value: unknown): { count: number; studentids: string[
 }
 
 /** Whether CSV columns carry identity (the download is then recorded). */
-export const identityColumns = (columns: readonly string[]): boolean => columns.some((c) => IDENTITY.has(c));
+export const identityColumns = (columns: readonly string[]): boolean => columns.some((c) => CSV_IDENTITY.has(c));
 
 /**
  * Keys whose values a filter keeps: ids, dates, pages and flags. Anything else (a name searched for,
@@ -235,11 +243,14 @@ export const identityColumns = (columns: readonly string[]): boolean => columns.
  */
 const KEPT_KEY =
   /(id|ids)$|^(schoolname|standard|teacher|unit|layout|type|status|dryrun|cloud)$|date|^(start|end|from|to)|^page/i;
+/** Keys that look like ids but hold a name searched for (a learner's or a staff account's sign-in name). */
+const NAME_KEYS = new Set(['userid', 'schoolusername', 'lmsusername', 'username', 'search', 'email']);
 const WITHHELD = '[withheld]';
 const MAX_FILTER_CHARS = 2000;
 
 function keptValue(key: string, v: unknown): unknown {
-  if (IDENTITY.has(key) || !KEPT_KEY.test(key)) return v === undefined ? undefined : WITHHELD;
+  const withheld = IDENTITY.has(key) || NAME_KEYS.has(key.toLowerCase()) || !KEPT_KEY.test(key);
+  if (withheld) return v === undefined ? undefined : WITHHELD;
   if (v === null || typeof v === 'number' || typeof v === 'boolean') return v;
   if (typeof v === 'string') return v.slice(0, 100);
   if (Array.isArray(v)) return v.slice(0, 50).map((x) => (typeof x === 'object' && x !== null ? WITHHELD : x));

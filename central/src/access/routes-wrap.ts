@@ -11,8 +11,9 @@ import {
  *  - `change`: the route changes learners' identity (the learners come from the body, the answer or the path);
  *  - `visibility`: the route changes who may see it (roles, permissions, a staff account's schools and
  *    countries);
- *  - `download`: the route answers a file that is not CSV (a ZIP) holding learners' identity: an entry
- *    before the handler starts, and one with the outcome when it ends;
+ *  - `download`: the route answers a file holding learners' identity that the CSV columns do not show (a ZIP,
+ *    a CSV whose columns are not the learners' fields): an entry before the handler starts, and one with
+ *    the outcome when it ends;
  *  - `disclosure`: the route sends learners' identity elsewhere (a school's roster to its classroom server).
  * Every other route is recorded when its JSON answer or its CSV download carries identity (found by
  * scanning, see identityIn and identityColumns), whatever its caller.
@@ -30,6 +31,9 @@ export const DECLARED: Readonly<Record<string, 'change' | 'visibility' | 'downlo
   'DELETE /user/:lmsuserid': 'visibility',
   'GET /export/:schoolname/students': 'download',
   'GET /sync/report-data': 'download',
+  // The activity layout's columns are its date range; its rows name each learner by sign-in name.
+  'POST /report/studentstatus/download': 'download',
+  'POST /report/online/studentstatus/download': 'download',
   'POST /sync/cloud/:schoolname/students': 'disclosure',
 };
 
@@ -127,7 +131,7 @@ function wrap(r: CentralRoute): CentralRoute['handler'] {
       downloading = true;
     }
     const csv = csvWatch(filter, entry, append);
-    watchCsv(res, csv.watch);
+    if (!downloading) watchCsv(res, csv.watch);
 
     // A JSON answer the handler sends itself is held until its entry is committed.
     const json = res.json;
