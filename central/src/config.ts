@@ -148,13 +148,13 @@ export function loadConfig(env: Env = process.env) {
     // An unsettled log archive claim older than this names the archive of an import that never committed.
     orphanGraceMs: e.ORPHAN_GRACE_SECONDS * 1000,
     // How many days stored log archives and sign-in rows are kept; 0 keeps them for ever.
-    retention: {
-      logArchiveDays: e.LOG_ARCHIVE_RETENTION_DAYS, signInDays: e.SIGNIN_RETENTION_DAYS,
-      accessRecordYears: e.ACCESS_RECORD_RETENTION_YEARS,
+    retention: { logArchiveDays: e.LOG_ARCHIVE_RETENTION_DAYS, signInDays: e.SIGNIN_RETENTION_DAYS },
+    // The access record of learner data, kept retentionYears (0: for ever); ACCESS_RECORD_OFF (for the
+    // overhead benchmark) counts in development and test only: production always records.
+    accessRecord: {
+      enabled: !(isDevOrTest(e.NODE_ENV) && e.ACCESS_RECORD_OFF),
+      retentionYears: e.ACCESS_RECORD_RETENTION_YEARS,
     },
-    // The access record of learner data; ACCESS_RECORD_OFF (for the overhead benchmark) counts in
-    // development and test only: production always records.
-    accessRecord: { enabled: !(isDevOrTest(e.NODE_ENV) && e.ACCESS_RECORD_OFF) },
     mailLinks: { perClientPerHour: e.MAIL_LINKS_PER_CLIENT_HOUR, perAccountPerHour: e.MAIL_LINKS_PER_ACCOUNT_HOUR },
   });
 }
