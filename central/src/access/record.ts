@@ -17,8 +17,8 @@ import type { Caller } from '../http/types';
 export const GENESIS = '0'.repeat(64);
 /** The advisory lock that serialises appends on PostgreSQL (any constant; only this module takes it). */
 const APPEND_LOCK = 0x4c4d5341; // "LMSA"
-/** Learner rows inserted by one statement (SQLite takes at most 32,766 bound values). */
-const LEARNER_BATCH = 500;
+/** Learner rows inserted by one statement: the ids go as one JSON array, a single bound value. */
+const LEARNER_BATCH = 10_000;
 
 /**
  * What an entry says of the exchange: `answered` (a JSON answer, or a change made), `download started`
@@ -78,6 +78,19 @@ export function chainHash(prevhash: string, canon: string): string {
 
 const isPg = (db: Knex) => db.client.config.client === 'pg';
 
+/**
+ * The learners of one entry in one statement, their ids bound as one JSON array and expanded by the database
+ * (json_each, jsonb_array_elements_text): a multi-row insert of the driver costs several times as much.
+ */
+function insertLearners(trx: Knex.Transaction, entryid: number, ids: readonly string[]): Promise<unknown> {
+  const json = JSON.stringify(ids);
+  return isPg(trx)
+    ? trx.raw('INSERT INTO accessrecordlearners (entryid, studentid) SELECT ?, jsonb_array_elements_text(?::jsonb)',
+      [entryid, json])
+    : trx.raw('INSERT INTO accessrecordlearners (entryid, studentid) SELECT ?, value FROM json_each(?)',
+      [entryid, json]);
+}
+
 /** Appends entries, in order, in one transaction committed before this resolves; returns their ids. */
 export async function appendEntries(db: Knex, entries: readonly AccessEntry[]): Promise<number[]> {
   if (!entries.length) return [];
@@ -92,8 +105,7 @@ export async function appendEntries(db: Knex, entries: readonly AccessEntry[]): 
       const [row] = await trx('accessrecord').insert({ ...e, at: iso(e.at), prevhash, hash }).returning('id');
       const id = Number(typeof row === 'object' ? (row as { id: number }).id : row);
       for (let i = 0; i < unique.length; i += LEARNER_BATCH) {
-        await trx('accessrecordlearners')
-          .insert(unique.slice(i, i + LEARNER_BATCH).map((studentid) => ({ entryid: id, studentid })));
+        await insertLearners(trx, id, unique.slice(i, i + LEARNER_BATCH));
       }
       ids.push(id);
       prevhash = hash;

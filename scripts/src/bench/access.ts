@@ -52,7 +52,8 @@ async function seed(db: Knex): Promise<void> {
     learners.push({
       studentid: crypto.randomUUID(), schooluserid, studentfirstname: `Amina ${i}`, studentlastname: 'Bench',
       mothername: 'Mother', fathername: 'Father', contact: `+855 12 ${i}`, genderid: (i % 2) + 1,
-      country: 'Bench Country', schoolname: klass.schoolname, standard: klass.standardid, curriculumid,
+      city: 'City', state: 'State', country: 'Bench Country', schoolname: klass.schoolname,
+      standard: klass.standardid, curriculumid,
       curriculumids: JSON.stringify([curriculumid]), isactive: true, dateofjoin: '2026-01-05T00:00:00.000Z',
       dateofbirth: '2016-03-02T00:00:00.000Z', type: 'offline',
     });
