@@ -17,6 +17,8 @@ const LEARNERS = Number(process.env.BENCH_LEARNERS ?? 10_000);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
 const SCHOOLS = 10;
 const TARGET = 1.05;
+/** BENCH_ACCESS_CONTROL=1: both servers without the record, to see how far two identical servers land apart. */
+const CONTROL = process.env.BENCH_ACCESS_CONTROL === '1';
 const STAFF = { lmsusername: 'bench.super@lms.local', password: 'BenchSuper1' };
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d });
@@ -114,7 +116,7 @@ async function benchOne(pgUrl: string | undefined) {
     await seed(tdb.db);
     const closed = await freePort();
     const common = { NODE_ENV: 'test', RPI_CLOUD: `http://127.0.0.1:${closed}` };
-    const on = await startCentral(tdb.url, common);
+    const on = await startCentral(tdb.url, CONTROL ? { ...common, ACCESS_RECORD_OFF: 'true' } : common);
     children.push(on.child);
     const off = await startCentral(tdb.url, { ...common, ACCESS_RECORD_OFF: 'true' });
     children.push(off.child);
@@ -148,7 +150,8 @@ async function benchOne(pgUrl: string | undefined) {
 export async function runAccessRecordBench(): Promise<void> {
   const out = (s: string) => process.stdout.write(`${s}\n`);
   out(`machine: ${os.cpus()[0]?.model ?? 'unknown CPU'} x${os.cpus().length}, Node ${process.version}; ` +
-    `${fmt(LEARNERS)} learners in ${SCHOOLS} schools, ${ROUNDS} rounds (medians), target on / off ≤ ${TARGET}`);
+    `${fmt(LEARNERS)} learners in ${SCHOOLS} schools, ${ROUNDS} rounds (medians), target on / off ≤ ${TARGET}` +
+    `${CONTROL ? '; CONTROL: the "on" server records nothing either' : ''}`);
   const pgUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   let missed = false;
   for (const dialect of pgUrl ? (['sqlite', 'pg'] as const) : (['sqlite'] as const)) {
