@@ -403,6 +403,13 @@ describe('catalogue: every answer that shows a learner leaves an entry', () => {
   });
 });
 
+describe('the declared routes', () => {
+  it('each names a route of the table (a renamed route fails here)', () => {
+    const keys = new Set(serviceRoutes.map(routeKey));
+    for (const k of Object.keys(DECLARED)) expect(keys.has(k), k).toBe(true);
+  });
+});
+
 describe('the benchmark switch', () => {
   it('ACCESS_RECORD_OFF stops the record (development and test only)', async () => {
     const off = await makeApp({ ACCESS_RECORD_OFF: 'true' }, t.tdb);
