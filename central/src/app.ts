@@ -13,6 +13,8 @@ import { mailerOf } from './auth/mail';
 import { countingErrors } from './objects/counted';
 import { OUTAGE_RETRY_AFTER_SECONDS, requestOutage } from './http/outage';
 import type { ReplicaReads } from './replica';
+import { accessRecordRoutes } from './access/routes';
+import { withAccessRecord } from './access/routes-wrap';
 
 export const SIGN_IN_PATHS = [
   '/auth/login',
@@ -61,7 +63,8 @@ export function createApp(config: Config, deps: Deps): Express {
     bodyLimit: config.maxJsonBytes,
     rateLimit: config.rateLimit,
     signIn: { paths: SIGN_IN_PATHS, methods: ['post', 'put'], accountField: 'lmsusername' },
-    routes: serviceRoutes,
+    // Every route is wrapped by the access record of learner data (access/routes-wrap.ts).
+    routes: withAccessRecord([...serviceRoutes, ...accessRecordRoutes]),
     gates: centralGates,
     // Every route declares which rows its caller may touch; a route without a scope rule stops the start.
     scopes: centralScopes,

@@ -82,6 +82,8 @@ const schema = z.object({
   ORPHAN_GRACE_SECONDS: positiveInt(3600),
   LOG_ARCHIVE_RETENTION_DAYS: nonNegativeInt(0),
   SIGNIN_RETENTION_DAYS: nonNegativeInt(0),
+  ACCESS_RECORD_RETENTION_YEARS: nonNegativeInt(6),
+  ACCESS_RECORD_OFF: flag,
   MAIL_LINKS_PER_CLIENT_HOUR: positiveInt(10),
   MAIL_LINKS_PER_ACCOUNT_HOUR: positiveInt(3),
   FLEET_ENROLMENT_CODE_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(24),
@@ -166,6 +168,12 @@ export function loadConfig(env: Env = process.env) {
     orphanGraceMs: e.ORPHAN_GRACE_SECONDS * 1000,
     // How many days stored log archives and sign-in rows are kept; 0 keeps them for ever.
     retention: { logArchiveDays: e.LOG_ARCHIVE_RETENTION_DAYS, signInDays: e.SIGNIN_RETENTION_DAYS },
+    // The access record of learner data, kept retentionYears (0: for ever); ACCESS_RECORD_OFF (for the
+    // overhead benchmark) counts in development and test only: production always records.
+    accessRecord: {
+      enabled: !(isDevOrTest(e.NODE_ENV) && e.ACCESS_RECORD_OFF),
+      retentionYears: e.ACCESS_RECORD_RETENTION_YEARS,
+    },
     mailLinks: { perClientPerHour: e.MAIL_LINKS_PER_CLIENT_HOUR, perAccountPerHour: e.MAIL_LINKS_PER_ACCOUNT_HOUR },
     // How long a box's one-time enrolment code stays valid (docs/fleet-protocol.md).
     fleet: { enrolmentCodeMs: e.FLEET_ENROLMENT_CODE_HOURS * 3_600_000 },

@@ -3,6 +3,7 @@ import type { Logger } from '@lms/shared';
 import type { ObjectStore } from './objects';
 import { sweepExpiredArchives } from './areas/log/archives';
 import { startPeriodic, type Periodic } from './periodic';
+import { sweepAccessRecord } from './access/record';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -21,6 +22,8 @@ export interface RetentionSettings {
   logArchiveDays: number;
   /** Days a sign-in row is kept (0: for ever). */
   signInDays: number;
+  /** Years an access record entry is kept (0: for ever; absent: 0). */
+  accessRecordYears?: number;
 }
 
 /** What was deleted, for the `lms_retention_deleted_total` counter. */
@@ -69,7 +72,10 @@ export async function sweepSignIns(db: Knex, days: number, batch = SIGNIN_BATCH)
   return deleted;
 }
 
-/** One retention pass: expired log archives, then expired sign-in rows; a setting of 0 skips its part. */
+/**
+ * One retention pass: expired log archives, expired sign-in rows, then expired access record entries; a
+ * setting of 0 skips its part.
+ */
 export async function sweepRetention(
   deps: { db: Knex; objects: ObjectStore; logger: Logger },
   settings: RetentionSettings,
@@ -87,14 +93,23 @@ export async function sweepRetention(
         'retention: deleted sign-in rows older than SIGNIN_RETENTION_DAYS');
     }
   }
+  const years = settings.accessRecordYears ?? 0;
+  if (years > 0) {
+    const n = await sweepAccessRecord(deps.db, years);
+    if (n) {
+      count('accessrecord', n);
+      deps.logger.info({ deleted: n, years },
+        'retention: deleted access record entries older than ACCESS_RECORD_RETENTION_YEARS');
+    }
+  }
 }
 
-/** The retention sweep, when a setting asks for one: at start and then hourly. Undefined when both are 0. */
+/** The retention sweep, when a setting asks for one: at start and then hourly. Undefined when all are 0. */
 export function startRetentionSweep(
   deps: { db: Knex; objects: ObjectStore; logger: Logger },
   settings: RetentionSettings,
   count?: CountDeleted,
 ): Periodic | undefined {
-  if (settings.logArchiveDays <= 0 && settings.signInDays <= 0) return undefined;
+  if (settings.logArchiveDays <= 0 && settings.signInDays <= 0 && !(settings.accessRecordYears! > 0)) return undefined;
   return startPeriodic('retention sweep', () => sweepRetention(deps, settings, count), RETENTION_EVERY_MS, deps.logger);
 }

@@ -39,7 +39,9 @@ startOrExit('central API', async () => {
   const app = createApp(config, { db, logger, redis, objects, replica });
   // Log archives and sign-in rows older than their settings keep (LOG_ARCHIVE_RETENTION_DAYS, SIGNIN_RETENTION_DAYS).
   const metrics = appMetrics(app);
-  const retention = startRetentionSweep({ db, objects, logger }, config.retention,
+  // And access record entries older than ACCESS_RECORD_RETENTION_YEARS.
+  const retention = startRetentionSweep({ db, objects, logger },
+    { ...config.retention, accessRecordYears: config.accessRecord.retentionYears },
     metrics && ((what, n) => metrics.retentionDeleted.inc({ what }, n)));
   // The small tables' planner statistics, which autovacuum's thresholds never reach (PostgreSQL).
   const statistics = startStatistics({ db, logger });

@@ -76,6 +76,24 @@ export function attachment(filename: string): string {
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
 
+/**
+ * Who watches a download (the access record of learner data): told the columns before the first byte,
+ * each row as it is written, and whether the download was complete before its last byte. Each step may
+ * wait (a database write); a failure there fails the download.
+ */
+export interface CsvWatch {
+  opening(columns: readonly string[]): Promise<void>;
+  row(row: Readonly<Record<string, unknown>>): void;
+  closing(complete: boolean): Promise<void>;
+}
+
+const watches = new WeakMap<Response, CsvWatch>();
+
+/** Sets the watcher of the CSV download `res` may carry. */
+export function watchCsv(res: Response, watch: CsvWatch): void {
+  watches.set(res, watch);
+}
+
 export type RowSource<T> = Iterable<T> | AsyncIterable<T>;
 
 function iteratorOf<T>(rows: RowSource<T>): Iterator<T> | AsyncIterator<T> {
@@ -113,6 +131,13 @@ export async function sendCsv<T extends Readonly<Record<string, unknown>>>(
 ): Promise<void> {
   const it = iteratorOf(rows);
   let next = await it.next();
+  const watch = watches.get(res);
+  try {
+    await watch?.opening(columns);
+  } catch (err) {
+    if (!next.done) await it.return?.();
+    throw err;
+  }
   res.status(200);
   res.setHeader('Content-Type', 'application/csv; charset=utf-8');
   res.setHeader('Content-Disposition', attachment(filename));
@@ -121,6 +146,7 @@ export async function sendCsv<T extends Readonly<Record<string, unknown>>>(
   try {
     while (!next.done) {
       buf += '\n' + csvLine(columns, next.value);
+      watch?.row(next.value);
       if (buf.length >= CHUNK) {
         const more = res.write(buf);
         buf = '';
@@ -141,5 +167,6 @@ export async function sendCsv<T extends Readonly<Record<string, unknown>>>(
   } finally {
     if (!next.done) await it.return?.();
   }
+  await watch?.closing(open && !res.destroyed);
   if (open && !res.destroyed) res.end(buf);
 }

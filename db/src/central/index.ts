@@ -16,6 +16,7 @@ import * as m0016 from './migrations/0016_redundant_indexes';
 import * as m0017 from './migrations/0017_signin_time_indexes';
 import * as m0018 from './migrations/0018_app_usage_totals';
 import * as m0019 from './migrations/0019_boxes';
+import * as m0020 from './migrations/0020_access_record';
 import { appUsageTotalTables } from './app-usage-totals';
 import { quizResultTables } from './quiz-results';
 import { tables } from './schema-0001';
@@ -37,6 +38,7 @@ export const migrations: MigrationList = [
   ['0017_signin_time_indexes', m0017],
   ['0018_app_usage_totals', m0018],
   ['0019_boxes', m0019],
+  ['0020_access_record', m0020],
 ];
 
 // Tables added after 0001 join the list so that their JSON and timestamp columns read back normalised too.
@@ -44,6 +46,7 @@ export const kinds = columnKinds([
   ...tables, ...m0003.logImportPendingTables, ...m0007.mediaTables, ...m0008.contentPushTables,
   ...m0010.logArchiveTables, ...m0011.questionFeedbackColumns, ...quizResultTables, ...appUsageTotalTables,
   ...m0019.boxTables,
+  ...m0020.accessRecordTables,
 ]);
 export { tables };
 export { backfillQuizResults, fillQuizResults, QUIZ_RESULTS } from './quiz-results';

@@ -9,6 +9,7 @@ import { runLivedInBench } from './lived-in';
 import { runTakeoverBench } from './takeover';
 import { runClassroomBoxBench } from './classroom-box';
 import { runScaleBench } from './scale';
+import { runAccessRecordBench } from './access';
 /** Runs every benchmark in turn and prints its table; each one measures its own baseline in the same run. */
 const benches: Array<{ name: string; run: () => Promise<void> }> = [];
 benches.push({ name: 'PUT /log/import: six-month school log over HTTP', run: () => runLogImportBench() });
@@ -51,6 +52,10 @@ if (process.env.BENCH?.toLowerCase() === 'scale') {
     run: () => runScaleBench(),
   });
 }
+benches.push({
+  name: 'Access record: the learner reads with the record on and off, side by side',
+  run: () => runAccessRecordBench(),
+});
 benches.push({
   name: 'POST /document/upload: a 100 MB video streamed into the object store vs a plain disk copy',
   run: () => runMediaUploadBench(),
