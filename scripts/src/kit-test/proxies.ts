@@ -56,7 +56,7 @@ export async function startProxies(kit: ProxiedKit, waitFor: WaitFor, cwd = repo
     LMS_CENTRAL_UPSTREAMS: `127.0.0.1:${ports.haproxy.central}`,
     LMS_CLASSROOM_UPSTREAMS: `127.0.0.1:${ports.haproxy.classroom}`,
     LMS_TLS: 'tls internal',
-    LMS_CADDY_GLOBAL: `admin off\nskip_install_trust\nhttp_port ${ports.http}\nauto_https disable_redirects`,
+    LMS_CADDY_GLOBAL: `skip_install_trust\nhttp_port ${ports.http}\nauto_https disable_redirects`,
   }, logs, cwd);
   const rootCrt = caddyRootCrt(tmp);
   await waitFor('Caddy\'s local CA', 30_000, async () => fs.existsSync(rootCrt));
