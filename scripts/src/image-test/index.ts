@@ -137,6 +137,7 @@ async function main(): Promise<number> {
     hostCentral: await freePort(),
     hostClassroom: await freePort(),
     haproxy: { central: await freePort(), classroom: await freePort(), stats: await freePort() },
+    caddyMetrics: await freePort(),
   };
   const env: NodeJS.ProcessEnv = { ...process.env };
   const composeFile = path.join(tmp, 'compose.json');
