@@ -26,7 +26,7 @@ import {
   anyCheckFailed, check, client, exitWith, freePort, mustRun, plain, printTable, readEnvFile, redisOfRun, run,
   s3rverArgv, say, secret, sleep, start, stopChildren, waiter, type Reply,
 } from '../kit-test/common';
-import { startProxies, syncLog } from '../kit-test/proxies';
+import { proxyExposure, startProxies, syncLog } from '../kit-test/proxies';
 
 interface Figure {
   what: string;
@@ -496,6 +496,8 @@ async function main(): Promise<number> {
       );
       return `${site}/readyz and ${classroomSite}/readyz: 200 over TLS`;
     });
+    await check("the proxies expose nothing else: Caddy's admin API off, its metrics on loopback", () =>
+      proxyExposure({ ports }));
     const get = client(ca);
 
     let token = '';
