@@ -451,14 +451,20 @@ async function main(): Promise<number> {
       }
       // podman-compose 1.0.3 exits 0 when a container could not start (podman's 125 is only printed): the
       // containers' own states say whether each runs.
-      const states = async () =>
-        (
+      const states = async () => {
+        const names = (
           await mustRun(
-            ['podman', 'ps', '-a', '--format', '{{.Names}} {{.State}} {{.ExitCode}}',
-              '--filter', `label=io.podman.compose.project=${project}`],
+            ['podman', 'ps', '-a', '--format', '{{.Names}}', '--filter', `label=io.podman.compose.project=${project}`],
             env,
           )
         ).split('\n').filter(Boolean);
+        return Promise.all(
+          names.map(async (n) => {
+            const state = ['podman', 'inspect', '--format', '{{.State.Status}} {{.State.ExitCode}}', n];
+            return `${n} ${await mustRun(state, env)}`;
+          }),
+        );
+      };
       const notRunning = async () => {
         const all = await states();
         const bad = all.filter((l) => l.split(' ')[1] !== 'running');
