@@ -98,12 +98,22 @@ box-test-arm64: build
 
 # deploy/README.md, "Containers": builds the image on a base made locally and runs the compose kit's services with
 # podman behind Caddy; installs podman, buildah, runc and podman-compose when absent (scripts/ci/ensure-podman.sh).
+# The PostgreSQL replica cluster that ensure-services.sh starts on port 5433 is stopped at the end when this run
+# started it (one that answered before is the machine's, and is left running).
 image-test: build
 	@set -euo pipefail; \
 	bash scripts/ci/ensure-caddy.sh; bash scripts/ci/ensure-haproxy.sh; \
+	replica_before=0; pg_isready -h 127.0.0.1 -p 5433 -q 2>/dev/null && replica_before=1; \
 	eval "$$(bash scripts/ci/ensure-services.sh)"; \
-	TEST_DATABASE_URL="$${DEPLOY_TEST_DATABASE_URL:-$$TEST_DATABASE_URL}" TEST_REDIS_URL="$${DEPLOY_TEST_REDIS_URL:-$$TEST_REDIS_URL}" \
-	node scripts/dist/image-test/index.js
+	rc=0; TEST_DATABASE_URL="$${DEPLOY_TEST_DATABASE_URL:-$$TEST_DATABASE_URL}" TEST_REDIS_URL="$${DEPLOY_TEST_REDIS_URL:-$$TEST_REDIS_URL}" \
+	node scripts/dist/image-test/index.js || rc=$$?; \
+	if [ "$$replica_before" = 0 ] && pg_isready -h 127.0.0.1 -p 5433 -q 2>/dev/null; then \
+	  cluster="$${LMS_REPLICA_CLUSTER:-lms_replica}"; \
+	  ver=$$(pg_lsclusters -h | awk -v n="$$cluster" '$$2 == n && $$3 == 5433 { print $$1; exit }'); \
+	  if [ -n "$$ver" ]; then echo "image-test: stopping the replica cluster $$ver/$$cluster it started"; \
+	    pg_ctlcluster --skip-systemctl-redirect "$$ver" "$$cluster" stop || rc=1; fi; \
+	fi; \
+	exit $$rc
 
 bench: build
 	node scripts/dist/bench/index.js

@@ -17,6 +17,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import http from 'node:http';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
@@ -26,7 +27,7 @@ import {
   anyCheckFailed, check, client, exitWith, freePort, lastAnswer, mustRun, plain, printTable, readEnvFile,
   redisOfRun, run, s3rverArgv, say, secret, sleep, start, stopChildren, waiter, type Proc,
 } from '../kit-test/common';
-import { startProxies, syncLog } from '../kit-test/proxies';
+import { getFrom, proxyExposure, refused, startProxies, syncLog } from '../kit-test/proxies';
 import { buildRelease, newestRelease, removeRelease, type Release } from './release';
 import {
   describeFailures, describeTraffic, multipart, newLedger, startTraffic, type Send, type Traffic,
@@ -57,6 +58,39 @@ function readUnit(file: string, instance: string): { env: Record<string, string>
   return { env, argv, envFile };
 }
 
+/**
+ * A TCP relay (`node relay.js <listen port> <host> <port>`) on loopback: what the services take for their
+ * PostgreSQL or Redis. Killed, the server is gone (refused, connections cut); stopped with SIGSTOP, it hangs
+ * (connections open, nothing answers).
+ */
+const RELAY_SOURCE = `const net = require('node:net');
+const [listen, host, port] = process.argv.slice(2);
+net.createServer((c) => {
+  const u = net.connect(Number(port), host);
+  const end = () => { c.destroy(); u.destroy(); };
+  c.pipe(u); u.pipe(c);
+  for (const s of [c, u]) { s.on('error', end); s.on('close', end); }
+}).listen(Number(listen), '127.0.0.1');
+`;
+
+/** The central instance's log lines (JSON) whose request URL contains `marker`. */
+function loggedRequests(logFiles: string[], marker: string): Array<{ url: string; client: string }> {
+  const out: Array<{ url: string; client: string }> = [];
+  for (const f of logFiles) {
+    if (!fs.existsSync(f)) continue;
+    for (const line of fs.readFileSync(f, 'utf8').split('\n')) {
+      if (!line.includes(marker)) continue;
+      try {
+        const j = JSON.parse(line) as { req?: { url?: string; client?: string } };
+        if (j.req?.url?.includes(marker)) out.push({ url: j.req.url, client: String(j.req.client) });
+      } catch {
+        // not a JSON line
+      }
+    }
+  }
+  return out;
+}
+
 async function main(): Promise<number> {
   const adminUrl = process.env.DEPLOY_TEST_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   const redisBase = process.env.DEPLOY_TEST_REDIS_URL ?? process.env.TEST_REDIS_URL;
@@ -80,6 +114,10 @@ async function main(): Promise<number> {
     central: [await freePort(), await freePort()], classroom: await freePort(), s3: await freePort(),
     site: await freePort(), classroomSite: await freePort(), http: await freePort(),
     haproxy: { central: await freePort(), classroom: await freePort(), stats: await freePort() },
+    caddyMetrics: await freePort(),
+    // The services reach PostgreSQL and Redis through relays of the run's own, which the outage drills stop
+    // (SIGKILL) or freeze (SIGSTOP): the machine's own servers are never touched.
+    pgRelay: await freePort(), redisRelay: await freePort(),
   };
 
   try {
@@ -88,12 +126,35 @@ async function main(): Promise<number> {
     await admin.raw(`CREATE DATABASE ${tag}_classroom`);
     const s3rver = s3rverArgv(tmp, ports.s3);
     let s3 = start('s3rver', s3rver, process.env, logs, tmp);
-    const redisUrl = redisOfRun(redisBase);
+    const relayJs = path.join(tmp, 'relay.js');
+    await fsp.writeFile(relayJs, RELAY_SOURCE);
+    const pgTarget = new URL(adminUrl);
+    const redisTarget = new URL(redisBase);
+    const relays = {
+      pg: { port: ports.pgRelay, to: [pgTarget.hostname, pgTarget.port || '5432'] },
+      redis: { port: ports.redisRelay, to: [redisTarget.hostname, redisTarget.port || '6379'] },
+    };
+    const relayProcs: Record<'pg' | 'redis', Proc | undefined> = { pg: undefined, redis: undefined };
+    const startRelay = async (which: 'pg' | 'redis') => {
+      const r = relays[which];
+      relayProcs[which] = start(`${which}-relay`, [node, relayJs, String(r.port), ...r.to], process.env, logs, tmp);
+      await waitFor(`the ${which} relay`, 5000, async () => !(await refused(r.port)));
+    };
+    await startRelay('pg');
+    await startRelay('redis');
+    const viaRelay = (url: string, port: number) => {
+      const u = new URL(url);
+      u.hostname = '127.0.0.1';
+      u.port = String(port);
+      return u.toString();
+    };
+    const redisUrl = viaRelay(redisOfRun(redisBase), ports.redisRelay);
+    const relayedDb = (name: string) => viaRelay(dbUrl(name), ports.pgRelay);
 
     const centralEnv: Record<string, string> = {
       ...readEnvFile(path.join(deploy, 'central.env.example')),
       JWT_SECRET: secret(), APPLICATION_API_KEY: secret(), SERVER_SYNC_KEY: secret(), RPI_SECRET: secret(),
-      DATABASE_URL: dbUrl(`${tag}_central`),
+      DATABASE_URL: relayedDb(`${tag}_central`),
       S3_ENDPOINT: `http://127.0.0.1:${ports.s3}`, S3_ACCESS_KEY: 'S3RVER', S3_SECRET_KEY: 'S3RVER',
       // s3rver takes only its own fixed key, far below the rule for an issued key.
       ALLOW_WEAK_S3_SECRET_KEY: '1',
@@ -109,7 +170,7 @@ async function main(): Promise<number> {
     const classroomEnv: Record<string, string> = {
       ...readEnvFile(path.join(deploy, 'classroom.env.example')),
       JWT_SECRET: secret(), SERVER_SYNC_KEY: centralEnv.SERVER_SYNC_KEY,
-      DATABASE_URL: dbUrl(`${tag}_classroom`),
+      DATABASE_URL: relayedDb(`${tag}_classroom`),
       RPI_PORT: String(ports.classroom),
       MEDIA_DIR: path.join(tmp, 'media'), LOG_DIR: path.join(tmp, 'classroom-logs'),
       REDIS_URL: redisUrl, RATE_LIMIT_MAX: '1000000', LOG_LEVEL: 'info',
@@ -209,6 +270,61 @@ async function main(): Promise<number> {
       return `${site}/readyz 200 and ${classroomSite}/readyz 200 over TLS (Caddy's internal CA)`;
     });
 
+    await check('figures of deploy/README.md: idle memory of an instance, tables of each database', async () => {
+      const rss = (pid: number | undefined) => {
+        const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+        return m ? `${(Number(m[1]) / 1024).toFixed(0)} MB` : 'unknown';
+      };
+      const tables = async (name: string) => {
+        const db = knexFactory({ client: 'pg', connection: dbUrl(name), pool: { min: 0, max: 1 } });
+        try {
+          const r = await db.raw(
+            "select count(*)::int as n from information_schema.tables where table_schema = 'public' " +
+              "and table_type = 'BASE TABLE' and table_name not like 'knex_%'",
+          );
+          return (r.rows as Array<{ n: number }>)[0].n;
+        } finally {
+          await db.destroy();
+        }
+      };
+      return (
+        `resident memory after start: central ${rss(centrals[0].child.pid)} and ${rss(centrals[1].child.pid)}, ` +
+        `classroom ${rss(classroomProc?.child.pid)}; tables: central ${await tables(`${tag}_central`)}, ` +
+        `classroom ${await tables(`${tag}_classroom`)} (the migrations' own bookkeeping left out)`
+      );
+    });
+
+    await check("the proxies expose nothing else: Caddy's admin API off, its metrics on loopback", () =>
+      proxyExposure({ ports }));
+
+    await check('a forged X-Forwarded-For changes nothing: central sees the sender\'s own address', async () => {
+      // From 127.0.0.2 (this host, but not Caddy's address), each with a forged header: straight to HAProxy,
+      // then through Caddy. Central logs each request (a 404) with the address its rate limiters count.
+      const marker = `xff${crypto.randomBytes(4).toString('hex')}`;
+      const forged = { 'X-Forwarded-For': '203.0.113.7' };
+      const direct = await getFrom('127.0.0.2', ports.haproxy.central, `/${marker}-haproxy`, forged);
+      const viaCaddy = await new Promise<number>((resolve, reject) => {
+        https.get(`${site}/${marker}-caddy`, {
+          ca: caddyCa, servername: 'localhost', localAddress: '127.0.0.2', headers: forged, agent: false,
+        }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode ?? 0)); }).on('error', reject);
+      });
+      if (direct.status !== 404 || viaCaddy !== 404)
+        throw new Error(`the probes answered ${direct.status} (HAProxy) and ${viaCaddy} (Caddy), not 404`);
+      const files = ports.central.map((p) => path.join(logs, `central-${p}.log`));
+      let seen: Array<{ url: string; client: string }> = [];
+      await waitFor('the probes in central\'s log', 5000, async () => {
+        seen = loggedRequests(files, marker);
+        return seen.length >= 2;
+      });
+      const wrong = seen.filter((r) => r.client !== '127.0.0.2');
+      if (wrong.length)
+        throw new Error(`central counted ${wrong.map((r) => `${r.url} as from ${r.client}`).join(', ')}`);
+      return (
+        `X-Forwarded-For: 203.0.113.7 sent from 127.0.0.2 to HAProxy and to Caddy: central saw 127.0.0.2 both ` +
+        `times (TRUST_PROXY=${centralEnv.TRUST_PROXY})`
+      );
+    });
+
     const password = `Deploy-${crypto.randomBytes(6).toString('hex')}-A1`;
     await check('first sign-in: set-password, then POST /auth/login', async () => {
       const printed = await centralCli(['set-password', 'superadmin@superadmin.com', password]);
@@ -221,6 +337,8 @@ async function main(): Promise<number> {
       token = (r.json().data as { accessToken: string }).accessToken;
       return `${printed.split('\n')[0]}; signed in`;
     });
+    // A token in a query string, as the media links carry it: no log of the kit may keep it (checked at the end).
+    const queryTokens: string[] = [];
 
     const doc1 = {
       name: 'deploytest_one.pdf',
@@ -248,6 +366,9 @@ async function main(): Promise<number> {
       await upload(doc1);
       const back = await readBack(doc1);
       if (back !== 'same') throw new Error(`GET /media/${doc1.name}: ${back}`);
+      const linked = await get(`${site}/media/${doc1.name}?accesstoken=${encodeURIComponent(token)}`);
+      if (linked.status !== 200) throw new Error(`GET /media/${doc1.name}?accesstoken=… answered ${linked.status}`);
+      queryTokens.push(token);
       return `POST /document/upload (${doc1.bytes.length} bytes, S3), GET /media/${doc1.name}: the same bytes`;
     });
 
@@ -266,6 +387,8 @@ async function main(): Promise<number> {
       });
       if (login.status !== 200) throw new Error(`learner sign-in on the classroom answered ${login.status}`);
       const lt = (login.json().data as { accessToken: string }).accessToken;
+      await c(`${classroomSite}/readyz?accesstoken=${encodeURIComponent(lt)}`);
+      queryTokens.push(lt);
       const lesson = DEMO_IDS.lessons[0];
       const result = lesson.lessonquizquestionids.map((lq, i) => ({
         iscorrect: true,
@@ -453,18 +576,84 @@ async function main(): Promise<number> {
       const t = traffic();
       await sleep(2000);
       const classroom = classroomProc!;
+      const signalled = Date.now();
       classroom.child.kill('SIGTERM');
       const code = await classroom.exited;
       if (code !== 0) throw new Error(`the classroom server exited ${code} on SIGTERM`);
       const down = Date.now();
       const restarted = startClassroom();
       await ready(ports.classroom, restarted);
-      const downMs = Date.now() - down;
+      const upAt = Date.now();
       await sleep(2000);
       await t.stop();
       if (t.failures.length) throw new Error(summary(t));
-      return `${summary(t)}; down ${(downMs / 1000).toFixed(1)} s, submissions sent meanwhile waited in HAProxy`;
+      const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+      return (
+        `${summary(t)}; SIGTERM to ready again ${secs(upAt - signalled)} (stopping ${secs(down - signalled)}, ` +
+        `starting ${secs(upAt - down)}), submissions sent meanwhile waited in HAProxy`
+      );
     });
+
+    // ---- outages of PostgreSQL and Redis (through the run's relays) under write traffic ------------------------
+    // Central: every answer is 200 or 503 with Retry-After (an import waits and is sent again), and it answers
+    // 200 again once the dependency is back. The classroom server's answers are counted and reported.
+    const drill = async (what: string, o: { which: 'pg' | 'redis'; hang?: boolean; want503: boolean }) => {
+      const t = traffic();
+      await sleep(2000);
+      const relay = relayProcs[o.which]!;
+      const outageStart = Date.now();
+      if (o.hang) relay.child.kill('SIGSTOP');
+      else {
+        relay.child.kill('SIGKILL');
+        await relay.exited;
+      }
+      await sleep(4000);
+      const readyz = await plain(ports.central[0], '/readyz').catch((e: Error) => ({ status: 0, body: e.message }));
+      await sleep(6000);
+      if (o.hang) relay.child.kill('SIGCONT');
+      else await startRelay(o.which);
+      const back = Date.now();
+      // Back: central answers a write through the proxies within 30 s.
+      let recovered = 0;
+      await waitFor(`central after the ${what}`, 30_000, async () => {
+        const r = await get(`${site}/auth/login`, {
+          method: 'POST', headers: json, body: JSON.stringify(trafficSetup!.adminSignIn),
+        });
+        if (r.status === 200) recovered = Date.now();
+        return r.status === 200;
+      });
+      // Then a quiet spell: the traffic after it must go through.
+      await sleep(4000);
+      const quietFrom = Date.now();
+      await sleep(4000);
+      await t.stop();
+      const centralFailures = t.failures.filter((f) => f.op !== 'submit');
+      const unclean = centralFailures.filter((f) => !(f.status === 503 && f.retryAfter));
+      const after = centralFailures.filter((f) => f.at > quietFrom);
+      const clean503 = centralFailures.length - unclean.length + t.waits;
+      const classroomSaid = Object.entries(t.answers)
+        .filter(([k]) => k.startsWith('submit '))
+        .map(([k, n]) => `${n} ${k.slice('submit '.length)}`)
+        .join(', ');
+      const seen =
+        `${describeTraffic(t)}; central: ${clean503} answer(s) 503 with Retry-After (imports waited ${t.waits}), ` +
+        `${unclean.length} other failure(s); /readyz during: ${readyz.status} ${readyz.body.trim().slice(0, 70)}; ` +
+        `write answered 200 ${((recovered - back) / 1000).toFixed(1)} s after ` +
+        `${o.which === 'pg' ? 'the database' : 'Redis'} came back ` +
+        `(out ${((back - outageStart) / 1000).toFixed(0)} s); ` +
+        `classroom submissions: ${classroomSaid}`;
+      if (unclean.length)
+        throw new Error(`${seen}; not 503 with Retry-After: ${describeFailures(unclean)}`);
+      if (after.length) throw new Error(`${seen}; still failing after recovery: ${describeFailures(after)}`);
+      if (o.want503 && clean503 === 0) throw new Error(`${seen}; no 503 with Retry-After during the outage`);
+      return seen;
+    };
+    await check('PostgreSQL stopped for 10 s under write traffic: central 503 with Retry-After, then 200', () =>
+      drill('PostgreSQL outage', { which: 'pg', want503: true }));
+    await check('PostgreSQL hanging for 10 s (not stopped) under write traffic: central 503 or waits, then 200', () =>
+      drill('PostgreSQL hang', { which: 'pg', hang: true, want503: false }));
+    await check('Redis stopped for 10 s under write traffic: central serves (or 503 with Retry-After)', () =>
+      drill('Redis outage', { which: 'redis', want503: false }));
 
     await check('every acknowledged write is in the databases, no refused one is', async () => {
       const central = knexFactory({ client: 'pg', connection: centralEnv.DATABASE_URL, pool: { min: 0, max: 1 } });
@@ -641,6 +830,19 @@ async function main(): Promise<number> {
         `${restored.split('\n').filter((l) => l.includes('restored'))[0] ?? 'restored'}; ` +
         `attempts as at the backup, ${doc1.name} the same, ${doc2.name} gone (404)`
       );
+    });
+
+    await check('no token sent in a query string (?accesstoken=) is in any log of the kit', async () => {
+      if (!queryTokens.length) throw new Error('no request with ?accesstoken= was sent');
+      const files = (await fsp.readdir(logs)).filter((f) => f.endsWith('.log'));
+      const found: string[] = [];
+      for (const f of files) {
+        const text = await fsp.readFile(path.join(logs, f), 'utf8');
+        if (queryTokens.some((t) => text.includes(t))) found.push(f);
+      }
+      if (found.length) throw new Error(`a token sent as ?accesstoken= is in ${found.join(', ')}`);
+      const sent = `${queryTokens.length} tokens sent as ?accesstoken= through Caddy and HAProxy`;
+      return `${sent}; none in ${files.join(', ')}`;
     });
   } catch (err) {
     failed = true;

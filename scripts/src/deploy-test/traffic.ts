@@ -62,9 +62,14 @@ export interface TrafficSetup {
   rowsPerImport?: number;
 }
 
-interface Failure {
+export interface Failure {
   op: Op;
   what: string;
+  /** The answer's status (0: no answer) and whether it carried Retry-After. */
+  status: number;
+  retryAfter: boolean;
+  /** When it came (Date.now()). */
+  at: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -135,19 +140,31 @@ export function startTraffic(s: TrafficSetup, o: { reads?: boolean } = {}) {
   const json = { 'Content-Type': 'application/json' };
   const rows = s.rowsPerImport ?? 20;
 
+  // Every answer by operation and status ("submit 200", "submit 500", "enrol no answer"): what the drills report.
+  const answers: Record<string, number> = {};
   const tracked = async (op: Op, fn: () => Promise<Reply>): Promise<Reply | Error> => {
     inFlight += 1;
     sent[op] += 1;
+    let r: Reply | Error;
     try {
-      return await fn();
+      r = await fn();
     } catch (err) {
-      return err as Error;
+      r = err as Error;
     } finally {
       inFlight -= 1;
     }
+    const key = `${op} ${r instanceof Error ? 'no answer' : r.status}`;
+    answers[key] = (answers[key] ?? 0) + 1;
+    return r;
   };
   const fail = (op: Op, r: Reply | Error) => {
-    failures.push({ op, what: r instanceof Error ? r.message : `HTTP ${r.status} ${r.body.toString().slice(0, 120)}` });
+    failures.push({
+      op,
+      what: r instanceof Error ? r.message : `HTTP ${r.status} ${r.body.toString().slice(0, 120)}`,
+      status: r instanceof Error ? 0 : r.status,
+      retryAfter: !(r instanceof Error) && retryAfter(r) !== undefined,
+      at: Date.now(),
+    });
   };
 
   const importer = async (token: string) => {
@@ -278,6 +295,7 @@ export function startTraffic(s: TrafficSetup, o: { reads?: boolean } = {}) {
     },
     sent,
     failures,
+    answers,
     get waits() {
       return waits;
     },

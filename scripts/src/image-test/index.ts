@@ -16,6 +16,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
@@ -25,7 +26,7 @@ import {
   anyCheckFailed, check, client, exitWith, freePort, mustRun, plain, printTable, readEnvFile, redisOfRun, run,
   s3rverArgv, say, secret, sleep, start, stopChildren, waiter, type Reply,
 } from '../kit-test/common';
-import { startProxies, syncLog } from '../kit-test/proxies';
+import { proxyExposure, startProxies, syncLog } from '../kit-test/proxies';
 
 interface Figure {
   what: string;
@@ -105,6 +106,49 @@ async function readCompose(file: string): Promise<{ services: Record<string, Rec
   };
 }
 
+/**
+ * compose.yaml's `${VAR}`, `${VAR:-default}` and `${VAR:?message}` resolved against an operator's .env: the
+ * values of deploy/compose/env.example, each password left empty there given a random hex one, as its
+ * comment says.
+ */
+function operatorEnv(): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of fs.readFileSync(path.join(repoRoot, 'deploy', 'compose', 'env.example'), 'utf8').split('\n')) {
+    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line.trim());
+    if (m) out[m[1]] = m[2] || crypto.randomBytes(24).toString('hex');
+  }
+  return out;
+}
+const interpolate = (v: string, env: Record<string, string>) =>
+  v.replace(/\$\{([A-Z0-9_]+)(?::([-?])([^}]*))?\}/g, (_, name: string, op?: string, arg?: string) => {
+    if (env[name]) return env[name];
+    if (op === '?') throw new Error(`compose.yaml needs ${name} (${arg})`);
+    return op === '-' ? (arg ?? '') : '';
+  });
+
+/** A RESP command's first reply line, on a fresh connection. */
+function redisSays(port: number, ...commands: string[][]): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const sock = net.connect(port, '127.0.0.1', () => {
+      for (const c of commands) {
+        const words = c.map((w) => `$${Buffer.byteLength(w)}\r\n${w}\r\n`).join('');
+        sock.write(`*${c.length}\r\n${words}`);
+      }
+    });
+    let all = '';
+    sock.on('data', (d: Buffer) => {
+      all += d.toString();
+      const lines = all.split('\r\n').filter(Boolean);
+      if (lines.length >= commands.length) {
+        sock.destroy();
+        resolve(lines.slice(0, commands.length));
+      }
+    });
+    sock.on('error', reject);
+    sock.setTimeout(5000, () => { sock.destroy(); reject(new Error('Redis did not answer')); });
+  });
+}
+
 async function main(): Promise<number> {
   const adminUrl = process.env.DEPLOY_TEST_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   const redisBase = process.env.DEPLOY_TEST_REDIS_URL ?? process.env.TEST_REDIS_URL;
@@ -137,6 +181,8 @@ async function main(): Promise<number> {
     hostCentral: await freePort(),
     hostClassroom: await freePort(),
     haproxy: { central: await freePort(), classroom: await freePort(), stats: await freePort() },
+    caddyMetrics: await freePort(),
+    redis: await freePort(),
   };
   const env: NodeJS.ProcessEnv = { ...process.env };
   const composeFile = path.join(tmp, 'compose.json');
@@ -224,11 +270,75 @@ async function main(): Promise<number> {
       );
     });
 
+    // ---- compose.yaml as an operator's .env makes it: networks, the services' accounts ----------------------------
+    const opEnv = operatorEnv();
+    const composed = await readCompose(path.join(repoRoot, 'deploy', 'compose', 'compose.yaml'));
+    const envOfService = (name: string) =>
+      Object.fromEntries(
+        Object.entries((composed.services[name].environment ?? {}) as Record<string, string>).map(([k, v]) => [
+          k,
+          interpolate(String(v), opEnv),
+        ]),
+      );
+    let redisPassword = '';
+    await check('compose.yaml: HAProxy on the internal network only, the services not MinIO\'s root', async () => {
+      const svc = composed.services;
+      const nets = (composed as { networks?: Record<string, { internal?: boolean } | null> }).networks ?? {};
+      if (nets.internal?.internal !== true) throw new Error('the network `internal` is not `internal: true`');
+      const published = Object.keys(svc).filter((n) => svc[n].ports);
+      if (published.join() !== 'caddy') throw new Error(`services with published ports: ${published.join(', ')}`);
+      const haproxyNets = JSON.stringify(svc.haproxy.networks);
+      if (haproxyNets !== '["internal"]') throw new Error(`HAProxy is on the networks ${haproxyNets}`);
+      for (const n of Object.keys(svc).filter((k) => k !== 'caddy')) {
+        const on = (svc[n].networks ?? ['default']) as string[];
+        if (on.includes('edge') || on.includes('default')) throw new Error(`${n} is on the network ${on.join(', ')}`);
+      }
+      const minio = envOfService('minio');
+      const said: string[] = [];
+      for (const name of ['central-1', 'central-2']) {
+        const e = envOfService(name);
+        if (!e.S3_ACCESS_KEY || e.S3_ACCESS_KEY === minio.MINIO_ROOT_USER)
+          throw new Error(`${name} runs with MinIO's root user (${e.S3_ACCESS_KEY})`);
+        if (!e.S3_SECRET_KEY || e.S3_SECRET_KEY === minio.MINIO_ROOT_PASSWORD)
+          throw new Error(`${name} runs with MinIO's root password`);
+        said.push(`${name} as ${e.S3_ACCESS_KEY}`);
+      }
+      const init = envOfService('minio-init');
+      if (init.LMS_S3_ACCESS_KEY !== envOfService('central-1').S3_ACCESS_KEY)
+        throw new Error('minio-init creates another account than the services use');
+      const urls = ['central-1', 'central-2', 'classroom'].map((n) => new URL(envOfService(n).REDIS_URL));
+      if (urls.some((u) => !u.password)) throw new Error('a service\'s REDIS_URL carries no password');
+      redisPassword = decodeURIComponent(urls[0].password);
+      return (
+        `HAProxy and its exporter on \`internal\` (internal: true) only, Caddy the one service with ports; ` +
+        `${said.join(', ')} (MinIO's root: ${minio.MINIO_ROOT_USER}, minio-init's only); REDIS_URL with a password`
+      );
+    });
+
+    // Redis as compose.yaml runs it (its command, on the host's redis-server): the containers use it below.
+    await check('Redis as compose.yaml runs it: a client without the password is refused', async () => {
+      const args = (composed.services.redis.command as string[]).map((a) => interpolate(a, opEnv));
+      if (args[0] !== 'redis-server') throw new Error(`redis's command is ${args[0]}`);
+      const dir = path.join(tmp, 'redis');
+      await fsp.mkdir(dir);
+      start('redis', ['redis-server', ...args.slice(1), '--port', String(ports.redis), '--bind', '127.0.0.1',
+        '--dir', dir], process.env, logs);
+      await waitFor('Redis', 10_000, async () => (await redisSays(ports.redis, ['PING'])).length === 1);
+      const [anon] = await redisSays(ports.redis, ['PING']);
+      if (!anon.startsWith('-NOAUTH')) throw new Error(`PING without the password answered ${anon}`);
+      const [auth, pong] = await redisSays(ports.redis, ['AUTH', redisPassword], ['PING']);
+      if (auth !== '+OK' || pong !== '+PONG') throw new Error(`with the password: ${auth}, ${pong}`);
+      return `PING without the password: ${anon.slice(1, 40)}; with the services' REDIS_URL password: PONG`;
+    });
+
     // ---- the machine's side: databases, S3, env files ---------------------------------------------------------
     await admin.raw(`CREATE DATABASE ${tag}_central`);
     await admin.raw(`CREATE DATABASE ${tag}_classroom`);
     start('s3rver', s3rverArgv(tmp, ports.s3), process.env, logs);
-    const redisUrl = redisOfRun(redisBase);
+    // The Redis above, as the services' REDIS_URL names it (with its password); the machine's otherwise.
+    const redisUrl = redisPassword
+      ? `redis://:${encodeURIComponent(redisPassword)}@127.0.0.1:${ports.redis}/0`
+      : redisOfRun(redisBase);
     const site = `https://localhost:${ports.site}`;
     const classroomSite = `https://localhost:${ports.classroomSite}`;
     const centralEnv: Record<string, string> = {
@@ -314,6 +424,8 @@ async function main(): Promise<number> {
         const s = { ...source.services[name] };
         const environment = { ...(s.environment as Record<string, string>), ...here };
         delete s.depends_on;
+        // Host networking here: compose.yaml's networks are the engine's to make, not this machine's.
+        delete s.networks;
         // Named volumes of this run only; the backups folder of the test.
         s.volumes = (s.volumes as string[]).map((v) => (v.startsWith('$') ? `${backups}:/var/backups/lms` : v));
         services[name] = { ...s, image, env_file: [envFile], environment, network_mode: 'host' };
@@ -341,9 +453,34 @@ async function main(): Promise<number> {
             .slice(0, 400)}`,
         );
       }
+      // podman-compose 1.0.3 exits 0 when a container could not start (podman's 125 is only printed): the
+      // containers' own states say whether each runs.
+      const states = async () => {
+        const names = (
+          await mustRun(
+            ['podman', 'ps', '-a', '--format', '{{.Names}}', '--filter', `label=io.podman.compose.project=${project}`],
+            env,
+          )
+        ).split('\n').filter(Boolean);
+        return Promise.all(
+          names.map(async (n) => {
+            const state = ['podman', 'inspect', '--format', '{{.State.Status}} {{.State.ExitCode}}', n];
+            return `${n} ${await mustRun(state, env)}`;
+          }),
+        );
+      };
+      const notRunning = async () => {
+        const all = await states();
+        const bad = all.filter((l) => l.split(' ')[1] !== 'running');
+        if (all.length !== 3 || bad.length)
+          throw new Error(`containers not running: ${(bad.length ? bad : all).join('; ') || 'none created'}`);
+      };
+      await sleep(1000);
+      await notRunning();
       const ready = (port: number) =>
         waitFor(`the container on ${port}`, 60_000, async () => (await plain(port, '/readyz')).status === 200);
       await Promise.all([ready(ports.central[0]), ready(ports.central[1]), ready(ports.classroom)]);
+      await notRunning();
       const ids = await mustRun(['podman', 'ps', '-q', '--filter', `label=io.podman.compose.project=${project}`], env);
       const users = await Promise.all(ids.split('\n').map((id) => mustRun(['podman', 'exec', id, 'id', '-u'], env)));
       if (users.some((u) => u !== '10001')) throw new Error(`processes run as ${users.join(', ')}`);
@@ -372,6 +509,8 @@ async function main(): Promise<number> {
       );
       return `${site}/readyz and ${classroomSite}/readyz: 200 over TLS`;
     });
+    await check("the proxies expose nothing else: Caddy's admin API off, its metrics on loopback", () =>
+      proxyExposure({ ports }));
     const get = client(ca);
 
     let token = '';

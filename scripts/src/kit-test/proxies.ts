@@ -5,6 +5,9 @@
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { DEMO_IDS } from '@lms/shared';
 import { repoRoot } from '@lms/db';
@@ -20,6 +23,8 @@ export interface ProxiedKit {
     /** Caddy's plain HTTP port (the sites themselves are on site and classroomSite). */
     http: number;
     haproxy: { central: number; classroom: number; stats: number };
+    /** Caddy's metrics site (deploy/Caddyfile: 2020 unless given). */
+    caddyMetrics: number;
   };
   /** https://localhost:<port> of the central site and of the classroom site. */
   site: string;
@@ -56,7 +61,8 @@ export async function startProxies(kit: ProxiedKit, waitFor: WaitFor, cwd = repo
     LMS_CENTRAL_UPSTREAMS: `127.0.0.1:${ports.haproxy.central}`,
     LMS_CLASSROOM_UPSTREAMS: `127.0.0.1:${ports.haproxy.classroom}`,
     LMS_TLS: 'tls internal',
-    LMS_CADDY_GLOBAL: `admin off\nskip_install_trust\nhttp_port ${ports.http}\nauto_https disable_redirects`,
+    LMS_CADDY_METRICS_PORT: String(ports.caddyMetrics),
+    LMS_CADDY_GLOBAL: `skip_install_trust\nhttp_port ${ports.http}\nauto_https disable_redirects`,
   }, logs, cwd);
   const rootCrt = caddyRootCrt(tmp);
   await waitFor('Caddy\'s local CA', 30_000, async () => fs.existsSync(rootCrt));
@@ -73,4 +79,51 @@ export function syncLog(kit: Pick<ProxiedKit, 'tmp' | 'site' | 'classroomSite'>,
     SYNC_LOG_PASSWORD: DEMO_IDS.password,
     NODE_EXTRA_CA_CERTS: caddyRootCrt(kit.tmp),
   });
+}
+
+/** Whether a TCP connection to host:port is refused (nothing listens there). */
+export function refused(port: number, host = '127.0.0.1', localAddress?: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = net.connect({ port, host, localAddress });
+    sock.setTimeout(3000);
+    sock.once('connect', () => { sock.destroy(); resolve(false); });
+    sock.once('timeout', () => { sock.destroy(); resolve(false); });
+    sock.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+  });
+}
+
+/** GET over plain HTTP from a chosen local address (127.0.0.2 is as much this host's as 127.0.0.1). */
+export function getFrom(
+  localAddress: string,
+  port: number,
+  p: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    http.get({ host: '127.0.0.1', port, path: p, localAddress, headers, agent: false }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => { body += d.toString(); });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    }).on('error', reject);
+  });
+}
+
+/**
+ * What the running proxies expose besides the sites: Caddy's admin API refused (port 2019 closed), Caddy's
+ * metrics answering on loopback and refused from any other address (`bind 127.0.0.1`).
+ */
+export async function proxyExposure(kit: Pick<ProxiedKit, 'ports'>): Promise<string> {
+  if (!(await refused(2019))) throw new Error("Caddy's admin API answers on 127.0.0.1:2019 (admin off expected)");
+  const m = await getFrom('127.0.0.1', kit.ports.caddyMetrics, '/metrics');
+  if (m.status !== 200 || !/^caddy_http_requests_total/m.test(m.body))
+    throw new Error(`Caddy's metrics on 127.0.0.1:${kit.ports.caddyMetrics} answered ${m.status} without its counters`);
+  // Another address of this host: the metrics site listens on 127.0.0.1 alone.
+  const others = os.networkInterfaces();
+  const outside = Object.values(others).flat().find((a) => a && a.family === 'IPv4' && !a.internal)?.address;
+  if (outside && !(await refused(kit.ports.caddyMetrics, outside)))
+    throw new Error(`Caddy's metrics answer on ${outside}:${kit.ports.caddyMetrics}, not on loopback alone`);
+  return (
+    "Caddy's admin API refused (127.0.0.1:2019 closed); Caddy's metrics on " +
+    `127.0.0.1:${kit.ports.caddyMetrics}${outside ? ` only (refused on ${outside})` : ''}`
+  );
 }
