@@ -10,7 +10,7 @@ import {
  * Routes whose entry the answer cannot show, declared by method and pattern:
  *  - `change`: the route changes learners' identity (the learners come from the body, the answer or the path);
  *  - `visibility`: the route changes who may see it (roles, permissions, a staff account's schools and
- *    countries);
+ *    countries, box credentials);
  *  - `download`: the route answers a file holding learners' identity that the CSV columns do not show (a ZIP,
  *    a CSV whose columns are not the learners' fields): an entry before the handler starts, and one with
  *    the outcome when it ends;
@@ -29,6 +29,11 @@ export const DECLARED: Readonly<Record<string, 'change' | 'visibility' | 'downlo
   'POST /user/create': 'visibility',
   'PUT /user/:lmsuserid': 'visibility',
   'DELETE /user/:lmsuserid': 'visibility',
+  // A box credential reads its school's roster: registering, enrolling, re-coding and revoking a box change it.
+  'POST /fleet/boxes': 'visibility',
+  'POST /fleet/boxes/:boxid/code': 'visibility',
+  'POST /fleet/boxes/:boxid/revoke': 'visibility',
+  'POST /fleet/enrol': 'visibility',
   'GET /export/:schoolname/students': 'download',
   'GET /sync/report-data': 'download',
   // The activity layout's columns are its date range; its rows name each learner by sign-in name.
