@@ -334,6 +334,7 @@ const PARAMS: Record<string, string> = {
   questiontagid: 'none',
   feedbackid: 'none',
   schoolcontributeid: 'none',
+  boxid: 'none',
   filename: 'none.mp4',
   tag: 'none',
 };

@@ -182,8 +182,8 @@ export interface SignInLimiterOptions {
   addressLimit: number;
   /** The account a sign-in names, read from its JSON body (anything but a string: none). */
   accountOf: (body: unknown) => unknown;
-  /** The JSON body limit (bytes): the limiter reads the body to learn the account. */
-  bodyLimit: number;
+  /** The JSON body limit: the limiter reads the body to learn the account (a route's own limit where it has one). */
+  bodyLimit: number | ((req: Request) => string | number);
   redis?: RedisClient;
   /** As the app's `trust proxy`: proxy hops whose X-Forwarded-For names the client (0: none). */
   trustProxy?: number;
@@ -237,7 +237,7 @@ export function createSignInLimiter(o: SignInLimiterOptions): RequestHandler {
   };
   return (req, res, next) => {
     const run = async (): Promise<void> => {
-      await parseJsonBody(req, res, o.bodyLimit);
+      await parseJsonBody(req, res, typeof o.bodyLimit === 'function' ? o.bodyLimit(req) : o.bodyLimit);
       const account = `u:${accountKey(o.accountOf(req.body))}`;
       const address = addressOf(req);
       const pair = `p:${address}:${account}`;

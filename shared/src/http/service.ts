@@ -1,4 +1,4 @@
-import type { Express, RequestHandler } from 'express';
+import type { Express, Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { createBaseApp, type HttpConfig, type OutageAnswer } from './app';
 import { buildOpenApi } from './openapi';
@@ -69,6 +69,13 @@ export function createServiceApp<TCaller, TScope = unknown>(o: ServiceAppOptions
     ...counted,
   });
   const accountField = o.signIn.accountField;
+  // A sign-in route's own body limit holds when the limiter reads the body before the route does.
+  const routeLimits = new Map<string, string | number>();
+  for (const r of o.routes) {
+    if (r.bodyLimit !== undefined) routeLimits.set(`${r.method.toUpperCase()} ${r.path.toLowerCase()}`, r.bodyLimit);
+  }
+  const signInPathOf = (req: Request) =>
+    (req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path).toLowerCase();
   const signIn = createSignInLimiter({
     name: `${o.name}-signin`,
     windowMs: 15 * 60_000,
@@ -76,7 +83,7 @@ export function createServiceApp<TCaller, TScope = unknown>(o: ServiceAppOptions
     addressLimit: o.rateLimit.loginAddressPer15Minutes,
     accountOf: (body) =>
       body && typeof body === 'object' ? (body as Record<string, unknown>)[accountField] : undefined,
-    bodyLimit: o.bodyLimit,
+    bodyLimit: (req) => routeLimits.get(`${req.method} ${signInPathOf(req)}`) ?? o.bodyLimit,
     redis: o.redis,
     logger: o.logger,
     trustProxy: o.http.trustProxy,
@@ -87,8 +94,7 @@ export function createServiceApp<TCaller, TScope = unknown>(o: ServiceAppOptions
   const signInMethods = new Set(o.signIn.methods.map((m) => m.toUpperCase()));
   const signInOnly: RequestHandler = (req, res, next) => {
     if (!signInMethods.has(req.method)) { next(); return; }
-    const path = req.path.length > 1 && req.path.endsWith('/') ? req.path.slice(0, -1) : req.path;
-    if (signInPaths.has(path.toLowerCase())) void signIn(req, res, next);
+    if (signInPaths.has(signInPathOf(req))) void signIn(req, res, next);
     else next();
   };
 
