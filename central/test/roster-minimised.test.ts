@@ -65,7 +65,9 @@ afterAll(async () => {
 
 describe('the roster pushed to a box (POST /sync/cloud/:schoolname/students)', () => {
   it('leaves parents\' names, birth date, contact and disability answers on central', async () => {
-    const res = await request(central.app).post(`/sync/cloud/${school}/students`).set('Authorization', `Bearer ${admin}`);
+    const res = await request(central.app)
+      .post(`/sync/cloud/${school}/students`)
+      .set('Authorization', `Bearer ${admin}`);
     expect([res.status, res.body]).toEqual([200, { error: false, data: true }]);
 
     const onBox = (await classroom.tdb.db('students').select()) as Array<Record<string, unknown>>;
