@@ -289,6 +289,34 @@ export const ROSTER_COLUMNS = {
   },
 } as const;
 
+/**
+ * Learner columns a classroom box has no use for: neither the classroom server nor the learner app reads them
+ * (sign-in, the drawer, progress and reports need names, school, curriculum and level only). They never leave
+ * central in a box's roster, and a box stores them empty whatever it is sent. The keys stay in the roster, as
+ * null, because an existing system's box imports them by name.
+ */
+export const BOX_WITHHELD_STUDENT_COLUMNS = [
+  'mothername',
+  'fathername',
+  'contact',
+  'dateofbirth',
+  'wg_seeing',
+  'wg_hearing',
+  'wg_walking',
+  'wg_remembering',
+  'wg_selfcare',
+  'wg_communicating',
+  'wg_source',
+  'wg_collected_at',
+] as const;
+
+/** A learner row as a box may hold it: the withheld columns present and null. */
+export function minimisedForBox<T extends Record<string, unknown>>(student: T): T {
+  const out: Record<string, unknown> = { ...student };
+  for (const c of BOX_WITHHELD_STUDENT_COLUMNS) out[c] = null;
+  return out as T;
+}
+
 export type SchoolUserRow = Partial<RowOf<typeof ROSTER_COLUMNS.schoolusers>>;
 export type StudentRow = Partial<RowOf<typeof ROSTER_COLUMNS.students>>;
 

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { anyUser, httpError, noInput, roles, writeStudentsZip, writeTeachersZip } from '@lms/shared';
+import {
+  anyUser, httpError, minimisedForBox, noInput, roles, writeStudentsZip, writeTeachersZip,
+} from '@lms/shared';
 import { route } from '../../http/route';
 import { schoolInScope, scope } from '../../http/scope';
 import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
@@ -86,7 +88,9 @@ async function pushStudents(ctx: CentralCtx<typeof schoolParams>): Promise<unkno
   // Another school's name is answered as an unknown school: its roster (hashes included) is not the caller's to push.
   if (!schoolInScope(scope, { schoolname: params.schoolname })) throw httpError(400, 'Invalid School Name');
   // Hashes travel here, and only here: the classroom must verify the learners' own passwords offline.
-  const studentusers = await schoolRoster(db, params.schoolname, { teacherAccounts: true, hash: true });
+  // Parents' names, birth date, contact and the disability answers stay on central: a box never uses them.
+  const studentusers = (await schoolRoster(db, params.schoolname, { teacherAccounts: true, hash: true }))
+    .map((u) => ({ ...u, student: minimisedForBox(u.student) }));
   if (studentusers.length === 0) throw httpError(400, 'No student available');
   const answer = await pushPackage(ctx, 'students', writeStudentsZip({ studentusers }));
   // The school's teachers go with it (deactivated and deleted ones too, so that the box refuses them): a new

@@ -1,5 +1,5 @@
 import { BatchWriteError, rowsPerStatement, type Knex } from '@lms/db';
-import { httpError } from '@lms/shared';
+import { httpError, minimisedForBox } from '@lms/shared';
 import {
   CONTENT_COLUMNS,
   CONTENT_KEYS,
@@ -274,7 +274,8 @@ export async function applyStudents(
       pkg.studentusers.map((s) => schoolUserForWrite(s.schooluser, undefined)),
     );
     const students = pkg.studentusers.map(({ student }) => {
-      const row: Row = { ...student };
+      // Whatever the sender (an older central, a hand-made file), the box does not keep what it never uses.
+      const row: Row = minimisedForBox({ ...student });
       for (const c of STUDENT_TEXT_DEFAULTS) if (row[c] === null || row[c] === undefined) row[c] = '';
       if (row.genderid === null || row.genderid === undefined) row.genderid = 0;
       return row;
