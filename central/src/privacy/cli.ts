@@ -3,8 +3,8 @@ import os from 'node:os';
 import { pipeline } from 'node:stream/promises';
 import { commandName } from '@lms/db';
 import { appendEntries, type AccessEntry } from '../access/record';
-import { loadConfig } from '../config';
-import { configuredStore } from '../http/context';
+import { loadDatabaseConfig, loadObjectStoreConfig } from '../config';
+import { createObjectStore } from '../objects';
 import { openDatabase } from '../db';
 import { eraseLearner, exportLearner, findLearner, learnerZip } from './learner';
 
@@ -25,9 +25,9 @@ async function main(args: string[]): Promise<number> {
     process.stderr.write(USAGE);
     return 2;
   }
-  const config = loadConfig();
+  const config = loadDatabaseConfig();
   const db = openDatabase(config.databaseUrl, { applicationName: commandName('central') });
-  const objects = configuredStore(config);
+  const objects = createObjectStore(loadObjectStoreConfig());
   try {
     const l = await findLearner(db, studentid);
     if (!l) {
