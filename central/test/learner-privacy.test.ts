@@ -21,7 +21,7 @@ const [ERASED, INACTIVE, ...OTHERS] = D.learners;
 const IDENTITY = {
   mothername: 'Zainabu Erasetest', fathername: 'Kwame Erasetest', familyname: 'Erasetestfamily',
   contact: '+255700111222', dateofbirth: '2014-03-09T00:00:00.000Z', wg_seeing: 2, wg_hearing: 3,
-  wg_source: 'parent',
+  wg_source: 1,
 };
 const INACTIVE_MOTHER = 'Retentiontest Mother';
 
