@@ -1,3 +1,5 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_IDS, openZipBuffer } from '@lms/shared';
@@ -10,6 +12,8 @@ import { sweepRetention } from '../src/retention';
 import { DEMO_STAFF, seedDemo } from '../src/seed/demo';
 import { staffLogin } from './accounts';
 import { makeApp, silentLogger, type TestApp } from './helpers';
+import { makeApp as makeClassroomApp, type TestApp as ClassroomTestApp } from '../../classroom/test/helpers';
+import { seedDemo as seedClassroomDemo } from '../../classroom/src/seed/demo';
 
 // One learner's data on request: the export holds every table that names the learner (found from the live
 // schema), the erasure removes identity from every table while the reports keep their totals, both are in
@@ -25,7 +29,11 @@ const IDENTITY = {
 };
 const INACTIVE_MOTHER = 'Retentiontest Mother';
 
+const SYNC_KEY = 'learner-privacy-sync-key';
 let t: TestApp;
+// The school's classroom server, holding the same demo learners: the roster push carries the erasure there.
+let room: ClassroomTestApp;
+let roomServer: http.Server;
 let superToken: string;
 let superId: string;
 let adminToken: string;
@@ -80,7 +88,12 @@ async function everyRow(db: Knex): Promise<string> {
 }
 
 beforeAll(async () => {
-  t = await makeApp({ RATE_LIMIT_MAX: '100000' });
+  room = await makeClassroomApp({ SERVER_SYNC_KEY: SYNC_KEY });
+  await seedClassroomDemo(room.tdb.db);
+  roomServer = http.createServer(room.app);
+  await new Promise<void>((resolve) => roomServer.listen(0, '127.0.0.1', resolve));
+  const rpiCloud = `http://127.0.0.1:${(roomServer.address() as AddressInfo).port}`;
+  t = await makeApp({ RATE_LIMIT_MAX: '100000', SERVER_SYNC_KEY: SYNC_KEY, RPI_CLOUD: rpiCloud });
   await seedDemo(t.tdb.db);
   await t.tdb.db('students').where('studentid', ERASED.studentid).update(IDENTITY);
   await t.tdb.db('students').where('studentid', INACTIVE.studentid).update({ mothername: INACTIVE_MOTHER });
@@ -91,6 +104,8 @@ beforeAll(async () => {
   adminToken = (await staffLogin(t.app, ad.lmsusername, ad.password)).accessToken;
 }, 120_000);
 afterAll(async () => {
+  await new Promise((resolve) => roomServer.close(resolve));
+  await room.tdb.dispose();
   await t.tdb.dispose();
 });
 
@@ -219,7 +234,9 @@ describe('erasure', () => {
 
     // The school's pending erasure; the next roster carries the learner anonymised.
     const mark = await t.tdb.db('learnererasures').where('studentid', ERASED.studentid).first();
-    expect(mark).toMatchObject({ schoolname: D.schoolname, reason: 'request', erasedby: superId, token: user.schoolusername });
+    expect(mark).toMatchObject({
+      schoolname: D.schoolname, reason: 'request', erasedby: superId, token: user.schoolusername,
+    });
     expect(mark.rosterpushedat).toBeNull();
     const roster = await schoolRoster(t.tdb.db, D.schoolname, { teacherAccounts: true, hash: false });
     const item = roster.find((r) => r.student.studentid === ERASED.studentid)!;
@@ -227,6 +244,19 @@ describe('erasure', () => {
     expect(item.student.studentfirstname).toBe('');
     expect(item.student.mothername ?? null).toBeNull();
     expect(JSON.stringify(roster)).not.toContain(JSON.stringify(IDENTITY.mothername));
+
+    // One roster push later the school's classroom server holds the learner anonymised too.
+    const boxBefore = await room.tdb.db('students').where('studentid', ERASED.studentid).first();
+    expect(boxBefore.studentfirstname).toBe(ERASED.studentfirstname);
+    const push = await as(superToken).post(`/sync/cloud/${encodeURIComponent(D.schoolname)}/students`);
+    expect(push.status).toBe(200);
+    const box = await room.tdb.db('students').where('studentid', ERASED.studentid).first();
+    for (const c of LEARNER_IDENTITY_COLUMNS) if (c in box) expect(box[c] ?? '', `box ${c}`).toBe('');
+    const boxUser = await room.tdb.db('schoolusers').where('schooluserid', ERASED.schooluserid).first();
+    expect(boxUser.schoolusername).toBe(user.schoolusername);
+    expect(await everyRow(room.tdb.db)).not.toContain(JSON.stringify(ERASED.studentlastname));
+    const carried = await t.tdb.db('learnererasures').where('studentid', ERASED.studentid).first();
+    expect(carried.rosterpushedat).not.toBeNull();
 
     // A second erasure changes nothing.
     const again = await as(superToken).post(`/privacy/learner/${ERASED.studentid}/erase`);

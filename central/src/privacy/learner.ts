@@ -287,3 +287,13 @@ export async function anonymiseInactive(
   }
   return n;
 }
+
+/**
+ * A roster of the school reached its classroom server: the erasures pending for that school are carried (the
+ * roster holds the erased learners anonymised, and the box's import overwrites its copy). Erasures made
+ * after `rosterAt` (the time the roster was read) stay pending.
+ */
+export async function erasuresCarried(db: Knex, schoolname: string, rosterAt: string): Promise<number> {
+  return Number(await db('learnererasures').where('schoolname', schoolname).whereNull('rosterpushedat')
+    .where('erasedat', '<=', rosterAt).update({ rosterpushedat: new Date().toISOString() }));
+}
