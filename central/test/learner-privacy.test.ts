@@ -97,6 +97,23 @@ beforeAll(async () => {
   await seedDemo(t.tdb.db);
   await t.tdb.db('students').where('studentid', ERASED.studentid).update(IDENTITY);
   await t.tdb.db('students').where('studentid', INACTIVE.studentid).update({ mothername: INACTIVE_MOTHER });
+  await t.tdb.db('rpiuseraccess').insert({
+    rpiuseraccessid: 'privacy-test-signin', userid: ERASED.schooluserid, logintime: new Date().toISOString(),
+    ipaddress: '127.0.0.1',
+  });
+  // An attempt of the learner with one answer, and another learner's: the export takes the first only.
+  await t.tdb.db('studentprogress').insert([
+    { studentprogressid: 'privacy-p1', studentid: ERASED.studentid, studentprogressreferenceid: 'privacy-ref',
+      progresstype: 1, starttime: new Date().toISOString() },
+    { studentprogressid: 'privacy-p2', studentid: INACTIVE.studentid, studentprogressreferenceid: 'privacy-ref',
+      progresstype: 1, starttime: new Date().toISOString() },
+  ]);
+  await t.tdb.db('studentprogressquestions').insert([
+    { studentprogressid: 'privacy-p1', studentprogressquestionid: 'privacy-q1', tries: 1, iscorrect: true,
+      referencequestionid: 'privacy-ref' },
+    { studentprogressid: 'privacy-p2', studentprogressquestionid: 'privacy-q2', tries: 2, iscorrect: false,
+      referencequestionid: 'privacy-ref' },
+  ]);
   const sa = staffOf('superadmin@demo.lms');
   superToken = (await staffLogin(t.app, sa.lmsusername, sa.password)).accessToken;
   superId = (await t.tdb.db('lmsusers').where('lmsusername', sa.lmsusername).first('lmsuserid')).lmsuserid;
@@ -158,11 +175,22 @@ describe('export of one learner', () => {
 
       const tables = await learnerTables(t.tdb.db);
       expect(tables.map((x) => x.table)).toEqual(expect.arrayContaining(
-        ['students', 'schoolusers', 'studentprogress', 'accessrecordlearners', 'learnererasures', 'zzlearnernotes']));
+        ['students', 'schoolusers', 'studentprogress', 'accessrecordlearners', 'learnererasures', 'zzlearnernotes',
+          'rpiuseraccess', 'studentprogressquestions']));
       for (const { table } of tables) expect(files.has(`tables/${table}.json`), table).toBe(true);
       expect(JSON.parse(files.get('tables/zzlearnernotes.json')!)).toEqual(
         [{ noteid: 'n1', studentid: ERASED.studentid, note: 'this learner' }]);
 
+      // The classroom's sign-ins name the account as `userid`; an attempt's answers name the attempt.
+      expect(JSON.parse(files.get('tables/rpiuseraccess.json')!)).toEqual(
+        [expect.objectContaining({ rpiuseraccessid: 'privacy-test-signin', userid: ERASED.schooluserid })]);
+      const attempts = (await t.tdb.db('studentprogress').where('studentid', ERASED.studentid)
+        .pluck('studentprogressid')).map(String);
+      const answers = await t.tdb.db('studentprogressquestions').whereIn('studentprogressid', attempts);
+      expect(answers.map((a) => a.studentprogressquestionid)).toContain('privacy-q1');
+      const exported = JSON.parse(files.get('tables/studentprogressquestions.json')!);
+      expect(exported.map((a: { studentprogressquestionid: string }) => a.studentprogressquestionid).sort())
+        .toEqual(answers.map((a) => a.studentprogressquestionid).sort());
       const students = JSON.parse(files.get('tables/students.json')!);
       expect(students).toHaveLength(1);
       expect(students[0]).toMatchObject({ studentid: ERASED.studentid, mothername: IDENTITY.mothername });

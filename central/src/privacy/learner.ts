@@ -14,6 +14,15 @@ import type { ObjectStore } from '../objects/types';
 
 /** Columns that name a learner. A table with one of them is read by the export (found from the live schema). */
 export const LEARNER_COLUMNS = ['studentid', 'schooluserid'] as const;
+/**
+ * Columns named otherwise that hold a learner's sign-in account (`schooluserid`), as the log import has them:
+ * the classroom's sign-ins name the account `userid`.
+ */
+export const ACCOUNT_COLUMN_OF: Readonly<Record<string, string>> = { rpiuseraccess: 'userid' };
+/** Tables whose rows are the learner's through another table's row (a question's answer of an attempt). */
+export const THROUGH: Readonly<Record<string, { column: string; table: string }>> = {
+  studentprogressquestions: { column: 'studentprogressid', table: 'studentprogress' },
+};
 /** Columns never written into an export: a secret is not personal data the learner asked for. */
 const SECRET_COLUMNS = new Set(['schooluserpasswordhash']);
 
@@ -39,7 +48,9 @@ export async function learnerTables(db: Knex): Promise<Array<{ table: string; co
   }
   const by = new Map<string, string[]>();
   for (const { t, c } of cols) {
-    if (!(LEARNER_COLUMNS as readonly string[]).includes(c.toLowerCase())) continue;
+    const named = (LEARNER_COLUMNS as readonly string[]).includes(c.toLowerCase())
+      || ACCOUNT_COLUMN_OF[t] === c || THROUGH[t]?.column === c;
+    if (!named) continue;
     by.set(t, [...(by.get(t) ?? []), c]);
   }
   return [...by.entries()].sort(([a], [b]) => (a < b ? -1 : 1))
@@ -68,9 +79,14 @@ const PAGE = 5000;
 
 async function rowsOf(db: Knex, table: string, columns: string[], l: Learner): Promise<Row[]> {
   const out: Row[] = [];
+  const through = THROUGH[table];
   const q = () => db(table).where((w) => {
     for (const c of columns) {
-      const v = c.toLowerCase() === 'schooluserid' ? l.schooluserid : l.studentid;
+      if (through?.column === c) {
+        w.orWhereIn(c, db(through.table).where('studentid', l.studentid).select(through.column));
+        continue;
+      }
+      const v = c.toLowerCase() === 'schooluserid' || ACCOUNT_COLUMN_OF[table] === c ? l.schooluserid : l.studentid;
       if (v !== null) w.orWhere(c, v);
     }
   });
@@ -159,7 +175,8 @@ function manifestText(m: Row, tables: Row[], stored: Row[], archives: string[], 
     m.erased ? 'This learner\'s identity was erased: the rows below keep ids and activity only.' : '',
     '',
     'tables/<name>.json: every row of that table of central\'s database that names the learner',
-    '(by studentid or by the sign-in account, schooluserid). Password hashes are left out.',
+    '(by studentid, or by the sign-in account: schooluserid, the sign-ins\' userid; a quiz attempt\'s answers',
+    'by the attempt). Password hashes are left out.',
     ...tables.map((t) => `  ${String(t.table)}: ${String(t.rows)} row(s)`),
     '',
     'objects/: the learner\'s files in the object store',
