@@ -15,6 +15,7 @@ import { OUTAGE_RETRY_AFTER_SECONDS, requestOutage } from './http/outage';
 import type { ReplicaReads } from './replica';
 import { accessRecordRoutes } from './access/routes';
 import { withAccessRecord } from './access/routes-wrap';
+import { privacyRoutes } from './privacy/routes';
 
 export const SIGN_IN_PATHS = [
   '/auth/login',
@@ -64,7 +65,7 @@ export function createApp(config: Config, deps: Deps): Express {
     rateLimit: config.rateLimit,
     signIn: { paths: SIGN_IN_PATHS, methods: ['post', 'put'], accountField: 'lmsusername' },
     // Every route is wrapped by the access record of learner data (access/routes-wrap.ts).
-    routes: withAccessRecord([...serviceRoutes, ...accessRecordRoutes]),
+    routes: withAccessRecord([...serviceRoutes, ...accessRecordRoutes, ...privacyRoutes]),
     gates: centralGates,
     // Every route declares which rows its caller may touch; a route without a scope rule stops the start.
     scopes: centralScopes,

@@ -84,6 +84,7 @@ const schema = z.object({
   SIGNIN_RETENTION_DAYS: nonNegativeInt(0),
   ACCESS_RECORD_RETENTION_YEARS: nonNegativeInt(6),
   ACCESS_RECORD_OFF: flag,
+  LEARNER_RETENTION_YEARS: nonNegativeInt(0),
   MAIL_LINKS_PER_CLIENT_HOUR: positiveInt(10),
   MAIL_LINKS_PER_ACCOUNT_HOUR: positiveInt(3),
   FLEET_ENROLMENT_CODE_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(24),
@@ -174,6 +175,8 @@ export function loadConfig(env: Env = process.env) {
       enabled: !(isDevOrTest(e.NODE_ENV) && e.ACCESS_RECORD_OFF),
       retentionYears: e.ACCESS_RECORD_RETENTION_YEARS,
     },
+    // Learners without activity for this many years are anonymised by the retention sweep; 0: never.
+    learnerRetentionYears: e.LEARNER_RETENTION_YEARS,
     mailLinks: { perClientPerHour: e.MAIL_LINKS_PER_CLIENT_HOUR, perAccountPerHour: e.MAIL_LINKS_PER_ACCOUNT_HOUR },
     // How long a box's one-time enrolment code stays valid (docs/fleet-protocol.md).
     fleet: { enrolmentCodeMs: e.FLEET_ENROLMENT_CODE_HOURS * 3_600_000 },

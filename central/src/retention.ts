@@ -4,6 +4,7 @@ import type { ObjectStore } from './objects';
 import { sweepExpiredArchives } from './areas/log/archives';
 import { startPeriodic, type Periodic } from './periodic';
 import { sweepAccessRecord } from './access/record';
+import { anonymiseInactive } from './privacy/learner';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -24,6 +25,8 @@ export interface RetentionSettings {
   signInDays: number;
   /** Years an access record entry is kept (0: for ever; absent: 0). */
   accessRecordYears?: number;
+  /** Years without activity after which a learner is anonymised (0: never; absent: 0). */
+  learnerYears?: number;
 }
 
 /** What was deleted, for the `lms_retention_deleted_total` counter. */
@@ -80,6 +83,7 @@ export async function sweepRetention(
   deps: { db: Knex; objects: ObjectStore; logger: Logger },
   settings: RetentionSettings,
   count: CountDeleted = () => undefined,
+  anonymised: (n: number) => void = () => undefined,
 ): Promise<void> {
   if (settings.logArchiveDays > 0) {
     const archives = await sweepExpiredArchives(deps, settings.logArchiveDays * DAY_MS);
@@ -102,6 +106,7 @@ export async function sweepRetention(
         'retention: deleted access record entries older than ACCESS_RECORD_RETENTION_YEARS');
     }
   }
+  if ((settings.learnerYears ?? 0) > 0) await anonymiseInactive(deps, settings.learnerYears!, anonymised);
 }
 
 /** The retention sweep, when a setting asks for one: at start and then hourly. Undefined when all are 0. */
@@ -109,7 +114,10 @@ export function startRetentionSweep(
   deps: { db: Knex; objects: ObjectStore; logger: Logger },
   settings: RetentionSettings,
   count?: CountDeleted,
+  anonymised?: (n: number) => void,
 ): Periodic | undefined {
-  if (settings.logArchiveDays <= 0 && settings.signInDays <= 0 && !(settings.accessRecordYears! > 0)) return undefined;
-  return startPeriodic('retention sweep', () => sweepRetention(deps, settings, count), RETENTION_EVERY_MS, deps.logger);
+  if (settings.logArchiveDays <= 0 && settings.signInDays <= 0 && !(settings.accessRecordYears! > 0)
+    && !(settings.learnerYears! > 0)) return undefined;
+  return startPeriodic('retention sweep', () => sweepRetention(deps, settings, count, anonymised), RETENTION_EVERY_MS,
+    deps.logger);
 }

@@ -41,8 +41,10 @@ startOrExit('central API', async () => {
   const metrics = appMetrics(app);
   // And access record entries older than ACCESS_RECORD_RETENTION_YEARS.
   const retention = startRetentionSweep({ db, objects, logger },
-    { ...config.retention, accessRecordYears: config.accessRecord.retentionYears },
-    metrics && ((what, n) => metrics.retentionDeleted.inc({ what }, n)));
+    { ...config.retention, accessRecordYears: config.accessRecord.retentionYears,
+      learnerYears: config.learnerRetentionYears },
+    metrics && ((what, n) => metrics.retentionDeleted.inc({ what }, n)),
+    metrics && ((n) => metrics.learnersAnonymised.inc(n)));
   // The small tables' planner statistics, which autovacuum's thresholds never reach (PostgreSQL).
   const statistics = startStatistics({ db, logger });
   const close = [

@@ -4,6 +4,7 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_IDS, ROLE_IDS } from '@lms/shared';
 import { serviceRoutes } from '../src/areas';
+import { privacyRoutes } from '../src/privacy/routes';
 import { appendEntries, GENESIS, sweepAccessRecord, verifyChain, type AccessEntry } from '../src/access/record';
 import { DECLARED, routeKey } from '../src/access/routes-wrap';
 import type { CentralRoute } from '../src/http/types';
@@ -406,7 +407,7 @@ describe('catalogue: every answer that shows a learner leaves an entry', () => {
 
 describe('the declared routes', () => {
   it('each names a route of the table (a renamed route fails here)', () => {
-    const keys = new Set(serviceRoutes.map(routeKey));
+    const keys = new Set([...serviceRoutes, ...privacyRoutes].map(routeKey));
     for (const k of Object.keys(DECLARED)) expect(keys.has(k), k).toBe(true);
   });
 });

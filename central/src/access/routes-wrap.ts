@@ -40,6 +40,9 @@ export const DECLARED: Readonly<Record<string, 'change' | 'visibility' | 'downlo
   'POST /report/studentstatus/download': 'download',
   'POST /report/online/studentstatus/download': 'download',
   'POST /sync/cloud/:schoolname/students': 'disclosure',
+  // One learner's data on request, and the erasure of their identity.
+  'GET /privacy/learner/:studentid/export': 'download',
+  'POST /privacy/learner/:studentid/erase': 'change',
 };
 
 export const routeKey = (r: Pick<CentralRoute, 'method' | 'path'>) => `${r.method} ${r.path}`;
@@ -103,6 +106,12 @@ async function changedLearners(db: Knex, ctx: CentralCtx, answer: unknown): Prom
   return { ids: [...ids], count: Math.max(rows, ids.size) };
 }
 
+/** A download of one learner's data names the learner of its path. */
+const pathLearner = (ctx: CentralCtx): Partial<AccessEntry> => {
+  const id = (ctx.req.params as Record<string, string | undefined>).studentid;
+  return id ? { learnercount: 1, studentids: [id] } : {};
+};
+
 /** The HTTP status an error will be answered with (the error middleware's rule: 500 unless it says). */
 const statusOf = (err: unknown): number => {
   const s = (err as { status?: unknown; statusCode?: unknown } | null)?.status
@@ -156,7 +165,7 @@ function wrap(r: CentralRoute): CentralRoute['handler'] {
     }
     res.json = json;
     await csv.failed(res.statusCode);
-    if (downloading) await append([entry('download finished', { outcome: res.statusCode })]);
+    if (downloading) await append([entry('download finished', { outcome: res.statusCode, ...pathLearner(ctx) })]);
 
     const answer = held ? held.body : data;
     const outcome = held ? res.statusCode : r.status ?? 200;

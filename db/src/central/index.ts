@@ -17,6 +17,7 @@ import * as m0017 from './migrations/0017_signin_time_indexes';
 import * as m0018 from './migrations/0018_app_usage_totals';
 import * as m0019 from './migrations/0019_boxes';
 import * as m0020 from './migrations/0020_access_record';
+import * as m0021 from './migrations/0021_learner_erasure';
 import { appUsageTotalTables } from './app-usage-totals';
 import { quizResultTables } from './quiz-results';
 import { tables } from './schema-0001';
@@ -39,6 +40,7 @@ export const migrations: MigrationList = [
   ['0018_app_usage_totals', m0018],
   ['0019_boxes', m0019],
   ['0020_access_record', m0020],
+  ['0021_learner_erasure', m0021],
 ];
 
 // Tables added after 0001 join the list so that their JSON and timestamp columns read back normalised too.
@@ -47,6 +49,7 @@ export const kinds = columnKinds([
   ...m0010.logArchiveTables, ...m0011.questionFeedbackColumns, ...quizResultTables, ...appUsageTotalTables,
   ...m0019.boxTables,
   ...m0020.accessRecordTables,
+  ...m0021.learnerErasureTables,
 ]);
 export { tables };
 export { backfillQuizResults, fillQuizResults, QUIZ_RESULTS } from './quiz-results';

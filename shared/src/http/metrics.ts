@@ -113,6 +113,8 @@ export class Metrics {
   readonly objectStoreErrors: Counter<'operation'>;
   readonly replicaFallbacks: Counter<'reason'>;
   readonly retentionDeleted: Counter<'what'>;
+  /** Learners the retention of inactive learners anonymised (LEARNER_RETENTION_YEARS). */
+  readonly learnersAnonymised: Counter;
 
   constructor(private readonly o: MetricsOptions) {
     // Loaded only when metrics are on: prom-client adds about 12 MB to the process.
@@ -191,6 +193,11 @@ export class Metrics {
         collect() { this.set(replica().inUse ? 1 : 0); },
       });
     }
+    this.learnersAnonymised = new Counter({
+      name: 'lms_learners_anonymised_total',
+      help: 'Learners whose identity the retention sweep erased after LEARNER_RETENTION_YEARS without activity',
+      registers,
+    });
     this.retentionDeleted = new Counter({
       name: 'lms_retention_deleted_total',
       help: 'What the retention sweep deleted because it was older than its setting keeps (log archives, sign-in rows)',

@@ -5,6 +5,7 @@ import {
 import { route } from '../../http/route';
 import { schoolInScope, scope } from '../../http/scope';
 import type { CentralCtx, Caller, CentralRoute } from '../../http/types';
+import { erasuresCarried } from '../../privacy/learner';
 import { pushFile, pushPackage, sendZip } from './push';
 import {
   contentPackage,
@@ -87,12 +88,15 @@ async function pushStudents(ctx: CentralCtx<typeof schoolParams>): Promise<unkno
   const { db, params, caller, scope, logger } = ctx;
   // Another school's name is answered as an unknown school: its roster (hashes included) is not the caller's to push.
   if (!schoolInScope(scope, { schoolname: params.schoolname })) throw httpError(400, 'Invalid School Name');
+  const rosterAt = new Date().toISOString();
   // Hashes travel here, and only here: the classroom must verify the learners' own passwords offline.
   // Parents' names, birth date, contact and the disability answers stay on central: a box never uses them.
   const studentusers = (await schoolRoster(db, params.schoolname, { teacherAccounts: true, hash: true }))
     .map((u) => ({ ...u, student: minimisedForBox(u.student) }));
   if (studentusers.length === 0) throw httpError(400, 'No student available');
   const answer = await pushPackage(ctx, 'students', writeStudentsZip({ studentusers }));
+  // The roster carried the school's erased learners anonymised: their erasure reached this box.
+  await erasuresCarried(db, params.schoolname, rosterAt);
   // The school's teachers go with it (deactivated and deleted ones too, so that the box refuses them): a new
   // box has no other way to learn its teachers, who sign in there to export the learners' log.
   const teachers = await schoolTeachers(db, params.schoolname, { hash: true });
