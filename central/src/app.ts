@@ -16,6 +16,7 @@ import type { ReplicaReads } from './replica';
 import { accessRecordRoutes } from './access/routes';
 import { withAccessRecord } from './access/routes-wrap';
 import { privacyRoutes } from './privacy/routes';
+import { fleetMetrics } from './areas/fleet/metrics';
 
 export const SIGN_IN_PATHS = [
   '/auth/login',
@@ -33,6 +34,7 @@ export function createApp(config: Config, deps: Deps): Express {
       token: config.metricsToken, pool: () => poolStats(deps.db), replica: replica && (() => replica.snapshot()),
     })
     : undefined;
+  if (metrics) fleetMetrics(metrics, () => deps.db);
   const given = deps.objects ?? configuredStore(config);
   const objects = metrics ? countingErrors(given, (operation) => metrics.objectStoreErrors.inc({ operation })) : given;
   // What guards and handlers read, as they run: the deps given (with the counting store when metrics count).

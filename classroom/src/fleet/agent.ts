@@ -45,6 +45,18 @@ function freeDisk(dir: string): number | undefined {
   }
 }
 
+/** Journal entries not yet acknowledged by central (as the box last recorded central's acknowledgement). */
+async function rowsWaiting(db: Knex, acked: number): Promise<number | undefined> {
+  try {
+    const row = (await db('fleetchanges').where('seq', '>', acked).count({ n: '*' }).first()) as
+      | { n: number | string }
+      | undefined;
+    return Number(row?.n ?? 0);
+  } catch {
+    return undefined;
+  }
+}
+
 export function startSyncAgent(db: Knex, s: AgentSettings, logger: Logger, o: { start?: boolean } = {}): SyncAgent {
   let running: Promise<UpResult | undefined> | null = null;
   let timer: NodeJS.Timeout | undefined;
@@ -59,7 +71,8 @@ export function startSyncAgent(db: Knex, s: AgentSettings, logger: Logger, o: { 
     try {
       const answer = await contact(identity.centralurl, identity, {
         version: VERSION, boxtime: new Date().toISOString(), freediskbytes: freeDisk(s.dataDir),
-        lasterror: identity.lasterror,
+        lasterror: identity.lasterror, failures,
+        rowswaiting: await rowsWaiting(db, identity.ackedseq),
       }, client);
       await recordContact(db, { lastcontactat: answer.centraltime, clockskewms: answer.clockskewms,
         lasterror: identity.lasterror });

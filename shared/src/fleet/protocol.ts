@@ -69,6 +69,10 @@ export const contactBody = z.strictObject({
   freediskbytes: z.number().min(0).max(1e18).optional(),
   /** The box's last failure, in words, or null when the last sync went well. */
   lasterror: z.string().max(500).nullable().optional(),
+  /** Journal entries on the box that central has not acknowledged (optional: boxes of 1.x before it omit it). */
+  rowswaiting: z.number().int().min(0).max(1e12).optional(),
+  /** The box's failed syncs in a row (0 after a good one; optional like `rowswaiting`). */
+  failures: z.number().int().min(0).max(1e9).optional(),
 });
 export type ContactBody = z.infer<typeof contactBody>;
 export interface ContactAnswer {

@@ -236,6 +236,27 @@ export class Metrics {
     }
   }
 
+  /**
+   * A gauge of the service's own, worked out at each scrape by `collect` (which may query): its values by
+   * label set. A failing `collect` leaves the gauge empty for that scrape rather than failing the scrape.
+   */
+  gauge(name: string, help: string, labelNames: readonly string[],
+    collect: () => Promise<Array<{ labels?: Record<string, string>; value: number }>>): void {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Gauge } = require('prom-client') as typeof import('prom-client');
+    new Gauge({
+      name, help, labelNames, registers: [this.registry],
+      async collect() {
+        this.reset();
+        const values = await collect().catch(() => []);
+        for (const v of values) {
+          if (v.labels) this.set(v.labels, v.value);
+          else this.set(v.value);
+        }
+      },
+    });
+  }
+
   /** Records one finished request (called once per request by the request logging). */
   observeRequest(route: string, method: string, status: number, seconds: number): void {
     this.requestDuration.observe(route, method, status, seconds);

@@ -39,6 +39,7 @@ const PUBLIC_COLUMNS = [
   'b.boxid', 'b.schoolid', 's.schoolname', 'b.name', 'b.state', 'b.createdat', 'b.enrolledat', 'b.revokedat',
   'b.lastcontactat', 'b.version', 'b.protocol', 'b.clockskewms', 'b.freediskbytes', 'b.lasterror',
   'b.enrolcodeexpiresat', 'b.ackedseq', 'b.lastupat', 'b.lastuprows', 'b.lastupbytes',
+  'b.lastdownat', 'b.lastdownbytes', 'b.rowswaiting', 'b.failures', 'b.lastgoodat',
 ];
 
 const iso = (v: unknown): string | null => (v === null || v === undefined ? null : new Date(v as string).toISOString());
@@ -67,6 +68,11 @@ function view(r: Record<string, unknown>) {
     lastupat: iso(r.lastupat),
     lastuprows: num(r.lastuprows),
     lastupbytes: num(r.lastupbytes),
+    lastdownat: iso(r.lastdownat),
+    lastdownbytes: num(r.lastdownbytes),
+    rowswaiting: num(r.rowswaiting),
+    failures: num(r.failures) ?? 0,
+    lastgoodat: iso(r.lastgoodat),
   };
 }
 export type BoxView = ReturnType<typeof view>;
@@ -180,6 +186,10 @@ export async function contact(db: Knex, box: { boxid: string; schoolid: string }
     ...(body.lasterror !== undefined
       ? { lasterror: body.lasterror, lasterrorat: body.lasterror ? new Date(now).toISOString() : null }
       : {}),
+    ...(body.rowswaiting !== undefined ? { rowswaiting: body.rowswaiting } : {}),
+    ...(body.failures !== undefined ? { failures: body.failures } : {}),
+    // The box's previous sync went well (it says so by sending no error): a good sync, by central's clock.
+    ...(body.lasterror === null ? { lastgoodat: new Date(now).toISOString() } : {}),
   });
   const acked = (await db('boxes').where({ boxid: box.boxid }).first('ackedseq')) as { ackedseq: number | string };
   return { boxid: box.boxid, schoolid: box.schoolid, centraltime: new Date().toISOString(), clockskewms: skew,

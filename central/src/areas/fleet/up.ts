@@ -48,6 +48,7 @@ export async function receivePiece(ctx: CentralCtx): Promise<unknown> {
         within: async (trx) => {
           const n = await trx('boxes').where({ boxid: caller.boxid }).where('ackedseq', '<', last.data).update({
             ackedseq: last.data, lastupat: new Date().toISOString(), lastupbytes: upload.size,
+            lastgoodat: new Date().toISOString(),
           });
           if (!n) throw new AlreadyAcknowledged();
         },

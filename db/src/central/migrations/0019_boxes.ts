@@ -5,7 +5,8 @@ import { createTables, dropTables, type TableSpec } from '../../tables';
  * The classroom boxes of the fleet, each with a credential of its own: registered for one school (with a
  * one-time enrolment code, kept only as its SHA-256), enrolled (the SHA-256 of a secret the box generated;
  * the secret itself never leaves the box), or revoked. What each contact reports (version, clock skew,
- * free disk) is kept on the row, so that an operator sees the fleet's state, and so is the last piece of
+ * free disk, rows waiting,
+ * failures in a row) is kept on the row, so that an operator sees the fleet's state, and so is the last piece of
  * activity central imported from the box (`ackedseq`, a number the box counts, never a time).
  *
  * Expand only: new tables; the previous release neither reads nor writes them.
@@ -42,6 +43,14 @@ export const boxTables: TableSpec[] = [
       { name: 'lastupat', type: 'timestamp', nullable: true },
       { name: 'lastuprows', type: 'integer', nullable: true },
       { name: 'lastupbytes', type: 'integer', nullable: true },
+      { name: 'lastdownat', type: 'timestamp', nullable: true },
+      { name: 'lastdownbytes', type: 'integer', nullable: true },
+      /** Journal entries the box holds that central has not acknowledged, as the box said at its last contact. */
+      { name: 'rowswaiting', type: 'integer', nullable: true },
+      /** Failed syncs in a row, as the box said at its last contact (0 after a good one). */
+      { name: 'failures', type: 'integer', default: 0 },
+      /** The last contact at which the box's previous sync had gone well, or the last piece imported. */
+      { name: 'lastgoodat', type: 'timestamp', nullable: true },
     ],
   },
 ];
