@@ -1,8 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Knex } from '@lms/db';
 import {
   HttpError,
@@ -96,8 +94,16 @@ export async function download(box: FleetIdentity, kind: DownKind, tag: string, 
     append = true;
   } else if (!res.ok) throw await failure(res);
   if (res.status !== 416 && res.body) {
-    await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream),
-      fs.createWriteStream(file, { flags: append ? 'a' : 'w' }));
+    // Each piece is on disk as it arrives, so that a cut keeps what came and the next run asks for the rest.
+    const fd = fs.openSync(file, append ? 'a' : 'w');
+    try {
+      for await (const chunk of res.body as AsyncIterable<Uint8Array>) fs.writeSync(fd, chunk);
+    } catch (err) {
+      throw new FleetError(0, `The ${kind} download from central was cut (${(err as Error).message}); ` +
+        'the next sync resumes it');
+    } finally {
+      fs.closeSync(fd);
+    }
   }
   const got = await digestOf(file);
   if (got !== tag) {
