@@ -214,6 +214,39 @@ describe('the down path', () => {
       schooluserrole: 3 });
   }, 120_000);
 
+  it('a package that drops a lesson a learner is on is refused, reported at central, and not retried', async () => {
+    const lessonid = crypto.randomUUID();
+    await central.tdb.db('lessons').insert({ lessonid, levelid: DEMO.levelid, lessonname: 'Counting back',
+      lessonorder: 2, lessonstatus: true });
+    expect((await agent.syncNow())?.down?.applied).toEqual(['package']);
+    await box.tdb.db('students').whereIn('schooluserid',
+      box.tdb.db('schoolusers').where('schoolusername', 'kwame').select('schooluserid'))
+      .update({ studentcurrentlessonid: lessonid });
+    await central.tdb.db('lessons').where({ lessonid }).delete();
+    const refused = await agent.syncNow();
+    expect(refused?.down).toMatchObject({ applied: [], refused: ['package'] });
+    expect(await box.tdb.db('lessons').where({ lessonid }).first()).toBeDefined();
+    const atCentral = await request(central.app).get(`/fleet/boxes/${boxid}`).set('Authorization', superadmin);
+    expect(atCentral.body.data.lasterror).toMatch(/refused the curriculum package/);
+    expect(atCentral.body.data.lasterror).toContain(`lesson ${lessonid} (kwame)`);
+    // The same version is not fetched again; the refusal stays the box's last error at each contact.
+    seen.length = 0;
+    expect((await agent.syncNow())?.down).toMatchObject({ refused: [], unchanged: ['package', 'students',
+      'teachers'] });
+    expect(seen.filter((x) => x.url === '/fleet/box/package' || x.url === '/fleet/box/report')).toEqual([]);
+    expect((await request(central.app).get(`/fleet/boxes/${boxid}`).set('Authorization', superadmin))
+      .body.data.lasterror).toMatch(/refused the curriculum package.*kwame/);
+    // A new version (the learner moved at central's side: the lesson is back) is fetched and applied.
+    await central.tdb.db('lessons').insert({ lessonid, levelid: DEMO.levelid, lessonname: 'Counting back again',
+      lessonorder: 2, lessonstatus: true });
+    expect((await agent.syncNow())?.down?.applied).toEqual(['package']);
+    expect((await box.tdb.db('fleetdown').where('kind', 'package').first()).refusedtag).toBeNull();
+    // Central hears that the refusal is over at the box's next contact.
+    await agent.syncNow();
+    expect((await request(central.app).get(`/fleet/boxes/${boxid}`).set('Authorization', superadmin))
+      .body.data.lasterror).toBeNull();
+  }, 120_000);
+
   it('a school id in the query or body is ignored: the box gets its own school, never another', async () => {
     const own = await request(central.app).get('/fleet/box/roster/students').set('Authorization', auth)
       .buffer(true).parse(binary);

@@ -26,6 +26,8 @@ const KINDS: readonly DownKind[] = ['package', 'students', 'teachers'];
 const PATHS: Record<DownKind, string> = {
   package: '/fleet/box/package', students: '/fleet/box/roster/students', teachers: '/fleet/box/roster/teachers',
 };
+const WHAT: Record<DownKind, string> = { package: 'curriculum package', students: 'learner roster',
+  teachers: 'teacher roster' };
 /** As `PUT /import/*` caps a package read in memory. */
 const LIMITS = { maxEntries: 50, maxEntryBytes: 256 * 1024 * 1024, maxTotalBytes: 256 * 1024 * 1024 };
 
@@ -164,7 +166,9 @@ export async function syncDown(db: Knex, box: FleetIdentity, dataDir: string, o:
       // The classroom's own refusal (409: learners on a lesson the package drops; 400: a package it cannot
       // take): reported once, kept, and not tried again until central's version changes.
       if (!(err instanceof HttpError)) throw err;
-      const refusal = `${kind} ${tag.slice(0, 12)} refused: ${err.message}`;
+      // Worded as central words the report, since each contact carries it as the box's last error.
+      const refusal = `The box refused the ${WHAT[kind]} (version ${tag.slice(0, 12)}, ${err.status}): ` +
+        `${err.message}. It keeps its previous one and fetches again once the version changes.`;
       await report(box, { kind, tag, status: err.status, message: err.message }, o);
       await record(db, kind, { refusedtag: tag, refusal });
       out.refused.push(kind);
