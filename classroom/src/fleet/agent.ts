@@ -5,6 +5,10 @@ import { VERSION } from '../areas/app/routes';
 import { FleetError, contact } from './client';
 import { readIdentity, recordContact } from './identity';
 import { syncUp, type UpResult } from './up';
+import { standingRefusal, syncDown, type DownResult } from './down';
+
+/** What a run did: the pieces sent up, and what it took from central. */
+export type SyncResult = UpResult & { down?: DownResult };
 
 /**
  * The sync agent: a timer inside the classroom server process (no unit of its own, no listening port; the box
@@ -26,7 +30,7 @@ export interface AgentSettings {
 
 export interface SyncAgent {
   /** One run now (or the one in progress); resolves with what it sent, or rejects with the failure. */
-  syncNow(): Promise<UpResult | undefined>;
+  syncNow(): Promise<SyncResult | undefined>;
   stop(): void;
   /** Failures in a row since the last good run. */
   readonly failures: number;
@@ -58,14 +62,14 @@ async function rowsWaiting(db: Knex, acked: number): Promise<number | undefined>
 }
 
 export function startSyncAgent(db: Knex, s: AgentSettings, logger: Logger, o: { start?: boolean } = {}): SyncAgent {
-  let running: Promise<UpResult | undefined> | null = null;
+  let running: Promise<SyncResult | undefined> | null = null;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
   let failures = 0;
   let nextDelayMs: number | undefined;
   const client = { timeoutMs: s.requestTimeoutMs, fetch: s.fetch };
 
-  const once = async (): Promise<UpResult | undefined> => {
+  const once = async (): Promise<SyncResult | undefined> => {
     const identity = await readIdentity(db);
     if (!identity) return undefined;
     try {
@@ -77,9 +81,12 @@ export function startSyncAgent(db: Knex, s: AgentSettings, logger: Logger, o: { 
       await recordContact(db, { lastcontactat: answer.centraltime, clockskewms: answer.clockskewms,
         lasterror: identity.lasterror });
       const up = await syncUp(db, identity, answer.ackedseq, { ...client, pieceRows: s.pieceRows });
-      await recordContact(db, { lasterror: null });
       if (up.pieces) logger.info({ ...up }, 'fleet: activity sent to central');
-      return up;
+      const down = await syncDown(db, identity, s.dataDir, client);
+      if (down.applied.length || down.refused.length) logger.info({ ...down }, 'fleet: content taken from central');
+      // A refused package stays the box's last error (reported at each contact) until central's version changes.
+      await recordContact(db, { lasterror: await standingRefusal(db) });
+      return { ...up, down };
     } catch (err) {
       const words = err instanceof FleetError ? err.message : String((err as Error)?.message ?? err);
       await recordContact(db, { lasterror: words }).catch(() => undefined);
@@ -95,7 +102,7 @@ export function startSyncAgent(db: Knex, s: AgentSettings, logger: Logger, o: { 
     timer.unref();
   };
 
-  const run = (): Promise<UpResult | undefined> => {
+  const run = (): Promise<SyncResult | undefined> => {
     if (running) return running;
     running = once().then(
       (r) => {

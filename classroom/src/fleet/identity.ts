@@ -1,5 +1,8 @@
 import type { Knex } from '@lms/db';
 
+/** The longest last error a contact may carry (the contact body's limit). */
+export const LAST_ERROR_MAX = 500;
+
 /** The box's identity at central, as the box keeps it (one row, id 1; see migration 0004_fleet_identity). */
 export interface FleetIdentity {
   centralurl: string;
@@ -49,5 +52,8 @@ export async function saveIdentity(
 export async function recordContact(
   db: Knex, o: { lastcontactat?: string; clockskewms?: number; lasterror: string | null },
 ): Promise<void> {
-  await db('fleetidentity').where({ id: 1 }).update(o);
+  // Each contact carries the last error, and central takes at most LAST_ERROR_MAX characters of it.
+  const words = o.lasterror && o.lasterror.length > LAST_ERROR_MAX
+    ? `${o.lasterror.slice(0, LAST_ERROR_MAX - 1)}…` : o.lasterror;
+  await db('fleetidentity').where({ id: 1 }).update({ ...o, lasterror: words });
 }

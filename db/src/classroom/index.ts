@@ -4,6 +4,7 @@ import * as m0001 from './migrations/0001_schema';
 import * as m0002 from './migrations/0002_token_expiry';
 import * as m0003 from './migrations/0003_log_exports';
 import * as m0004 from './migrations/0004_fleet_identity';
+import * as m0005 from './migrations/0005_fleet_down';
 import * as m0006 from './migrations/0006_minimise_learners';
 import { tables } from './schema-0001';
 
@@ -12,8 +13,9 @@ export const migrations: MigrationList = [
   ['0002_token_expiry', m0002],
   ['0003_log_exports', m0003],
   ['0004_fleet_identity', m0004],
+  ['0005_fleet_down', m0005],
   ['0006_minimise_learners', m0006],
 ];
 
-export const kinds = columnKinds([...tables, ...m0004.fleetIdentityTables]);
+export const kinds = columnKinds([...tables, ...m0004.fleetIdentityTables, ...m0005.fleetDownTables]);
 export { tables };

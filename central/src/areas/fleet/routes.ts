@@ -16,6 +16,7 @@ import {
   revokeBox,
 } from './store';
 import { receivePiece } from './up';
+import { downBody, downReport, downState, reportBody } from './down';
 
 // The fleet (docs/fleet-protocol.md). Staff manage the boxes of their schools: the school-management
 // permission, narrowed as every school route is (a box of another school is answered 404, as one that does
@@ -57,4 +58,16 @@ export const fleetRoutes: CentralRoute[] = [
     { ...boxOptions, summary: "a box reports its version, disk and time; answers central's time" }),
   route('POST', '/fleet/box/log', boxCredential(), scope.ownAccount, {}, receivePiece,
     { ...extra, rawBody: true, summary: "a piece of the box's activity (log ZIP), imported once and acknowledged" }),
+  // The down path: the box's own school only, taken from central's record of the box (nothing in the request
+  // names a school).
+  route('GET', '/fleet/box/state', boxCredential(), scope.ownAccount, {}, downState,
+    { ...extra, summary: "the version tags (SHA-256) of the box's school's package and rosters" }),
+  route('GET', '/fleet/box/package', boxCredential(), scope.ownAccount, {}, downBody('package'),
+    { ...extra, summary: "the curriculum package POST /sync/cloud pushes, for the box's school (ETag, Range)" }),
+  route('GET', '/fleet/box/roster/students', boxCredential(), scope.ownAccount, {}, downBody('students'),
+    { ...extra, summary: "the learner roster the students push sends, for the box's school (ETag, Range)" }),
+  route('GET', '/fleet/box/roster/teachers', boxCredential(), scope.ownAccount, {}, downBody('teachers'),
+    { ...extra, summary: "the teacher roster the students push sends, for the box's school (ETag, Range)" }),
+  route('POST', '/fleet/box/report', boxCredential(), scope.ownAccount, { body: reportBody }, downReport,
+    { ...boxOptions, summary: 'a box reports a package or roster it refused; kept as its last error' }),
 ];
