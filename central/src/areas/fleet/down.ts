@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { writeStudentsZip, writeTeachersZip, httpError } from '@lms/shared';
+import { minimisedForBox, writeStudentsZip, writeTeachersZip, httpError } from '@lms/shared';
 import type { Knex } from '@lms/db';
 import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
@@ -49,7 +49,9 @@ async function build(db: Knex, s: BoxSchool, kind: DownKind): Promise<Built | un
     file = await onSnapshot(db, (q) => packageToTempFile(contentPackage(q, scopeOfSchool(s))));
   } else if (kind === 'students') {
     // Hashes travel here as in the push: the box verifies its learners' own passwords offline.
-    const studentusers = await schoolRoster(db, s.schoolname, { teacherAccounts: true, hash: true });
+    // As the push: parents' names, birth date, contact and the disability answers never reach a box.
+    const studentusers = (await schoolRoster(db, s.schoolname, { teacherAccounts: true, hash: true }))
+      .map((u) => ({ ...u, student: minimisedForBox(u.student) }));
     if (!studentusers.length) return undefined;
     file = await packageToTempFile(writeStudentsZip({ studentusers }));
   } else {
