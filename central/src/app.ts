@@ -83,7 +83,8 @@ export function createApp(config: Config, deps: Deps): Express {
     pages: { '/sync-log': syncLogPage('central') },
     metrics,
     tools: (route): CentralTools => ({
-      ...appDeps, db: readsOf(route), objects: appDeps.objects ?? objects, config, mailer: mailerOf(config, appDeps),
+      ...appDeps, db: readsOf(route), primary: appDeps.db, objects: appDeps.objects ?? objects, config,
+      mailer: mailerOf(config, appDeps),
     }),
     locals: {
       config,

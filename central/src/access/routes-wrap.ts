@@ -132,7 +132,8 @@ function wrap(r: CentralRoute): CentralRoute['handler'] {
   return async (ctx) => {
     if (!ctx.config.accessRecord.enabled) return r.handler(ctx);
     const { db, res } = ctx;
-    const append = (entries: AccessEntry[]) => appendEntries(db, entries);
+    // A report may read the replica; its entry is written on the primary all the same.
+    const append = (entries: AccessEntry[]) => appendEntries(ctx.primary ?? db, entries);
     const entry = (stage: Stage, more: Partial<AccessEntry>): AccessEntry => ({
       ...base(ctx, r), stage, outcome: null, learnercount: null, filter: null, studentids: [], ...more,
     });

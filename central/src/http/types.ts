@@ -81,6 +81,8 @@ export interface Scope {
 /** What every central handler's context carries besides the request. */
 export interface CentralTools {
   db: Knex;
+  /** The primary's pool, where a route's `db` is the replica's: what must be written goes here. */
+  primary?: Knex;
   config: Config;
   /** The object store the app was given, else the one of the configuration (OBJECT_DIR / S3_ENDPOINT). */
   objects: ObjectStore;
