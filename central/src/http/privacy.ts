@@ -1,28 +1,9 @@
+import { LEARNER_IDENTITY_COLUMNS } from '@lms/shared';
 import type { Caller } from './types';
 
-/**
- * A learner's identity (spec, Teacher rule 8): names, parents, contact, birth date, photo and the
- * Washington Group answers. Reports are read by teachers, who may not see it; only a caller who may
- * read learners (`view_student`, or the wildcard) gets these fields in a report row.
- */
-export const LEARNER_IDENTITY_COLUMNS = [
-  'studentfirstname',
-  'studentlastname',
-  'familyname',
-  'mothername',
-  'fathername',
-  'contact',
-  'dateofbirth',
-  'profileimage',
-  'wg_seeing',
-  'wg_hearing',
-  'wg_walking',
-  'wg_remembering',
-  'wg_selfcare',
-  'wg_communicating',
-  'wg_source',
-  'wg_collected_at',
-] as const;
+// A learner's identity (spec, Teacher rule 8): the roster codec's list, so a box's roster and central's answers
+// withhold the same fields.
+export { LEARNER_IDENTITY_COLUMNS } from '@lms/shared';
 
 export function seesLearnerIdentity(caller: Caller): boolean {
   return caller.kind === 'staff' && (caller.wildcard || caller.permissions.includes('view_student'));

@@ -290,16 +290,19 @@ export const ROSTER_COLUMNS = {
 } as const;
 
 /**
- * Learner columns a classroom box has no use for: neither the classroom server nor the learner app reads them
- * (sign-in, the drawer, progress and reports need names, school, curriculum and level only). They never leave
- * central in a box's roster, and a box stores them empty whatever it is sent. The keys stay in the roster, as
- * null, because an existing system's box imports them by name.
+ * A learner's identity (spec, Teacher rule 8): names, parents, contact, birth date, photo and the
+ * Washington Group answers. Central shows it only to staff who may read learners; its access record covers every
+ * answer that carries it.
  */
-export const BOX_WITHHELD_STUDENT_COLUMNS = [
+export const LEARNER_IDENTITY_COLUMNS = [
+  'studentfirstname',
+  'studentlastname',
+  'familyname',
   'mothername',
   'fathername',
   'contact',
   'dateofbirth',
+  'profileimage',
   'wg_seeing',
   'wg_hearing',
   'wg_walking',
@@ -309,6 +312,18 @@ export const BOX_WITHHELD_STUDENT_COLUMNS = [
   'wg_source',
   'wg_collected_at',
 ] as const;
+
+/** The identity a box needs: the learner app's sign-in, drawer and reports show names and the photo. */
+const BOX_USED_IDENTITY_COLUMNS = ['studentfirstname', 'studentlastname', 'familyname', 'profileimage'] as const;
+
+/**
+ * Learner columns a classroom box has no use for: the rest of the identity. They never leave central in a box's
+ * roster, and a box stores them empty whatever it is sent. The keys stay in the roster, as null, because an
+ * existing system's box imports them by name.
+ */
+export const BOX_WITHHELD_STUDENT_COLUMNS = LEARNER_IDENTITY_COLUMNS.filter(
+  (c) => !(BOX_USED_IDENTITY_COLUMNS as readonly string[]).includes(c),
+);
 
 /** A learner row as a box may hold it: the withheld columns present and null. */
 export function minimisedForBox<T extends Record<string, unknown>>(student: T): T {
