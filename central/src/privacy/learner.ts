@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import yazl from 'yazl';
 import type { Knex } from '@lms/db';
 import type { Logger } from '@lms/shared';
+import { BOX_WITHHELD_STUDENT_COLUMNS, ROSTER_COLUMNS } from '@lms/shared';
 import { LEARNER_IDENTITY_COLUMNS } from '../http/privacy';
 import type { ObjectStore } from '../objects/types';
 
@@ -118,6 +119,10 @@ async function readObject(objects: ObjectStore, key: string): Promise<Buffer | u
   }
 }
 
+/** What an enrolled box holds of a learner: its roster's fields (the rest of the identity never leaves central). */
+const BOX_HOLDS = [...new Set([...Object.keys(ROSTER_COLUMNS.schoolusers), ...Object.keys(ROSTER_COLUMNS.students)])]
+  .filter((c) => !(BOX_WITHHELD_STUDENT_COLUMNS as readonly string[]).includes(c));
+
 /** Everything central holds that names the learner, as the files of one ZIP and its manifest. */
 export async function exportLearner(db: Knex, objects: ObjectStore | undefined, l: Learner): Promise<LearnerExport> {
   const files: LearnerExport['files'] = [];
@@ -139,8 +144,10 @@ export async function exportLearner(db: Knex, objects: ObjectStore | undefined, 
     .map(String);
   const boxes = l.schoolname
     ? await db('boxes as b').join('schools as s', 's.schoolid', 'b.schoolid').where('s.schoolname', l.schoolname)
-      .orderBy('b.createdat').select('b.boxid', 'b.name', 'b.state', 'b.lastcontactat')
+      .orderBy('b.createdat')
+      .select('b.boxid', 'b.name', 'b.state', 'b.lastcontactat', 'b.lastgoodat', 'b.rowswaiting')
     : [];
+  for (const b of boxes) b.holds = b.state === 'revoked' ? [] : BOX_HOLDS;
   const erasure = await db('learnererasures').where('studentid', l.studentid).first();
   const manifest: Row = {
     studentid: l.studentid,
@@ -156,9 +163,12 @@ export async function exportLearner(db: Knex, objects: ObjectStore | undefined, 
       archives,
     },
     boxes: {
-      what: 'Classroom servers of the learner\'s school that hold a copy of its roster and the learner\'s activity ' +
-        'there. Their data is not in this export. A box that is not enrolled in the fleet is not covered at ' +
-        'all: ask the school for it.',
+      what: 'Classroom servers of the learner\'s school enrolled in the fleet. Each holds, of the learner, the ' +
+        'fields in `holds` as central last sent them (the roster a box receives carries no other identity field) ' +
+        'and the learner\'s activity there. The activity a box has sent is in the tables above; `rowswaiting` ' +
+        'counts the changes of the whole box, as of its last contact, that it had not yet sent. A revoked box ' +
+        'holds what it held when it was revoked. A box that is not enrolled in the fleet is not covered at all: ' +
+        'ask the school for it.',
       boxes,
     },
     backups: 'Backups taken by the operator hold the same rows until they are deleted; they are not in this export.',
@@ -186,8 +196,11 @@ function manifestText(m: Row, tables: Row[], stored: Row[], archives: string[], 
     `Log archives (${archives.length}): activity logs as uploaded, each holding many learners\' rows; listed in`,
     'manifest.json, not included. The learner\'s rows from them are in the tables above.',
     '',
-    'Classroom servers (boxes) of the school: they hold the school\'s roster and activity; not in this export.',
-    ...(boxes.length ? boxes.map((b) => `  ${String(b.name)} (${String(b.boxid)}): ${String(b.state)}`)
+    'Classroom servers (boxes) of the school enrolled in the fleet: each holds the learner\'s',
+    `${BOX_HOLDS.join(', ')} as central last sent them, and the learner's activity there;`,
+    'what a box has sent is in the tables above, what it had not sent at its last contact is counted here.',
+    ...(boxes.length ? boxes.map((b) => `  ${String(b.name)} (${String(b.boxid)}): ${String(b.state)}, last contact ` +
+      `${String(b.lastcontactat ?? 'never')}, ${String(b.rowswaiting ?? 'unknown')} change(s) of the box not yet sent`)
       : ['  none enrolled in the fleet']),
     'A box not enrolled in the fleet is not covered: ask the school for what it holds.',
     '',

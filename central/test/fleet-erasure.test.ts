@@ -1,0 +1,126 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import request from 'supertest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO, seedDemoContent } from '@lms/db';
+import { LEARNER_IDENTITY_COLUMNS, ROLE_IDS, createLogger, newBoxSecret, openZipBuffer } from '@lms/shared';
+import { makeApp, type TestApp } from './helpers';
+import { createStaff, staffLogin } from './accounts';
+import { addLearner } from './people-fixtures';
+import { makeApp as makeClassroomApp, type TestApp as ClassroomTestApp } from '../../classroom/test/helpers';
+import { enrol } from '../../classroom/src/fleet/client';
+import { saveIdentity } from '../../classroom/src/fleet/identity';
+import { startSyncAgent, type SyncAgent } from '../../classroom/src/fleet/agent';
+
+// A learner erased at central is anonymised on the school's enrolled box by the box's next sync, with no push
+// from anyone; the learner's sign-in account and activity stay, and the export names the box and what it holds.
+
+const quiet = createLogger({ name: 'test', level: 'silent' });
+let central: TestApp;
+let box: ClassroomTestApp;
+let server: http.Server;
+let agent: SyncAgent;
+let superadmin: string;
+let dataDir = '';
+let kwame: { studentid: string; schooluserid: string };
+let boxid = '';
+
+beforeAll(async () => {
+  central = await makeApp({ LOGIN_RATE_LIMIT_MAX: '1000' });
+  await seedDemoContent(central.tdb.db);
+  await central.tdb.db('curriculumcountry').insert({ curriculumcountryid: crypto.randomUUID(),
+    curriculumid: DEMO.curriculumid, countryid: DEMO.countryid });
+  await createStaff(central.tdb.db, { lmsusername: 'fleet-erase@e2e.test', roleids: [ROLE_IDS.superadmin] });
+  superadmin = `Bearer ${(await staffLogin(central.app, 'fleet-erase@e2e.test')).accessToken}`;
+  kwame = await addLearner(central.tdb.db, { schoolname: DEMO.schoolname, standard: DEMO.standardid,
+    schoolusername: 'kwame-e', studentfirstname: 'Kwamena', curriculumids: [DEMO.curriculumid],
+    extra: { mothername: 'Efua Quartey', dateofbirth: '2016-03-04' } });
+  server = http.createServer(central.app);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const centralUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const reg = await request(central.app).post('/fleet/boxes').set('Authorization', superadmin)
+    .send({ schoolid: DEMO.schoolid, name: 'Room 1' });
+  expect(reg.status).toBe(201);
+  const secret = newBoxSecret();
+  const answer = await enrol(centralUrl, reg.body.data.enrolmentcode as string, { secret, version: '1.0.0' },
+    { timeoutMs: 30_000 });
+  boxid = answer.boxid;
+  box = await makeClassroomApp();
+  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-erase-'));
+  await saveIdentity(box.tdb.db, { centralurl: centralUrl, boxid, schoolid: answer.schoolid, secret,
+    enrolledat: answer.centraltime });
+  agent = startSyncAgent(box.tdb.db, { intervalMs: 60_000, pieceRows: 50, requestTimeoutMs: 30_000,
+    minBackoffMs: 60_000, maxBackoffMs: 60_000, dataDir }, quiet, { start: false });
+}, 120_000);
+
+afterAll(async () => {
+  agent?.stop();
+  if (server) await new Promise((r) => server.close(r));
+  await central?.tdb.dispose();
+  await box?.tdb.dispose();
+  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function unzip(buf: Buffer): Promise<Map<string, string>> {
+  const zip = await openZipBuffer(buf);
+  const out = new Map<string, string>();
+  try {
+    for await (const e of zip.entries()) out.set(e.name, await e.readText());
+  } finally {
+    zip.close();
+  }
+  return out;
+}
+
+const onBox = () => box.tdb.db('students').where('studentid', kwame.studentid).first();
+const login = (username: string) =>
+  request(box.app).post('/auth/login').send({ studentusername: username, studentpassword: 'pass1' });
+
+describe('erasure through the fleet', () => {
+  it('the box holds the learner\'s names only, never the fields it has no use for', async () => {
+    expect((await agent.syncNow())?.down?.applied).toContain('students');
+    const held = await onBox();
+    expect(held).toMatchObject({ studentfirstname: 'Kwamena', studentlastname: 'Mensah' });
+    expect(held.mothername ?? null).toBeNull();
+    expect(held.dateofbirth ?? null).toBeNull();
+    expect((await login('kwame-e')).status).toBe(200);
+  }, 120_000);
+
+  it('the export names the enrolled box and what it holds of the learner', async () => {
+    const ex = await request(central.app).get(`/privacy/learner/${kwame.studentid}/export`)
+      .set('Authorization', superadmin).buffer(true)
+      .parse((res, cb) => { const b: Buffer[] = []; res.on('data', (c: Buffer) => b.push(c));
+        res.on('end', () => cb(null, Buffer.concat(b))); });
+    expect(ex.status).toBe(200);
+    const files = await unzip(ex.body as Buffer);
+    const manifest = JSON.parse(files.get('manifest.json')!);
+    const listed = manifest.boxes.boxes.find((b: { boxid: string }) => b.boxid === boxid);
+    expect(listed).toMatchObject({ state: 'enrolled', name: 'Room 1' });
+    expect(listed.holds).toEqual(expect.arrayContaining(['studentfirstname', 'studentlastname']));
+    expect(listed.holds).not.toContain('mothername');
+    expect(listed.lastcontactat).not.toBeNull();
+    expect(files.get('manifest.txt')).toContain('Room 1');
+  }, 120_000);
+
+  it('an erasure at central reaches the box on its next sync; sign-in and activity stay', async () => {
+    const erase = await request(central.app).post(`/privacy/learner/${kwame.studentid}/erase`)
+      .set('Authorization', superadmin);
+    expect(erase.status).toBe(200);
+    expect((await onBox()).studentfirstname).toBe('Kwamena');
+    const r = await agent.syncNow();
+    expect(r?.down?.applied).toContain('students');
+    const held = await onBox();
+    for (const c of LEARNER_IDENTITY_COLUMNS) if (c in held) expect(held[c] ?? '', c).toBe('');
+    const everything = JSON.stringify(await box.tdb.db('students'));
+    expect(everything).not.toContain('Kwamena');
+    expect(everything).not.toContain('Efua');
+    // The account survives anonymised: the learner's progress on the box stays theirs.
+    expect(await box.tdb.db('schoolusers').where('schooluserid', kwame.schooluserid).first()).toBeDefined();
+    // A second sync has nothing to bring.
+    expect((await agent.syncNow())?.down?.applied).toEqual([]);
+  }, 120_000);
+});
