@@ -140,7 +140,16 @@ async function benchOne(pgUrl: string | undefined) {
         }
       }
     }
-    return { rows };
+    // The floor of any entry answered only once durable: one single-row transaction's commit on this database.
+    await tdb.db.schema.createTable('benchcommitprobe', (t) => t.integer('x'));
+    const commits: number[] = [];
+    for (let i = 0; i < 50; i += 1) {
+      const t0 = process.hrtime.bigint();
+      await tdb.db.transaction((trx) => trx('benchcommitprobe').insert({ x: i }));
+      commits.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    await tdb.db.schema.dropTable('benchcommitprobe');
+    return { rows, commitMs: median(commits) };
   } finally {
     for (const c of children) await stopServer(c);
     await tdb.dispose().catch(() => undefined);
@@ -158,13 +167,14 @@ export async function runAccessRecordBench(): Promise<void> {
     const r = await benchOne(dialect === 'pg' ? pgUrl : undefined);
     out('');
     out(dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL');
-    out('| request | record off ms | record on ms | on / off | entries written per request |');
-    out('|---|---:|---:|---:|---:|');
+    out(`one single-row transaction commits in ${fmt(r.commitMs, 2)} ms (median of 50, same database, same run)`);
+    out('| request | record off ms | record on ms | on / off | on − off ms | entries written per request |');
+    out('|---|---:|---:|---:|---:|---:|');
     for (const row of r.rows) {
       const ratio = median(row.on) / median(row.off);
       if (ratio > TARGET) missed = true;
       out(`| ${row.label} | ${fmt(median(row.off), 1)} | ${fmt(median(row.on), 1)} | ${fmt(ratio, 3)}` +
-        `${ratio > TARGET ? ' MISSES' : ''} | ${row.written} |`);
+        `${ratio > TARGET ? ' MISSES' : ''} | ${fmt(median(row.on) - median(row.off), 1)} | ${row.written} |`);
     }
   }
   out('');
