@@ -336,6 +336,7 @@ const PARAMS: Record<string, string> = {
   feedbackid: 'none',
   schoolcontributeid: 'none',
   boxid: 'none',
+  releaseid: '00000000-0000-4000-8000-000000000000',
   filename: 'none.mp4',
   tag: 'none',
 };

@@ -111,3 +111,27 @@ export function parseEnrolAuthorization(header: string | undefined): string | un
   const code = normaliseEnrolCode(m[1]);
   return code.length === ENROL_CODE_LENGTH ? code : undefined;
 }
+
+/**
+ * GET /fleet/box/release: the box release central offers this box, or null. A box installs it only from
+ * `repourl`, only when the repository is signed by the key of `keyfingerprint` (an OpenPGP fingerprint,
+ * upper-case hex), and only in its maintenance window.
+ */
+export interface ReleaseOffer {
+  releaseid: string;
+  version: string;
+  repourl: string;
+  keyfingerprint: string;
+}
+
+/** POST /fleet/box/release/report: what became of an offered release on the box. */
+export const releaseReportBody = z.strictObject({
+  releaseid: z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+    { error: 'must be a valid GUID' }),
+  /** installed: the new version passed its checks; failed: it could not be installed (the box kept its
+   * release); rolledback: it was installed, failed its checks, and the box returned to `fromversion`. */
+  outcome: z.enum(['installed', 'failed', 'rolledback']),
+  fromversion: version.nullable().optional(),
+  message: z.string().max(2000).nullable().optional(),
+});
+export type ReleaseReportBody = z.infer<typeof releaseReportBody>;

@@ -1,4 +1,6 @@
-import { boxCredential, enrolmentCode, FLEET_BODY_LIMIT, contactBody, enrolBody, httpError, perms } from '@lms/shared';
+import {
+  boxCredential, enrolmentCode, FLEET_BODY_LIMIT, contactBody, enrolBody, httpError, perms, releaseReportBody, roles,
+} from '@lms/shared';
 import { route } from '../../http/route';
 import { scope } from '../../http/scope';
 import { actorOf } from '../../http/context';
@@ -17,12 +19,18 @@ import {
 } from './store';
 import { receivePiece } from './up';
 import { downBody, downReport, downState, reportBody } from './down';
+import {
+  createRelease, getRelease, listReleases, offeredRelease, releaseBody, releaseParams, reportRelease, setReleaseState,
+  stageBody, stageRelease,
+} from './releases';
 
 // The fleet (docs/fleet-protocol.md). Staff manage the boxes of their schools: the school-management
 // permission, narrowed as every school route is (a box of another school is answered 404, as one that does
 // not exist). A box speaks with its own credential on routes that admit nothing else, and the enrolment
 // code is the credential of its one exchange (so it is no public route). Routes beyond the catalogue.
 const manage = perms('update_school');
+// A release reaches every school's box: the organisation's superadmins alone publish and roll it out.
+const publish = roles('superadmin');
 const extra = { addition: true, tags: ['fleet'] };
 const boxOptions = { ...extra, bodyLimit: FLEET_BODY_LIMIT };
 
@@ -70,4 +78,31 @@ export const fleetRoutes: CentralRoute[] = [
     { ...extra, summary: "the teacher roster the students push sends, for the box's school (ETag, Range)" }),
   route('POST', '/fleet/box/report', boxCredential(), scope.ownAccount, { body: reportBody }, downReport,
     { ...boxOptions, summary: 'a box reports a package or roster it refused; kept as its last error' }),
+  // Box releases in stages (docs/operations.md, "Box releases"): fleet-wide, so not narrowed to schools.
+  route('POST', '/fleet/releases', publish, scope.global, { body: releaseBody },
+    ({ db, caller, body }) => createRelease(db, body, actorOf(caller)),
+    { ...extra, status: 201, summary: 'publish a box release (its signed apt repository); offered to no box yet' }),
+  route('GET', '/fleet/releases', publish, scope.global, {}, ({ db }) => listReleases(db),
+    { ...extra, summary: 'the box releases, newest first' }),
+  route('GET', '/fleet/releases/:releaseid', publish, scope.global, { params: releaseParams },
+    ({ db, params }) => getRelease(db, params.releaseid),
+    { ...extra, summary: 'a release, the boxes in its stage, those running it and their reports' }),
+  route('POST', '/fleet/releases/:releaseid/stage', publish, scope.global, { params: releaseParams, body: stageBody },
+    ({ db, params, body }) => stageRelease(db, params.releaseid, body),
+    { ...extra, summary: 'widen a release to chosen boxes, a percentage of the fleet, or all; it rolls' }),
+  route('POST', '/fleet/releases/:releaseid/pause', publish, scope.global, { params: releaseParams },
+    ({ db, params }) => setReleaseState(db, params.releaseid, 'paused'),
+    { ...extra, summary: 'pause a release: no box is offered it until it resumes' }),
+  route('POST', '/fleet/releases/:releaseid/resume', publish, scope.global, { params: releaseParams },
+    ({ db, params }) => setReleaseState(db, params.releaseid, 'rolling'),
+    { ...extra, summary: 'resume a paused release' }),
+  route('POST', '/fleet/releases/:releaseid/withdraw', publish, scope.global, { params: releaseParams },
+    ({ db, params }) => setReleaseState(db, params.releaseid, 'withdrawn'),
+    { ...extra, summary: 'withdraw a release for good: no box is offered it again' }),
+  route('GET', '/fleet/box/release', boxCredential(), scope.ownAccount, {},
+    ({ db, caller }) => offeredRelease(db, boxOf(caller).boxid),
+    { ...extra, summary: 'the box release offered to this box, or null' }),
+  route('POST', '/fleet/box/release/report', boxCredential(), scope.ownAccount, { body: releaseReportBody },
+    ({ db, caller, body }) => reportRelease(db, boxOf(caller).boxid, body),
+    { ...boxOptions, summary: 'a box reports an offered release installed, failed or rolled back' }),
 ];
