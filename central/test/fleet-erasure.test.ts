@@ -1,31 +1,21 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO, seedDemoContent } from '@lms/db';
-import { LEARNER_IDENTITY_COLUMNS, ROLE_IDS, createLogger, newBoxSecret, openZipBuffer } from '@lms/shared';
+import { LEARNER_IDENTITY_COLUMNS, ROLE_IDS, openZipBuffer } from '@lms/shared';
 import { makeApp, type TestApp } from './helpers';
 import { createStaff, staffLogin } from './accounts';
 import { addLearner } from './people-fixtures';
-import { makeApp as makeClassroomApp, type TestApp as ClassroomTestApp } from '../../classroom/test/helpers';
-import { enrol } from '../../classroom/src/fleet/client';
-import { saveIdentity } from '../../classroom/src/fleet/identity';
-import { startSyncAgent, type SyncAgent } from '../../classroom/src/fleet/agent';
+import { enrolledBox, type EnrolledBox } from './fleet-fixtures';
 
 // A learner erased at central is anonymised on the school's enrolled box by the box's next sync, with no push
 // from anyone; the learner's sign-in account and activity stay, and the export names the box and what it holds.
 
-const quiet = createLogger({ name: 'test', level: 'silent' });
 let central: TestApp;
-let box: ClassroomTestApp;
-let server: http.Server;
-let agent: SyncAgent;
+let box: EnrolledBox['box'];
+let agent: EnrolledBox['agent'];
+let enrolled: EnrolledBox;
 let superadmin: string;
-let dataDir = '';
 let kwame: { studentid: string; schooluserid: string };
 let boxid = '';
 
@@ -39,30 +29,13 @@ beforeAll(async () => {
   kwame = await addLearner(central.tdb.db, { schoolname: DEMO.schoolname, standard: DEMO.standardid,
     schoolusername: 'kwame-e', studentfirstname: 'Kwamena', curriculumids: [DEMO.curriculumid],
     extra: { mothername: 'Efua Quartey', dateofbirth: '2016-03-04' } });
-  server = http.createServer(central.app);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const centralUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const reg = await request(central.app).post('/fleet/boxes').set('Authorization', superadmin)
-    .send({ schoolid: DEMO.schoolid, name: 'Room 1' });
-  expect(reg.status).toBe(201);
-  const secret = newBoxSecret();
-  const answer = await enrol(centralUrl, reg.body.data.enrolmentcode as string, { secret, version: '1.0.0' },
-    { timeoutMs: 30_000 });
-  boxid = answer.boxid;
-  box = await makeClassroomApp();
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lms-erase-'));
-  await saveIdentity(box.tdb.db, { centralurl: centralUrl, boxid, schoolid: answer.schoolid, secret,
-    enrolledat: answer.centraltime });
-  agent = startSyncAgent(box.tdb.db, { intervalMs: 60_000, pieceRows: 50, requestTimeoutMs: 30_000,
-    minBackoffMs: 60_000, maxBackoffMs: 60_000, dataDir }, quiet, { start: false });
+  enrolled = await enrolledBox(central, superadmin, DEMO.schoolid);
+  ({ box, agent, boxid } = enrolled);
 }, 120_000);
 
 afterAll(async () => {
-  agent?.stop();
-  if (server) await new Promise((r) => server.close(r));
+  await enrolled?.close();
   await central?.tdb.dispose();
-  await box?.tdb.dispose();
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 async function unzip(buf: Buffer): Promise<Map<string, string>> {

@@ -4,13 +4,15 @@ import { openDatabase } from './db';
 import { seedDemo } from './seed/demo';
 import { copyDemoMedia } from './seed/media';
 import { enrollCommand, fleetStatusCommand } from './fleet/commands';
+import { releaseOfferCommand, releaseReportCommand } from './fleet/release';
 
 runServiceCli({
   service: 'classroom',
   usage:
     'usage: cli <migrate | rollback --step | rollback --all --yes | status | seed-demo | ' +
     'backup --to DIR [--link-from DIR] | restore --from DIR [--yes] [--while-serving] | ' +
-    'migrate-from-mysql --source mysql://… | enroll --central URL --code CODE | fleet-status [--contact]>',
+    'migrate-from-mysql --source mysql://… | enroll --central URL --code CODE | fleet-status [--contact] | ' +
+    'release-offer | release-report --release ID --outcome installed|failed|rolledback [--from V] [--message M]>',
   migrations: classroom.migrations,
   database: () => {
     const config = loadDatabaseConfig();
@@ -20,13 +22,18 @@ runServiceCli({
   seedDemo: async (db) => [...(await seedDemo(db)), copyDemoMedia(loadDatabaseConfig().mediaDir)],
   extra: {
     withDb: async (cmd, args, db) => {
-      if (cmd === 'enroll' || cmd === 'fleet-status') {
+      const fleetCommands: Record<string, typeof enrollCommand> = {
+        enroll: enrollCommand, 'fleet-status': fleetStatusCommand,
+        'release-offer': releaseOfferCommand, 'release-report': releaseReportCommand,
+      };
+      const fleetCommand = fleetCommands[cmd];
+      if (fleetCommand) {
         const f = loadFleetCliConfig();
         const ctx = {
           db, dataDir: f.dataDir, client: { timeoutMs: f.fleet.requestTimeoutMs },
           out: (l: string) => process.stdout.write(`${l}\n`), err: (l: string) => process.stderr.write(`${l}\n`),
         };
-        return cmd === 'enroll' ? enrollCommand(args, ctx) : fleetStatusCommand(args, ctx);
+        return fleetCommand(args, ctx);
       }
       if (cmd === 'migrate-from-mysql') {
         const report = await takeover.takeOverDatabase(

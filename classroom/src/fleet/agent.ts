@@ -6,6 +6,7 @@ import { FleetError, contact } from './client';
 import { readIdentity, recordContact } from './identity';
 import { syncUp, type UpResult } from './up';
 import { standingRefusal, syncDown, type DownResult } from './down';
+import { syncRelease } from './release';
 
 /** What a run did: the pieces sent up, and what it took from central. */
 export type SyncResult = UpResult & { down?: DownResult };
@@ -84,6 +85,7 @@ export function startSyncAgent(db: Knex, s: AgentSettings, logger: Logger, o: { 
       if (up.pieces) logger.info({ ...up }, 'fleet: activity sent to central');
       const down = await syncDown(db, identity, s.dataDir, client);
       if (down.applied.length || down.refused.length) logger.info({ ...down }, 'fleet: content taken from central');
+      await syncRelease(db, identity, client);
       // A refused package stays the box's last error (reported at each contact) until central's version changes.
       await recordContact(db, { lasterror: await standingRefusal(db) });
       return { ...up, down };

@@ -44,15 +44,18 @@ export function isLoopback(url: string): boolean {
   return host === 'localhost' || host === '[::1]' || /^127\./.test(host);
 }
 
-async function post<T>(base: string, path: string, authorization: string, body: unknown, o: ClientOptions):
-  Promise<T> {
+/** One request to central; answers its envelope's data, or throws a FleetError in central's words. */
+export async function request<T>(
+  base: string, method: 'GET' | 'POST', path: string, authorization: string, body: unknown, o: ClientOptions,
+): Promise<T> {
   const f = o.fetch ?? fetch;
   let res: Response;
   try {
     res = await f(`${base}${path}`, {
-      method: 'POST',
-      headers: { Authorization: authorization, 'Content-Type': 'application/json', Accept: 'application/json' },
-      body: JSON.stringify(body),
+      method,
+      headers: { Authorization: authorization, Accept: 'application/json',
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(o.timeoutMs),
     });
   } catch (err) {
@@ -74,6 +77,9 @@ async function post<T>(base: string, path: string, authorization: string, body: 
   }
   return parsed.data as T;
 }
+
+const post = <T>(base: string, path: string, authorization: string, body: unknown, o: ClientOptions) =>
+  request<T>(base, 'POST', path, authorization, body, o);
 
 /** Exchanges a one-time code for this box's own credential: central keeps only the secret's SHA-256. */
 export function enrol(base: string, code: string, body: Omit<EnrolBody, 'protocol'>, o: ClientOptions):
