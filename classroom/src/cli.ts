@@ -4,7 +4,7 @@ import { openDatabase } from './db';
 import { seedDemo } from './seed/demo';
 import { copyDemoMedia } from './seed/media';
 import { enrollCommand, fleetStatusCommand } from './fleet/commands';
-import { releaseOfferCommand, releaseReportCommand } from './fleet/release';
+import { releaseKeyCommand, releaseOfferCommand, releaseReportCommand } from './fleet/release';
 
 runServiceCli({
   service: 'classroom',
@@ -12,7 +12,8 @@ runServiceCli({
     'usage: cli <migrate | rollback --step | rollback --all --yes | status | seed-demo | ' +
     'backup --to DIR [--link-from DIR] | restore --from DIR [--yes] [--while-serving] | ' +
     'migrate-from-mysql --source mysql://… | enroll --central URL --code CODE | fleet-status [--contact] | ' +
-    'release-offer | release-report --release ID --outcome installed|failed|rolledback [--from V] [--message M]>',
+    'release-offer | release-key --out FILE | ' +
+    'release-report --release ID --outcome installed|failed|rolledback [--from V] [--message M]>',
   migrations: classroom.migrations,
   database: () => {
     const config = loadDatabaseConfig();
@@ -25,6 +26,7 @@ runServiceCli({
       const fleetCommands: Record<string, typeof enrollCommand> = {
         enroll: enrollCommand, 'fleet-status': fleetStatusCommand,
         'release-offer': releaseOfferCommand, 'release-report': releaseReportCommand,
+        'release-key': releaseKeyCommand,
       };
       const fleetCommand = fleetCommands[cmd];
       if (fleetCommand) {

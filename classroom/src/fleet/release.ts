@@ -1,3 +1,5 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
 import type { Knex } from '@lms/db';
 import { UsageError } from '@lms/db';
 import { boxAuthorization, type ReleaseOffer, type ReleaseReportBody } from '@lms/shared';
@@ -91,4 +93,93 @@ export async function releaseReportCommand(args: string[], c: FleetCliContext): 
   await recordOutcome(c.db, { releaseid, outcome, fromversion: option(args, '--from') ?? null, message });
   c.out(`recorded: release ${releaseid} ${outcome}; the next sync tells central`);
   return 0;
+}
+
+/** The OpenPGP keys of a key file (binary, or ASCII-armoured), as packets' bodies of their public keys. */
+function publicKeyPackets(file: Buffer): Buffer[] {
+  const bin = binaryKey(file);
+  const keys: Buffer[] = [];
+  let i = 0;
+  while (i < bin.length) {
+    const head = bin[i];
+    if (!(head & 0x80)) throw new Error('not an OpenPGP key file');
+    let tag: number;
+    let len: number;
+    let at: number;
+    if (head & 0x40) { // new format
+      tag = head & 0x3f;
+      const o = bin[i + 1];
+      if (o < 192) { len = o; at = i + 2; } else if (o < 224) { len = ((o - 192) << 8) + bin[i + 2] + 192; at = i + 3; }
+      else if (o === 255) { len = bin.readUInt32BE(i + 2); at = i + 6; } else throw new Error('partial packet');
+    } else { // old format
+      tag = (head >> 2) & 0x0f;
+      const lt = head & 3;
+      if (lt === 0) { len = bin[i + 1]; at = i + 2; } else if (lt === 1) { len = bin.readUInt16BE(i + 1); at = i + 3; }
+      else if (lt === 2) { len = bin.readUInt32BE(i + 1); at = i + 5; } else throw new Error('indeterminate packet');
+    }
+    if (tag === 6) keys.push(bin.subarray(at, at + len));
+    i = at + len;
+  }
+  return keys;
+}
+
+/** A primary key's fingerprint (RFC 4880 v4: SHA-1 of 0x99, the length, the packet), upper-case hex. */
+export function keyFingerprints(file: Buffer): string[] {
+  return publicKeyPackets(file).map((body) => {
+    if (body[0] !== 4) throw new Error(`OpenPGP key version ${body[0]} is not supported`);
+    const len = Buffer.alloc(3);
+    len[0] = 0x99;
+    len.writeUInt16BE(body.length, 1);
+    return crypto.createHash('sha1').update(len).update(body).digest('hex').toUpperCase();
+  });
+}
+
+/**
+ * `release-key --out FILE`: fetches the offered release's signing key from its repository (`key.gpg`) and
+ * writes it to FILE for apt's `signed-by` only when its fingerprint is the one central named; exit 1
+ * otherwise. Central's word travels over the box's own credential; the repository's over anything.
+ */
+export async function releaseKeyCommand(args: string[], c: FleetCliContext): Promise<number> {
+  const out = option(args, '--out');
+  if (!out) throw new UsageError('usage: release-key --out FILE');
+  const offer = await readOffer(c.db);
+  if (!offer) {
+    c.err('release-key: central offers this box no release');
+    return 1;
+  }
+  const url = `${offer.repourl.replace(/\/+$/, '')}/key.gpg`;
+  let key: Buffer;
+  try {
+    const res = await (c.client.fetch ?? fetch)(url, { signal: AbortSignal.timeout(c.client.timeoutMs) });
+    if (!res.ok) throw new Error(`${res.status} ${res.statusText}`);
+    key = Buffer.from(await res.arrayBuffer());
+    if (key.length > 1_000_000) throw new Error('the key file is over 1 MB');
+  } catch (err) {
+    c.err(`release-key: ${url} could not be read (${(err as Error).message})`);
+    return 1;
+  }
+  let found: string[];
+  try {
+    found = keyFingerprints(key);
+  } catch (err) {
+    c.err(`release-key: ${url} is not an OpenPGP key (${(err as Error).message})`);
+    return 1;
+  }
+  if (found.length !== 1 || found[0] !== offer.keyfingerprint) {
+    c.err(`release-key: the repository's key ${found.join(', ') || '(none)'} is not the key central named ` +
+      `(${offer.keyfingerprint}): nothing installed`);
+    return 1;
+  }
+  fs.writeFileSync(out, binaryKey(key), { mode: 0o644 });
+  c.out(`key ${found[0]} written to ${out}`);
+  return 0;
+}
+
+/** The key file as apt's `signed-by` reads it: binary packets (an ASCII-armoured file is decoded). */
+function binaryKey(file: Buffer): Buffer {
+  const text = file.toString('latin1');
+  if (!text.includes('-----BEGIN PGP PUBLIC KEY BLOCK-----')) return file;
+  const body = text.split(/\r?\n\r?\n/).slice(1).join('\n').split('-----END')[0];
+  // The armour's last line before the end is its checksum (=XXXX): not part of the packets.
+  return Buffer.from(body.split(/\r?\n/).filter((l) => !l.startsWith('=')).join(''), 'base64');
 }
