@@ -1,4 +1,13 @@
-import { boxCredential, enrolmentCode, FLEET_BODY_LIMIT, contactBody, enrolBody, httpError, perms } from '@lms/shared';
+import {
+  FLEET_BODY_LIMIT,
+  appliedBody,
+  boxCredential,
+  contactBody,
+  enrolBody,
+  enrolmentCode,
+  httpError,
+  perms,
+} from '@lms/shared';
 import { route } from '../../http/route';
 import { scope } from '../../http/scope';
 import { actorOf } from '../../http/context';
@@ -16,7 +25,16 @@ import {
   revokeBox,
 } from './store';
 import { receivePiece } from './up';
-import { downBody, downReport, downState, reportBody } from './down';
+import {
+  downApplied,
+  downBody,
+  downMedia,
+  downMediaFile,
+  downReport,
+  downState,
+  mediaFileQuery,
+  reportBody,
+} from './down';
 
 // The fleet (docs/fleet-protocol.md). Staff manage the boxes of their schools: the school-management
 // permission, narrowed as every school route is (a box of another school is answered 404, as one that does
@@ -68,6 +86,12 @@ export const fleetRoutes: CentralRoute[] = [
     { ...extra, summary: "the learner roster the students push sends, for the box's school (ETag, Range)" }),
   route('GET', '/fleet/box/roster/teachers', boxCredential(), scope.ownAccount, {}, downBody('teachers'),
     { ...extra, summary: "the teacher roster the students push sends, for the box's school (ETag, Range)" }),
+  route('GET', '/fleet/box/media', boxCredential(), scope.ownAccount, {}, downMedia,
+    { ...extra, summary: "the media files the box's school's package references, with SHA-256 and size" }),
+  route('GET', '/fleet/box/media/file', boxCredential(), scope.ownAccount, { query: mediaFileQuery }, downMediaFile,
+    { ...extra, summary: "one media file of the box's school's list (ETag: its SHA-256; Range, If-Range)" }),
+  route('POST', '/fleet/box/applied', boxCredential(), scope.ownAccount, { body: appliedBody }, downApplied,
+    { ...boxOptions, summary: "a box reports the bodies it applied and the bytes they took: its last down" }),
   route('POST', '/fleet/box/report', boxCredential(), scope.ownAccount, { body: reportBody }, downReport,
     { ...boxOptions, summary: 'a box reports a package or roster it refused; kept as its last error' }),
 ];
