@@ -34,6 +34,7 @@ import {
   downState,
   mediaFileQuery,
   reportBody,
+  withoutBrowserHeaders,
 } from './down';
 
 // The fleet (docs/fleet-protocol.md). Staff manage the boxes of their schools: the school-management
@@ -72,7 +73,10 @@ export const fleetRoutes: CentralRoute[] = [
     ({ db, caller, body }) => enrol(db, enrollingOf(caller), body),
     { ...boxOptions, summary: "a box exchanges its code for its own credential (the SHA-256 of its secret)" }),
   route('POST', '/fleet/box/contact', boxCredential(), scope.ownAccount, { body: contactBody },
-    ({ db, caller, body }) => contact(db, boxOf(caller), body),
+    ({ db, res, caller, body }) => {
+      withoutBrowserHeaders(res);
+      return contact(db, boxOf(caller), body);
+    },
     { ...boxOptions, summary: "a box reports its version, disk and time; answers central's time" }),
   route('POST', '/fleet/box/log', boxCredential(), scope.ownAccount, {}, receivePiece,
     { ...extra, rawBody: true, summary: "a piece of the box's activity (log ZIP), imported once and acknowledged" }),
