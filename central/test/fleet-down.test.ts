@@ -176,7 +176,13 @@ describe('the down path', () => {
     await central.tdb.db('lessons').where('lessonid', DEMO.lessonid).update({ lessonname: 'Counting to twenty' });
     seen.length = 0;
     nextDownload = 'cut';
+    const downBefore = (await request(central.app).get(`/fleet/boxes/${boxid}`).set('Authorization', superadmin))
+      .body.data.lastdownat as string;
+    expect(downBefore).not.toBeNull();
     await expect(agent.syncNow()).rejects.toThrow();
+    // Central served half a package: the box applied nothing, and central's record of its last down stands.
+    expect((await request(central.app).get(`/fleet/boxes/${boxid}`).set('Authorization', superadmin))
+      .body.data.lastdownat).toBe(downBefore);
     expect(fs.statSync(partFile(dataDir, 'package')).size).toBeGreaterThan(0);
     expect((await box.tdb.db('lessons').where('lessonid', DEMO.lessonid).first()).lessonname)
       .toBe(DEMO.lessonname);
@@ -189,6 +195,9 @@ describe('the down path', () => {
       .toBe('Counting to twenty');
     expect((await box.tdb.db('fleetdown').where('kind', 'package').first()).appliedtag).toBe((await tags()).package);
     expect(fs.existsSync(partFile(dataDir, 'package'))).toBe(false);
+    const after = (await request(central.app).get(`/fleet/boxes/${boxid}`).set('Authorization', superadmin)).body.data;
+    expect(Date.parse(after.lastdownat as string)).toBeGreaterThan(Date.parse(downBefore));
+    expect(after.lastdownbytes).toBe(r?.down?.bytes);
   }, 120_000);
 
   it('a corrupted download is not applied, and is fetched again whole', async () => {
