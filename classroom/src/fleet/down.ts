@@ -251,23 +251,30 @@ async function pruneMedia(db: Knex, mediaDir: string, files: FleetMediaFile[]): 
 type Applied = { kind: DownKind | 'media'; tag: string };
 
 /**
- * Tells central what the box applied (its record of the box's last down), after keeping it on the box first:
- * a report the link cut is sent with the next run's, never lost, and sending it twice records the same.
+ * Keeps on the box what it applied and the bytes that took, until central heard of it: a link cut between
+ * applying and reporting (or a later download of the same run failing) loses no report.
  */
-async function reportApplied(db: Knex, box: FleetIdentity, now: Applied[], bytes: number, o: ClientOptions) {
+async function keepApplied(db: Knex, now: Applied, bytes: number): Promise<void> {
   const row = (await db('fleetdownreport').where({ name: 'pending' }).first()) as
     | { applied: string; bytes: number | string }
     | undefined;
   const byKind = new Map<string, Applied>((row ? (JSON.parse(row.applied) as Applied[]) : []).map((a) => [a.kind, a]));
-  for (const a of now) byKind.set(a.kind, a);
-  if (!byKind.size) return;
-  const applied = [...byKind.values()];
-  const total = Number(row?.bytes ?? 0) + bytes;
-  await db('fleetdownreport').insert({ name: 'pending', applied: JSON.stringify(applied), bytes: total })
+  byKind.set(now.kind, now);
+  await db('fleetdownreport')
+    .insert({ name: 'pending', applied: JSON.stringify([...byKind.values()]), bytes: Number(row?.bytes ?? 0) + bytes })
     .onConflict('name').merge(['applied', 'bytes']);
+}
+
+/** Tells central what the box applied (its record of the box's last down); sending it twice records the same. */
+async function sendApplied(db: Knex, box: FleetIdentity, o: ClientOptions): Promise<void> {
+  const row = (await db('fleetdownreport').where({ name: 'pending' }).first()) as
+    | { applied: string; bytes: number | string }
+    | undefined;
+  if (!row) return;
   const res = await request(box.centralurl, '/fleet/box/applied', box, o, {
     method: 'POST', headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ protocol: FLEET_PROTOCOL, applied, bytes: total }),
+    body: JSON.stringify({ protocol: FLEET_PROTOCOL, applied: JSON.parse(row.applied) as Applied[],
+      bytes: Math.round(Number(row.bytes)) }),
   });
   if (!res.ok) throw await failure(res);
   await res.body?.cancel();
@@ -280,7 +287,11 @@ export async function syncDown(db: Knex, box: FleetIdentity, dataDir: string, o:
   const done = await downRows(db);
   const out: DownResult = { applied: [], refused: [], unchanged: [], media: { fetched: [], removed: [] }, bytes: 0 };
   const counter = { bytes: 0 };
-  const applied: Applied[] = [];
+  let kept = 0;
+  const keep = async (a: Applied) => {
+    await keepApplied(db, a, counter.bytes - kept);
+    kept = counter.bytes;
+  };
   const failures: string[] = [];
   // Media first: a lesson of the new package finds its pictures when it appears. Files are only added or
   // replaced here; the ones the package no longer names go once the package applied (below).
@@ -318,7 +329,7 @@ export async function syncDown(db: Knex, box: FleetIdentity, dataDir: string, o:
     }
     await record(db, kind, { appliedtag: tag, appliedat: new Date().toISOString(), refusedtag: null, refusal: null });
     out.applied.push(kind);
-    applied.push({ kind, tag });
+    await keep({ kind, tag });
   }
   if (media && mediaDir && !failures.length) {
     // Files the old package used stay while the box still runs it (a refused or not yet applied package).
@@ -327,12 +338,11 @@ export async function syncDown(db: Knex, box: FleetIdentity, dataDir: string, o:
       out.media.removed = await pruneMedia(db, mediaDir, media);
       await record(db, 'media', { appliedtag: mediaTag, appliedat: new Date().toISOString() });
       out.applied.push('media');
-      if (mediaTag) applied.push({ kind: 'media', tag: mediaTag });
+      if (mediaTag) await keep({ kind: 'media', tag: mediaTag });
     }
   }
   out.bytes = counter.bytes;
-  if (applied.length || (await db('fleetdownreport').first('name')))
-    await reportApplied(db, box, applied, out.bytes, o);
+  await sendApplied(db, box, o);
   if (failures.length) {
     throw new FleetError(0, `${failures.length} media file${failures.length === 1 ? '' : 's'} could not be ` +
       `fetched from central (${failures[0]}); the next sync tries again`);
