@@ -293,6 +293,30 @@ describe('media on the down path', () => {
       expect(await box.tdb.db('fleetdownreport').first()).toBeUndefined();
     }, 120_000);
 
+  it('while the box keeps a package it refused, the files that package uses stay', async () => {
+    const lessonid = crypto.randomUUID();
+    await central.tdb.db('lessons').insert({ lessonid, levelid: DEMO.levelid, lessonname: 'Counting back',
+      lessonorder: 2, lessonstatus: true });
+    const back = bytes(1_500, 'back');
+    const learning = await addDocument(lessonid, 'back.png', back);
+    expect((await agent.syncNow())?.down?.media.fetched).toEqual(['back.png']);
+    await box.tdb.db('students').whereIn('schooluserid',
+      box.tdb.db('schoolusers').where('schoolusername', 'kwame').select('schooluserid'))
+      .update({ studentcurrentlessonid: lessonid });
+    await central.tdb.db('lessonlearnings').where({ lessonlearningid: learning }).delete();
+    await central.tdb.db('lessons').where({ lessonid }).delete();
+    const refused = await agent.syncNow();
+    expect(refused?.down).toMatchObject({ refused: ['package'], media: { removed: [] } });
+    expect(sha(fs.readFileSync(path.join(mediaDir, 'back.png')))).toBe(sha(back));
+    // The learner moved on at the box; central's next version applies, and only then does the file go.
+    await box.tdb.db('students').update({ studentcurrentlessonid: null });
+    await central.tdb.db('lessons').where('lessonid', DEMO.lessonid).update({ lessonname: 'Counting, once more' });
+    const applied = await agent.syncNow();
+    expect(applied?.down).toMatchObject({ applied: ['package', 'media'], media: { removed: ['back.png'] } });
+    expect(fs.existsSync(path.join(mediaDir, 'back.png'))).toBe(false);
+    await expectBoxMediaAsCentral();
+  }, 120_000);
+
   it('serves a file with its SHA-256 as ETag, Range and If-Range; another school\'s file is 404', async () => {
     const file = (a: string, name: string) => request(central.app).get('/fleet/box/media/file').query({ name })
       .set('Authorization', a).buffer(true).parse(binary);
