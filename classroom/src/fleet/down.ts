@@ -295,10 +295,13 @@ export async function syncDown(db: Knex, box: FleetIdentity, dataDir: string, o:
   const failures: string[] = [];
   // Media first: a lesson of the new package finds its pictures when it appears. Files are only added or
   // replaced here; the ones the package no longer names go once the package applied (below).
-  const mediaTag = tags.media ?? null;
+  let mediaTag = tags.media ?? null;
   let media: FleetMediaFile[] | undefined;
   if (mediaDir && mediaTag !== (done.get('media')?.appliedtag ?? null)) {
-    media = mediaTag ? (await listMedia(box, o)).files : [];
+    // The list's own tag is what is recorded: content that changed since the poll is then fetched next run.
+    const list = mediaTag ? await listMedia(box, o) : { tag: null, files: [] };
+    media = list.files;
+    mediaTag = list.tag;
     const got = await fetchMedia(db, box, mediaDir, media, o, counter);
     out.media.fetched = got.fetched;
     failures.push(...got.failed);
