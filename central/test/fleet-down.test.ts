@@ -134,7 +134,7 @@ describe('the down path', () => {
   it('brings the school\'s content and roster on the first sync; a learner and a teacher sign in', async () => {
     expect((await login('kwame', 'pass1')).status).toBe(400);
     const r = await agent.syncNow();
-    expect(r?.down).toEqual({ applied: ['package', 'students', 'teachers'], refused: [], unchanged: [] });
+    expect(r?.down).toMatchObject({ applied: ['package', 'students', 'teachers'], refused: [], unchanged: [] });
     expect(await box.tdb.db('lessons').where('lessonid', DEMO.lessonid).first()).toMatchObject({
       lessonname: DEMO.lessonname });
     expect((await login('kwame', 'pass1')).status).toBe(200);
@@ -151,7 +151,8 @@ describe('the down path', () => {
   it('an unchanged poll is one small request and fetches nothing; the bodies answer 304 and Range', async () => {
     seen.length = 0;
     const r = await agent.syncNow();
-    expect(r?.down).toEqual({ applied: [], refused: [], unchanged: ['package', 'students', 'teachers'] });
+    expect(r?.down).toMatchObject({ applied: [], refused: [], unchanged: ['package', 'students', 'teachers'],
+      bytes: 0 });
     expect(seen.filter((s) => /^\/fleet\/box\/(package|roster)/.test(s.url))).toEqual([]);
     const poll = seen.filter((s) => s.url === '/fleet/box/state');
     expect(poll).toHaveLength(1);
@@ -175,7 +176,13 @@ describe('the down path', () => {
     await central.tdb.db('lessons').where('lessonid', DEMO.lessonid).update({ lessonname: 'Counting to twenty' });
     seen.length = 0;
     nextDownload = 'cut';
+    const downBefore = (await request(central.app).get(`/fleet/boxes/${boxid}`).set('Authorization', superadmin))
+      .body.data.lastdownat as string;
+    expect(downBefore).not.toBeNull();
     await expect(agent.syncNow()).rejects.toThrow();
+    // Central served half a package: the box applied nothing, and central's record of its last down stands.
+    expect((await request(central.app).get(`/fleet/boxes/${boxid}`).set('Authorization', superadmin))
+      .body.data.lastdownat).toBe(downBefore);
     expect(fs.statSync(partFile(dataDir, 'package')).size).toBeGreaterThan(0);
     expect((await box.tdb.db('lessons').where('lessonid', DEMO.lessonid).first()).lessonname)
       .toBe(DEMO.lessonname);
@@ -188,6 +195,9 @@ describe('the down path', () => {
       .toBe('Counting to twenty');
     expect((await box.tdb.db('fleetdown').where('kind', 'package').first()).appliedtag).toBe((await tags()).package);
     expect(fs.existsSync(partFile(dataDir, 'package'))).toBe(false);
+    const after = (await request(central.app).get(`/fleet/boxes/${boxid}`).set('Authorization', superadmin)).body.data;
+    expect(Date.parse(after.lastdownat as string)).toBeGreaterThan(Date.parse(downBefore));
+    expect(after.lastdownbytes).toBe(r?.down?.bytes);
   }, 120_000);
 
   it('a corrupted download is not applied, and is fetched again whole', async () => {

@@ -27,7 +27,7 @@ startOrExit('classroom server', async () => {
   // The fleet's sync agent: a timer in this process that does nothing until the box is enrolled.
   const agent = config.fleet.agent.enabled
     ? startSyncAgent(db, { ...config.fleet.agent, requestTimeoutMs: config.fleet.requestTimeoutMs,
-      dataDir: config.dataDir }, logger)
+      dataDir: config.dataDir, mediaDir: config.mediaDir }, logger)
     : undefined;
   const app = createApp(config, { db, logger, redis, countRequest: (status) => daily.stream.countRequest(status) });
   serve({

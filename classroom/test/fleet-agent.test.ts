@@ -46,7 +46,8 @@ describe('the sync agent', () => {
     expect(a).toBe(b);
     // A stand that names no version tags: the down path finds nothing to fetch.
     expect(await a).toEqual({ pieces: 0, entries: 0, ackedseq: 0,
-      down: { applied: [], refused: [], unchanged: ['package', 'students', 'teachers'] } });
+      down: { applied: [], refused: [], unchanged: ['package', 'students', 'teachers'],
+        media: { fetched: [], removed: [] }, bytes: 0 } });
     expect(c.calls).toEqual(['http://central.invalid/fleet/box/contact', 'http://central.invalid/fleet/box/state',
       'http://central.invalid/fleet/box/release']);
     expect(agent.nextDelayMs).toBeGreaterThanOrEqual(0.8 * 300_000);

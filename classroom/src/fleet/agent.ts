@@ -26,6 +26,8 @@ export interface AgentSettings {
   minBackoffMs: number;
   maxBackoffMs: number;
   dataDir: string;
+  /** Where the down path puts the lesson media (the media route's MEDIA_DIR); no media are fetched without it. */
+  mediaDir?: string;
   fetch?: typeof fetch;
 }
 
@@ -83,7 +85,7 @@ export function startSyncAgent(db: Knex, s: AgentSettings, logger: Logger, o: { 
         lasterror: identity.lasterror });
       const up = await syncUp(db, identity, answer.ackedseq, { ...client, pieceRows: s.pieceRows });
       if (up.pieces) logger.info({ ...up }, 'fleet: activity sent to central');
-      const down = await syncDown(db, identity, s.dataDir, client);
+      const down = await syncDown(db, identity, s.dataDir, client, s.mediaDir);
       if (down.applied.length || down.refused.length) logger.info({ ...down }, 'fleet: content taken from central');
       await syncRelease(db, identity, client);
       // A refused package stays the box's last error (reported at each contact) until central's version changes.

@@ -92,6 +92,27 @@ export interface PieceAnswer {
   already: boolean;
 }
 
+/** One media file of the box's school's list (`GET /fleet/box/media`): its SHA-256 (hex) and size in bytes. */
+export interface FleetMediaFile {
+  name: string;
+  sha256: string;
+  size: number;
+}
+
+const tag = z.string().regex(/^[0-9a-f]{64}$/, { error: 'must be 64 lower-case hex digits' });
+
+/**
+ * POST /fleet/box/applied: what the box applied in one run (each body's tag, `media` the media list's) and the
+ * bytes it downloaded for them. Central records it as the box's last down, at central's time.
+ */
+export const appliedBody = z.strictObject({
+  protocol,
+  applied: z.array(z.strictObject({ kind: z.enum(['package', 'students', 'teachers', 'media']), tag }))
+    .min(1).max(4),
+  bytes: z.number().int().min(0).max(1e15),
+});
+export type AppliedBody = z.infer<typeof appliedBody>;
+
 /** Largest body of a box route: the bodies above are a few hundred bytes. */
 export const FLEET_BODY_LIMIT = '4kb';
 

@@ -1,5 +1,14 @@
 import {
-  boxCredential, enrolmentCode, FLEET_BODY_LIMIT, contactBody, enrolBody, httpError, perms, releaseReportBody, roles,
+  FLEET_BODY_LIMIT,
+  appliedBody,
+  boxCredential,
+  contactBody,
+  enrolBody,
+  enrolmentCode,
+  httpError,
+  perms,
+  releaseReportBody,
+  roles,
 } from '@lms/shared';
 import { route } from '../../http/route';
 import { scope } from '../../http/scope';
@@ -18,7 +27,17 @@ import {
   revokeBox,
 } from './store';
 import { receivePiece } from './up';
-import { downBody, downReport, downState, reportBody } from './down';
+import {
+  downApplied,
+  downBody,
+  downMedia,
+  downMediaFile,
+  downReport,
+  downState,
+  mediaFileQuery,
+  reportBody,
+  withoutBrowserHeaders,
+} from './down';
 import {
   createRelease, getRelease, listReleases, offeredRelease, releaseBody, releaseParams, reportRelease, setReleaseState,
   stageBody, stageRelease,
@@ -62,7 +81,10 @@ export const fleetRoutes: CentralRoute[] = [
     ({ db, caller, body }) => enrol(db, enrollingOf(caller), body),
     { ...boxOptions, summary: "a box exchanges its code for its own credential (the SHA-256 of its secret)" }),
   route('POST', '/fleet/box/contact', boxCredential(), scope.ownAccount, { body: contactBody },
-    ({ db, caller, body }) => contact(db, boxOf(caller), body),
+    ({ db, res, caller, body }) => {
+      withoutBrowserHeaders(res);
+      return contact(db, boxOf(caller), body);
+    },
     { ...boxOptions, summary: "a box reports its version, disk and time; answers central's time" }),
   route('POST', '/fleet/box/log', boxCredential(), scope.ownAccount, {}, receivePiece,
     { ...extra, rawBody: true, summary: "a piece of the box's activity (log ZIP), imported once and acknowledged" }),
@@ -76,6 +98,12 @@ export const fleetRoutes: CentralRoute[] = [
     { ...extra, summary: "the learner roster the students push sends, for the box's school (ETag, Range)" }),
   route('GET', '/fleet/box/roster/teachers', boxCredential(), scope.ownAccount, {}, downBody('teachers'),
     { ...extra, summary: "the teacher roster the students push sends, for the box's school (ETag, Range)" }),
+  route('GET', '/fleet/box/media', boxCredential(), scope.ownAccount, {}, downMedia,
+    { ...extra, summary: "the media files the box's school's package references, with SHA-256 and size" }),
+  route('GET', '/fleet/box/media/file', boxCredential(), scope.ownAccount, { query: mediaFileQuery }, downMediaFile,
+    { ...extra, summary: "one media file of the box's school's list (ETag: its SHA-256; Range, If-Range)" }),
+  route('POST', '/fleet/box/applied', boxCredential(), scope.ownAccount, { body: appliedBody }, downApplied,
+    { ...boxOptions, summary: "a box reports the bodies it applied and the bytes they took: its last down" }),
   route('POST', '/fleet/box/report', boxCredential(), scope.ownAccount, { body: reportBody }, downReport,
     { ...boxOptions, summary: 'a box reports a package or roster it refused; kept as its last error' }),
   // Box releases in stages (docs/operations.md, "Box releases"): fleet-wide, so not narrowed to schools.
