@@ -3,7 +3,7 @@ import { loadBackupKey, loadDatabaseConfig, loadFleetCliConfig } from './config'
 import { openDatabase } from './db';
 import { seedDemo } from './seed/demo';
 import { copyDemoMedia } from './seed/media';
-import { enrollCommand, fleetStatusCommand } from './fleet/commands';
+import { enrollCommand, fleetStatusCommand, fleetSyncCommand } from './fleet/commands';
 import { releaseKeyCommand, releaseOfferCommand, releaseReportCommand } from './fleet/release';
 
 runServiceCli({
@@ -11,7 +11,7 @@ runServiceCli({
   usage:
     'usage: cli <migrate | rollback --step | rollback --all --yes | status | seed-demo | ' +
     'backup --to DIR [--link-from DIR] | restore --from DIR [--yes] [--while-serving] | ' +
-    'migrate-from-mysql --source mysql://… | enroll --central URL --code CODE | fleet-status [--contact] | ' +
+    'migrate-from-mysql --source mysql://… | enroll --central URL --code CODE | fleet-status [--contact] | fleet-sync | ' +
     'release-offer | release-key --out FILE | ' +
     'release-report --release ID --outcome installed|failed|rolledback [--from V] [--message M]>',
   migrations: classroom.migrations,
@@ -24,7 +24,7 @@ runServiceCli({
   extra: {
     withDb: async (cmd, args, db) => {
       const fleetCommands: Record<string, typeof enrollCommand> = {
-        enroll: enrollCommand, 'fleet-status': fleetStatusCommand,
+        enroll: enrollCommand, 'fleet-status': fleetStatusCommand, 'fleet-sync': fleetSyncCommand,
         'release-offer': releaseOfferCommand, 'release-report': releaseReportCommand,
         'release-key': releaseKeyCommand,
       };

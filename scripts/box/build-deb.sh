@@ -103,6 +103,10 @@ file "$bs/build/Release/better_sqlite3.node" "$opt/node/bin/node" >&2 || true
 install -D -m 0644 deploy/classroom/lms-classroom.service "$pkg/lib/systemd/system/lms-classroom.service"
 install -D -m 0644 deploy/classroom/classroom.env.example "$pkg/usr/share/lms-classroom/classroom.env.example"
 install -D -m 0755 deploy/classroom/lms-classroom "$pkg/usr/sbin/lms-classroom"
+install -D -m 0755 deploy/classroom/lms-classroom-update "$pkg/usr/sbin/lms-classroom-update"
+for u in lms-classroom-update.service lms-classroom-update.timer; do
+  install -D -m 0644 "deploy/classroom/$u" "$pkg/lib/systemd/system/$u"
+done
 mkdir -p "$pkg/DEBIAN" "$pkg/usr/share/doc/lms-classroom"
 for s in postinst prerm postrm; do install -m 0755 "deploy/classroom/debian/$s" "$pkg/DEBIAN/$s"; done
 size=$(du -sk --exclude=DEBIAN "$pkg" | cut -f1)

@@ -1,9 +1,10 @@
 import fs from 'node:fs';
 import { UsageError, type Knex } from '@lms/db';
-import { newBoxSecret } from '@lms/shared';
+import { createLogger, newBoxSecret } from '@lms/shared';
 import { VERSION } from '../areas/app/routes';
 import { FleetError, centralBase, contact, enrol, isLoopback, type ClientOptions } from './client';
 import { readIdentity, recordContact, saveIdentity } from './identity';
+import { startSyncAgent } from './agent';
 
 /**
  * The box's fleet commands (`lms-classroom enroll`, `lms-classroom fleet-status`). What they print is for
@@ -93,5 +94,32 @@ export async function fleetStatusCommand(args: string[], c: FleetCliContext): Pr
     await recordContact(c.db, { lasterror: words(err) });
     c.err(`contact: ${words(err)}`);
     return 1;
+  }
+}
+
+/**
+ * `fleet-sync`: one sync run now, from this process (up, down and the release offer), printing what it did.
+ * The server's own agent may run at the same moment: each step is safe to repeat (a piece central holds is
+ * answered `already`; a body is applied in one transaction), so two runs cost bytes, never rows.
+ */
+export async function fleetSyncCommand(_args: string[], c: FleetCliContext): Promise<number> {
+  if (!(await readIdentity(c.db))) {
+    c.out('not enrolled: run `lms-classroom enroll --central URL --code CODE` with a code from the fleet page');
+    return 1;
+  }
+  const agent = startSyncAgent(c.db, { intervalMs: 3_600_000, pieceRows: 500, requestTimeoutMs: c.client.timeoutMs,
+    minBackoffMs: 30_000, maxBackoffMs: 3_600_000, dataDir: c.dataDir, fetch: c.client.fetch },
+  createLogger({ name: 'fleet-sync', level: 'silent' }), { start: false });
+  try {
+    const r = await agent.syncNow();
+    c.out(`up      ${r?.pieces ?? 0} piece(s), ${r?.entries ?? 0} change(s); central holds up to ${r?.ackedseq ?? 0}`);
+    const list = (xs: string[] | undefined) => (xs?.length ? xs.join(', ') : 'nothing');
+    c.out(`down    applied: ${list(r?.down?.applied)}; refused: ${list(r?.down?.refused)}`);
+    return 0;
+  } catch (err) {
+    c.err(`fleet-sync: ${words(err)}`);
+    return 1;
+  } finally {
+    agent.stop();
   }
 }
