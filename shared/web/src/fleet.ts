@@ -182,7 +182,8 @@ function drawChoices(): void {
   }
   const state = byId<HTMLSelectElement>('f-state');
   const chosen = state.value;
-  state.replaceChildren(option('', t(l, 'fleet.filter.all')), ...STATES.map((s) => option(s, t(l, `state.${s}` as Key))));
+  state.replaceChildren(option('', t(l, 'fleet.filter.all')),
+    ...STATES.map((s) => option(s, t(l, `state.${s}` as Key))));
   state.value = chosen;
   byId<HTMLButtonElement>('r-button').disabled = !schools.length;
   say(byId('register-status'), schools.length ? [] : [msg('register.noSchools')]);
