@@ -58,8 +58,8 @@ function load(file: string): Asset {
 
 /**
  * Serves one page (the log-sync pages, central's fleet page) under the path it is mounted at (outside the
- * route tables: these are files, not API
- * routes). Files are read on first use and kept in memory, with a gzip copy; a missing build answers 404.
+ * route tables: these are files, not API routes). Files are read on first use and kept in memory, with a
+ * gzip copy; a missing build answers 404.
  */
 export function syncLogPage(page: SyncLogPage): RequestHandler {
   const files = pageFiles(page);
