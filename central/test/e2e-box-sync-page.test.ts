@@ -250,6 +250,10 @@ describe("the box's sync state on its teacher page", () => {
     const headline = (await text(page, '#sync-headline')) ?? '';
     expect(headline).toContain('Not everything has reached central yet.');
     expect(headline).not.toMatch(/confirmed everything/);
+    // In Khmer, the same state.
+    await page.locator('#lang').selectOption('km');
+    expect(await text(page, '#sync-now')).toBe('ធ្វើសមកាលកម្មឥឡូវនេះ');
+    expect(await text(page, '#y-waiting')).toBe(`ការផ្លាស់ប្ដូរ ${waiting} កំពុងរង់ចាំផ្ញើឡើង`);
     await ctx.close();
   }, 120_000);
 });

@@ -248,9 +248,9 @@ async function syncNow(): Promise<void> {
       say(status, [msg('sync.done')], 'ok');
       return;
     }
+    // What the run did get through (and the error it kept) shows in the state, before the words of the failure.
+    await loadSync().catch(() => undefined);
     say(status, [a.json?.errormessage ? msg('sync.failed', a.json.errormessage) : unexpected(a)], 'error');
-    // What the run did get through (and the error it kept) shows in the state.
-    await loadSync();
   } catch (err) {
     say(status, [err instanceof Offline ? msg('net.down') : msg('error.other', String(err))], 'error');
   } finally {
