@@ -85,6 +85,12 @@ describe('the fleet page in a browser', () => {
   it('a superadmin registers a box and sees its code once, with a QR code of it; ' +
       'a new code replaces it; the box is revoked after a confirmation', async () => {
     const { ctx, page } = await open();
+    // Nothing from elsewhere, and nothing the page's policy had to refuse.
+    const elsewhere: string[] = [];
+    const refusedByPolicy: string[] = [];
+    page.on('request', (r) => { if (!r.url().startsWith(`${origin}/`)) elsewhere.push(r.url()); });
+    page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) refusedByPolicy.push(m.text()); });
+    await page.reload();
     await expect.poll(() => page.title()).toBe('Classroom boxes');
     await signIn(page, SUPER);
     await page.locator('#register').waitFor({ state: 'visible' });
@@ -146,6 +152,8 @@ describe('the fleet page in a browser', () => {
     await expect.poll(() => card(page, 'Room 4 box').count()).toBe(0);
     await page.locator('#f-state').selectOption('revoked');
     await expect.poll(() => card(page, 'Room 4 box').count()).toBe(1);
+    expect(elsewhere).toEqual([]);
+    expect(refusedByPolicy).toEqual([]);
     await ctx.close();
   }, 120_000);
 
@@ -209,6 +217,8 @@ describe('the fleet page in a browser', () => {
     // Switched to English on the page: what is drawn follows.
     await page.locator('#lang').selectOption('en');
     expect(await card(page, 'Phone box').locator('dd.state').textContent()).toBe('Registered, waiting for its code');
+    expect(await page.locator('#code-title').textContent()).toBe('Enrolment code of Phone box');
+    expect(await page.locator('#code').textContent()).toBe(code);
     await ctx.close();
   }, 120_000);
 });

@@ -52,6 +52,8 @@ let total = 0;
 let schools: School[] = [];
 /** The box whose revocation waits for a confirmation. */
 let revoking: Box | null = null;
+/** The code on show (until hidden): the page's memory is the only place it is kept. */
+let shownCode: CodeAnswer | null = null;
 
 const session = {
   signedOut(): void {
@@ -238,6 +240,7 @@ function qrSvg(text: string): SVGSVGElement {
 
 /** The code, once: held only in the page until hidden, never asked of central again. */
 function showCode(a: CodeAnswer): void {
+  shownCode = a;
   const l = currentLang();
   byId('code-title').textContent = t(l, 'code.title', [a.box.name]);
   byId('code').textContent = a.enrolmentcode;
@@ -249,6 +252,7 @@ function showCode(a: CodeAnswer): void {
 }
 
 function hideCode(): void {
+  shownCode = null;
   byId('code-panel').hidden = true;
   byId('code').textContent = '';
   byId('qr').replaceChildren();
@@ -320,6 +324,10 @@ onLangChange(() => {
   if (!token) return;
   drawChoices();
   drawBoxes();
+  if (shownCode) {
+    byId('code-title').textContent = t(currentLang(), 'code.title', [shownCode.box.name]);
+    byId('qr').querySelector('svg')?.setAttribute('aria-label', t(currentLang(), 'code.qr'));
+  }
 });
 initSignIn({
   url: '/auth/login',
