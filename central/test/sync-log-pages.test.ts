@@ -58,7 +58,7 @@ describe('GET /sync-log/', () => {
   });
 
   it('holds no inline script, style or outside address in its HTML, and the policy forbids them', async () => {
-    for (const page of ['central', 'classroom'] as const) {
+    for (const page of ['central', 'classroom', 'fleet'] as const) {
       const html = fs.readFileSync(path.join(WEB_DIR, `static/${page}.html`), 'utf8');
       expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
       expect(html).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
@@ -68,5 +68,30 @@ describe('GET /sync-log/', () => {
     expect(css).not.toMatch(/@import|url\(/);
     expect(PAGE_CSP).toMatch(/^default-src 'none'; script-src 'self'; style-src 'self';/);
     expect(PAGE_CSP).not.toMatch(/unsafe|https?:|\*/);
+  });
+});
+
+describe('GET /fleet/', () => {
+  it("serves central's fleet page with its QR module under the same policy, beside the /fleet API; " +
+      'the classroom server has no such page', async () => {
+    const html = await request(central.app).get('/fleet/');
+    expect(html.status).toBe(200);
+    expect(html.headers['content-security-policy']).toBe(PAGE_CSP);
+    expect(html.text).toContain('<script type="module" src="fleet.js"></script>');
+    for (const name of Object.keys(pageFiles('fleet')).filter(Boolean)) {
+      const res = await request(central.app).get(`/fleet/${name}`);
+      expect({ name, status: res.status }).toEqual({ name, status: 200 });
+      expect(res.headers['content-security-policy']).toBe(PAGE_CSP);
+    }
+    const qr = await request(central.app).get('/fleet/qr.js');
+    expect(qr.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    expect(qr.text).toMatch(/export \{[^}]*\bencode\b/);
+    expect((await request(central.app).get('/fleet')).headers.location).toBe('/fleet/');
+    expect((await request(central.app).get('/fleet/central.js')).status).toBe(404);
+    // The API under the same prefix still answers as an API (no token: 401, not the page).
+    const api = await request(central.app).get('/fleet/boxes');
+    expect(api.status).toBe(401);
+    expect(api.body).toMatchObject({ error: true, data: false });
+    expect((await request(room.app).get('/fleet/')).status).toBe(404);
   });
 });

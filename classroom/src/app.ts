@@ -50,7 +50,7 @@ export function createApp(config: Config, deps: Deps): Express {
     // The teacher's page for carrying the classroom's activity log to the cloud.
     pages: { '/sync-log': syncLogPage('classroom') },
     metrics,
-    tools: (): ClassroomTools => ({ db: deps.db, logger: deps.logger, config }),
+    tools: (): ClassroomTools => ({ db: deps.db, logger: deps.logger, config, agent: deps.agent }),
     locals: { config, deps },
   });
 }

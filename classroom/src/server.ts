@@ -29,7 +29,9 @@ startOrExit('classroom server', async () => {
     ? startSyncAgent(db, { ...config.fleet.agent, requestTimeoutMs: config.fleet.requestTimeoutMs,
       dataDir: config.dataDir, mediaDir: config.mediaDir }, logger)
     : undefined;
-  const app = createApp(config, { db, logger, redis, countRequest: (status) => daily.stream.countRequest(status) });
+  const app = createApp(config, {
+    db, logger, redis, agent, countRequest: (status) => daily.stream.countRequest(status),
+  });
   serve({
     name: 'classroom server',
     port: config.port,

@@ -15,6 +15,7 @@ import { exportRoutes } from './export/routes';
 import { studentRoutes } from './student/routes';
 import { teacherRoutes } from './teacher/routes';
 import { mediaRoutes } from './media/routes';
+import { fleetRoutes } from './fleet/routes';
 
 /** Every classroom route, in the order they are matched. */
 export const classroomRoutes: ClassroomRoute[] = [
@@ -35,5 +36,5 @@ export const classroomRoutes: ClassroomRoute[] = [
   ...teacherRoutes,
 ];
 
-/** What the service mounts: the catalogue, then the routes beyond it (the lesson media files). */
-export const serviceRoutes: ClassroomRoute[] = [...classroomRoutes, ...mediaRoutes];
+/** What the service mounts: the catalogue, then the routes beyond it (the lesson media files, the box's sync). */
+export const serviceRoutes: ClassroomRoute[] = [...classroomRoutes, ...mediaRoutes, ...fleetRoutes];

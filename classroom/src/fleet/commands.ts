@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { UsageError, type Knex } from '@lms/db';
-import { createLogger, newBoxSecret } from '@lms/shared';
+import { createLogger, newBoxSecret, type EnrolAnswer } from '@lms/shared';
 import { VERSION } from '../areas/app/routes';
 import { FleetError, centralBase, contact, enrol, isLoopback, type ClientOptions } from './client';
 import { readIdentity, recordContact, saveIdentity } from './identity';
@@ -38,28 +38,49 @@ export function freeDisk(dir: string): number | undefined {
 
 const words = (err: unknown) => (err instanceof FleetError ? err.message : String((err as Error)?.message ?? err));
 
+/** Refusals of what a person typed, before central is asked (the CLI's usage errors, the page's 400). */
+export class EnrolInputError extends Error {}
+
+/**
+ * The enrolment both the command and the teacher's page make: a fresh secret generated here, exchanged for
+ * the box's credential with the code, and the identity stored. Central's refusal is a FleetError in its words.
+ */
+export async function enrolBox(
+  db: Knex, o: { central: string; code: string; allowHttp: boolean }, client: ClientOptions,
+): Promise<EnrolAnswer> {
+  let base: string;
+  try {
+    base = centralBase(o.central);
+  } catch (err) {
+    throw new EnrolInputError((err as Error).message);
+  }
+  // The credential travels in every request's header: over plain http only to this machine, or when asked.
+  if (base.startsWith('http:') && !isLoopback(base) && !o.allowHttp) {
+    throw new EnrolInputError(`${base} is plain http: the box's credential would cross the network readable. ` +
+      'Use the https address, or add --allow-http on a network you trust.');
+  }
+  const secret = newBoxSecret();
+  const answer = await enrol(base, o.code, { secret, version: VERSION }, client);
+  await saveIdentity(db, {
+    centralurl: base, boxid: answer.boxid, schoolid: answer.schoolid, schoolname: answer.schoolname, secret,
+    enrolledat: answer.centraltime,
+  });
+  return answer;
+}
+
 export async function enrollCommand(args: string[], c: FleetCliContext): Promise<number> {
   const central = option(args, '--central');
   const code = option(args, '--code');
   if (!central || !code) throw new UsageError('usage: enroll --central https://central.example.org --code ABCDE-FGHJK');
-  const base = centralBase(central);
-  // The credential travels in every request's header: over plain http only to this machine, or when asked.
-  if (base.startsWith('http:') && !isLoopback(base) && !args.includes('--allow-http')) {
-    throw new UsageError(`${base} is plain http: the box's credential would cross the network readable. ` +
-      'Use the https address, or add --allow-http on a network you trust.');
-  }
-  const secret = newBoxSecret();
   let answer;
   try {
-    answer = await enrol(base, code, { secret, version: VERSION }, c.client);
+    answer = await enrolBox(c.db, { central, code, allowHttp: args.includes('--allow-http') }, c.client);
   } catch (err) {
+    if (err instanceof EnrolInputError) throw new UsageError(err.message);
     c.err(`enroll: ${words(err)}`);
     return 1;
   }
-  await saveIdentity(c.db, {
-    centralurl: base, boxid: answer.boxid, schoolid: answer.schoolid, secret, enrolledat: answer.centraltime,
-  });
-  c.out(`enrolled at ${base}`);
+  c.out(`enrolled at ${centralBase(central)}`);
   c.out(`box     ${answer.boxid}`);
   c.out(`school  ${answer.schoolname ?? '(unnamed)'} (${answer.schoolid})`);
   return 0;

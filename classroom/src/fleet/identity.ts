@@ -8,6 +8,8 @@ export interface FleetIdentity {
   centralurl: string;
   boxid: string;
   schoolid: string;
+  /** The school's name as central gave it at enrolment (null before migration 0007 or when central had none). */
+  schoolname: string | null;
   secret: string;
   enrolledat: string;
   lastcontactat: string | null;
@@ -27,6 +29,7 @@ export async function readIdentity(db: Knex): Promise<FleetIdentity | undefined>
     centralurl: row.centralurl as string,
     boxid: row.boxid as string,
     schoolid: row.schoolid as string,
+    schoolname: (row.schoolname as string | null | undefined) ?? null,
     secret: row.secret as string,
     enrolledat: iso(row.enrolledat) ?? '',
     lastcontactat: iso(row.lastcontactat),
@@ -39,12 +42,13 @@ export async function readIdentity(db: Knex): Promise<FleetIdentity | undefined>
 
 /** Enrolling again replaces the identity whole: the old secret is of no use once central replaced it. */
 export async function saveIdentity(
-  db: Knex, i: Pick<FleetIdentity, 'centralurl' | 'boxid' | 'schoolid' | 'secret' | 'enrolledat'>,
+  db: Knex, i: Pick<FleetIdentity, 'centralurl' | 'boxid' | 'schoolid' | 'secret' | 'enrolledat'> &
+    { schoolname?: string | null },
 ): Promise<void> {
   await db.transaction(async (trx) => {
     await trx('fleetidentity').where({ id: 1 }).delete();
-    await trx('fleetidentity').insert({ id: 1, ...i, lastcontactat: null, clockskewms: null, lasterror: null,
-      ackedseq: 0 });
+    await trx('fleetidentity').insert({ id: 1, ...i, schoolname: i.schoolname ?? null, lastcontactat: null,
+      clockskewms: null, lasterror: null, ackedseq: 0 });
   });
 }
 

@@ -1,6 +1,7 @@
 import type { Knex } from '@lms/db';
 import type { HandlerContext, Logger, RedisClient, RouteDef, RouteInput } from '@lms/shared';
 import type { Config } from '../config';
+import type { SyncAgent } from '../fleet/agent';
 
 /** schooluserrole values. Staff = superadmin, admin, teacher. */
 export const SCHOOL_ROLE = { superadmin: 1, admin: 2, teacher: 3, student: 4 } as const;
@@ -26,6 +27,8 @@ export interface Deps {
   redis?: RedisClient;
   /** Where requests are counted instead of logged one by one (LOG_REQUESTS unset): the daily files' hourly summary. */
   countRequest?: (status: number) => void;
+  /** The box's sync agent (absent when FLEET_SYNC is off): the teacher page's "Sync now" asks it. */
+  agent?: SyncAgent;
 }
 
 /** What every classroom handler's context carries besides the request. */
@@ -34,6 +37,7 @@ export interface ClassroomTools {
   config: Config;
   /** The service's logger (the context's `log` is the request's own, with its id). */
   logger: Logger;
+  agent?: SyncAgent;
 }
 
 export type ClassroomRoute = RouteDef<Caller, undefined, ClassroomTools>;

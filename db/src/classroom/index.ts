@@ -8,6 +8,7 @@ import * as m0005 from './migrations/0005_fleet_down';
 import * as m0006 from './migrations/0006_minimise_learners';
 import * as m0007 from './migrations/0007_fleet_media';
 import * as m0008 from './migrations/0008_fleet_release';
+import * as m0009 from './migrations/0009_fleet_identity_schoolname';
 import { tables } from './schema-0001';
 
 export const migrations: MigrationList = [
@@ -19,6 +20,7 @@ export const migrations: MigrationList = [
   ['0006_minimise_learners', m0006],
   ['0007_fleet_media', m0007],
   ['0008_fleet_release', m0008],
+  ['0009_fleet_identity_schoolname', m0009],
 ];
 
 export const kinds = columnKinds([...tables, ...m0004.fleetIdentityTables, ...m0005.fleetDownTables,

@@ -16,16 +16,23 @@ export const PAGE_CSP = [
   "form-action 'none'", "base-uri 'none'", "frame-ancestors 'none'",
 ].join('; ');
 
-export type SyncLogPage = 'classroom' | 'central';
+export type SyncLogPage = 'classroom' | 'central' | 'fleet';
 
 /** shared/web, from shared/src/http (tests) and from shared/dist/http (the built services) alike. */
 export const WEB_DIR = path.resolve(__dirname, '../../web');
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8', '.css': 'text/css; charset=utf-8', '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
 };
 
-/** The files one page needs, by the name the page asks for (relative to /sync-log/). */
+/**
+ * The QR encoder of the fleet page (uqr: MIT, no dependencies, one ES module), served as the page's own file
+ * so that nothing is loaded from elsewhere.
+ */
+const qrModule = (): string => path.join(path.dirname(require.resolve('uqr')), 'index.mjs');
+
+/** The files one page needs, by the name the page asks for (relative to the page's directory). */
 export function pageFiles(page: SyncLogPage): Record<string, string> {
   return {
     '': `static/${page}.html`,
@@ -33,13 +40,14 @@ export function pageFiles(page: SyncLogPage): Record<string, string> {
     [`${page}.js`]: `dist/${page}.js`,
     'common.js': 'dist/common.js',
     'i18n.js': 'dist/i18n.js',
+    ...(page === 'fleet' ? { 'qr.js': qrModule() } : {}),
   };
 }
 
 interface Asset { type: string; body: Buffer; gzip: Buffer; etag: string }
 
 function load(file: string): Asset {
-  const body = fs.readFileSync(path.join(WEB_DIR, file));
+  const body = fs.readFileSync(path.resolve(WEB_DIR, file));
   return {
     type: TYPES[path.extname(file)] ?? 'application/octet-stream',
     body,
@@ -49,8 +57,9 @@ function load(file: string): Asset {
 }
 
 /**
- * Serves one page under the path it is mounted at (outside the route tables: these are files, not API
- * routes). Files are read on first use and kept in memory, with a gzip copy; a missing build answers 404.
+ * Serves one page (the log-sync pages, central's fleet page) under the path it is mounted at (outside the
+ * route tables: these are files, not API routes). Files are read on first use and kept in memory, with a
+ * gzip copy; a missing build answers 404.
  */
 export function syncLogPage(page: SyncLogPage): RequestHandler {
   const files = pageFiles(page);

@@ -1,5 +1,6 @@
 // The classroom server's /sync-log/ page: a teacher signs in, sees what the activity log holds and saves
-// it as studentlog.zip for the central page.
+// it as studentlog.zip for the central page; and sees how this box keeps in step with central on its own
+// (enrolled or not, what central confirmed, what waits), asks for a sync now, or enrols the box.
 import {
   byId,
   call,
@@ -31,9 +32,25 @@ interface Summary {
   lastexport: { at: string; bytes: number; by: string | null } | null;
 }
 
+/** GET /fleet/state: the box's own record, never central's word for more than it acknowledged. */
+interface SyncState {
+  enrolled: boolean;
+  agent: boolean;
+  centralurl?: string;
+  schoolid?: string;
+  schoolname?: string | null;
+  lastcontactat?: string | null;
+  lastackat?: string | null;
+  rowswaiting?: number;
+  lastdownat?: string | null;
+  lasterror?: string | null;
+}
+
 let token: string | null = null;
 let summary: Summary | null = null;
 let saving = false;
+let sync: SyncState | null = null;
+let syncing = false;
 
 const session = {
   signedOut(): void {
@@ -43,6 +60,10 @@ const session = {
     // The classroom forgets the session too; a failure here changes nothing for the page.
     if (given) void call('POST', '/auth/logout', { token: given, body: {} }).catch(() => undefined);
     byId<HTMLButtonElement>('save').disabled = true;
+    sync = null;
+    showSync();
+    say(byId('sync-status'), []);
+    say(byId('enrol-status'), []);
     byId('summary').hidden = true;
     byId('save-progress').hidden = true;
     byId('save-progress-label').hidden = true;
@@ -170,8 +191,102 @@ async function save(): Promise<void> {
   }
 }
 
+/** The box's sync state as the teacher reads it. "In step" only when central acknowledged all of it. */
+function showSync(): void {
+  const s = sync;
+  const facts = byId('sync-facts');
+  const headline = byId('sync-headline');
+  const now = byId<HTMLButtonElement>('sync-now');
+  byId('enrol').hidden = !s || s.enrolled;
+  facts.hidden = !s?.enrolled;
+  now.hidden = !s?.enrolled;
+  if (!s) { say(headline, []); return; }
+  if (!s.enrolled) { say(headline, [msg('sync.notEnrolled')], 'warn'); return; }
+  const l: Lang = currentLang();
+  const when = (iso: string | null | undefined) => (iso ? formatDate(l, iso, true) : t(l, 'sync.never'));
+  byId('y-school').textContent = s.schoolname ?? s.schoolid ?? '';
+  byId('y-contact').textContent = when(s.lastcontactat);
+  byId('y-ack').textContent = when(s.lastackat);
+  const waiting = byId('y-waiting');
+  waiting.textContent = t(l, 'sync.waitingN', [s.rowswaiting ?? 0]);
+  waiting.className = s.rowswaiting ? 'waiting-some' : '';
+  const error = byId('y-error');
+  error.textContent = s.lasterror ?? t(l, 'sync.noError');
+  error.className = s.lasterror ? 'lasterror' : '';
+  // What the box wrote is at central only when central acknowledged all of it (the journal holds nothing
+  // after central's last acknowledgement) in a contact it answered; a refused package is the last error's.
+  const inStep = !s.rowswaiting && !!s.lastcontactat;
+  say(headline, [msg('sync.enrolledAt', s.centralurl ?? ''),
+    inStep ? msg('sync.inStep', (x) => formatDate(x, s.lastcontactat!, true)) : msg('sync.behind')],
+  inStep && !s.lasterror ? 'ok' : 'warn');
+  now.disabled = !s.agent;
+  if (!s.agent) say(byId('sync-status'), [msg('sync.off')], 'warn');
+}
+
+/** Reads the box's sync state; a staff token the page already holds, so a refusal only says why. */
+async function loadSync(): Promise<void> {
+  const a = await call('GET', '/fleet/state', { token });
+  if (a.status === 401) { signOut(session, msg('session.ended')); return; }
+  if (a.status !== 200) { say(byId('sync-status'), [unexpected(a)], 'error'); return; }
+  sync = a.json?.data as SyncState;
+  showSync();
+}
+
+async function syncNow(): Promise<void> {
+  const button = byId<HTMLButtonElement>('sync-now');
+  const status = byId('sync-status');
+  if (syncing) return;
+  syncing = true;
+  button.setAttribute('aria-disabled', 'true');
+  say(status, [msg('sync.busy')]);
+  try {
+    const a = await call('POST', '/fleet/sync', { token, body: {} });
+    if (a.status === 401) { signOut(session, msg('session.ended')); return; }
+    if (a.status === 200) {
+      sync = a.json?.data as SyncState;
+      showSync();
+      say(status, [msg('sync.done')], 'ok');
+      return;
+    }
+    // What the run did get through (and the error it kept) shows in the state, before the words of the failure.
+    await loadSync().catch(() => undefined);
+    say(status, [a.json?.errormessage ? msg('sync.failed', a.json.errormessage) : unexpected(a)], 'error');
+  } catch (err) {
+    say(status, [err instanceof Offline ? msg('net.down') : msg('error.other', String(err))], 'error');
+  } finally {
+    syncing = false;
+    button.removeAttribute('aria-disabled');
+  }
+}
+
+async function enrolBox(): Promise<void> {
+  const status = byId('enrol-status');
+  const button = byId<HTMLButtonElement>('e-button');
+  const central = byId<HTMLInputElement>('e-central').value.trim();
+  const code = byId<HTMLInputElement>('e-code');
+  button.disabled = true;
+  say(status, [msg('enrol.busy')]);
+  try {
+    const a = await call('POST', '/fleet/enrol', { token, body: { central, code: code.value.trim() } });
+    if (a.status === 401) { signOut(session, msg('session.ended')); return; }
+    if (a.status !== 200) {
+      say(status, [a.json?.errormessage ? msg('enrol.failed', a.json.errormessage) : unexpected(a)], 'error');
+      return;
+    }
+    code.value = '';
+    const d = a.json?.data as { schoolname: string | null; schoolid: string };
+    say(status, [msg('enrol.done', d.schoolname ?? d.schoolid)], 'ok');
+    await loadSync();
+  } catch (err) {
+    say(status, [err instanceof Offline ? msg('net.down') : msg('error.other', String(err))], 'error');
+  } finally {
+    button.disabled = false;
+  }
+}
+
 initLanguage();
 onLangChange(show);
+onLangChange(showSync);
 initSignIn({
   url: '/auth/login',
   body: (user, password) => ({ studentusername: user, studentpassword: password }),
@@ -183,9 +298,17 @@ initSignIn({
     if (refused) {
       session.signedOut();
       say(byId('summary-status'), []);
+      return refused;
     }
-    return refused;
+    await loadSync().catch((err: unknown) => say(byId('sync-status'),
+      [err instanceof Offline ? msg('net.down') : msg('error.other', String(err))], 'error'));
+    return null;
   },
   signedOut: session.signedOut,
 });
 byId('save').addEventListener('click', () => { void save(); });
+byId('sync-now').addEventListener('click', () => { void syncNow(); });
+byId<HTMLFormElement>('enrol').addEventListener('submit', (e) => {
+  e.preventDefault();
+  if (token) void enrolBox();
+});
