@@ -48,8 +48,7 @@ describe('the sync agent', () => {
     expect(await a).toEqual({ pieces: 0, entries: 0, ackedseq: 0,
       down: { applied: [], refused: [], unchanged: ['package', 'students', 'teachers'],
         media: { fetched: [], removed: [] }, bytes: 0 } });
-    expect(c.calls).toEqual(['http://central.invalid/fleet/box/contact', 'http://central.invalid/fleet/box/state',
-      'http://central.invalid/fleet/box/release']);
+    expect(c.calls).toEqual(['http://central.invalid/fleet/box/contact', 'http://central.invalid/fleet/box/state']);
     expect(agent.nextDelayMs).toBeGreaterThanOrEqual(0.8 * 300_000);
     expect(agent.nextDelayMs).toBeLessThanOrEqual(1.2 * 300_000);
     agent.stop();

@@ -87,7 +87,7 @@ export function startSyncAgent(db: Knex, s: AgentSettings, logger: Logger, o: { 
       if (up.pieces) logger.info({ ...up }, 'fleet: activity sent to central');
       const down = await syncDown(db, identity, s.dataDir, client, s.mediaDir);
       if (down.applied.length || down.refused.length) logger.info({ ...down }, 'fleet: content taken from central');
-      await syncRelease(db, identity, client);
+      await syncRelease(db, identity, answer.release, client);
       // A refused package stays the box's last error (reported at each contact) until central's version changes.
       await recordContact(db, { lasterror: await standingRefusal(db) });
       return { ...up, down };

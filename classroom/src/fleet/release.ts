@@ -36,8 +36,12 @@ export async function recordOutcome(db: Knex, r: ReleaseReportBody): Promise<voi
   await db('fleetreleasereports').insert({ releaseid: r.releaseid, ...row }).onConflict('releaseid').merge(row);
 }
 
-/** Delivers the reports not yet sent, then stores central's offer. Returns the offer (null: none). */
-export async function syncRelease(db: Knex, identity: FleetIdentity, o: ClientOptions): Promise<ReleaseOffer | null> {
+/**
+ * Delivers the updater's reports not yet sent, then stores the offer the contact carried (a central without
+ * releases carries none: nothing is offered).
+ */
+export async function syncRelease(db: Knex, identity: FleetIdentity, offer: ReleaseOffer | null | undefined,
+  o: ClientOptions): Promise<void> {
   const auth = boxAuthorization(identity.boxid, identity.secret);
   const unsent = (await db('fleetreleasereports').whereNull('sentat').orderBy('at')) as Array<Record<string, unknown>>;
   for (const r of unsent) {
@@ -51,17 +55,9 @@ export async function syncRelease(db: Knex, identity: FleetIdentity, o: ClientOp
     }
     await db('fleetreleasereports').where({ releaseid: r.releaseid }).update({ sentat: new Date().toISOString() });
   }
-  let answer: { release: ReleaseOffer | null };
-  try {
-    answer = await request(identity.centralurl, 'GET', '/fleet/box/release', auth, undefined, o);
-  } catch (err) {
-    // A central without releases (an older one) offers none.
-    if (err instanceof FleetError && err.status === 404) answer = { release: null };
-    else throw err;
-  }
-  const offer = answer?.release ?? null;
-  await storeOffer(db, offer);
-  return offer;
+  // A report just delivered may have withdrawn the offer (central pauses a release a box rolled back): the next
+  // contact says so; until then the updater does not retry a release it failed (it keeps its own mark).
+  await storeOffer(db, offer ?? null);
 }
 
 /** `release-offer`: the offered release as one JSON line (`{}` when none), for the updater. */

@@ -84,6 +84,8 @@ export interface ContactAnswer {
   protocol: number;
   /** The last number of the box's journal central imported (0: none yet): the box sends what follows. */
   ackedseq: number;
+  /** The box release central offers this box, or null (absent from a central without releases). */
+  release?: ReleaseOffer | null;
 }
 
 /** POST /fleet/box/log: a piece's answer. `already`: central had it (nothing was imported again). */

@@ -15,6 +15,7 @@ import { z } from 'zod';
 import { strictBody, uuidParam } from '../../auth/validation';
 import { CODE_REFUSED } from '../../auth/box-credentials';
 import { applyScope, schoolInScope, type Scope } from '../../http/scope';
+import { offeredRelease } from './releases';
 
 /** A box outside the caller's schools is answered as one that does not exist. */
 export const BOX_NOT_FOUND = 'Box not found';
@@ -193,5 +194,5 @@ export async function contact(db: Knex, box: { boxid: string; schoolid: string }
   });
   const acked = (await db('boxes').where({ boxid: box.boxid }).first('ackedseq')) as { ackedseq: number | string };
   return { boxid: box.boxid, schoolid: box.schoolid, centraltime: new Date().toISOString(), clockskewms: skew,
-    protocol: FLEET_PROTOCOL, ackedseq: Number(acked?.ackedseq ?? 0) };
+    protocol: FLEET_PROTOCOL, ackedseq: Number(acked?.ackedseq ?? 0), ...(await offeredRelease(db, box.boxid)) };
 }
