@@ -80,7 +80,10 @@ export function createApp(config: Config, deps: Deps): Express {
     // check included) is answered 503 with Retry-After, not 500: the client may send it again later.
     outage: { classify: requestOutage, retryAfterSeconds: OUTAGE_RETRY_AFTER_SECONDS },
     // The teacher's page for carrying the classroom's activity log to the cloud.
-    pages: { '/sync-log': syncLogPage('central') },
+    pages: {
+      '/sync-log': syncLogPage('central'),
+      '/access-record': syncLogPage('access-record'),
+    },
     metrics,
     tools: (route): CentralTools => ({
       ...appDeps, db: readsOf(route), primary: appDeps.db, objects: appDeps.objects ?? objects, config,

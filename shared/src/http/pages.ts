@@ -16,7 +16,15 @@ export const PAGE_CSP = [
   "form-action 'none'", "base-uri 'none'", "frame-ancestors 'none'",
 ].join('; ');
 
-export type SyncLogPage = 'classroom' | 'central';
+export type SyncLogPage =
+  | 'classroom'
+  | 'central'
+  | 'access-record';
+
+/** Files a page needs beyond the shared ones (its own stylesheet), by the name the page asks for. */
+const PAGE_EXTRAS: Partial<Record<SyncLogPage, Record<string, string>>> = {
+  'access-record': { 'access-record.css': 'static/access-record.css' },
+};
 
 /** shared/web, from shared/src/http (tests) and from shared/dist/http (the built services) alike. */
 export const WEB_DIR = path.resolve(__dirname, '../../web');
@@ -33,6 +41,7 @@ export function pageFiles(page: SyncLogPage): Record<string, string> {
     [`${page}.js`]: `dist/${page}.js`,
     'common.js': 'dist/common.js',
     'i18n.js': 'dist/i18n.js',
+    ...PAGE_EXTRAS[page],
   };
 }
 
