@@ -6,7 +6,8 @@ import type { RequestHandler } from 'express';
 import { errorEnvelope } from './errors';
 
 /**
- * The teacher's log-sync pages (`GET /sync-log/`): one HTML page per service, the shared stylesheet and
+ * The teacher's log-sync pages (`GET /sync-log/`), and central's access record page (`GET /access-record/`,
+ * for a superadmin): one HTML page each, the shared stylesheet and
  * the scripts compiled from shared/web by the project's TypeScript. Nothing comes from elsewhere, and the
  * policy says so: a page that tried to load a font, script or style from another origin would be refused.
  * No `upgrade-insecure-requests`: a classroom server is reached over plain HTTP on the school network.

@@ -162,7 +162,12 @@ function row(l: Lang, r: Entry): HTMLTableRowElement {
   if (r.learnercount === null && !r.studentids.length) learners.push('—');
   else {
     learners.push(span(t(l, 'ar.learners.n', [r.learnercount ?? r.studentids.length])));
-    if (r.studentids.length) learners.push(span(r.studentids.slice(0, IDS_SHOWN).join(' '), 'sub ids'));
+    if (r.studentids.length) {
+      const ids = span('', 'sub ids');
+      // One id a line, never broken inside: an id is copied whole into the learner filter.
+      ids.append(...r.studentids.slice(0, IDS_SHOWN).map((id) => span(id, 'id')));
+      learners.push(ids);
+    }
     if (r.studentids.length > IDS_SHOWN) {
       learners.push(span(t(l, 'ar.learners.more', [r.studentids.length - IDS_SHOWN]), 'sub'));
     }
