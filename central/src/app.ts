@@ -79,9 +79,13 @@ export function createApp(config: Config, deps: Deps): Express {
     // A request that fails because the database, Redis or the object store is out of reach (the token
     // check included) is answered 503 with Retry-After, not 500: the client may send it again later.
     outage: { classify: requestOutage, retryAfterSeconds: OUTAGE_RETRY_AFTER_SECONDS },
-    // The teacher's page for carrying the classroom's activity log to the cloud, and the operators' fleet
-    // page (beside the /fleet API, whose routes the page's files do not shadow).
-    pages: { '/sync-log': syncLogPage('central'), '/fleet': syncLogPage('fleet') },
+    // The teacher's page for carrying the classroom's activity log to the cloud, the operators' fleet page
+    // (beside the /fleet API, whose routes the page's files do not shadow) and the access record's page.
+    pages: {
+      '/sync-log': syncLogPage('central'),
+      '/fleet': syncLogPage('fleet'),
+      '/access-record': syncLogPage('access-record'),
+    },
     metrics,
     tools: (route): CentralTools => ({
       ...appDeps, db: readsOf(route), primary: appDeps.db, objects: appDeps.objects ?? objects, config,

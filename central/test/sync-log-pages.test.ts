@@ -43,6 +43,27 @@ describe('GET /sync-log/', () => {
     }
   });
 
+  it("serves central's access record page under /access-record/ with its own stylesheet only", async () => {
+    const html = await request(central.app).get('/access-record/');
+    expect(html.status).toBe(200);
+    expect(html.headers['content-security-policy']).toBe(PAGE_CSP);
+    expect(html.text).toContain('<script type="module" src="access-record.js"></script>');
+    expect(Object.keys(pageFiles('access-record'))).toContain('access-record.css');
+    for (const name of Object.keys(pageFiles('access-record')).filter(Boolean)) {
+      const res = await request(central.app).get(`/access-record/${name}`);
+      expect({ name, status: res.status }).toEqual({ name, status: 200 });
+      expect(res.headers['content-security-policy']).toBe(PAGE_CSP);
+    }
+    const bare = await request(central.app).get('/access-record');
+    expect(bare.status).toBe(301);
+    expect(bare.headers.location).toBe('/access-record/');
+    expect((await request(central.app).get('/access-record/central.js')).status).toBe(404);
+    expect((await request(central.app).get('/sync-log/access-record.js')).status).toBe(404);
+    expect((await request(central.app).get('/sync-log/access-record.css')).status).toBe(404);
+    // The box serves no access record: it has none.
+    expect((await request(room.app).get('/access-record/')).status).toBe(404);
+  });
+
   it('sends the directory form, gzip when asked, and 304 for a file the browser has', async () => {
     const bare = await request(central.app).get('/sync-log');
     expect(bare.status).toBe(301);
@@ -58,14 +79,16 @@ describe('GET /sync-log/', () => {
   });
 
   it('holds no inline script, style or outside address in its HTML, and the policy forbids them', async () => {
-    for (const page of ['central', 'classroom', 'fleet'] as const) {
+    for (const page of ['central', 'classroom', 'fleet', 'access-record'] as const) {
       const html = fs.readFileSync(path.join(WEB_DIR, `static/${page}.html`), 'utf8');
       expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
       expect(html).not.toMatch(/<style|\sstyle=|\son[a-z]+=/i);
       expect(html).not.toMatch(/(?:src|href)="(?:https?:)?\/\//);
     }
-    const css = fs.readFileSync(path.join(WEB_DIR, 'static/sync-log.css'), 'utf8');
-    expect(css).not.toMatch(/@import|url\(/);
+    for (const sheet of ['sync-log.css', 'access-record.css']) {
+      const css = fs.readFileSync(path.join(WEB_DIR, 'static', sheet), 'utf8');
+      expect(css).not.toMatch(/@import|url\(/);
+    }
     expect(PAGE_CSP).toMatch(/^default-src 'none'; script-src 'self'; style-src 'self';/);
     expect(PAGE_CSP).not.toMatch(/unsafe|https?:|\*/);
   });

@@ -6,7 +6,8 @@ import type { RequestHandler } from 'express';
 import { errorEnvelope } from './errors';
 
 /**
- * The teacher's log-sync pages (`GET /sync-log/`): one HTML page per service, the shared stylesheet and
+ * The teacher's log-sync pages (`GET /sync-log/`), and central's access record page (`GET /access-record/`,
+ * for a superadmin): one HTML page each, the shared stylesheet and
  * the scripts compiled from shared/web by the project's TypeScript. Nothing comes from elsewhere, and the
  * policy says so: a page that tried to load a font, script or style from another origin would be refused.
  * No `upgrade-insecure-requests`: a classroom server is reached over plain HTTP on the school network.
@@ -16,7 +17,16 @@ export const PAGE_CSP = [
   "form-action 'none'", "base-uri 'none'", "frame-ancestors 'none'",
 ].join('; ');
 
-export type SyncLogPage = 'classroom' | 'central' | 'fleet';
+export type SyncLogPage =
+  | 'classroom'
+  | 'central'
+  | 'fleet'
+  | 'access-record';
+
+/** Files a page needs beyond the shared ones (its own stylesheet), by the name the page asks for. */
+const PAGE_EXTRAS: Partial<Record<SyncLogPage, Record<string, string>>> = {
+  'access-record': { 'access-record.css': 'static/access-record.css' },
+};
 
 /** shared/web, from shared/src/http (tests) and from shared/dist/http (the built services) alike. */
 export const WEB_DIR = path.resolve(__dirname, '../../web');
@@ -41,6 +51,7 @@ export function pageFiles(page: SyncLogPage): Record<string, string> {
     'common.js': 'dist/common.js',
     'i18n.js': 'dist/i18n.js',
     ...(page === 'fleet' ? { 'qr.js': qrModule() } : {}),
+    ...PAGE_EXTRAS[page],
   };
 }
 
