@@ -89,6 +89,7 @@ box-test: build
 	@set -euo pipefail; bash scripts/ci/ensure-box-tools.sh; \
 	deb=$$(bash scripts/box/build-deb.sh amd64 | tail -n 1); \
 	bash scripts/box/package-test.sh amd64 "$$deb"; \
+	bash scripts/box/release-test.sh amd64 "$$deb"; \
 	bash scripts/box/vm-power-cut.sh "$$deb"
 
 box-test-arm64: build

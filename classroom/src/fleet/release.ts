@@ -131,7 +131,7 @@ export function keyFingerprints(file: Buffer): string[] {
 }
 
 /**
- * `release-key --out FILE`: fetches the offered release's signing key from its repository (`key.gpg`) and
+ * `release-key --out FILE|-`: fetches the offered release's signing key from its repository (`key.gpg`) and
  * writes it to FILE for apt's `signed-by` only when its fingerprint is the one central named; exit 1
  * otherwise. Central's word travels over the box's own credential; the repository's over anything.
  */
@@ -166,8 +166,13 @@ export async function releaseKeyCommand(args: string[], c: FleetCliContext): Pro
       `(${offer.keyfingerprint}): nothing installed`);
     return 1;
   }
-  fs.writeFileSync(out, binaryKey(key), { mode: 0o644 });
-  c.out(`key ${found[0]} written to ${out}`);
+  if (out === '-') {
+    process.stdout.write(binaryKey(key));
+    c.err(`key ${found[0]} is the one central named`);
+  } else {
+    fs.writeFileSync(out, binaryKey(key), { mode: 0o644 });
+    c.out(`key ${found[0]} written to ${out}`);
+  }
   return 0;
 }
 
