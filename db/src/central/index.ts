@@ -18,6 +18,7 @@ import * as m0018 from './migrations/0018_app_usage_totals';
 import * as m0019 from './migrations/0019_boxes';
 import * as m0020 from './migrations/0020_access_record';
 import * as m0021 from './migrations/0021_learner_erasure';
+import * as m0022 from './migrations/0022_fleet_operations';
 import { appUsageTotalTables } from './app-usage-totals';
 import { quizResultTables } from './quiz-results';
 import { tables } from './schema-0001';
@@ -41,6 +42,7 @@ export const migrations: MigrationList = [
   ['0019_boxes', m0019],
   ['0020_access_record', m0020],
   ['0021_learner_erasure', m0021],
+  ['0022_fleet_operations', m0022],
 ];
 
 // Tables added after 0001 join the list so that their JSON and timestamp columns read back normalised too.
@@ -50,6 +52,8 @@ export const kinds = columnKinds([
   ...m0019.boxTables,
   ...m0020.accessRecordTables,
   ...m0021.learnerErasureTables,
+  ...m0022.fleetOperationTables,
+  ...m0022.fleetOperationColumns,
 ]);
 export { tables };
 export { backfillQuizResults, fillQuizResults, QUIZ_RESULTS } from './quiz-results';

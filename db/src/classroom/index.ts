@@ -6,6 +6,7 @@ import * as m0003 from './migrations/0003_log_exports';
 import * as m0004 from './migrations/0004_fleet_identity';
 import * as m0005 from './migrations/0005_fleet_down';
 import * as m0006 from './migrations/0006_minimise_learners';
+import * as m0007 from './migrations/0007_fleet_settings';
 import { tables } from './schema-0001';
 
 export const migrations: MigrationList = [
@@ -15,7 +16,9 @@ export const migrations: MigrationList = [
   ['0004_fleet_identity', m0004],
   ['0005_fleet_down', m0005],
   ['0006_minimise_learners', m0006],
+  ['0007_fleet_settings', m0007],
 ];
 
-export const kinds = columnKinds([...tables, ...m0004.fleetIdentityTables, ...m0005.fleetDownTables]);
+export const kinds = columnKinds([...tables, ...m0004.fleetIdentityTables, ...m0005.fleetDownTables,
+  ...m0007.fleetSettingsTables]);
 export { tables };

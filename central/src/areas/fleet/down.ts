@@ -5,7 +5,9 @@ import type { Knex } from '@lms/db';
 import { z } from 'zod';
 import { strictBody } from '../../auth/validation';
 import type { CentralCtx, Scope } from '../../http/types';
-import { contentPackage, onSnapshot, packageToTempFile, schoolRoster, schoolTeachers } from '../sync/store';
+import {
+  contentPackage, onSnapshot, packageToTempFile, rosterProgress, schoolRoster, schoolTeachers,
+} from '../sync/store';
 
 /**
  * The down path (docs/fleet-protocol.md, "Down"): the bodies `POST /sync/cloud` and
@@ -42,8 +44,17 @@ async function digestOf(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
+/**
+ * `restore=1`: the box has no learner progress at all (a new box, or a replacement on a fresh card) and asks
+ * for the learner roster with every learner's progress as central holds it (the `studentprogresses` of
+ * `PUT /import/students`), so that learners continue where central last saw them. A box with progress of its
+ * own never asks: central's copy could be older than the box's unsent rows.
+ */
+export const downQuery = z.strictObject({ restore: z.enum(['0', '1']).optional() });
+const restoring = (ctx: CentralCtx) => (ctx.query as { restore?: string } | undefined)?.restore === '1';
+
 /** Builds one body to a temporary file, or undefined when the school has none (no learners, no teachers). */
-async function build(db: Knex, s: BoxSchool, kind: DownKind): Promise<Built | undefined> {
+async function build(db: Knex, s: BoxSchool, kind: DownKind, restore = false): Promise<Built | undefined> {
   let file: { path: string; dispose: () => void };
   if (kind === 'package') {
     file = await onSnapshot(db, (q) => packageToTempFile(contentPackage(q, scopeOfSchool(s))));
@@ -53,7 +64,10 @@ async function build(db: Knex, s: BoxSchool, kind: DownKind): Promise<Built | un
     const studentusers = (await schoolRoster(db, s.schoolname, { teacherAccounts: true, hash: true }))
       .map((u) => ({ ...u, student: minimisedForBox(u.student) }));
     if (!studentusers.length) return undefined;
-    file = await packageToTempFile(writeStudentsZip({ studentusers }));
+    const studentprogresses = restore
+      ? await rosterProgress(db, studentusers.map((u) => u.student.studentid as string)) : undefined;
+    file = await packageToTempFile(writeStudentsZip({ studentusers,
+      ...(studentprogresses ? { studentprogresses } : {}) }));
   } else {
     const teachers = await schoolTeachers(db, s.schoolname, { hash: true });
     if (!teachers.length) return undefined;
@@ -77,7 +91,7 @@ export async function downState(ctx: CentralCtx): Promise<Record<DownKind, strin
   const s = await schoolOfBox(ctx.db, boxOf(ctx).boxid);
   const out = {} as Record<DownKind, string | null>;
   for (const kind of DOWN_KINDS) {
-    const b = await build(ctx.db, s, kind);
+    const b = await build(ctx.db, s, kind, kind === 'students' && restoring(ctx));
     out[kind] = b?.tag ?? null;
     b?.dispose();
   }
@@ -89,7 +103,7 @@ export function downBody(kind: DownKind) {
   return async (ctx: CentralCtx): Promise<void> => {
     const { db, res } = ctx;
     const s = await schoolOfBox(db, boxOf(ctx).boxid);
-    const b = await build(db, s, kind);
+    const b = await build(db, s, kind, kind === 'students' && restoring(ctx));
     if (!b) throw httpError(404, kind === 'students' ? 'No student available' : 'No teacher available');
     try {
       res.setHeader('ETag', `"${b.tag}"`);
