@@ -27,7 +27,12 @@ startOrExit('classroom server', async () => {
   // The fleet's sync agent: a timer in this process that does nothing until the box is enrolled.
   const agent = config.fleet.agent.enabled
     ? startSyncAgent(db, { ...config.fleet.agent, requestTimeoutMs: config.fleet.requestTimeoutMs,
-      dataDir: config.dataDir }, logger)
+      dataDir: config.dataDir, logDir: config.logDir,
+      // Central's log level and log retention where it sets them; the box's own configuration otherwise.
+      onSettings: (values) => {
+        logger.level = values.loglevel ?? config.logLevel;
+        daily.stream.setRetentionDays(values.logretentiondays);
+      } }, logger)
     : undefined;
   const app = createApp(config, { db, logger, redis, countRequest: (status) => daily.stream.countRequest(status) });
   serve({

@@ -28,6 +28,11 @@ const PATHS: Record<DownKind, string> = {
 };
 const WHAT: Record<DownKind, string> = { package: 'curriculum package', students: 'learner roster',
   teachers: 'teacher roster' };
+/** The query of a learner roster that carries every learner's progress as central holds it (a fresh box). */
+const RESTORE = '?restore=1';
+/** The progress tables a restoring roster writes (`studentprogresses` of `PUT /import/students`). */
+const RESTORED_TABLES = ['studentprogress', 'studentlearningsprogress', 'studentgradesprogress',
+  'studentlevelsprogress', 'studentlessonsprogress'];
 /** As `PUT /import/*` caps a package read in memory. */
 const LIMITS = { maxEntries: 50, maxEntryBytes: 256 * 1024 * 1024, maxTotalBytes: 256 * 1024 * 1024 };
 
@@ -63,8 +68,10 @@ async function failure(res: Response): Promise<FleetError> {
   return new FleetError(res.status, words, Number.isFinite(retry) && retry > 0 ? retry : undefined);
 }
 
-export async function pollState(box: FleetIdentity, o: ClientOptions): Promise<Record<DownKind, string | null>> {
-  const res = await request(box.centralurl, '/fleet/box/state', box, o, { headers: { Accept: 'application/json' } });
+export async function pollState(box: FleetIdentity, o: ClientOptions, restore = false):
+  Promise<Record<DownKind, string | null>> {
+  const res = await request(box.centralurl, `/fleet/box/state${restore ? RESTORE : ''}`, box, o,
+    { headers: { Accept: 'application/json' } });
   if (!res.ok) throw await failure(res);
   return ((await res.json()) as { data: Record<DownKind, string | null> }).data;
 }
@@ -82,12 +89,12 @@ export const partFile = (dataDir: string, kind: DownKind) => path.join(dataDir, 
  * Downloads one body into its temporary file, resuming what an earlier cut left (If-Range: a body that changed
  * meanwhile comes whole), and answers the file once its SHA-256 is the tag; a mismatch removes it.
  */
-export async function download(box: FleetIdentity, kind: DownKind, tag: string, dataDir: string, o: ClientOptions):
-  Promise<string> {
+export async function download(box: FleetIdentity, kind: DownKind, tag: string, dataDir: string, o: ClientOptions,
+  restore = false): Promise<string> {
   const file = partFile(dataDir, kind);
   const have = fs.existsSync(file) ? fs.statSync(file).size : 0;
   const headers: Record<string, string> = have ? { Range: `bytes=${have}-`, 'If-Range': `"${tag}"` } : {};
-  const res = await request(box.centralurl, PATHS[kind], box, o, { headers });
+  const res = await request(box.centralurl, `${PATHS[kind]}${restore ? RESTORE : ''}`, box, o, { headers });
   let append = false;
   if (res.status === 206) append = true;
   else if (res.status === 416) {
@@ -116,11 +123,34 @@ export async function download(box: FleetIdentity, kind: DownKind, tag: string, 
   return file;
 }
 
-async function apply(db: Knex, kind: DownKind, file: string): Promise<void> {
+async function apply(db: Knex, kind: DownKind, file: string, restore = false): Promise<void> {
   const { json } = await readPackageJson({ path: file }, LIMITS);
   if (kind === 'package') await applyContent(db, parseContentPackage(json));
+  else if (kind === 'students' && restore) await restoreStudents(db, parseStudentsPackage(json));
   else if (kind === 'students') await applyStudents(db, parseStudentsPackage(json));
   else await applyTeachers(db, parseTeachersPackage(json));
+}
+
+/**
+ * The roster with central's progress, on a box that has none. The progress rows it writes are central's own:
+ * their journal entries are removed in the same transaction, so that they are not sent back up. SQLite has
+ * one writer, so every entry after `before` inside this transaction is the import's.
+ */
+async function restoreStudents(db: Knex, pkg: ReturnType<typeof parseStudentsPackage>): Promise<void> {
+  await db.transaction(async (trx) => {
+    const top = (await trx('fleetchanges').max({ n: 'seq' }).first()) as { n: number | string | null } | undefined;
+    const before = Number(top?.n ?? 0);
+    await applyStudents(trx, pkg);
+    await trx('fleetchanges').where('seq', '>', before).whereIn('tablename', RESTORED_TABLES).delete();
+  });
+}
+
+/** A box holding no learner progress at all: a new box, or one whose card was replaced. */
+async function holdsNoProgress(db: Knex): Promise<boolean> {
+  for (const table of RESTORED_TABLES) {
+    if (await db(table).first(db.raw('1 as one'))) return false;
+  }
+  return true;
 }
 
 async function report(box: FleetIdentity, body: Record<string, unknown>, o: ClientOptions): Promise<void> {
@@ -149,8 +179,11 @@ export async function standingRefusal(db: Knex): Promise<string | null> {
 }
 
 export async function syncDown(db: Knex, box: FleetIdentity, dataDir: string, o: ClientOptions): Promise<DownResult> {
-  const tags = await pollState(box, o);
   const done = await downRows(db);
+  // Only a box that never applied a roster and holds no progress takes central's progress: on any other,
+  // central's copy could be older than what the box has not sent yet.
+  const restore = !done.get('students')?.appliedtag && await holdsNoProgress(db);
+  const tags = await pollState(box, o, restore);
   const out: DownResult = { applied: [], refused: [], unchanged: [] };
   for (const kind of KINDS) {
     const tag = tags[kind];
@@ -159,9 +192,9 @@ export async function syncDown(db: Knex, box: FleetIdentity, dataDir: string, o:
       out.unchanged.push(kind);
       continue;
     }
-    const file = await download(box, kind, tag, dataDir, o);
+    const file = await download(box, kind, tag, dataDir, o, restore && kind === 'students');
     try {
-      await apply(db, kind, file);
+      await apply(db, kind, file, restore && kind === 'students');
     } catch (err) {
       // The classroom's own refusal (409: learners on a lesson the package drops; 400: a package it cannot
       // take): reported once, kept, and not tried again until central's version changes.
