@@ -50,7 +50,8 @@ async function digestOf(file: string): Promise<string> {
  * `PUT /import/students`), so that learners continue where central last saw them. A box with progress of its
  * own never asks: central's copy could be older than the box's unsent rows.
  */
-export const downQuery = z.strictObject({ restore: z.enum(['0', '1']).optional() });
+// Other keys are ignored, as before: nothing in the request names a school.
+export const downQuery = z.object({ restore: z.enum(['0', '1']).optional() });
 const restoring = (ctx: CentralCtx) => (ctx.query as { restore?: string } | undefined)?.restore === '1';
 
 /** Builds one body to a temporary file, or undefined when the school has none (no learners, no teachers). */
