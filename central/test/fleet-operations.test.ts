@@ -402,8 +402,10 @@ describe('replacing a box', () => {
         // A box replaced once is not replaced again.
         expect((await register(DEMO.schoolid, { replaces: boxA.boxid })).status).toBe(409);
 
-        // The next sync of B takes the plain roster and leaves the restored progress as it is.
-        await boxB.agent.syncNow();
+        // The next sync of B finds the roster it holds unchanged and asks for no progress again.
+        asked.length = 0;
+        expect((await boxB.agent.syncNow())?.down?.applied).toEqual([]);
+        expect(asked).toContain('/fleet/box/state');
         expect(await progressOn(boxB)).toEqual(atLastSync);
       } finally {
         boxB.agent.stop();

@@ -47,7 +47,9 @@ describe('the sync agent', () => {
     // A stand that names no version tags: the down path finds nothing to fetch.
     expect(await a).toEqual({ pieces: 0, entries: 0, ackedseq: 0,
       down: { applied: [], refused: [], unchanged: ['package', 'students', 'teachers'] } });
-    expect(c.calls).toEqual(['http://central.invalid/fleet/box/contact', 'http://central.invalid/fleet/box/state']);
+    // A box without learner progress asks for the roster that restores central's (a new or replaced box).
+    expect(c.calls).toEqual(['http://central.invalid/fleet/box/contact',
+      'http://central.invalid/fleet/box/state?restore=1']);
     expect(agent.nextDelayMs).toBeGreaterThanOrEqual(0.8 * 300_000);
     expect(agent.nextDelayMs).toBeLessThanOrEqual(1.2 * 300_000);
     agent.stop();

@@ -69,11 +69,11 @@ async function failure(res: Response): Promise<FleetError> {
 }
 
 export async function pollState(box: FleetIdentity, o: ClientOptions, restore = false):
-  Promise<Record<DownKind, string | null>> {
+  Promise<Record<DownKind, string | null> & { studentsplain?: string | null }> {
   const res = await request(box.centralurl, `/fleet/box/state${restore ? RESTORE : ''}`, box, o,
     { headers: { Accept: 'application/json' } });
   if (!res.ok) throw await failure(res);
-  return ((await res.json()) as { data: Record<DownKind, string | null> }).data;
+  return ((await res.json()) as { data: Record<DownKind, string | null> & { studentsplain?: string | null } }).data;
 }
 
 async function digestOf(file: string): Promise<string> {
@@ -209,7 +209,11 @@ export async function syncDown(db: Knex, box: FleetIdentity, dataDir: string, o:
     } finally {
       fs.rmSync(file, { force: true });
     }
-    await record(db, kind, { appliedtag: tag, appliedat: new Date().toISOString(), refusedtag: null, refusal: null });
+    // After a restore, the plain roster it contained is what the box holds: recorded as applied, so that the
+    // next poll fetches nothing.
+    const applied = restore && kind === 'students' && tags.studentsplain ? tags.studentsplain : tag;
+    await record(db, kind, { appliedtag: applied, appliedat: new Date().toISOString(), refusedtag: null,
+      refusal: null });
     out.applied.push(kind);
   }
   return out;

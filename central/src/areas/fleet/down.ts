@@ -88,13 +88,21 @@ function boxOf(ctx: CentralCtx): { boxid: string } {
 }
 
 /** The version tag of each body (null: the school has none); a poll that finds them unchanged fetches nothing. */
-export async function downState(ctx: CentralCtx): Promise<Record<DownKind, string | null>> {
+export async function downState(ctx: CentralCtx): Promise<Record<DownKind, string | null> &
+  { studentsplain?: string | null }> {
   const s = await schoolOfBox(ctx.db, boxOf(ctx).boxid);
-  const out = {} as Record<DownKind, string | null>;
+  const out = {} as Record<DownKind, string | null> & { studentsplain?: string | null };
   for (const kind of DOWN_KINDS) {
     const b = await build(ctx.db, s, kind, kind === 'students' && restoring(ctx));
     out[kind] = b?.tag ?? null;
     b?.dispose();
+  }
+  if (restoring(ctx)) {
+    // The plain roster's tag, which the box records once it applied the one with progress: its next poll
+    // then finds the roster unchanged instead of fetching it again without the progress.
+    const plain = await build(ctx.db, s, 'students');
+    out.studentsplain = plain?.tag ?? null;
+    plain?.dispose();
   }
   return out;
 }
