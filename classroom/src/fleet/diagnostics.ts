@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { appliedMigrations, classroom, pendingMigrations, type Knex } from '@lms/db';
 import {
+  DIAGNOSTICS_BODY_BYTES,
   DIAGNOSTICS_LOG_BYTES,
   FLEET_PROTOCOL,
   boxAuthorization,
@@ -142,13 +143,20 @@ async function rowCounts(db: Knex): Promise<Record<string, number>> {
 export async function collectDiagnostics(db: Knex, o: { logDir?: string; freediskbytes?: number;
   settings: AppliedSettings }): Promise<DiagnosticsBody> {
   const names = await namesOnBox(db);
-  const logs: string[] = [];
-  let logbytes = 0;
+  const cleaned: string[] = [];
   for (const line of (o.logDir ? tailOfLogs(o.logDir) : []).slice(-LOG_LINES_MAX)) {
     const clean = scrubLine(line, names)?.slice(0, LOG_LINE_MAX);
-    if (!clean) continue;
-    logs.push(clean);
-    logbytes += Buffer.byteLength(clean) + 1;
+    if (clean) cleaned.push(clean);
+  }
+  // The newest lines that fit the report once written as JSON strings (quotes escaped), the rest left out.
+  const logs: string[] = [];
+  let logbytes = 0;
+  let room = DIAGNOSTICS_BODY_BYTES - 64 * 1024;
+  for (let i = cleaned.length - 1; i >= 0; i--) {
+    room -= Buffer.byteLength(JSON.stringify(cleaned[i])) + 1;
+    if (room < 0) break;
+    logs.unshift(cleaned[i]);
+    logbytes += Buffer.byteLength(cleaned[i]) + 1;
   }
   return {
     protocol: FLEET_PROTOCOL,
