@@ -5,6 +5,7 @@ import { createApp } from './app';
 import { assertMigrated, openDatabase } from './db';
 import { dailyLogStream } from './logging';
 import { startSyncAgent } from './fleet/agent';
+import { serverSettings } from './fleet/settings';
 
 startOrExit('classroom server', async () => {
   const config = loadConfig();
@@ -28,11 +29,7 @@ startOrExit('classroom server', async () => {
   const agent = config.fleet.agent.enabled
     ? startSyncAgent(db, { ...config.fleet.agent, requestTimeoutMs: config.fleet.requestTimeoutMs,
       dataDir: config.dataDir, logDir: config.logDir,
-      // Central's log level and log retention where it sets them; the box's own configuration otherwise.
-      onSettings: (values) => {
-        logger.level = values.loglevel ?? config.logLevel;
-        daily.stream.setRetentionDays(values.logretentiondays);
-      } }, logger)
+      onSettings: serverSettings(logger, daily.stream, config.logLevel) }, logger)
     : undefined;
   const app = createApp(config, { db, logger, redis, countRequest: (status) => daily.stream.countRequest(status) });
   serve({

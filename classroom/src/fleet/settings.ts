@@ -1,5 +1,5 @@
 import type { Knex } from '@lms/db';
-import { DEFAULT_MAINTENANCE_WINDOW, fleetSettingsSchema, type FleetSettings } from '@lms/shared';
+import { DEFAULT_MAINTENANCE_WINDOW, fleetSettingsSchema, type FleetSettings, type Logger } from '@lms/shared';
 
 /**
  * The settings the box took from central (docs/fleet-protocol.md, "Settings"), kept in `fleetsettings` so
@@ -47,3 +47,15 @@ export async function takeSettings(db: Knex, offered: { version: number; values:
 
 /** The box's maintenance window: central's, or outside school hours. */
 export const maintenanceWindow = (s: FleetSettings) => s.maintenancewindow ?? DEFAULT_MAINTENANCE_WINDOW;
+
+/**
+ * What the server applies itself (the agent applies its interval): central's log level, or the box's own
+ * `LOG_LEVEL` again once central clears it; and the daily files' retention.
+ */
+export function serverSettings(logger: Logger, files: { setRetentionDays(days: number | undefined): void },
+  ownLevel: string): (values: FleetSettings) => void {
+  return (values) => {
+    logger.level = values.loglevel ?? ownLevel;
+    files.setRetentionDays(values.logretentiondays);
+  };
+}
