@@ -372,8 +372,9 @@ describe('replacing a box', () => {
       const reg = await register(DEMO.schoolid, { replaces: boxA.boxid });
       expect(reg.status).toBe(201);
       expect(reg.body.data.box.replaces).toMatchObject({ boxid: boxA.boxid, lostrowswaiting: waiting });
-      // The old box keeps working until the new one enrols.
+      // The old box keeps working until the new one enrols; one replacement at a time.
       expect((await staff(as.superadmin).get(`/fleet/boxes/${boxA.boxid}`)).body.data.state).toBe('enrolled');
+      expect((await register(DEMO.schoolid, { replaces: boxA.boxid })).status).toBe(409);
 
       // Box B: a fresh database (the new card), enrolled with the replacement's code.
       const boxB = await boxWith(reg.body.data.enrolmentcode as string);

@@ -158,6 +158,10 @@ async function replaceable(db: Knex, scope: Scope, boxid: string, schoolid: stri
   });
   if (old.schoolid !== schoolid) throw httpError(400, 'A box replaces a box of its own school');
   if (old.replacedbyboxid) throw httpError(409, 'That box was already replaced by another');
+  // One replacement at a time: a second would find the old box revoked by the first and lose track of it.
+  const pending = (await db('boxes').where({ replacesboxid: boxid }).whereNot({ state: 'revoked' })
+    .first('boxid')) as { boxid: string } | undefined;
+  if (pending) throw httpError(409, `A replacement for that box is registered already (${pending.boxid})`);
   return old;
 }
 
@@ -222,10 +226,12 @@ async function replaceOld(trx: Knex.Transaction, boxid: string, now: string): Pr
   const me = (await trx('boxes').where({ boxid }).first('replacesboxid')) as { replacesboxid: string | null };
   if (!me?.replacesboxid) return;
   const old = (await trx('boxes').where({ boxid: me.replacesboxid }).first('rowswaiting', 'lastgoodat', 'lastupat',
-    'replacedbyboxid')) as Record<string, unknown> | undefined;
+    'replacedbyboxid', 'state')) as Record<string, unknown> | undefined;
   if (!old || (old.replacedbyboxid && old.replacedbyboxid !== boxid)) return;
-  await trx('boxes').where({ boxid: me.replacesboxid }).update({ state: 'revoked', revokedat: now,
-    replacedbyboxid: boxid, enrolcodehash: null, enrolcodeexpiresat: null });
+  // A box revoked before (a stolen one) keeps the time it was revoked.
+  await trx('boxes').where({ boxid: me.replacesboxid }).update({ state: 'revoked',
+    ...(old.state === 'revoked' ? {} : { revokedat: now }), replacedbyboxid: boxid, enrolcodehash: null,
+    enrolcodeexpiresat: null });
   await trx('boxes').where({ boxid }).update({ replacedat: now, ...lostOf({ rowswaiting: num(old.rowswaiting),
     lastgoodat: iso(old.lastgoodat), lastupat: iso(old.lastupat) }) });
 }
