@@ -27,13 +27,9 @@ import {
   DIAGNOSTICS_BODY_LIMIT, boxDiagnosticParams, diagnosticParams, getDiagnostics, listDiagnostics, receiveDiagnostics,
   requestDiagnostics,
 } from './diagnostics';
-import type { Knex } from '@lms/db';
-import type { Scope } from '../../http/scope';
 
-/** A box of the caller's schools (404 otherwise), with what its settings view needs. */
-const boxOfScope = (db: Knex, scope: Scope, boxid: string) => getBox(db, scope, boxid);
-
-// The fleet (docs/fleet-protocol.md). Staff manage the boxes of their schools: the school-management
+// The fleet (docs/fleet-protocol.md). Staff manage the boxes of their schools (`getBox` answers 404 for a box
+// outside them, before anything of it is read or written): the school-management
 // permission, narrowed as every school route is (a box of another school is answered 404, as one that does
 // not exist). A box speaks with its own credential on routes that admit nothing else, and the enrolment
 // code is the credential of its one exchange (so it is no public route). Routes beyond the catalogue.
@@ -80,29 +76,29 @@ export const fleetRoutes: CentralRoute[] = [
     ({ db, scope, caller, params, body }) => putSchoolSettings(db, scope, params.schoolid, body, actorOf(caller)),
     { ...extra, summary: "replace a school's box settings ({} clears them)" }),
   route('GET', '/fleet/boxes/:boxid/settings', manage, scope.schoolsOfCaller, { params: boxParams },
-    async ({ db, scope, params }) => boxSettingsView(db, await boxOfScope(db, scope, params.boxid)),
+    async ({ db, scope, params }) => boxSettingsView(db, await getBox(db, scope, params.boxid)),
     { ...extra, summary: "a box's own settings, what it runs with, and the version it applied" }),
   route('PUT', '/fleet/boxes/:boxid/settings', manage, scope.schoolsOfCaller, { params: boxParams, body: settingsBody },
     async ({ db, scope, caller, params, body }) => {
-      await boxOfScope(db, scope, params.boxid);
+      await getBox(db, scope, params.boxid);
       await putBoxSettings(db, params.boxid, body, actorOf(caller));
-      return boxSettingsView(db, await boxOfScope(db, scope, params.boxid));
+      return boxSettingsView(db, await getBox(db, scope, params.boxid));
     }, { ...extra, summary: "replace a box's own settings ({} clears them)" }),
   // Diagnostics: the box sends a fixed report on its next contact; kept FLEET_DIAGNOSTICS_DAYS.
   route('POST', '/fleet/boxes/:boxid/diagnostics', manage, scope.schoolsOfCaller, { params: boxParams },
     async ({ db, scope, caller, params }) => {
-      await boxOfScope(db, scope, params.boxid);
+      await getBox(db, scope, params.boxid);
       return requestDiagnostics(db, params.boxid, actorOf(caller));
     }, { ...extra, status: 201, summary: 'ask a box for its diagnostics on its next contact' }),
   route('GET', '/fleet/boxes/:boxid/diagnostics', manage, scope.schoolsOfCaller, { params: boxParams },
     async ({ db, scope, params }) => {
-      await boxOfScope(db, scope, params.boxid);
+      await getBox(db, scope, params.boxid);
       return listDiagnostics(db, params.boxid);
     }, { ...extra, summary: "a box's diagnostics requests, newest first (without their reports)" }),
   route('GET', '/fleet/boxes/:boxid/diagnostics/:diagnosticid', manage, scope.schoolsOfCaller,
     { params: diagnosticParams },
     async ({ db, scope, params }) => {
-      await boxOfScope(db, scope, params.boxid);
+      await getBox(db, scope, params.boxid);
       return getDiagnostics(db, params.boxid, params.diagnosticid);
     }, { ...extra, summary: 'one diagnostics report a box sent' }),
   route('POST', '/fleet/enrol', enrolmentCode(), scope.ownAccount, { body: enrolBody },
