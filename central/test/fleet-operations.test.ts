@@ -17,6 +17,7 @@ import { enrol, FleetError } from '../../classroom/src/fleet/client';
 import { saveIdentity } from '../../classroom/src/fleet/identity';
 import { startSyncAgent, type SyncAgent } from '../../classroom/src/fleet/agent';
 import { dailyLogName, formatLine } from '../../classroom/src/logging';
+import { fleetStatusCommand } from '../../classroom/src/fleet/commands';
 
 // Operating boxes from central between the real central and real boxes with their real agents: settings
 // set at central reach a box on its next sync and are shown as applied once the box says so; diagnostics
@@ -151,6 +152,12 @@ describe('settings from central', () => {
     expect(boxA.agent.intervalMs).toBe(900_000);
     expect(boxA.applied.at(-1)).toMatchObject({ loglevel: 'warn', syncintervalseconds: 900 });
     expect(await boxA.app.tdb.db('fleetsettings').first()).toMatchObject({ version: wanted });
+    // The person at the box sees them too.
+    const printed: string[] = [];
+    expect(await fleetStatusCommand([], { db: boxA.app.tdb.db, dataDir: os.tmpdir(), client: { timeoutMs: 1000 },
+      out: (l) => printed.push(l), err: (l) => printed.push(l) })).toBe(0);
+    expect(printed).toContain(`settings      version ${wanted} from central: syncintervalseconds=900 ` +
+      'maintenancewindow={"start":"21:00","end":"04:30"} loglevel=warn');
     // Central learns that it was applied from the box's next contact, never before.
     let seen = await staff(as.superadmin).get(`/fleet/boxes/${boxA.boxid}`);
     expect([seen.body.data.wantedsettingsversion, seen.body.data.settingsversion]).toEqual([wanted, 0]);
