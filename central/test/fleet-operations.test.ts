@@ -173,6 +173,22 @@ describe('settings from central', () => {
     expect(cleared.body.data.wantedversion).toBeGreaterThan(wanted);
     await boxA.agent.syncNow();
     expect(boxA.agent.intervalMs).toBe(600_000);
+
+    // A box set to keep its own configuration (FLEET_REMOTE_SETTINGS=off) takes nothing and says so.
+    const own2: FleetSettings[] = [];
+    const local = startSyncAgent(boxA.app.tdb.db, { intervalMs: 60_000, pieceRows: 50, requestTimeoutMs: 30_000,
+      minBackoffMs: 60_000, maxBackoffMs: 60_000, dataDir: tmp('data'), remoteSettings: false,
+      onSettings: (v) => own2.push(v) }, quiet, { start: false });
+    try {
+      await local.syncNow();
+      expect([local.intervalMs, own2]).toEqual([60_000, []]);
+      expect((await staff(as.superadmin).get(`/fleet/boxes/${boxA.boxid}`)).body.data.settingsversion).toBe(0);
+    } finally {
+      local.stop();
+    }
+    await boxA.agent.syncNow();
+    expect((await staff(as.superadmin).get(`/fleet/boxes/${boxA.boxid}`)).body.data.settingsversion)
+      .toBe(cleared.body.data.wantedversion);
   }, 120_000);
 
   it('refuses values out of range and unknown keys with 400, writing nothing', async () => {

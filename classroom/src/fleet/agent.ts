@@ -95,8 +95,9 @@ export function startSyncAgent(db: Knex, s: AgentSettings, logger: Logger, o: { 
         version: VERSION, boxtime: new Date().toISOString(), freediskbytes: freeDisk(s.dataDir),
         lasterror: identity.lasterror, failures,
         rowswaiting: await rowsWaiting(db, identity.ackedseq),
-        // What this box runs with, reported at the contact after it took it (central shows it as applied).
-        ...(remote ? { settingsversion: applied.version } : {}),
+        // What this box runs with, reported at the contact after it took it (central shows it as applied); a box
+        // that takes no settings says 0, so that central does not go on showing an older version as applied.
+        settingsversion: remote ? applied.version : 0,
       }, client);
       await recordContact(db, { lastcontactat: answer.centraltime, clockskewms: answer.clockskewms,
         lasterror: identity.lasterror });

@@ -7,7 +7,7 @@ import { DEFAULT_MAINTENANCE_WINDOW, fleetSettingsSchema, type FleetSettings, ty
  * configuration, which stays the default for what central leaves unset: an operator of thousands of boxes
  * cannot see each box's environment, and a setting that does not reach the box is shown at central as not
  * applied. `FLEET_REMOTE_SETTINGS=off` keeps a box on its own configuration (for a person debugging at it);
- * it then reports no applied version.
+ * it then reports applied version 0.
  */
 export interface AppliedSettings {
   version: number;
