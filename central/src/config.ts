@@ -88,6 +88,7 @@ const schema = z.object({
   MAIL_LINKS_PER_CLIENT_HOUR: positiveInt(10),
   MAIL_LINKS_PER_ACCOUNT_HOUR: positiveInt(3),
   FLEET_ENROLMENT_CODE_HOURS: z.coerce.number().int().min(1).max(24 * 30).default(24),
+  FLEET_DIAGNOSTICS_DAYS: z.coerce.number().int().min(1).max(365).default(14),
 });
 
 export const CENTRAL_SECRETS = ['JWT_SECRET', 'APPLICATION_API_KEY', 'SERVER_SYNC_KEY', 'RPI_SECRET'] as const;
@@ -179,7 +180,8 @@ export function loadConfig(env: Env = process.env) {
     learnerRetentionYears: e.LEARNER_RETENTION_YEARS,
     mailLinks: { perClientPerHour: e.MAIL_LINKS_PER_CLIENT_HOUR, perAccountPerHour: e.MAIL_LINKS_PER_ACCOUNT_HOUR },
     // How long a box's one-time enrolment code stays valid (docs/fleet-protocol.md).
-    fleet: { enrolmentCodeMs: e.FLEET_ENROLMENT_CODE_HOURS * 3_600_000 },
+    // And how long a box's diagnostics report is kept (the retention sweep deletes older ones).
+    fleet: { enrolmentCodeMs: e.FLEET_ENROLMENT_CODE_HOURS * 3_600_000, diagnosticsDays: e.FLEET_DIAGNOSTICS_DAYS },
   });
 }
 

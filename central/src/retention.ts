@@ -5,6 +5,7 @@ import { sweepExpiredArchives } from './areas/log/archives';
 import { startPeriodic, type Periodic } from './periodic';
 import { sweepAccessRecord } from './access/record';
 import { anonymiseInactive } from './privacy/learner';
+import { sweepDiagnostics } from './areas/fleet/diagnostics';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -27,6 +28,8 @@ export interface RetentionSettings {
   accessRecordYears?: number;
   /** Years without activity after which a learner is anonymised (0: never; absent: 0). */
   learnerYears?: number;
+  /** Days a box's diagnostics are kept (0 or absent: for ever). */
+  fleetDiagnosticsDays?: number;
 }
 
 /** What was deleted, for the `lms_retention_deleted_total` counter. */
@@ -107,6 +110,10 @@ export async function sweepRetention(
     }
   }
   if ((settings.learnerYears ?? 0) > 0) await anonymiseInactive(deps, settings.learnerYears!, anonymised);
+  if ((settings.fleetDiagnosticsDays ?? 0) > 0) {
+    const n = await sweepDiagnostics(deps.db, settings.fleetDiagnosticsDays!);
+    if (n) count('boxdiagnostics', n);
+  }
 }
 
 /** The retention sweep, when a setting asks for one: at start and then hourly. Undefined when all are 0. */
@@ -117,7 +124,7 @@ export function startRetentionSweep(
   anonymised?: (n: number) => void,
 ): Periodic | undefined {
   if (settings.logArchiveDays <= 0 && settings.signInDays <= 0 && !(settings.accessRecordYears! > 0)
-    && !(settings.learnerYears! > 0)) return undefined;
+    && !(settings.learnerYears! > 0) && !(settings.fleetDiagnosticsDays! > 0)) return undefined;
   return startPeriodic('retention sweep', () => sweepRetention(deps, settings, count, anonymised), RETENTION_EVERY_MS,
     deps.logger);
 }

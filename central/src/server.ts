@@ -42,7 +42,7 @@ startOrExit('central API', async () => {
   // And access record entries older than ACCESS_RECORD_RETENTION_YEARS.
   const retention = startRetentionSweep({ db, objects, logger },
     { ...config.retention, accessRecordYears: config.accessRecord.retentionYears,
-      learnerYears: config.learnerRetentionYears },
+      learnerYears: config.learnerRetentionYears, fleetDiagnosticsDays: config.fleet.diagnosticsDays },
     metrics && ((what, n) => metrics.retentionDeleted.inc({ what }, n)),
     metrics && ((n) => metrics.learnersAnonymised.inc(n)));
   // The small tables' planner statistics, which autovacuum's thresholds never reach (PostgreSQL).

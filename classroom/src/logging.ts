@@ -68,7 +68,7 @@ export function oldestKeptDay(now: Date, retentionDays?: number): string {
 
 export class DailyLogFiles extends Writable {
   private readonly dir: string;
-  private readonly retentionDays: number | undefined;
+  private retentionDays: number | undefined;
   private readonly maxFileBytes: number;
   private readonly requests: boolean;
   private readonly now: () => Date;
@@ -220,6 +220,13 @@ export class DailyLogFiles extends Writable {
   }
 
   /** Removes the daily files older than the kept window. */
+  /** A retention central set (undefined: the export's window again); applied at once. */
+  setRetentionDays(days: number | undefined): void {
+    if (days === this.retentionDays) return;
+    this.retentionDays = days;
+    this.safely(() => this.prune(this.now()));
+  }
+
   prune(now: Date): void {
     const oldest = oldestKeptDay(now, this.retentionDays);
     for (const name of fs.readdirSync(this.dir)) {

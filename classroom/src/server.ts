@@ -5,6 +5,7 @@ import { createApp } from './app';
 import { assertMigrated, openDatabase } from './db';
 import { dailyLogStream } from './logging';
 import { startSyncAgent } from './fleet/agent';
+import { serverSettings } from './fleet/settings';
 
 startOrExit('classroom server', async () => {
   const config = loadConfig();
@@ -27,7 +28,8 @@ startOrExit('classroom server', async () => {
   // The fleet's sync agent: a timer in this process that does nothing until the box is enrolled.
   const agent = config.fleet.agent.enabled
     ? startSyncAgent(db, { ...config.fleet.agent, requestTimeoutMs: config.fleet.requestTimeoutMs,
-      dataDir: config.dataDir, mediaDir: config.mediaDir }, logger)
+      dataDir: config.dataDir, mediaDir: config.mediaDir, logDir: config.logDir,
+      onSettings: serverSettings(logger, daily.stream, config.logLevel) }, logger)
     : undefined;
   const app = createApp(config, {
     db, logger, redis, agent, countRequest: (status) => daily.stream.countRequest(status),

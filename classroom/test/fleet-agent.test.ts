@@ -48,7 +48,9 @@ describe('the sync agent', () => {
     expect(await a).toEqual({ pieces: 0, entries: 0, ackedseq: 0,
       down: { applied: [], refused: [], unchanged: ['package', 'students', 'teachers'],
         media: { fetched: [], removed: [] }, bytes: 0 } });
-    expect(c.calls).toEqual(['http://central.invalid/fleet/box/contact', 'http://central.invalid/fleet/box/state']);
+    // A box without learner progress asks for the roster that restores central's (a new or replaced box).
+    expect(c.calls).toEqual(['http://central.invalid/fleet/box/contact',
+      'http://central.invalid/fleet/box/state?restore=1']);
     expect(agent.nextDelayMs).toBeGreaterThanOrEqual(0.8 * 300_000);
     expect(agent.nextDelayMs).toBeLessThanOrEqual(1.2 * 300_000);
     agent.stop();

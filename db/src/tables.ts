@@ -83,3 +83,20 @@ export function columnKinds(specs: TableSpec[]): ColumnKinds {
   }
   return kinds;
 }
+
+/** Adds columns to an existing table (expand step), skipping those already there so that a rerun is harmless. */
+export async function addColumns(knex: Knex, spec: TableSpec): Promise<void> {
+  const missing: ColumnSpec[] = [];
+  for (const c of spec.columns) if (!(await knex.schema.hasColumn(spec.name, c.name))) missing.push(c);
+  if (!missing.length) return;
+  await knex.schema.alterTable(spec.name, (t) => {
+    for (const c of missing) addColumn(knex, t as unknown as Knex.CreateTableBuilder, c);
+  });
+}
+
+export async function dropColumns(knex: Knex, spec: TableSpec): Promise<void> {
+  for (const c of spec.columns) {
+    if (!(await knex.schema.hasColumn(spec.name, c.name))) continue;
+    await knex.schema.alterTable(spec.name, (t) => t.dropColumn(c.name));
+  }
+}

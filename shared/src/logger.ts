@@ -28,7 +28,9 @@ export function createLogger(c: LoggerConfig, destination?: DestinationStream): 
   if (c.streams?.length) {
     return pino(
       options,
-      pino.multistream([{ level: c.level as pino.Level, stream: destination ?? process.stdout }, ...c.streams]),
+      // The logger's own level filters; the main stream takes every level, so that a level raised at run time
+      // (a box's log level set at central) reaches it.
+      pino.multistream([{ level: 'trace', stream: destination ?? process.stdout }, ...c.streams]),
     );
   }
   return destination ? pino(options, destination) : pino(options);

@@ -5,6 +5,7 @@ import { VERSION } from '../areas/app/routes';
 import { FleetError, centralBase, contact, enrol, isLoopback, type ClientOptions } from './client';
 import { readIdentity, recordContact, saveIdentity } from './identity';
 import { startSyncAgent } from './agent';
+import { readApplied } from './settings';
 
 /**
  * The box's fleet commands (`lms-classroom enroll`, `lms-classroom fleet-status`). What they print is for
@@ -100,6 +101,12 @@ export async function fleetStatusCommand(args: string[], c: FleetCliContext): Pr
     c.out(`last contact  ${identity.lastcontactat ?? 'never'}`);
     if (identity.clockskewms !== null) c.out(`clock skew    ${identity.clockskewms} ms (central minus this box)`);
     if (identity.lasterror) c.out(`last error    ${identity.lasterror}`);
+    const applied = await readApplied(c.db);
+    if (applied.version) {
+      const values = Object.entries(applied.values).map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v)
+        : String(v)}`);
+      c.out(`settings      version ${applied.version} from central${values.length ? `: ${values.join(' ')}` : ''}`);
+    }
     return 0;
   }
   try {

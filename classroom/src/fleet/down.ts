@@ -29,6 +29,11 @@ const KINDS: readonly DownKind[] = ['package', 'students', 'teachers'];
 const PATHS: Record<DownKind, string> = {
   package: '/fleet/box/package', students: '/fleet/box/roster/students', teachers: '/fleet/box/roster/teachers',
 };
+/** The query of a learner roster that carries every learner's progress as central holds it (a fresh box). */
+const RESTORE = '?restore=1';
+/** The progress tables a restoring roster writes (`studentprogresses` of `PUT /import/students`). */
+const RESTORED_TABLES = ['studentprogress', 'studentlearningsprogress', 'studentgradesprogress',
+  'studentlevelsprogress', 'studentlessonsprogress'];
 const WHAT: Record<DownKind, string> = { package: 'curriculum package', students: 'learner roster',
   teachers: 'teacher roster' };
 /** As `PUT /import/*` caps a package read in memory. */
@@ -70,11 +75,13 @@ async function failure(res: Response): Promise<FleetError> {
   return new FleetError(res.status, words, Number.isFinite(retry) && retry > 0 ? retry : undefined);
 }
 
-export async function pollState(box: FleetIdentity, o: ClientOptions):
-  Promise<Record<DownKind, string | null> & { media?: string | null }> {
-  const res = await request(box.centralurl, '/fleet/box/state', box, o, { headers: { Accept: 'application/json' } });
+type StateTags = Record<DownKind, string | null> & { media?: string | null; studentsplain?: string | null };
+
+export async function pollState(box: FleetIdentity, o: ClientOptions, restore = false): Promise<StateTags> {
+  const res = await request(box.centralurl, `/fleet/box/state${restore ? RESTORE : ''}`, box, o,
+    { headers: { Accept: 'application/json' } });
   if (!res.ok) throw await failure(res);
-  return ((await res.json()) as { data: Record<DownKind, string | null> & { media?: string | null } }).data;
+  return ((await res.json()) as { data: StateTags }).data;
 }
 
 async function digestOf(file: string): Promise<string> {
@@ -91,8 +98,8 @@ export const partFile = (dataDir: string, kind: DownKind) => path.join(dataDir, 
  * meanwhile comes whole), and answers the file once its SHA-256 is the tag; a mismatch removes it.
  */
 export async function download(box: FleetIdentity, kind: DownKind, tag: string, dataDir: string, o: ClientOptions,
-  counter: { bytes: number } = { bytes: 0 }): Promise<string> {
-  return fetchVerified(box, PATHS[kind], kind, partFile(dataDir, kind), tag, o, counter,
+  counter: { bytes: number } = { bytes: 0 }, restore = false): Promise<string> {
+  return fetchVerified(box, `${PATHS[kind]}${restore ? RESTORE : ''}`, kind, partFile(dataDir, kind), tag, o, counter,
     (got) => `The ${kind} downloaded from central does not match its version ${tag.slice(0, 12)} ` +
       `(got ${got.slice(0, 12)}); it was not applied and is fetched again on the next sync`);
 }
@@ -136,11 +143,34 @@ async function fetchVerified(box: FleetIdentity, p: string, what: string, file: 
   return file;
 }
 
-async function apply(db: Knex, kind: DownKind, file: string): Promise<void> {
+async function apply(db: Knex, kind: DownKind, file: string, restore = false): Promise<void> {
   const { json } = await readPackageJson({ path: file }, LIMITS);
   if (kind === 'package') await applyContent(db, parseContentPackage(json));
+  else if (kind === 'students' && restore) await restoreStudents(db, parseStudentsPackage(json));
   else if (kind === 'students') await applyStudents(db, parseStudentsPackage(json));
   else await applyTeachers(db, parseTeachersPackage(json));
+}
+
+/**
+ * The roster with central's progress, on a box that has none. The progress rows it writes are central's own:
+ * their journal entries are removed in the same transaction, so that they are not sent back up. SQLite has
+ * one writer, so every entry after `before` inside this transaction is the import's.
+ */
+async function restoreStudents(db: Knex, pkg: ReturnType<typeof parseStudentsPackage>): Promise<void> {
+  await db.transaction(async (trx) => {
+    const top = (await trx('fleetchanges').max({ n: 'seq' }).first()) as { n: number | string | null } | undefined;
+    const before = Number(top?.n ?? 0);
+    await applyStudents(trx, pkg);
+    await trx('fleetchanges').where('seq', '>', before).whereIn('tablename', RESTORED_TABLES).delete();
+  });
+}
+
+/** A box holding no learner progress at all: a new box, or one whose card was replaced. */
+async function holdsNoProgress(db: Knex): Promise<boolean> {
+  for (const table of RESTORED_TABLES) {
+    if (await db(table).first(db.raw('1 as one'))) return false;
+  }
+  return true;
 }
 
 async function report(box: FleetIdentity, body: Record<string, unknown>, o: ClientOptions): Promise<void> {
@@ -283,8 +313,11 @@ async function sendApplied(db: Knex, box: FleetIdentity, o: ClientOptions): Prom
 
 export async function syncDown(db: Knex, box: FleetIdentity, dataDir: string, o: ClientOptions,
   mediaDir?: string): Promise<DownResult> {
-  const tags = await pollState(box, o);
   const done = await downRows(db);
+  // Only a box that never applied a roster and holds no progress takes central's progress: on any other,
+  // central's copy could be older than what the box has not sent yet.
+  const restore = !done.get('students')?.appliedtag && await holdsNoProgress(db);
+  const tags = await pollState(box, o, restore);
   const out: DownResult = { applied: [], refused: [], unchanged: [], media: { fetched: [], removed: [] }, bytes: 0 };
   const counter = { bytes: 0 };
   let kept = 0;
@@ -313,9 +346,9 @@ export async function syncDown(db: Knex, box: FleetIdentity, dataDir: string, o:
       out.unchanged.push(kind);
       continue;
     }
-    const file = await download(box, kind, tag, dataDir, o, counter);
+    const file = await download(box, kind, tag, dataDir, o, counter, restore && kind === 'students');
     try {
-      await apply(db, kind, file);
+      await apply(db, kind, file, restore && kind === 'students');
     } catch (err) {
       // The classroom's own refusal (409: learners on a lesson the package drops; 400: a package it cannot
       // take): reported once, kept, and not tried again until central's version changes.
@@ -330,7 +363,11 @@ export async function syncDown(db: Knex, box: FleetIdentity, dataDir: string, o:
     } finally {
       fs.rmSync(file, { force: true });
     }
-    await record(db, kind, { appliedtag: tag, appliedat: new Date().toISOString(), refusedtag: null, refusal: null });
+    // After a restore, the plain roster it contained is what the box holds: recorded as applied, so that the
+    // next poll fetches nothing.
+    const applied = restore && kind === 'students' && tags.studentsplain ? tags.studentsplain : tag;
+    await record(db, kind, { appliedtag: applied, appliedat: new Date().toISOString(), refusedtag: null,
+      refusal: null });
     out.applied.push(kind);
     await keep({ kind, tag });
   }

@@ -2,10 +2,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { Knex } from '@lms/db';
 import { UsageError } from '@lms/db';
-import { boxAuthorization, type ReleaseOffer, type ReleaseReportBody } from '@lms/shared';
+import { boxAuthorization, inWindow, type ReleaseOffer, type ReleaseReportBody } from '@lms/shared';
 import { FleetError, request, type ClientOptions } from './client';
 import type { FleetCliContext } from './commands';
 import { readIdentity, type FleetIdentity } from './identity';
+import { maintenanceWindow, readApplied } from './settings';
 
 /**
  * The box's side of staged releases (docs/fleet-protocol.md, "Releases"). Each sync stores the release central
@@ -60,13 +61,18 @@ export async function syncRelease(db: Knex, identity: FleetIdentity, offer: Rele
   await storeOffer(db, offer ?? null);
 }
 
-/** `release-offer`: the offered release as one JSON line (`{}` when none), for the updater. */
-export async function releaseOfferCommand(_args: string[], c: FleetCliContext): Promise<number> {
-  if (!(await readIdentity(c.db))) {
+/**
+ * `release-offer`: the offered release as one JSON line (`{}` when none), for the updater, with the box's
+ * maintenance window (central's setting, else outside school hours) and whether this box's local time is in it.
+ */
+export async function releaseOfferCommand(_args: string[], c: FleetCliContext, now = new Date()): Promise<number> {
+  const offer = (await readIdentity(c.db)) ? await readOffer(c.db) : undefined;
+  if (!offer) {
     c.out('{}');
     return 0;
   }
-  c.out(JSON.stringify((await readOffer(c.db)) ?? {}));
+  const window = maintenanceWindow((await readApplied(c.db)).values);
+  c.out(JSON.stringify({ ...offer, window, inwindow: inWindow(window, now.getHours() * 60 + now.getMinutes()) }));
   return 0;
 }
 

@@ -20,6 +20,7 @@ import * as m0020 from './migrations/0020_access_record';
 import * as m0021 from './migrations/0021_learner_erasure';
 import * as m0022 from './migrations/0022_fleet_down_versions';
 import * as m0023 from './migrations/0023_box_releases';
+import * as m0024 from './migrations/0024_fleet_operations';
 import { appUsageTotalTables } from './app-usage-totals';
 import { quizResultTables } from './quiz-results';
 import { tables } from './schema-0001';
@@ -45,6 +46,7 @@ export const migrations: MigrationList = [
   ['0021_learner_erasure', m0021],
   ['0022_fleet_down_versions', m0022],
   ['0023_box_releases', m0023],
+  ['0024_fleet_operations', m0024],
 ];
 
 // Tables added after 0001 join the list so that their JSON and timestamp columns read back normalised too.
@@ -56,6 +58,8 @@ export const kinds = columnKinds([
   ...m0021.learnerErasureTables,
   ...m0022.fleetDownVersionTables,
   ...m0023.boxReleaseTables,
+  ...m0024.fleetOperationTables,
+  ...m0024.fleetOperationColumns,
 ]);
 export { tables };
 export { backfillQuizResults, fillQuizResults, QUIZ_RESULTS } from './quiz-results';

@@ -9,6 +9,7 @@ import * as m0006 from './migrations/0006_minimise_learners';
 import * as m0007 from './migrations/0007_fleet_media';
 import * as m0008 from './migrations/0008_fleet_release';
 import * as m0009 from './migrations/0009_fleet_identity_schoolname';
+import * as m0010 from './migrations/0010_fleet_settings';
 import { tables } from './schema-0001';
 
 export const migrations: MigrationList = [
@@ -21,8 +22,9 @@ export const migrations: MigrationList = [
   ['0007_fleet_media', m0007],
   ['0008_fleet_release', m0008],
   ['0009_fleet_identity_schoolname', m0009],
+  ['0010_fleet_settings', m0010],
 ];
 
 export const kinds = columnKinds([...tables, ...m0004.fleetIdentityTables, ...m0005.fleetDownTables,
-  ...m0007.fleetMediaTables, ...m0008.fleetReleaseTables]);
+  ...m0007.fleetMediaTables, ...m0008.fleetReleaseTables, ...m0010.fleetSettingsTables]);
 export { tables };

@@ -73,6 +73,8 @@ export const contactBody = z.strictObject({
   rowswaiting: z.number().int().min(0).max(1e12).optional(),
   /** The box's failed syncs in a row (0 after a good one; optional like `rowswaiting`). */
   failures: z.number().int().min(0).max(1e9).optional(),
+  /** The settings version the box applied (optional: a box that takes no settings omits it). */
+  settingsversion: z.number().int().min(0).max(1e12).optional(),
 });
 export type ContactBody = z.infer<typeof contactBody>;
 export interface ContactAnswer {
@@ -86,6 +88,10 @@ export interface ContactAnswer {
   ackedseq: number;
   /** The box release central offers this box, or null (absent from a central without releases). */
   release?: ReleaseOffer | null;
+  /** The settings central wants the box to run with (optional: a central before them omits it). */
+  settings?: { version: number; values: FleetSettings };
+  /** Diagnostics requests waiting for this box, oldest first (optional like `settings`). */
+  diagnostics?: string[];
 }
 
 /** POST /fleet/box/log: a piece's answer. `already`: central had it (nothing was imported again). */
@@ -158,3 +164,57 @@ export const releaseReportBody = z.strictObject({
   message: z.string().max(2000).nullable().optional(),
 });
 export type ReleaseReportBody = z.infer<typeof releaseReportBody>;
+
+/**
+ * Settings a box may take from central (docs/fleet-protocol.md, "Settings"). Each is optional: one not set at
+ * central leaves the box on its own configuration. Nothing here names a command: central sets values the box
+ * already has, within ranges the box also checks.
+ */
+const clock = z.string().regex(/^([01]\d|2[0-3]):[0-5]\d$/, { error: 'must be a local time HH:MM' });
+export const FLEET_LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug'] as const;
+export const fleetSettingsSchema = z.strictObject({
+  /** Seconds between two syncs (the agent's interval; jitter and backoff stay the box's). */
+  syncintervalseconds: z.number().int().min(60).max(86_400).optional(),
+  /** The box's maintenance window, local times; `end` before `start` crosses midnight. */
+  maintenancewindow: z.strictObject({ start: clock, end: clock }).optional(),
+  loglevel: z.enum(FLEET_LOG_LEVELS).optional(),
+  /** Days the box keeps its own log files. */
+  logretentiondays: z.number().int().min(1).max(366).optional(),
+});
+export type FleetSettings = z.infer<typeof fleetSettingsSchema>;
+
+/** Outside school hours: what a box uses for its maintenance window when central sets none. */
+export const DEFAULT_MAINTENANCE_WINDOW = { start: '22:00', end: '05:00' } as const;
+
+/** Whether a local time (minutes after midnight) falls in a window (`end` before `start`: across midnight). */
+export function inWindow(w: { start: string; end: string }, minutes: number): boolean {
+  const m = (t: string) => Number(t.slice(0, 2)) * 60 + Number(t.slice(3, 5));
+  const s = m(w.start);
+  const e = m(w.end);
+  return s <= e ? minutes >= s && minutes < e : minutes >= s || minutes < e;
+}
+
+/** Largest diagnostics body a box sends, and what its log part may hold of it. */
+export const DIAGNOSTICS_BODY_BYTES = 1536 * 1024;
+export const DIAGNOSTICS_LOG_BYTES = 1024 * 1024;
+
+/** POST /fleet/box/diagnostics/:diagnosticid: what the box sends when central asked for diagnostics. */
+export const diagnosticsBody = z.strictObject({
+  protocol,
+  version,
+  freediskbytes: z.number().min(0).max(1e18).nullable(),
+  /** `PRAGMA integrity_check` (or the server's own check on PostgreSQL): `ok`, or the first problems. */
+  integrity: z.string().max(4000),
+  migrations: z.strictObject({
+    applied: z.array(z.string().max(200)).max(1000),
+    pending: z.array(z.string().max(200)).max(1000),
+  }),
+  /** Rows of the box's main tables. */
+  rowcounts: z.record(z.string().max(64), z.number().int().min(0)),
+  settings: z.strictObject({ version: z.number().int().min(0), values: fleetSettingsSchema }),
+  /** The box's recent log lines, oldest first, learner names removed. */
+  logs: z.array(z.string().max(16 * 1024)).max(20_000),
+  logbytes: z.number().int().min(0),
+  collectedat: isoTime,
+});
+export type DiagnosticsBody = z.infer<typeof diagnosticsBody>;

@@ -18,7 +18,9 @@ import { strictBody } from '../../auth/validation';
 import type { CentralCtx, Scope } from '../../http/types';
 import { isObjectNotFound, type ObjectInfo, type ObjectStore } from '../../objects';
 import { curriculumDocuments } from '../export/store';
-import { contentPackage, onSnapshot, packageToTempFile, schoolRoster, schoolTeachers } from '../sync/store';
+import {
+  contentPackage, onSnapshot, packageToTempFile, rosterProgress, schoolRoster, schoolTeachers,
+} from '../sync/store';
 
 /**
  * The down path (docs/fleet-protocol.md, "Down"): the bodies `POST /sync/cloud` and
@@ -59,8 +61,18 @@ let builds = 0;
 /** Bodies built since the process started: what a poll that finds nothing new must not add to. */
 export const bodyBuilds = (): number => builds;
 
+/**
+ * `restore=1`: the box has no learner progress at all (a new box, or a replacement on a fresh card) and asks
+ * for the learner roster with every learner's progress as central holds it (the `studentprogresses` of
+ * `PUT /import/students`), so that learners continue where central last saw them. A box with progress of its
+ * own never asks: central's copy could be older than the box's unsent rows.
+ */
+// Other keys are ignored, as before: nothing in the request names a school.
+export const downQuery = z.object({ restore: z.enum(['0', '1']).optional() });
+const restoring = (ctx: CentralCtx) => (ctx.query as { restore?: string } | undefined)?.restore === '1';
+
 /** Builds one body to a temporary file, or undefined when the school has none (no learners, no teachers). */
-async function build(db: Knex, s: BoxSchool, kind: DownKind): Promise<Built | undefined> {
+async function build(db: Knex, s: BoxSchool, kind: DownKind, restore = false): Promise<Built | undefined> {
   builds += 1;
   let file: { path: string; dispose: () => void };
   if (kind === 'package') {
@@ -71,7 +83,10 @@ async function build(db: Knex, s: BoxSchool, kind: DownKind): Promise<Built | un
     const studentusers = (await schoolRoster(db, s.schoolname, { teacherAccounts: true, hash: true }))
       .map((u) => ({ ...u, student: minimisedForBox(u.student) }));
     if (!studentusers.length) return undefined;
-    file = await packageToTempFile(writeStudentsZip({ studentusers }));
+    const studentprogresses = restore
+      ? await rosterProgress(db, studentusers.map((u) => u.student.studentid as string)) : undefined;
+    file = await packageToTempFile(writeStudentsZip({ studentusers,
+      ...(studentprogresses ? { studentprogresses } : {}) }));
   } else {
     const teachers = await schoolTeachers(db, s.schoolname, { hash: true });
     if (!teachers.length) return undefined;
@@ -190,10 +205,19 @@ export function withoutBrowserHeaders(res: CentralCtx['res']): void {
   for (const h of BROWSER_HEADERS) res.removeHeader(h);
 }
 
-/** The version tag of each body (null: the school has none); a poll that finds them unchanged fetches nothing. */
-export async function downState(ctx: CentralCtx): Promise<DownTags> {
+/**
+ * The version tag of each body (null: the school has none); a poll that finds them unchanged fetches nothing.
+ * A restoring box (`restore=1`) is answered the tag of the roster with progress, and as `studentsplain` the
+ * plain roster's, which it records once it applied the first: its next poll then finds the roster unchanged.
+ */
+export async function downState(ctx: CentralCtx): Promise<DownTags & { studentsplain?: string | null }> {
   withoutBrowserHeaders(ctx.res);
-  return (await current(ctx, await schoolOfBox(ctx.db, boxOf(ctx).boxid))).tags;
+  const s = await schoolOfBox(ctx.db, boxOf(ctx).boxid);
+  const { tags } = await current(ctx, s);
+  if (!restoring(ctx)) return tags;
+  const withProgress = await build(ctx.db, s, 'students', true);
+  withProgress?.dispose();
+  return { ...tags, students: withProgress?.tag ?? null, studentsplain: tags.students };
 }
 
 /** The media list whose SHA-256 is the state's `media` tag. */
@@ -227,7 +251,7 @@ export function downBody(kind: DownKind) {
   return async (ctx: CentralCtx): Promise<void> => {
     const { db, res } = ctx;
     const s = await schoolOfBox(db, boxOf(ctx).boxid);
-    const b = await build(db, s, kind);
+    const b = await build(db, s, kind, kind === 'students' && restoring(ctx));
     if (!b) throw httpError(404, kind === 'students' ? 'No student available' : 'No teacher available');
     try {
       res.setHeader('ETag', `"${b.tag}"`);

@@ -3,6 +3,7 @@ import {
   appliedBody,
   boxCredential,
   contactBody,
+  diagnosticsBody,
   enrolBody,
   enrolmentCode,
   httpError,
@@ -32,6 +33,7 @@ import {
   downBody,
   downMedia,
   downMediaFile,
+  downQuery,
   downReport,
   downState,
   mediaFileQuery,
@@ -42,8 +44,17 @@ import {
   createRelease, getRelease, listReleases, offeredRelease, releaseBody, releaseParams, reportRelease, setReleaseState,
   stageBody, stageRelease,
 } from './releases';
+import {
+  boxSettingsView, fleetSettings, putBoxSettings, putFleetSettings, putSchoolSettings, schoolParams, schoolSettings,
+  settingsBody,
+} from './settings';
+import {
+  DIAGNOSTICS_BODY_LIMIT, boxDiagnosticParams, diagnosticParams, getDiagnostics, listDiagnostics, receiveDiagnostics,
+  requestDiagnostics,
+} from './diagnostics';
 
-// The fleet (docs/fleet-protocol.md). Staff manage the boxes of their schools: the school-management
+// The fleet (docs/fleet-protocol.md). Staff manage the boxes of their schools (`getBox` answers 404 for a box
+// outside them, before anything of it is read or written): the school-management
 // permission, narrowed as every school route is (a box of another school is answered 404, as one that does
 // not exist). A box speaks with its own credential on routes that admit nothing else, and the enrolment
 // code is the credential of its one exchange (so it is no public route). Routes beyond the catalogue.
@@ -77,6 +88,46 @@ export const fleetRoutes: CentralRoute[] = [
   route('POST', '/fleet/boxes/:boxid/revoke', manage, scope.schoolsOfCaller, { params: boxParams },
     ({ db, scope, params }) => revokeBox(db, scope, params.boxid),
     { ...extra, summary: "revoke a box: its next request is refused" }),
+  // Settings a box takes on its next contact (values only: nothing here makes a box run anything).
+  // Fleet-wide settings reach every school's boxes: the super admin's alone.
+  route('GET', '/fleet/settings', roles('superadmin'), scope.wholeOrganisation, {},
+    ({ db }) => fleetSettings(db), { ...extra, summary: 'the settings every box takes unless its school or it sets' }),
+  route('PUT', '/fleet/settings', roles('superadmin'), scope.wholeOrganisation, { body: settingsBody },
+    ({ db, caller, body }) => putFleetSettings(db, body, actorOf(caller)),
+    { ...extra, summary: 'replace the fleet-wide box settings ({} clears them)' }),
+  route('GET', '/fleet/schools/:schoolid/settings', manage, scope.schoolsOfCaller, { params: schoolParams },
+    ({ db, scope, params }) => schoolSettings(db, scope, params.schoolid),
+    { ...extra, summary: "the settings a school's boxes take over the fleet's" }),
+  route('PUT', '/fleet/schools/:schoolid/settings', manage, scope.schoolsOfCaller,
+    { params: schoolParams, body: settingsBody },
+    ({ db, scope, caller, params, body }) => putSchoolSettings(db, scope, params.schoolid, body, actorOf(caller)),
+    { ...extra, summary: "replace a school's box settings ({} clears them)" }),
+  route('GET', '/fleet/boxes/:boxid/settings', manage, scope.schoolsOfCaller, { params: boxParams },
+    async ({ db, scope, params }) => boxSettingsView(db, await getBox(db, scope, params.boxid)),
+    { ...extra, summary: "a box's own settings, what it runs with, and the version it applied" }),
+  route('PUT', '/fleet/boxes/:boxid/settings', manage, scope.schoolsOfCaller, { params: boxParams, body: settingsBody },
+    async ({ db, scope, caller, params, body }) => {
+      await getBox(db, scope, params.boxid);
+      await putBoxSettings(db, params.boxid, body, actorOf(caller));
+      return boxSettingsView(db, await getBox(db, scope, params.boxid));
+    }, { ...extra, summary: "replace a box's own settings ({} clears them)" }),
+  // Diagnostics: the box sends a fixed report on its next contact; kept FLEET_DIAGNOSTICS_DAYS.
+  route('POST', '/fleet/boxes/:boxid/diagnostics', manage, scope.schoolsOfCaller, { params: boxParams },
+    async ({ db, scope, caller, params }) => {
+      await getBox(db, scope, params.boxid);
+      return requestDiagnostics(db, params.boxid, actorOf(caller));
+    }, { ...extra, status: 201, summary: 'ask a box for its diagnostics on its next contact' }),
+  route('GET', '/fleet/boxes/:boxid/diagnostics', manage, scope.schoolsOfCaller, { params: boxParams },
+    async ({ db, scope, params }) => {
+      await getBox(db, scope, params.boxid);
+      return listDiagnostics(db, params.boxid);
+    }, { ...extra, summary: "a box's diagnostics requests, newest first (without their reports)" }),
+  route('GET', '/fleet/boxes/:boxid/diagnostics/:diagnosticid', manage, scope.schoolsOfCaller,
+    { params: diagnosticParams },
+    async ({ db, scope, params }) => {
+      await getBox(db, scope, params.boxid);
+      return getDiagnostics(db, params.boxid, params.diagnosticid);
+    }, { ...extra, summary: 'one diagnostics report a box sent' }),
   route('POST', '/fleet/enrol', enrolmentCode(), scope.ownAccount, { body: enrolBody },
     ({ db, caller, body }) => enrol(db, enrollingOf(caller), body),
     { ...boxOptions, summary: "a box exchanges its code for its own credential (the SHA-256 of its secret)" }),
@@ -90,11 +141,12 @@ export const fleetRoutes: CentralRoute[] = [
     { ...extra, rawBody: true, summary: "a piece of the box's activity (log ZIP), imported once and acknowledged" }),
   // The down path: the box's own school only, taken from central's record of the box (nothing in the request
   // names a school).
-  route('GET', '/fleet/box/state', boxCredential(), scope.ownAccount, {}, downState,
+  route('GET', '/fleet/box/state', boxCredential(), scope.ownAccount, { query: downQuery }, downState,
     { ...extra, summary: "the version tags (SHA-256) of the box's school's package and rosters" }),
   route('GET', '/fleet/box/package', boxCredential(), scope.ownAccount, {}, downBody('package'),
     { ...extra, summary: "the curriculum package POST /sync/cloud pushes, for the box's school (ETag, Range)" }),
-  route('GET', '/fleet/box/roster/students', boxCredential(), scope.ownAccount, {}, downBody('students'),
+  route('GET', '/fleet/box/roster/students', boxCredential(), scope.ownAccount, { query: downQuery },
+    downBody('students'),
     { ...extra, summary: "the learner roster the students push sends, for the box's school (ETag, Range)" }),
   route('GET', '/fleet/box/roster/teachers', boxCredential(), scope.ownAccount, {}, downBody('teachers'),
     { ...extra, summary: "the teacher roster the students push sends, for the box's school (ETag, Range)" }),
@@ -133,4 +185,7 @@ export const fleetRoutes: CentralRoute[] = [
   route('POST', '/fleet/box/release/report', boxCredential(), scope.ownAccount, { body: releaseReportBody },
     ({ db, caller, body }) => reportRelease(db, boxOf(caller).boxid, body),
     { ...boxOptions, summary: 'a box reports an offered release installed, failed or rolled back' }),
+  route('POST', '/fleet/box/diagnostics/:diagnosticid', boxCredential(), scope.ownAccount,
+    { params: boxDiagnosticParams, body: diagnosticsBody }, receiveDiagnostics,
+    { ...extra, bodyLimit: DIAGNOSTICS_BODY_LIMIT, summary: 'a box sends the diagnostics central asked it for' }),
 ];
