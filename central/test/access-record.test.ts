@@ -337,6 +337,7 @@ const PARAMS: Record<string, string> = {
   schoolcontributeid: 'none',
   boxid: 'none',
   releaseid: '00000000-0000-4000-8000-000000000000',
+  diagnosticid: '00000000-0000-4000-8000-000000000000',
   filename: 'none.mp4',
   tag: 'none',
 };

@@ -57,6 +57,9 @@ const SIDE_PARAMS: Record<string, (x: Side) => string> = {
 };
 const OTHER_PARAMS: Record<string, (s: Sides) => string> = {
   questionid: (s) => s.questionid,
+  // Side A's box's report: the box in the path decides the scope (side B's box with it answers 404), and a
+  // box's own route finds it by its credential.
+  diagnosticid: (s) => s.A.diagnosticid,
   ...Object.fromEntries(
     [
       'levelquizquestionorder',

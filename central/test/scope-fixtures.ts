@@ -44,6 +44,8 @@ export interface Side {
   lmsuserid: string;
   /** A fleet box registered for the side's school. */
   boxid: string;
+  /** A diagnostics report the side's box sent. */
+  diagnosticid: string;
 }
 
 export interface Sides {
@@ -242,6 +244,9 @@ export async function seedSides(db: Knex): Promise<Sides> {
     s.boxid = uuid();
     await db('boxes').insert({ boxid: s.boxid, schoolid: school.schoolid, name: `Box ${k}`, state: 'enrolled',
       secrethash: '0'.repeat(64) });
+    s.diagnosticid = uuid();
+    await db('boxdiagnostics').insert({ diagnosticid: s.diagnosticid, boxid: s.boxid, state: 'received',
+      receivedat: new Date().toISOString(), bytes: 2, body: '{}' });
     sides[k] = s as Side;
   }
   return sides;

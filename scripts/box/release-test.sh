@@ -116,8 +116,9 @@ chmod 0755 "$root/usr/local/sbin/lms-test-restart"
 in_root /usr/local/sbin/lms-test-restart
 wait_up "$port" "$(cat "$root/run/lms-test-box.pid")" || { cat "$root/var/log/lms-test-box.log" >&2; fail "the box did not start"; }
 
-schoolid=$(node -p 'require("./db/dist").DEMO.schoolid')
+schoolid=$(node -p 'require("./shared/dist").DEMO_IDS.schoolid')
 reg=$(api POST /fleet/boxes "{\"schoolid\":\"$schoolid\",\"name\":\"Release test box\"}")
+echo "$reg" | grep -q '"enrolmentcode"' || fail "registering the box at central: $reg"
 code=$(echo "$reg" | json 'd.data.enrolmentcode')
 boxid=$(echo "$reg" | json 'd.data.box.boxid')
 in_root lms-classroom enroll --central "http://127.0.0.1:$central_port" --code "$code" >&2 || fail "enroll"
