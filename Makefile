@@ -11,7 +11,7 @@ CLASSROOM_DATABASE_URL ?= sqlite:data/classroom.sqlite
 export CENTRAL_DATABASE_URL CLASSROOM_DATABASE_URL
 
 .PHONY: help install build lint run test test-sqlite test-pg migrate seed-demo bench clean deploy-test box-package \
-	box-test box-test-arm64 image-test
+	box-test box-test-arm64 box-release image-test
 
 help:
 	@echo "make run        install, build, migrate, load demo data, start central :$(CENTRAL_PORT) and classroom :$(CLASSROOM_PORT)"
@@ -22,7 +22,8 @@ help:
 	@echo "make bench      run the benchmarks"
 	@echo "make deploy-test  the deploy/ kit on this machine: Caddy, 2 central instances, a classroom server, PostgreSQL, Redis, S3"
 	@echo "make box-package ARCH=amd64|arm64  the classroom server's Debian package in build/box/"
-	@echo "make box-test   the amd64 package's install, upgrade and removal in a Debian 12 chroot, then power cuts of a box in a VM"
+	@echo "make box-test   the amd64 package's install, upgrade and removal in a Debian 12 chroot, its staged releases and rollback, then power cuts of a box in a VM"
+	@echo "make box-release BOX_RELEASE_KEY=…  both architectures' packages into the signed apt repository BOX_REPO (build/box-repo)"
 	@echo "make box-test-arm64  the arm64 package, built and tested in an arm64 Debian 12 chroot under qemu-user"
 	@echo "make image-test   the container image and deploy/compose/ with podman (installs podman, makes a local base image)"
 
@@ -91,6 +92,15 @@ box-test: build
 	bash scripts/box/package-test.sh amd64 "$$deb"; \
 	bash scripts/box/release-test.sh amd64 "$$deb"; \
 	bash scripts/box/vm-power-cut.sh "$$deb"
+
+# docs/operations.md, "Box releases in stages": the packages of BOX_RELEASE_ARCHS into the signed apt repository
+# BOX_REPO (kept between releases), signed with GnuPG's key BOX_RELEASE_KEY; prints the key's fingerprint.
+BOX_RELEASE_ARCHS ?= amd64 arm64
+BOX_REPO ?= build/box-repo
+box-release: build
+	@set -euo pipefail; bash scripts/ci/ensure-box-tools.sh; debs=(); \
+	for a in $(BOX_RELEASE_ARCHS); do debs+=("$$(bash scripts/box/build-deb.sh "$$a" | tail -n 1)"); done; \
+	bash scripts/box/box-release.sh "$(BOX_REPO)" "$${debs[@]}"
 
 box-test-arm64: build
 	@set -euo pipefail; bash scripts/ci/ensure-box-tools.sh; \

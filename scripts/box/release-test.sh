@@ -2,7 +2,7 @@
 # Staged releases on a box, in a fresh Debian 12 root filesystem (chroot, no systemd):
 #   scripts/box/release-test.sh <amd64|arm64> lms-classroom_<version>_<arch>.deb
 # A box on release N, enrolled at a central of this checkout's build, is offered:
-#   1. N+1 from a repository signed by another key than the one central names: refused, the release paused;
+#   1. a release from a repository signed by another key than the one central names: refused, the release paused;
 #   2. N+1 from the organisation's signed repository (make box-release's layout): installed in its window while
 #      a learner keeps submitting results, healthy, reported installed;
 #   3. N+2, whose server does not start: installed, unhealthy, and the box returns to N+1 by itself, with every
@@ -35,6 +35,7 @@ in_root() { chroot "$root" "$@"; }
 
 # Three releases: N (the package under test), N+1 (the same, a later version), N+2 (a server that exits).
 version=$(dpkg-deb -f "$deb" Version)
+v0=${version}.0
 v1=${version}.1
 v2=${version}.2
 repack() { # version [broken]
@@ -45,6 +46,7 @@ repack() { # version [broken]
   dpkg-deb --root-owner-group -Zxz -z0 -b "$work/repack" "$work/lms-classroom_$1_$arch.deb" >/dev/null
   rm -rf "$work/repack"
 }
+repack "$v0"
 repack "$v1"
 repack "$v2" broken
 
@@ -55,7 +57,8 @@ gpg --batch --quiet --pinentry-mode loopback --passphrase '' --quick-gen-key 'LM
 gpg --batch --quiet --pinentry-mode loopback --passphrase '' --quick-gen-key 'Someone else <other@lms.test>' ed25519 sign never
 fpr=$(BOX_RELEASE_KEY=releases@lms.test bash scripts/box/box-release.sh "$work/repo" "$deb" "$work/lms-classroom_${v1}_$arch.deb" \
   "$work/lms-classroom_${v2}_$arch.deb" | tail -n 1)
-BOX_RELEASE_KEY=other@lms.test bash scripts/box/box-release.sh "$work/stranger" "$work/lms-classroom_${v1}_$arch.deb" >/dev/null
+BOX_RELEASE_KEY=other@lms.test bash scripts/box/box-release.sh "$work/stranger" "$work/lms-classroom_${v0}_$arch.deb" \
+  >/dev/null
 cp "$work/repo/key.gpg" "$work/stranger/key.gpg"
 repo_port=$(free_port)
 node -e '
@@ -127,18 +130,20 @@ update() { # the updater as its timer runs it, at once, restarting the server as
 }
 running() { in_root dpkg-query -W -f '${Version}' lms-classroom; }
 release() { # version repo → releaseid, staged for this box
-  local id
-  id=$(api POST /fleet/releases "{\"version\":\"$1\",\"repourl\":\"http://127.0.0.1:$repo_port/$2\",\"keyfingerprint\":\"$fpr\"}" \
-    | json 'd.data.releaseid')
+  local id answer
+  answer=$(api POST /fleet/releases "{\"version\":\"$1\",\"repourl\":\"http://127.0.0.1:$repo_port/$2\",\"keyfingerprint\":\"$fpr\"}")
+  echo "$answer" | grep -q '"releaseid"' || fail "publishing $1: $answer"
+  id=$(echo "$answer" | json 'd.data.releaseid')
   api POST "/fleet/releases/$id/stage" "{\"boxids\":[\"$boxid\"]}" >/dev/null
   echo "$id"
 }
 state() { api GET "/fleet/releases/$1" | json "d.data.$2"; }
 
-log "1. $v1 from a repository another key signed"
-r0=$(release "$v1" stranger)
+log "1. $v0 from a repository another key signed"
+r0=$(release "$v0" stranger)
 in_root lms-classroom fleet-sync >&2 || fail "fleet-sync"
 if update > "$work/update0.log" 2>&1; then cat "$work/update0.log" >&2; fail "the updater installed from a repository another key signed"; fi
+grep -q 'signature was refused' "$work/update0.log" || fail "the updater did not say the signature was refused"
 cat "$work/update0.log" >&2
 [ "$(running)" = "$version" ] || fail "the box left $version for a package another key signed"
 in_root lms-classroom fleet-sync >&2 || fail "fleet-sync"
