@@ -67,7 +67,8 @@ const COMPARED: Array<[string, string]> = [
   ['rpiuseraccess', 'rpiuseraccessid'],
 ];
 
-const countOf = async (db: Knex, table: string) => Number(((await db(table).count({ n: '*' }).first()) as Row).n);
+const countOf = async (db: Knex, table: string, where: Row = {}) =>
+  Number(((await db(table).where(where).count({ n: '*' }).first()) as Row).n);
 
 interface Box {
   name: string;
@@ -92,7 +93,8 @@ interface Answer { status: number; headers: http.IncomingHttpHeaders; body: Buff
 function call(port: number, p: string, o: { method?: string; headers?: Record<string, string>; body?: unknown } = {}):
   Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const body = o.body === undefined ? undefined : Buffer.isBuffer(o.body) ? o.body : Buffer.from(JSON.stringify(o.body));
+    const body = o.body === undefined ? undefined
+      : Buffer.isBuffer(o.body) ? o.body : Buffer.from(JSON.stringify(o.body));
     const headers: Record<string, string> = { ...(o.headers ?? {}) };
     if (body && !Buffer.isBuffer(o.body)) headers['Content-Type'] = 'application/json';
     if (body) headers['Content-Length'] = String(body.length);
@@ -142,14 +144,18 @@ const asWritten = (r: Row): Row => Object.fromEntries(Object.entries(r).map(([k,
 
 async function rowsByIds(db: Knex, table: string, key: string, ids: string[]): Promise<Map<string, Row>> {
   const out = new Map<string, Row>();
-  for (const part of chunked(ids)) for (const r of (await db(table).whereIn(key, part)) as Row[]) out.set(String(r[key]), r);
+  for (const part of chunked(ids)) {
+    for (const r of (await db(table).whereIn(key, part)) as Row[]) out.set(String(r[key]), r);
+  }
   return out;
 }
 
 async function main(): Promise<number> {
   const adminUrl = process.env.FLEET_TEST_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (!adminUrl) {
-    process.stderr.write('fleet-test needs FLEET_TEST_DATABASE_URL (or TEST_DATABASE_URL); `make fleet-test` sets it\n');
+    process.stderr.write(
+      'fleet-test needs FLEET_TEST_DATABASE_URL (or TEST_DATABASE_URL); `make fleet-test` sets it\n',
+    );
     return 2;
   }
   const t0 = Date.now();
@@ -233,7 +239,8 @@ async function main(): Promise<number> {
         const st = (await db('students').where({ studentid: l.studentid }).first()) as Row;
         const schooluserid = crypto.randomUUID();
         const schoolusername = `fleetb.${l.schoolusername.split('.')[1]}`;
-        await db('schoolusers').insert(asWritten({ ...su, schooluserid, schoolusername, schoolname: schoolB.schoolname }));
+        await db('schoolusers').insert(asWritten({ ...su, schooluserid, schoolusername,
+          schoolname: schoolB.schoolname }));
         await db('students').insert(asWritten({ ...st, studentid: crypto.randomUUID(), schooluserid,
           schoolname: schoolB.schoolname, standard: standardB }));
         learnersOf[schoolB.schoolname].push(schoolusername);
@@ -367,8 +374,10 @@ async function main(): Promise<number> {
         }
         await Promise.all(work);
         const failed = boxes.filter((b) => b.submitFailures);
-        if (failed.length) throw new Error(failed.map((b) => `${b.name}: ${b.submitFailures} submissions refused`).join('; '));
-        return boxes.map((b) => `${b.name} ${b.submitted}`).join(', ') + ` results; ${offBox.name}'s link off throughout`;
+        if (failed.length)
+          throw new Error(failed.map((b) => `${b.name}: ${b.submitFailures} submissions refused`).join('; '));
+        return `${boxes.map((b) => `${b.name} ${b.submitted}`).join(', ')} results; ` +
+          `${offBox.name}'s link off throughout`;
       });
     offBox.link!.setOff(false);
 
@@ -401,7 +410,8 @@ async function main(): Promise<number> {
             if (!there) problems.push(`${b.name}: ${table} ${String(row[key])} missing at central`);
             else {
               const d = differences(row, there);
-              if (d.length) problems.push(`${b.name}: ${table} ${String(row[key])} differs (${d.slice(0, 3).join('; ')})`);
+              if (d.length)
+                problems.push(`${b.name}: ${table} ${String(row[key])} differs (${d.slice(0, 3).join('; ')})`);
             }
           }
           if (table === 'studentprogress' && mine.length !== b.submitted)
@@ -474,7 +484,8 @@ async function main(): Promise<number> {
         body: { schoolid: DEMO_IDS.schoolid, name: 'Fleet test probe' } });
       const { box, enrolmentcode } = reg.json().data as { box: { boxid: string }; enrolmentcode: string };
       const probeSecret = crypto.randomBytes(32).toString('hex');
-      const en = await call(proxy, '/fleet/enrol', { method: 'POST', headers: { Authorization: `Enrol ${enrolmentcode}` },
+      const en = await call(proxy, '/fleet/enrol', { method: 'POST',
+        headers: { Authorization: `Enrol ${enrolmentcode}` },
         body: { secret: probeSecret, version: '1.0.0', protocol: 1 } });
       if (en.status !== 200) throw new Error(`the probe's enrolment answered ${said(en)}`);
       const boxAuth = { Authorization: `Box ${box.boxid}.${probeSecret}` };
@@ -493,7 +504,8 @@ async function main(): Promise<number> {
       const seen: string[] = [];
       for (const [method, p, body] of probes) {
         const r = await call(proxy, p, { method, headers: boxAuth, body });
-        if (r.status !== 401 && r.status !== 403) throw new Error(`${method} ${p} with the box's credential answered ${said(r)}`);
+        if (r.status !== 401 && r.status !== 403)
+          throw new Error(`${method} ${p} with the box's credential answered ${said(r)}`);
         seen.push(`${method} ${p.split('?')[0]} ${r.status}`);
       }
       // Activity: a piece naming school B's learner, sent with the demo school's box credential.
@@ -503,7 +515,8 @@ async function main(): Promise<number> {
       const forgedId = crypto.randomUUID();
       const doc = { log: { result: [{ ...template, studentprogressid: forgedId,
         studentprogressquestions: questions.map((q) => ({ ...q, studentprogressquestionid: crypto.randomUUID(),
-          studentprogressid: forgedId })) }], progress: Object.fromEntries(PROGRESS_KEYS.map((k) => [k, []])), access: [] } } as unknown as LogDocument;
+          studentprogressid: forgedId })) }],
+        progress: Object.fromEntries(PROGRESS_KEYS.map((k) => [k, []])), access: [] } } as unknown as LogDocument;
       const zip = await streamToBuffer(writeLogZipFromDocument(doc));
       const boundary = `----fleet${crypto.randomBytes(6).toString('hex')}`;
       const form = Buffer.concat([
@@ -511,23 +524,30 @@ async function main(): Promise<number> {
           'Content-Type: application/zip\r\n\r\n'),
         zip, Buffer.from(`\r\n--${boundary}--\r\n`),
       ]);
-      const before = Number(((await central!('studentprogress').where({ schoolname: schoolB.schoolname })
-        .count({ n: '*' }).first()) as Row).n);
+      // What central holds for school B, and anything an import could leave: results, pending rows, syncs.
+      const ofB = async () => [
+        Number(((await central!('studentprogress as p').join('students as s', 's.studentid', 'p.studentid')
+          .where('s.schoolname', schoolB.schoolname).count({ n: '*' }).first()) as Row).n),
+        await countOf(central!, 'studentprogress'), await countOf(central!, 'logimportpending'),
+      ].join('/');
+      const before = await ofB();
       const piece = await call(proxy, '/fleet/box/log', { method: 'POST', body: form, headers: { ...boxAuth,
         'Content-Type': `multipart/form-data; boundary=${boundary}`, 'X-Fleet-First': '1', 'X-Fleet-Last': '1',
         'X-Fleet-Protocol': '1' } });
       const written = await central!('studentprogress').where({ studentprogressid: forgedId }).first();
-      const after = Number(((await central!('studentprogress').where({ schoolname: schoolB.schoolname })
-        .count({ n: '*' }).first()) as Row).n);
+      const after = await ofB();
       if (written || after !== before)
         throw new Error(`central kept school B's result sent by a demo school box (answer ${said(piece)})`);
-      const refused = (piece.json().data as { refused?: unknown } | false);
-      return `${seen.join(', ')}; a piece with ${schoolB.schoolname}'s learner: ${piece.status}, refused ` +
-        `${JSON.stringify(refused && refused.refused)}, nothing written for that school`;
+      // The piece was read and its rows turned away (not merely a piece central could not read).
+      const answer = piece.status === 200 ? (piece.json().data as { refused?: number }) : undefined;
+      if (!answer?.refused) throw new Error(`the piece answered ${said(piece)}, not a refusal of its rows`);
+      return `${seen.join(', ')}; a piece with ${schoolB.schoolname}'s learner's result: 200 with ` +
+        `${answer.refused} rows refused, nothing written for that school (results/all results/pending ${after})`;
     });
 
     // ---- revocation ------------------------------------------------------------------------------------
-    await check('a revoked box is refused on its next request, records it, and central takes nothing more', async () => {
+    const revoked = 'a revoked box is refused on its next request, records it, and central takes nothing more';
+    await check(revoked, async () => {
       const b = boxes[0];
       const rev = await call(proxy, `/fleet/boxes/${b.boxid}/revoke`, { method: 'POST', headers: staff });
       if (rev.status !== 200) throw new Error(`revoke answered ${said(rev)}`);
@@ -549,7 +569,8 @@ async function main(): Promise<number> {
       const ids = await resultIds(b);
       const atCentral = await rowsByIds(central!, 'studentprogress', 'studentprogressid', ids);
       const missing = ids.filter((id) => !atCentral.has(id));
-      if (missing.length !== 1) throw new Error(`${missing.length} of ${b.name}'s results are not at central, 1 expected`);
+      if (missing.length !== 1)
+        throw new Error(`${missing.length} of ${b.name}'s results are not at central, 1 expected`);
       const box = (await central!('boxes').where({ boxid: b.boxid }).first()) as Row;
       return `${b.name}: "${words}"; its result after revoking stayed on the box; central: ${String(box.state)}`;
     });
@@ -561,12 +582,13 @@ async function main(): Promise<number> {
     for (const b of boxes) {
       const ids = await resultIds(b);
       const at = (await rowsByIds(central!, 'studentprogress', 'studentprogressid', ids)).size;
-      const pieces = Number(((await central!('syncs').where({ created_by: b.boxid }).count({ n: '*' }).first()) as Row).n);
+      const pieces = await countOf(central!, 'syncs', { created_by: b.boxid });
       const s = b.link!.stats;
       say(`| ${b.name} | ${b.schoolname} | ${b.profile.name} | ${ids.length} | ${at} | ${pieces} | ${s.outages} | ` +
         `${s.cutConnections} | ${s.bytesUp} | ${s.bytesDown} |`);
     }
-    say(`${totals.results} results, ${totals.questions} question rows, ${totals.access} sign-ins in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    say(`${totals.results} results, ${totals.questions} question rows, ${totals.access} sign-ins; ` +
+      `${((Date.now() - t0) / 1000).toFixed(0)} s`);
   } catch (err) {
     say(`FAIL ${(err as Error).message}`);
     keep = true;
@@ -575,7 +597,8 @@ async function main(): Promise<number> {
     await central?.destroy();
     await stopChildren();
     for (const b of boxes) await b.link?.close();
-    if (!keep && !anyCheckFailed()) await admin.raw(`DROP DATABASE IF EXISTS ${tag}_central WITH (FORCE)`).catch(() => undefined);
+    if (!keep && !anyCheckFailed())
+      await admin.raw(`DROP DATABASE IF EXISTS ${tag}_central WITH (FORCE)`).catch(() => undefined);
     await admin.destroy();
   }
   printTable();
