@@ -12,7 +12,7 @@
  *   sides see a reset), and a connection attempted while down is accepted and reset at once;
  * - loss: TCP retransmits a lost segment, which a proxy above TCP cannot reproduce; what loss does to a sync
  *   (a request that stalls and fails) is emulated as a cut: each slice relayed has `cutChance` of ending its
- *   connection there, both sides reset. With 1 KiB slices, 0.002 cuts one transfer in about 500 KiB;
+ *   connection there, both sides reset. With 1 KiB slices, 0.005 cuts one transfer in about 200 KiB;
  * - off: `setOff(true)` (or `offUntil`, milliseconds from the start) makes the link fully down, as an outage
  *   that does not end, until switched on.
  *
