@@ -17,7 +17,9 @@
  *   that does not end, until switched on.
  *
  * Every cut is counted: `outages` (down periods begun), `cutConnections` (open connections destroyed by an
- * outage, by loss or by switching off) and `refused` (connections reset at once because the link was down).
+ * outage, by loss or by switching off), `cutInFlight` (those of them with bytes on their way: a transfer
+ * broken, not an idle kept-alive connection) and `refused` (connections reset at once because the link was
+ * down).
  */
 import net from 'node:net';
 
@@ -38,6 +40,8 @@ export interface LinkStats {
   connections: number;
   outages: number;
   cutConnections: number;
+  /** Of those, the ones cut with bytes on their way in either direction (a transfer broken, not an idle one). */
+  cutInFlight: number;
   refused: number;
   /** Bytes delivered towards central, and towards the box. */
   bytesUp: number;
@@ -68,7 +72,9 @@ interface Direction {
 /** Starts a link to `target` (host, port); resolves once it listens on a loopback port of its own. */
 export function startLink(target: { host: string; port: number }, profile: LinkProfile): Promise<Link> {
   const started = Date.now();
-  const stats: LinkStats = { connections: 0, outages: 0, cutConnections: 0, refused: 0, bytesUp: 0, bytesDown: 0 };
+  const stats: LinkStats = {
+    connections: 0, outages: 0, cutConnections: 0, cutInFlight: 0, refused: 0, bytesUp: 0, bytesDown: 0,
+  };
   const open = new Set<{ kill(): void }>();
   let off = false;
   let wasDown = false;
@@ -105,11 +111,15 @@ export function startLink(target: { host: string; port: number }, profile: LinkP
     stats.connections += 1;
     const central = net.connect(target.port, target.host);
     let dead = false;
+    let lastByteAt = 0;
+    // Bytes wait in a queue, or the last ones were delivered so recently that an answer is still due.
+    const inFlightFor = () => dirs.some((d) => d.queued > 0) || Date.now() - lastByteAt < 2 * profile.delayMs + 100;
     const dirs: Direction[] = [0, 1].map(() => ({ queue: [], queued: 0, tokens: burst, refilledAt: Date.now() }));
     const conn = {
       kill() {
         if (dead) return;
         stats.cutConnections += 1;
+        if (inFlightFor()) stats.cutInFlight += 1;
         end(true);
       },
     };
@@ -145,14 +155,15 @@ export function startLink(target: { host: string; port: number }, profile: LinkP
             d.timer = setTimeout(pump, Math.max(1, Math.ceil((head.buf.length - d.tokens) / bytesPerMs)));
             return;
           }
-          d.tokens -= head.buf.length;
-          d.queue.shift();
-          d.queued -= head.buf.length;
           if (profile.cutChance && Math.random() < profile.cutChance) {
             conn.kill();
             return;
           }
+          d.tokens -= head.buf.length;
+          d.queue.shift();
+          d.queued -= head.buf.length;
           to.write(head.buf);
+          lastByteAt = Date.now();
           if (up) stats.bytesUp += head.buf.length;
           else stats.bytesDown += head.buf.length;
           if (d.queued < HIGH_WATER && from.isPaused()) from.resume();
