@@ -359,24 +359,31 @@ async function main(): Promise<number> {
             await sleep(500);
           }
         });
-        // Halfway, central changes a lesson and adds a learner to each school.
-        await sleep(ACTIVITY_MS / 2);
-        const db = central!;
-        await db('lessons').where({ lessonid: DEMO_IDS.lessons[0].lessonid }).update({ lessonname: newLessonName });
-        for (const school of [DEMO_IDS.schoolname, schoolB.schoolname]) {
-          const l = DEMO_IDS.learners[0];
-          const su = (await db('schoolusers').where({ schooluserid: l.schooluserid }).first()) as Row;
-          const st = (await db('students').where({ studentid: l.studentid }).first()) as Row;
-          const schoolusername = `fleetnew.${crypto.randomBytes(3).toString('hex')}`;
-          const schooluserid = crypto.randomUUID();
-          const standard = school === DEMO_IDS.schoolname ? st.standard
-            : ((await db('standards').where({ schoolname: school }).first()) as Row).standardid;
-          await db('schoolusers').insert(asWritten({ ...su, schooluserid, schoolusername, schoolname: school }));
-          await db('students').insert(asWritten({ ...st, studentid: crypto.randomUUID(), schooluserid,
-            schoolname: school, standard, studentfirstname: 'Newcomer' }));
-          newLearners[school] = schoolusername;
-        }
-        await Promise.all(work);
+        // Halfway, an administrator renames a lesson and enrols a learner in each school, through central's API.
+        const changes = async () => {
+          await sleep(ACTIVITY_MS / 2);
+          const lessonid = DEMO_IDS.lessons[0].lessonid;
+          const got = await call(proxy, `/lesson/${lessonid}`, { headers: staff });
+          const lesson = got.json().data as Row;
+          const renamed = await call(proxy, `/lesson/${lessonid}`, { method: 'PUT', headers: staff, body: {
+            lessonname: newLessonName, lessonorder: lesson.lessonorder, total_points: 100, levelid: lesson.levelid,
+            passing_points: 0 } });
+          if (renamed.status !== 200) throw new Error(`PUT /lesson/${lessonid} answered ${said(renamed)}`);
+          for (const school of [demo, schoolB]) {
+            const schoolusername = `fleetnew${crypto.randomBytes(3).toString('hex')}`;
+            const standard = ((await central!('standards').where({ schoolname: school.schoolname }).first()) as Row)
+              .standardid;
+            const made = await call(proxy, '/student/create?online=false', { method: 'POST', headers: staff, body: {
+              curriculumid: [DEMO_IDS.curriculumid], schoolid: school.schoolid, standard, students: [{
+                studentfirstname: 'Newcomer', studentlastname: 'Fleet', dateofjoin: '05-01-2026', genderid: '1',
+                city: 'Phnom Penh', country: DEMO_IDS.countryname, state: 'Phnom Penh', schoolusername,
+                schooluserpasswordhash: DEMO_IDS.password }] } });
+            if (made.status !== 200)
+              throw new Error(`POST /student/create for ${school.schoolname} answered ${said(made)}`);
+            newLearners[school.schoolname] = schoolusername;
+          }
+        };
+        await Promise.all([...work, changes()]);
         const failed = boxes.filter((b) => b.submitFailures);
         if (failed.length)
           throw new Error(failed.map((b) => `${b.name}: ${b.submitFailures} submissions refused`).join('; '));
