@@ -8,13 +8,14 @@
  * emulated as random mid-transfer cuts, and a switch that takes the link fully off).
  *
  * Time is compressed: the agents run every 2 s (FLEET_SYNC_INTERVAL_SECONDS=2), back off from 1 s to 4 s
- * (FLEET_MIN_BACKOFF_SECONDS, FLEET_MAX_BACKOFF_SECONDS) and send pieces of 10 journal entries
+ * (FLEET_MIN_BACKOFF_SECONDS, FLEET_MAX_BACKOFF_SECONDS) and send pieces of 100 journal entries
  * (FLEET_PIECE_ROWS=100), so that many pieces cross many cuts. The profiles, scaled down:
  * - "2G": 150 ms each way (300 ms round trip), 100 kbit/s each way, down for 2 s of every 6 s (the issue's
  *   20 s of every minute, ten times faster), and 2 % loss taken as a 0.5 % chance per KiB relayed of cutting
  *   the connection there;
  * - "off for a week, then an hour of link": the link is off during the whole of the learners' activity (the
- *   "week", about a minute here), then on (150 ms each way, 384 kbit/s, no outages) for the rest of the run.
+ *   "week", 90 s here: FLEET_TEST_ACTIVITY_SECONDS), then on (150 ms each way, 384 kbit/s, no outages) for
+ *   the rest of the run.
  * One 2G box runs with its clock three years behind (a preload, ./clock-shift.ts, shifts what JavaScript
  * reads of the time; SQLite's own CURRENT_TIMESTAMP keeps the machine's).
  *
