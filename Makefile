@@ -11,7 +11,7 @@ CLASSROOM_DATABASE_URL ?= sqlite:data/classroom.sqlite
 export CENTRAL_DATABASE_URL CLASSROOM_DATABASE_URL
 
 .PHONY: help install build lint run test test-sqlite test-pg migrate seed-demo bench clean deploy-test box-package \
-	box-test box-test-arm64 box-release image-test
+	box-test box-test-arm64 box-release image-test fleet-test
 
 help:
 	@echo "make run        install, build, migrate, load demo data, start central :$(CENTRAL_PORT) and classroom :$(CLASSROOM_PORT)"
@@ -26,6 +26,7 @@ help:
 	@echo "make box-release BOX_RELEASE_KEY=…  both architectures' packages into the signed apt repository BOX_REPO (build/box-repo)"
 	@echo "make box-test-arm64  the arm64 package, built and tested in an arm64 Debian 12 chroot under qemu-user"
 	@echo "make image-test   the container image and deploy/compose/ with podman (installs podman, makes a local base image)"
+	@echo "make fleet-test   2 central instances (PostgreSQL, HAProxy) and 3 classroom boxes syncing over emulated 2G and offline links"
 
 node_modules/.package-lock.json: package.json package-lock.json $(wildcard */package.json)
 	npm install --no-audit --no-fund
@@ -125,6 +126,13 @@ image-test: build
 	    pg_ctlcluster --skip-systemctl-redirect "$$ver" "$$cluster" stop || rc=1; fi; \
 	fi; \
 	exit $$rc
+
+# docs/fleet-protocol.md, "The end-to-end test": central's two instances behind HAProxy on a PostgreSQL database of
+# the run's own, three classroom boxes on SQLite, each box's link through the link emulator of scripts/src/fleet-test.
+fleet-test: build
+	@set -euo pipefail; bash scripts/ci/ensure-haproxy.sh; \
+	eval "$$(bash scripts/ci/ensure-services.sh)"; \
+	TEST_DATABASE_URL="$${FLEET_TEST_DATABASE_URL:-$$TEST_DATABASE_URL}" node scripts/dist/fleet-test/index.js
 
 bench: build
 	node scripts/dist/bench/index.js

@@ -69,6 +69,7 @@ const schema = z.object({
   FLEET_PIECE_ROWS: z.coerce.number().int().min(1).max(5000).default(500),
   FLEET_MAX_BACKOFF_SECONDS: positiveInt(3600),
   FLEET_REMOTE_SETTINGS: flagDefaultOn,
+  FLEET_MIN_BACKOFF_SECONDS: positiveInt(30),
 });
 
 export const CLASSROOM_SECRETS = ['JWT_SECRET', 'SERVER_SYNC_KEY'] as const;
@@ -156,15 +157,16 @@ function fleetSettings(e: { FLEET_REQUEST_TIMEOUT_SECONDS: number }) {
 
 /** The sync agent's settings (the server runs it while the box is enrolled and FLEET_SYNC is on). */
 function agentSettings(e: {
-  FLEET_SYNC: boolean; FLEET_SYNC_INTERVAL_SECONDS: number; FLEET_PIECE_ROWS: number; FLEET_MAX_BACKOFF_SECONDS: number;
-  FLEET_REMOTE_SETTINGS: boolean;
+  FLEET_SYNC: boolean; FLEET_SYNC_INTERVAL_SECONDS: number; FLEET_PIECE_ROWS: number;
+  FLEET_MIN_BACKOFF_SECONDS: number; FLEET_MAX_BACKOFF_SECONDS: number; FLEET_REMOTE_SETTINGS: boolean;
 }) {
   return {
     enabled: e.FLEET_SYNC,
     remoteSettings: e.FLEET_REMOTE_SETTINGS,
     intervalMs: e.FLEET_SYNC_INTERVAL_SECONDS * 1000,
     pieceRows: e.FLEET_PIECE_ROWS,
-    minBackoffMs: 30_000,
+    // The first retry never waits past the ceiling, whatever the two settings say.
+    minBackoffMs: Math.min(e.FLEET_MIN_BACKOFF_SECONDS, e.FLEET_MAX_BACKOFF_SECONDS) * 1000,
     maxBackoffMs: e.FLEET_MAX_BACKOFF_SECONDS * 1000,
   };
 }

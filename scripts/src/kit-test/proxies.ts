@@ -35,8 +35,12 @@ export interface ProxiedKit {
 export const caddyRootCrt = (tmp: string) =>
   path.join(tmp, 'caddy', 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt');
 
-/** Starts HAProxy, then Caddy, each once the one before answers; resolves to Caddy's CA certificate. */
-export async function startProxies(kit: ProxiedKit, waitFor: WaitFor, cwd = repoRoot): Promise<string> {
+/** HAProxy with deploy/haproxy.cfg in front of the given ports; resolves once it answers central's /readyz. */
+export async function startHaproxy(
+  kit: Pick<ProxiedKit, 'tmp' | 'logs'> & { ports: Pick<ProxiedKit['ports'], 'central' | 'classroom' | 'haproxy'> },
+  waitFor: WaitFor,
+  cwd = repoRoot,
+): Promise<void> {
   const { tmp, logs, ports } = kit;
   const deploy = path.join(repoRoot, 'deploy');
   const haproxy = start('haproxy', ['haproxy', '-f', path.join(deploy, 'haproxy.cfg')], {
@@ -53,6 +57,13 @@ export async function startProxies(kit: ProxiedKit, waitFor: WaitFor, cwd = repo
       throw new Error(`haproxy exited ${haproxy.child.exitCode}: ${fs.readFileSync(haproxy.log, 'utf8').slice(-400)}`);
     return (await plain(ports.haproxy.central, '/readyz')).status === 200;
   });
+}
+
+/** Starts HAProxy, then Caddy, each once the one before answers; resolves to Caddy's CA certificate. */
+export async function startProxies(kit: ProxiedKit, waitFor: WaitFor, cwd = repoRoot): Promise<string> {
+  const { tmp, logs, ports } = kit;
+  const deploy = path.join(repoRoot, 'deploy');
+  await startHaproxy(kit, waitFor, cwd);
   const xdg = path.join(tmp, 'caddy');
   start('caddy', ['caddy', 'run', '--config', path.join(deploy, 'Caddyfile'), '--adapter', 'caddyfile'], {
     PATH: process.env.PATH, HOME: tmp,
