@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEMO, central, classroom, repoRoot, type Knex, type TestDatabase } from '@lms/db';
 import { PROGRESS_KEYS, ROLE_IDS, type LogDocument, type ProgressKey } from '@lms/shared';
-import { benchDatabase, procCpuSeconds, startCentral, stopServer } from './servers';
+import { benchDatabase, procCpuSeconds, procMb, resetPeakRss, startCentral, stopServer } from './servers';
 import { SIX_MONTH_SCHOOL, learnersOf, logSource, writeLogZipFile, type Learner } from './log-import-data';
 import { TEACHER, seedSchool } from './log-import';
 
@@ -532,6 +532,12 @@ export async function runFleetBench(): Promise<void> {
       `wall time); each box syncs every ${POLL_SECONDS} s (±20 %) of simulated time; ${LINK_BOXES} boxes on 2G ` +
       `(${G2.rttMs} ms round trip, ${G2.kbit} kbit/s, ${G2.loss * 100} % loss, cut ${G2.cutS} s of every ` +
       `${G2.cutEveryS} s), the rest on loopback`);
+    resetPeakRss(pid);
+    const load0 = os.loadavg()[0];
+    let threads = 0;
+    const threadWatch = setInterval(() => {
+      threads = Math.max(threads, fs.readdirSync(`/proc/${pid}/task`).length);
+    }, 1000);
     const cpu0 = procCpuSeconds(pid);
     const wall0 = Date.now();
     const c = new Clock(COMPRESSION);
@@ -540,6 +546,9 @@ export async function runFleetBench(): Promise<void> {
     await Promise.all(boxes.map((b) => runBox(b, code, c, endS)));
     const wallS = (Date.now() - wall0) / 1000;
     const runs = sum(boxes.map((b) => b.runs)) - runs0;
+    clearInterval(threadWatch);
+    const peakMb = procMb(pid, 'VmHWM');
+    const load1 = os.loadavg()[0];
     const cpuS = procCpuSeconds(pid) - cpu0;
     const simS = c.now();
 
@@ -547,6 +556,30 @@ export async function runFleetBench(): Promise<void> {
     const sent = sum(boxes.map((b) => b.results));
     const atCentral = Number((await tdb.db('studentprogress as p').join('students as s', 's.studentid', 'p.studentid')
       .where('s.schoolname', 'like', 'Fleet School %').count({ n: '*' }).first())?.n ?? 0);
+
+    // Central's CPU for each of a run's requests alone: the same calls of loopback boxes, four at a time.
+    const quiet = boxes.filter((b) => !b.link).slice(0, 200);
+    const costOf = async (fn: (b: Box) => Promise<unknown>) => {
+      const before = procCpuSeconds(pid);
+      await pool(quiet, 4, async (b) => {
+        await fn(b);
+      });
+      return (procCpuSeconds(pid) - before) / quiet.length;
+    };
+    const qo = () => ({ timeoutMs: 60_000, fetch: meteredFetch(new Meter(), () => undefined) });
+    const cost = {
+      contact: await costOf((b) => code.contact(origin, b.identity, { version: '1.0.0',
+        boxtime: new Date().toISOString() }, qo())),
+      state: await costOf((b) => code.pollState(b.identity, qo())),
+      piece: await costOf(async (b) => {
+        b.activity.write(0, POLL_SECONDS);
+        const p = b.activity.piece();
+        if (!p) return;
+        await code.sendPiece(b.identity, p, qo());
+        b.results += p.results.length;
+        b.activity.acknowledge(p);
+      }),
+    };
 
     // Backlogs: one box's day and one box's week offline, then sent in pieces as the agent sends them.
     const backlog = async (box: Box, days: number, link?: Link) => {
@@ -614,6 +647,11 @@ export async function runFleetBench(): Promise<void> {
       `one core at ${fmt(COMPRESSION, 2)}x, ${fmt(perRun * 1000, 1)} ms a run (${fmt(runs)} runs, ` +
       `${fmt((runs / scheduled) * 100)} % of the ${fmt(scheduled)} a fleet that never waits would make); ` +
       `${fmt(BOXES)} boxes every ${POLL_SECONDS / 60} min in real time: ${fmt(realCpu, 1)} % of one core`);
+    out(`central during the timed phase: peak RSS ${fmt(peakMb)} MB, up to ${threads} threads; the machine's ` +
+      `load average ${fmt(load0, 1)} at the start, ${fmt(load1, 1)} at the end (2 CPUs, shared with other work)`);
+    out(`central CPU a request, alone (${quiet.length} of each, four at a time): contact ` +
+      `${fmt(cost.contact * 1000, 1)} ms, state ${fmt(cost.state * 1000, 1)} ms, a piece of ` +
+      `${POLL_SECONDS / 60} min ${fmt(cost.piece * 1000, 1)} ms`);
     out(`answers not 2xx: ${fmt(all.filter((s) => !ok(s)).length)} ` +
       `(${[...new Set(all.filter((s) => !ok(s)).map((s) => `${s.route} ${s.status}`))].join(', ') || 'none'}); ` +
       `2G cuts: ${fmt(sum(boxes.map((b) => b.meter.cuts.before)))} before central saw the request, ` +
