@@ -552,6 +552,7 @@ export async function runFleetBench(): Promise<void> {
     const cpuS = procCpuSeconds(pid) - cpu0;
     const simS = c.now();
 
+    const waitingAtEnd = sum(boxes.map((b) => b.activity.pending.filter((p) => p.kind === 'result').length));
     // Every result acknowledged is in central's tables once, and no other.
     const sent = sum(boxes.map((b) => b.results));
     const atCentral = Number((await tdb.db('studentprogress as p').join('students as s', 's.studentid', 'p.studentid')
@@ -656,7 +657,8 @@ export async function runFleetBench(): Promise<void> {
       `(${[...new Set(all.filter((s) => !ok(s)).map((s) => `${s.route} ${s.status}`))].join(', ') || 'none'}); ` +
       `2G cuts: ${fmt(sum(boxes.map((b) => b.meter.cuts.before)))} before central saw the request, ` +
       `${fmt(sum(boxes.map((b) => b.meter.cuts.during)))} after`);
-    out(`results sent and acknowledged: ${fmt(sent)}; at central (fleet schools): ${fmt(atCentral)}`);
+    out(`results sent and acknowledged: ${fmt(sent)}; at central (fleet schools): ${fmt(atCentral)}; still on the ` +
+      `boxes when the timed phase ended: ${fmt(waitingAtEnd)}`);
     out('');
     out('| route (loopback boxes) | requests | p50 ms | p99 ms | bytes up / request | bytes down / request ' +
       '| of which headers down |');
