@@ -10,6 +10,7 @@ import { runTakeoverBench } from './takeover';
 import { runClassroomBoxBench } from './classroom-box';
 import { runScaleBench } from './scale';
 import { runAccessRecordBench } from './access';
+import { runFleetBench } from './fleet';
 /** Runs every benchmark in turn and prints its table; each one measures its own baseline in the same run. */
 const benches: Array<{ name: string; run: () => Promise<void> }> = [];
 benches.push({ name: 'PUT /log/import: six-month school log over HTTP', run: () => runLogImportBench() });
@@ -50,6 +51,13 @@ if (process.env.BENCH?.toLowerCase() === 'scale') {
   benches.push({
     name: 'Scale: imports and every report at 0.1 M, 1 M and 10 M results on PostgreSQL',
     run: () => runScaleBench(),
+  });
+}
+// Only with BENCH=fleet: it enrols 2,000 boxes and runs them for ten minutes.
+if (process.env.BENCH?.toLowerCase() === 'fleet') {
+  benches.push({
+    name: 'Fleet: 2,000 simulated boxes syncing with central in compressed time, and the ZIP path beside it',
+    run: () => runFleetBench(),
   });
 }
 benches.push({
