@@ -37,10 +37,12 @@ export async function receivePiece(ctx: CentralCtx): Promise<unknown> {
   if (last.data <= acked) return already();
   const upload = await spoolUpload(req, 'importfile', config.maxUploadBytes, config.uploadIdleMs);
   let release: (() => void) | undefined;
-  const reader = startLogReader();
+  let reader: ReturnType<typeof startLogReader> | undefined;
   try {
-    // Waits its turn among the instance's log imports (429 with Retry-After when every slot stays busy).
+    // Waits its turn among the instance's log imports (429 with Retry-After when every slot stays busy); the
+    // reader's thread starts only with the slot, so pieces waiting their turn hold no thread and no memory.
     release = await importSlotsOf(config).slot();
+    reader = startLogReader();
     const summary = await importLogZip({ db, objects, logger }, {
       filePath: upload.path, schooluserid: caller.boxid, offline: false, reader,
       box: {
@@ -66,7 +68,7 @@ export async function receivePiece(ctx: CentralCtx): Promise<unknown> {
     if (isZipError(err)) throw httpError(400, `The piece is not a log ZIP central can read (${err.message})`);
     throw err;
   } finally {
-    reader.dispose();
+    reader?.dispose();
     release?.();
     await upload.dispose();
   }
