@@ -9,9 +9,9 @@ import { createStaff, staffLogin } from './accounts';
 import { enrolledBox, type EnrolledBox } from './fleet-fixtures';
 import { readOffer, recordOutcome } from '../../classroom/src/fleet/release';
 
-// A staged release seen from the box: its sync stores the release central's contact answer offers it, the updater's outcome
-// waits on the box until a sync delivers it, and a rollback reported that way pauses the rollout at central
-// and takes the offer off the box.
+// A staged release seen from the box: its sync stores the release central's contact answer offers it, the
+// updater's outcome waits on the box until a sync delivers it, and a rollback reported that way pauses the
+// rollout at central and takes the offer off the box.
 
 let central: TestApp;
 let superadmin: string;
