@@ -93,6 +93,9 @@ describe('erasure through the fleet', () => {
     expect(everything).not.toContain('Efua');
     // The account survives anonymised: the learner's progress on the box stays theirs.
     expect(await box.tdb.db('schoolusers').where('schooluserid', kwame.schooluserid).first()).toBeDefined();
+    // The box said it applied that roster: the erasure is marked carried, as a push marks it.
+    const mark = await central.tdb.db('learnererasures').where('studentid', kwame.studentid).first();
+    expect(mark.rosterpushedat).not.toBeNull();
     // A second sync has nothing to bring.
     expect((await agent.syncNow())?.down?.applied).toEqual([]);
   }, 120_000);

@@ -18,6 +18,7 @@ import { strictBody } from '../../auth/validation';
 import type { CentralCtx, Scope } from '../../http/types';
 import { isObjectNotFound, type ObjectInfo, type ObjectStore } from '../../objects';
 import { curriculumDocuments } from '../export/store';
+import { erasuresCarried } from '../../privacy/learner';
 import {
   contentPackage, onSnapshot, packageToTempFile, rosterProgress, schoolRoster, schoolTeachers,
 } from '../sync/store';
@@ -282,6 +283,18 @@ export async function downApplied(ctx: CentralCtx<{ body: typeof appliedBody }>)
   // The column is a 32-bit integer: a run of more than 2 GiB is recorded as 2 GiB.
   const lastdownbytes = Math.min(ctx.body.bytes, 2 ** 31 - 1);
   await ctx.db('boxes').where({ boxid }).update({ lastdownat: at, lastdownbytes });
+  // The learner roster the box applied is the one central built for its school at `builtat`: the erasures made
+  // before then reached this box, as a roster push would have carried them.
+  const students = ctx.body.applied.find((a) => a.kind === 'students');
+  if (students) {
+    const built = (await ctx.db('fleetdowncache as c').join('boxes as b', 'b.schoolid', 'c.schoolid')
+      .join('schools as s', 's.schoolid', 'c.schoolid').where('b.boxid', boxid)
+      .first('c.students', 'c.builtat', 's.schoolname')) as
+      { students: string | null; builtat: unknown; schoolname: string } | undefined;
+    if (built && built.students === students.tag) {
+      await erasuresCarried(ctx.db, built.schoolname, new Date(built.builtat as string).toISOString());
+    }
+  }
   return { recorded: true, lastdownat: at };
 }
 
