@@ -222,7 +222,8 @@ describe("the box's sync state on its teacher page", () => {
       const big = await call('POST', '/fleet/enrol', staffToken, undefined,
         JSON.stringify({ central: linkOrigin, code: 'x'.repeat(5000) }));
       expect(big.status).toBe(413);
-      const again = await call('POST', '/fleet/enrol', staffToken, { central: 'https://elsewhere.example', code: 'AAAAA' });
+      const again = await call('POST', '/fleet/enrol', staffToken,
+        { central: 'https://elsewhere.example', code: 'AAAAA' });
       expect(again.status).toBe(409);
       expect((await room.tdb.db('fleetidentity').first('centralurl')).centralurl).toBe(linkOrigin);
     }, 60_000);

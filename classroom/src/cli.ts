@@ -11,7 +11,8 @@ runServiceCli({
   usage:
     'usage: cli <migrate | rollback --step | rollback --all --yes | status | seed-demo | ' +
     'backup --to DIR [--link-from DIR] | restore --from DIR [--yes] [--while-serving] | ' +
-    'migrate-from-mysql --source mysql://… | enroll --central URL --code CODE | fleet-status [--contact] | fleet-sync | ' +
+    'migrate-from-mysql --source mysql://… | enroll --central URL --code CODE | ' +
+    'fleet-status [--contact] | fleet-sync | ' +
     'release-offer | release-key --out FILE | ' +
     'release-report --release ID --outcome installed|failed|rolledback [--from V] [--message M]>',
   migrations: classroom.migrations,

@@ -295,7 +295,8 @@ async function main(): Promise<number> {
         for (;;) {
           tries += 1;
           const r = await mustRun([node, 'classroom/dist/cli.js', 'enroll', '--central',
-            `http://127.0.0.1:${b.link.port}`, '--code', code], env, { named: [1, 3] }).then(() => '', (e: Error) => e.message);
+            `http://127.0.0.1:${b.link.port}`, '--code', code], env, { named: [1, 3] })
+            .then(() => '', (e: Error) => e.message);
           if (!r) break;
           if (tries >= 8) throw new Error(`${b.name} did not enrol in ${tries} tries: ${r}`);
           await sleep(1000);
